@@ -1,0 +1,93 @@
+// What each service reads from its environment — the deployment-side mirror of
+// services/<name>/src/config.ts. Used by k8s/validate.mjs and deploy/lint.mjs
+// to prove every manifest gives every service what it needs. When a config.ts
+// gains or drops a variable, change this table in the same commit.
+
+const COMMON_REQUIRED = ['LOG_LEVEL', 'DATABASE_URL', 'NATS_URL', 'GRPC_PORT', 'METRICS_PORT'];
+const COMMON_OPTIONAL = ['NATS_PREFIX', 'SERVICE_INSTANCE_ID'];
+
+/**
+ * @typedef {object} ServiceEnv
+ * @property {string[]} required variables the manifests must set (those with
+ *   defaults are required too, so ports and URLs are stated, never implied)
+ * @property {string[]} optional variables the service reads when present
+ * @property {string[]} secret variables that must come from a Secret, never a literal or ConfigMap
+ * @property {Record<string, string>} ports port variable -> the named containerPort it must equal
+ * @property {Record<string, string>} targets host:port variable -> the service it must point at
+ * @property {boolean} http whether the service has the HTTP surface
+ */
+
+/** @type {Record<string, ServiceEnv>} */
+export const SERVICE_ENV = {
+  gateway: {
+    required: [
+      ...COMMON_REQUIRED,
+      'HTTP_PORT',
+      'JWT_SECRET',
+      'JWT_TTL_SECONDS',
+      'PLANNER_URL',
+      'ORCHESTRATOR_URL',
+      'CONNECTOR_RUNTIME_URL',
+    ],
+    optional: COMMON_OPTIONAL,
+    secret: ['DATABASE_URL', 'JWT_SECRET'],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics', HTTP_PORT: 'http' },
+    targets: {
+      PLANNER_URL: 'planner',
+      ORCHESTRATOR_URL: 'orchestrator',
+      CONNECTOR_RUNTIME_URL: 'connector-runtime',
+    },
+    http: true,
+  },
+  planner: {
+    required: COMMON_REQUIRED,
+    optional: COMMON_OPTIONAL,
+    secret: ['DATABASE_URL'],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
+    targets: {},
+    http: false,
+  },
+  orchestrator: {
+    required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL', 'PLANNER_URL', 'RUN_LEASE_MS', 'RUN_CONCURRENCY'],
+    optional: COMMON_OPTIONAL,
+    secret: ['DATABASE_URL'],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
+    targets: { PLANNER_URL: 'planner', CONNECTOR_RUNTIME_URL: 'connector-runtime' },
+    http: false,
+  },
+  'connector-runtime': {
+    required: [...COMMON_REQUIRED, 'CREDENTIALS_KEYS'],
+    optional: [...COMMON_OPTIONAL, 'CONNECTOR_ALLOW_HOSTS'],
+    secret: ['DATABASE_URL', 'CREDENTIALS_KEYS'],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
+    targets: {},
+    http: false,
+  },
+};
+
+/** Variables any Node process may legitimately be given besides the service's own. */
+export const RUNTIME_ENV = ['NODE_ENV', 'NODE_OPTIONS', 'TZ'];
+
+/**
+ * Every variable name some service reads (for catching misspelled shared keys).
+ * @returns {Set<string>}
+ */
+export function knownVariables() {
+  const all = new Set(RUNTIME_ENV);
+  for (const s of Object.values(SERVICE_ENV)) for (const v of [...s.required, ...s.optional]) all.add(v);
+  return all;
+}
+
+/**
+ * Parses "host:port" (optionally "dns:///host:port") into its parts, or undefined.
+ * The host may be a bare Service name or "<name>.<namespace>[.svc[.cluster.local]]".
+ * @param {string} value
+ * @returns {{service: string, namespace?: string, port: number} | undefined}
+ */
+export function parseServiceAddress(value) {
+  const m =
+    /^(?:dns:\/\/\/)?([a-z0-9-]+)(?:\.([a-z0-9-]+)(?:\.svc(?:\.cluster\.local)?)?)?:([0-9]{1,5})$/.exec(
+      String(value),
+    );
+  return m ? { service: m[1], namespace: m[2], port: Number(m[3]) } : undefined;
+}

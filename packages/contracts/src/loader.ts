@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Directory holding the `.proto` files the gRPC runtime loads. `pnpm gen`
+ * copies them next to the package so a deployed package is self-contained.
+ */
+export const protoRoot: string = (() => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // src/ or dist/ → package root
+  const candidate = join(here, '..', 'proto');
+  return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
+})();
+
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector';
+
+const files: Record<ProtoPackage, string[]> = {
+  common: ['agentfactory/common/v1/common.proto'],
+  planner: ['agentfactory/planner/v1/planner.proto'],
+  orchestrator: ['agentfactory/orchestrator/v1/orchestrator.proto', 'agentfactory/orchestrator/v1/events.proto'],
+  connector: ['agentfactory/connector/v1/connector.proto'],
+};
+
+/** Absolute paths of the proto files of one package. */
+export function protoFiles(pkg: ProtoPackage): string[] {
+  return files[pkg].map((f) => join(protoRoot, f));
+}
+
+/**
+ * `@grpc/proto-loader` options matching the ts-proto flags in buf.gen.yaml:
+ * camelCase fields, int64 as strings (forceLong=string), enums as numbers,
+ * defaults populated (ts-proto interfaces have every field), Struct wrappers
+ * registered by importing the generated struct module.
+ */
+export const grpcLoaderOptions = {
+  keepCase: false,
+  longs: String,
+  enums: Number,
+  defaults: true,
+  arrays: true,
+  objects: true,
+  oneofs: true,
+  includeDirs: [protoRoot],
+} as const;

@@ -1,0 +1,40 @@
+/**
+ * `@af/plan` — the Plan IR, its structural validation and scheduling view,
+ * the Action I/O registry, and the compilers from every workflow front-end
+ * (playbook YAML, workflow_steps JSON, master-agent plans) to a PlanGraph.
+ * Pure code: no I/O.
+ */
+export * from './ir.js';
+export type { PlanIssue, StepIssue, StepValidationResult, SeedStepValidationResult } from './issues/plan-issue.js';
+export { toSeedValidationResult, stepIssueToPlanIssue } from './issues/plan-issue.js';
+export { editDistance, nearestName } from './issues/nearest-name.js';
+export { validatePlan, validateParsedPlan } from './graph/validate-plan.js';
+export { kahnLevels, kahnStages, parallelGroups, findCycle, PlanCycleError, type StageResult } from './graph/kahn-levels.js';
+export { RESERVED_ROOTS } from './graph/reference-roots.js';
+export type { FieldSpec, Compatibility } from './types/io-type.js';
+export { compatibility, literalType } from './types/io-type.js';
+export type { ActionContract, ActionStepType } from './contracts/action-contract.js';
+export {
+  ActionIORegistry,
+  BUILTIN_ACTIONS,
+  defaultActionRegistry,
+  PluginRegistrationSchema,
+  ToolIOContractSchema,
+  type PluginRegistration,
+  type ToolIOContract,
+} from './contracts/action-registry.js';
+export {
+  ConnectorDefinitionSchema,
+  connectorLookup,
+  deriveConnectorContract,
+  type ConnectorContract,
+  type ConnectorContractLookup,
+  type ConnectorDefinition,
+  type EndpointContract,
+} from './contracts/connector-contract.js';
+export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
+export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
+export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
+export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';
+export { compileMasterPlan, type CompileMasterPlanOptions } from './master/compile-master-plan.js';
+export { compileNodeCondition } from './graph/node-condition.js';

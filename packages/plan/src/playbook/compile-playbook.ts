@@ -1,0 +1,125 @@
+/**
+ * Playbook YAML → PlanGraph (seed §5), with every step's link validation.
+ * Pipeline: YAML → schema → flatten steps → document rules → step links
+ * (references, types, required inputs, connectors) → dependencies → nodes →
+ * IR schema → structural validation.
+ */
+import { defaultActionRegistry, type ActionIORegistry } from '../contracts/action-registry.js';
+import type { ConnectorContractLookup } from '../contracts/connector-contract.js';
+import { validateParsedPlan } from '../graph/validate-plan.js';
+import { PlanGraphSchema, type PlanGraph, type PlanNode } from '../ir.js';
+import { stepIssueToPlanIssue, type PlanIssue, type StepValidationResult } from '../issues/plan-issue.js';
+import { zodIssuesToPlanIssues } from '../issues/zod-issues.js';
+import { playbookIssues } from './playbook-checks.js';
+import { playbookDependencies } from './playbook-dependencies.js';
+import { rewriteRoots, stepToNode } from './playbook-nodes.js';
+import { flattenSteps, type FlatStep } from './playbook-steps.js';
+import { allowedPlaybookKeys, PlaybookSchema, type Playbook } from './playbook.schema.js';
+import { ReferenceResolver } from './step-references.js';
+import { validateStepLinks } from './step-links.js';
+import { linkWarnings } from './link-warnings.js';
+import { parseYamlSource, type YamlSource } from './yaml-source.js';
+
+export interface CompilePlaybookOptions {
+  /** Connectors bound to the agent profile; without it connector steps are checked against the generic envelope only. */
+  connectors?: ConnectorContractLookup;
+  /** Action contracts (built-ins + plugins); defaults to the built-ins. */
+  registry?: ActionIORegistry;
+  /** Data-dependency depth above which a `long_chain` warning is given (default 10). */
+  longChainThreshold?: number;
+}
+
+export type CompileResult =
+  | { ok: true; plan: PlanGraph; results: StepValidationResult[]; warnings: PlanIssue[] }
+  | { ok: false; errors: PlanIssue[]; results: StepValidationResult[]; warnings: PlanIssue[] };
+
+let sharedRegistry: ActionIORegistry | undefined;
+
+/** Compiles playbook YAML text. Never throws for bad input: every problem is a PlanIssue. */
+export function compilePlaybook(yamlText: string, opts: CompilePlaybookOptions = {}): CompileResult {
+  const parsed = parseYamlSource(yamlText);
+  if (!parsed.ok) return { ok: false, errors: parsed.issues, results: [], warnings: [] };
+  return compilePlaybookValue(parsed.source.value, opts, parsed.source);
+}
+
+/** Compiles an already-parsed playbook document (JSON from the API, JSONB from storage). */
+export function compilePlaybookValue(value: unknown, opts: CompilePlaybookOptions = {}, source?: YamlSource): CompileResult {
+  const locate = (i: PlanIssue): PlanIssue => (source ? source.locate(i) : i);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, errors: [{ code: 'invalid_field', field: '', message: 'a playbook must be a mapping (id, name, steps, …)' }], results: [], warnings: [] };
+  }
+  const schema = PlaybookSchema.safeParse(value);
+  if (!schema.success) {
+    return { ok: false, errors: zodIssuesToPlanIssues(schema.error, '', allowedPlaybookKeys).map(locate), results: [], warnings: [] };
+  }
+  const doc = schema.data;
+  const registry = opts.registry ?? (sharedRegistry ??= defaultActionRegistry());
+  const steps = flattenSteps(doc.steps, registry);
+  const docIssues = playbookIssues(doc, steps);
+
+  const inputs = new Map(doc.inputs.map((i) => [i.name, i.type] as const));
+  const resolver = new ReferenceResolver(steps, inputs, opts.connectors);
+  const producers = new Map<FlatStep, FlatStep[]>();
+  const results: StepValidationResult[] = steps.map((flat) => {
+    const links = validateStepLinks(flat, resolver);
+    producers.set(flat, links.producers);
+    return { step: flat.name, source: flat.source, valid: links.errors.length === 0, errors: links.errors, warnings: links.warnings };
+  });
+  linkWarnings(doc, steps, producers, results, opts.longChainThreshold ?? 10);
+
+  const errors: PlanIssue[] = [...docIssues.errors];
+  for (const r of results) for (const e of r.errors) errors.push(stepIssueToPlanIssue(r, e));
+  const warnings = docIssues.warnings.map(locate);
+  if (errors.length > 0) return { ok: false, errors: errors.map(locate), results, warnings };
+
+  const plan = buildPlan(doc, steps, producers, source);
+  const structural = validateParsedPlan(plan);
+  if (structural.length > 0) {
+    // Should not happen for a playbook that passed the step checks; map node paths back to steps.
+    const bySource = plan.nodes.map((n) => n.source ?? '');
+    const mapped = structural.map((i) => ({ ...i, field: i.field.replace(/^nodes\[(\d+)\]/, (_, k: string) => bySource[Number(k)] ?? `nodes[${k}]`) }));
+    return { ok: false, errors: mapped.map(locate), results, warnings };
+  }
+  return { ok: true, plan, results, warnings };
+}
+
+function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: ReadonlyMap<FlatStep, readonly FlatStep[]>, source?: YamlSource): PlanGraph {
+  const deps = playbookDependencies(steps, producers);
+  // `{step_name…}` where the step's output_key differs is rewritten to the output key.
+  const keys = new Set(steps.filter((s) => !s.isGroup).map((s) => s.outputKey));
+  const aliases = new Map<string, string>();
+  for (const s of steps) if (!s.isGroup && s.name !== s.outputKey && !keys.has(s.name)) aliases.set(s.name, s.outputKey);
+
+  const nodes: PlanNode[] = [];
+  for (const s of steps) if (!s.isGroup) nodes.push(stepToNode(s, deps.get(s) ?? [], aliases));
+  const version = typeof doc.version === 'number' ? (source?.sourceText(['version']) ?? String(doc.version)) : doc.version;
+  const metadata: Record<string, unknown> = {
+    required_connectors: doc.required_connectors,
+    triggers: doc.triggers,
+  };
+  if (doc.description !== undefined) metadata.description = doc.description;
+  if (doc.category !== undefined) metadata.category = doc.category;
+  if (doc.monitor_config !== undefined) metadata.monitor_config = doc.monitor_config;
+  const groups = steps.filter((s) => s.isGroup).map((g) => ({ name: g.name, steps: steps.filter((s) => s.group === g.name).map((s) => s.name) }));
+  if (groups.length > 0) metadata.parallel_groups = groups;
+
+  return PlanGraphSchema.parse({
+    id: doc.id,
+    name: doc.name,
+    provenance: { frontEnd: 'playbook', sourceId: doc.id, ...(version !== undefined ? { sourceVersion: version } : {}) },
+    executionMode: doc.execution_mode,
+    runContext: doc.run_context,
+    approvalPolicy: doc.approval_policy,
+    inputs: doc.inputs.map((i) => ({
+      name: i.name,
+      type: i.type,
+      required: i.required,
+      ...(i.description !== undefined ? { description: i.description } : {}),
+      ...(i.default !== undefined ? { default: i.default } : {}),
+      ...(i.extract_from !== undefined ? { extractFrom: i.extract_from } : {}),
+    })),
+    nodes,
+    ...(doc.output !== undefined ? { output: rewriteRoots(doc.output, aliases) } : {}),
+    metadata,
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Resolving one `{root.path}` reference of a playbook step (seed §5 rule 3):
+ * the root must be a playbook input, a built-in, or a step that exists and
+ * runs before this one, and the path must exist in that step's output.
+ */
+import { extractReferences, ExprError, formatPath, isBuiltin, type Reference } from '@af/expr';
+import type { ConnectorContractLookup } from '../contracts/connector-contract.js';
+import { BUILTIN_SUGGESTIONS } from '../graph/reference-roots.js';
+import { nearestName } from '../issues/nearest-name.js';
+import type { StepIssue } from '../issues/plan-issue.js';
+import type { FieldSpec } from '../types/io-type.js';
+import { resolvePath } from '../types/resolve-path.js';
+import type { FlatStep } from './playbook-steps.js';
+import { stepOutputSpec } from './step-output.js';
+
+const INPUT_TYPE: Record<string, string> = { string: 'string', number: 'number', date: 'date', entity_name: 'string', list: 'any[]' };
+
+function builtinType(root: string): string {
+  if (root === 'execution_id') return 'string';
+  if (root === 'index') return 'integer';
+  if (root === 'current') return 'any';
+  return 'date';
+}
+
+export class ReferenceResolver {
+  readonly byKey = new Map<string, FlatStep>();
+  readonly byName = new Map<string, FlatStep>();
+  private readonly specs = new Map<FlatStep, FieldSpec>();
+
+  constructor(
+    readonly steps: readonly FlatStep[],
+    /** Playbook input name → its declared type. */
+    readonly inputs: ReadonlyMap<string, string>,
+    readonly connectors: ConnectorContractLookup | undefined,
+  ) {
+    for (const s of steps) {
+      if (!s.isGroup && !this.byKey.has(s.outputKey)) this.byKey.set(s.outputKey, s);
+      if (!this.byName.has(s.name)) this.byName.set(s.name, s);
+    }
+  }
+
+  outputSpec(step: FlatStep): FieldSpec {
+    let spec = this.specs.get(step);
+    if (!spec) {
+      spec = stepOutputSpec(step, this.connectors);
+      this.specs.set(step, spec);
+    }
+    return spec;
+  }
+
+  /** The step a root names: an output key first, then a step name. */
+  stepFor(root: string): FlatStep | undefined {
+    return this.byKey.get(root) ?? this.byName.get(root);
+  }
+
+  /** Names a suggestion may offer for an unknown root. */
+  private candidates(): string[] {
+    return [...this.byKey.keys(), ...this.inputs.keys(), ...BUILTIN_SUGGESTIONS];
+  }
+
+  /**
+   * Type of `ref` as seen from `current`, or an issue. `producer` is set when
+   * the reference reads another step's output (a data dependency).
+   */
+  resolve(current: FlatStep, ref: Reference, field: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
+    const shown = `{${ref.raw}}`;
+    const step = this.stepFor(ref.root);
+    if (step) return this.resolveStep(current, step, ref, field, shown);
+    if (this.inputs.has(ref.root) || isBuiltin(ref.root)) {
+      const type = this.inputs.get(ref.root);
+      const root: FieldSpec = { type: type !== undefined ? (INPUT_TYPE[type] ?? 'any') : builtinType(ref.root) };
+      const r = resolvePath(root, ref.path);
+      if (r.ok) return { spec: r.spec };
+      return { issue: { code: 'unresolved_reference', field, message: `${shown}: ${r.reason}` } };
+    }
+    const fix = nearestName(ref.root, this.candidates());
+    const isStep = ref.path.length > 0;
+    const issue: StepIssue = isStep
+      ? { code: 'nonexistent_step', field, message: `${shown} references step '${ref.root}', which does not exist${fix ? ` (did you mean '${fix}'?)` : ''}` }
+      : { code: 'unresolved_reference', field, message: `${shown} is not a playbook input, step output or built-in variable${fix ? ` (did you mean '${fix}'?)` : ''}` };
+    if (fix) issue.suggestedFix = fix;
+    return { issue };
+  }
+
+  private resolveStep(current: FlatStep, step: FlatStep, ref: Reference, field: string, shown: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
+    if (step === current) return { issue: { code: 'unresolved_reference', field, message: `${shown}: a step cannot read its own output` } };
+    if (step.isGroup) {
+      const children = this.steps.filter((s) => s.group === step.name).map((s) => s.outputKey);
+      const fix = ref.path[0]?.kind === 'prop' ? nearestName(ref.path[0].name, children) : children[0];
+      const issue: StepIssue = { code: 'unresolved_reference', field, message: `${shown}: parallel step '${step.name}' has no output of its own; reference one of its sub-steps (${children.join(', ')})` };
+      if (fix) issue.suggestedFix = fix;
+      return { issue };
+    }
+    if (step.unit === current.unit && step.group !== undefined) {
+      return { issue: { code: 'unresolved_reference', field, message: `${shown}: '${step.name}' runs in parallel with '${current.name}', so its output is not available` } };
+    }
+    if (step.order > current.order) {
+      return { issue: { code: 'unresolved_reference', field, message: `${shown}: step '${step.name}' comes after '${current.name}'; a step can only use outputs of earlier steps` } };
+    }
+    const r = resolvePath(this.outputSpec(step), ref.path);
+    if (r.ok) return { spec: r.spec, producer: step };
+    const fixName = r.fix ?? nearestName(r.at.split(/[.[]/).pop() ?? '', r.available);
+    const issue: StepIssue = {
+      code: 'unresolved_reference',
+      field,
+      message: `${shown}: ${r.reason}${r.available.length > 0 ? ` in the output of '${step.name}' (available: ${r.available.join(', ')})` : ''}`,
+    };
+    if (fixName) issue.suggestedFix = r.fix ? `{${formatPath(ref.root, [])}.${r.fix}}` : fixName;
+    return { issue };
+  }
+}
+
+/** References of a template string, or an issue when a reference is malformed. */
+export function referencesIn(text: string, field: string): { refs: Reference[]; issue?: StepIssue } {
+  try {
+    return { refs: extractReferences(text) };
+  } catch (e) {
+    if (!(e instanceof ExprError)) throw e;
+    return { refs: [], issue: { code: 'unresolved_reference', field, message: `malformed reference: ${e.message}` } };
+  }
+}

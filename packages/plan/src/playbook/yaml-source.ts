@@ -1,0 +1,87 @@
+/**
+ * YAML text → plain value, keeping the document so that every issue can be
+ * given a line and column. Aliases are capped so a "billion laughs" document
+ * cannot blow up memory.
+ */
+import { isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import type { PlanIssue } from '../issues/plan-issue.js';
+
+export interface YamlSource {
+  value: unknown;
+  /** Fills `line`/`column` of issues whose `field` points into the document. */
+  locate(issue: PlanIssue): PlanIssue;
+  /** The text of a scalar as written (`1.0` stays `1.0`), when the value at `path` is a scalar. */
+  sourceText(path: ReadonlyArray<string | number>): string | undefined;
+}
+
+export type YamlParseResult = { ok: true; source: YamlSource } | { ok: false; issues: PlanIssue[] };
+
+/** `steps[1].inputs["a b"].x` → `['steps', 1, 'inputs', 'a b', 'x']`. */
+export function parseFieldPath(field: string): Array<string | number> {
+  const out: Array<string | number> = [];
+  const re = /([^.[\]]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(field)) !== null) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(Number(m[2]));
+    else out.push(JSON.parse(m[3]!) as string);
+  }
+  return out;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+/** Parses `text`; syntax errors become `invalid_yaml` issues with line and column. */
+export function parseYamlSource(text: string): YamlParseResult {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      issues: doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        const issue: PlanIssue = { code: 'invalid_yaml', field: '', message: `invalid YAML: ${firstLine(e.message)}` };
+        if (pos) {
+          issue.line = pos.line;
+          issue.column = pos.col;
+          if (!issue.message.includes('line')) issue.message += ` (line ${pos.line}, column ${pos.col})`;
+        }
+        return issue;
+      }),
+    };
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return { ok: false, issues: [{ code: 'invalid_yaml', field: '', message: `invalid YAML: ${(e as Error).message}` }] };
+  }
+  return { ok: true, source: yamlSource(doc, lineCounter, value) };
+}
+
+function yamlSource(doc: Document, lineCounter: LineCounter, value: unknown): YamlSource {
+  const nodeAt = (path: ReadonlyArray<string | number>): unknown => {
+    // Walk back to the deepest path that exists (a missing field points at its parent).
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+      if (node && typeof node === 'object' && 'range' in node) return node;
+    }
+    return undefined;
+  };
+  return {
+    value,
+    locate(issue) {
+      if (issue.line !== undefined || issue.field === '') return issue;
+      const node = nodeAt(parseFieldPath(issue.field)) as { range?: [number, number, number] } | undefined;
+      if (!node?.range) return issue;
+      const pos = lineCounter.linePos(node.range[0]);
+      return { ...issue, line: pos.line, column: pos.col };
+    },
+    sourceText(path) {
+      const node = doc.getIn(path, true);
+      return isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Typed gRPC clients for calling other services, built on the Nest client so
+ * the generated `XServiceClient` interfaces apply; calls become promises with a
+ * deadline, and errors come back as AppError with the peer's detail.
+ */
+import { ClientProxyFactory, Transport, type ClientGrpc } from '@nestjs/microservices';
+import { grpcLoaderOptions, protoFiles, type ProtoPackage } from '@af/contracts';
+import { Metadata } from '@grpc/grpc-js';
+import { firstValueFrom, timeout, type Observable } from 'rxjs';
+import { AppError, fromGrpcError } from '../errors.js';
+import { PACKAGE_NAMES } from './grpc-server.js';
+
+/**
+ * Every call waits for the channel to be ready (up to `readyWaitMs`) instead
+ * of failing at once while a restarted peer comes back; reconnects are quick.
+ */
+export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: string, address: string, readyWaitMs = 15_000): T {
+  const client = ClientProxyFactory.create({
+    transport: Transport.GRPC,
+    options: {
+      package: PACKAGE_NAMES[pkg],
+      protoPath: protoFiles(pkg),
+      url: address,
+      loader: { ...grpcLoaderOptions, includeDirs: [...grpcLoaderOptions.includeDirs] },
+      channelOptions: {
+        'grpc.keepalive_time_ms': 30_000,
+        'grpc.initial_reconnect_backoff_ms': 100,
+        'grpc.max_reconnect_backoff_ms': 1_000,
+      },
+    },
+  } as never) as unknown as ClientGrpc;
+  const raw = client.getService<Record<string, (...args: unknown[]) => unknown>>(service);
+  return new Proxy(raw, {
+    get(target, prop, receiver) {
+      const method = Reflect.get(target, prop, receiver);
+      if (typeof method !== 'function') return method;
+      // Nest passes extra arguments through to grpc-js: (request, metadata, options).
+      // grpc-js reads wait-for-ready from the metadata's options.
+      return (request: unknown, metadata?: Metadata) => {
+        const md = metadata ?? new Metadata();
+        md.setOptions({ ...md.getOptions(), waitForReady: true });
+        return method.call(target, request, md, { deadline: Date.now() + readyWaitMs });
+      };
+    },
+  }) as unknown as T;
+}
+
+/** Await a unary call with a deadline; failures become AppError. */
+export async function call<T>(obs: Observable<T>, deadlineMs = 30_000): Promise<T> {
+  try {
+    return await firstValueFrom(obs.pipe(timeout(deadlineMs)));
+  } catch (err) {
+    if ((err as Error)?.name === 'TimeoutError') {
+      throw new AppError('DEADLINE_EXCEEDED', `call did not answer within ${deadlineMs} ms`);
+    }
+    throw fromGrpcError(err);
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * A NestJS gRPC microservice with the standard grpc.health.v1 service and
+ * server reflection, loader options matching the generated code.
+ */
+import type { DynamicModule, INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Transport, type MicroserviceOptions } from '@nestjs/microservices';
+import { grpcLoaderOptions, protoFiles, type ProtoPackage } from '@af/contracts';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Server } from '@grpc/grpc-js';
+import type { Logger } from '../logger.js';
+import { GrpcExceptionFilter } from './grpc-exception.filter.js';
+import { PinoNestLogger } from './nest-logger.js';
+
+const PACKAGE_NAMES: Record<ProtoPackage, string> = {
+  common: 'agentfactory.common.v1',
+  planner: 'agentfactory.planner.v1',
+  orchestrator: 'agentfactory.orchestrator.v1',
+  connector: 'agentfactory.connector.v1',
+};
+
+export interface GrpcServer {
+  app: INestMicroservice;
+  health: HealthImplementation;
+  close(): Promise<void>;
+}
+
+export async function startGrpcServer(options: {
+  module: DynamicModule;
+  packages: ProtoPackage[];
+  host: string;
+  port: number;
+  log: Logger;
+}): Promise<GrpcServer> {
+  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
+    transport: Transport.GRPC,
+    logger: new PinoNestLogger(options.log),
+    options: {
+      package: options.packages.map((p) => PACKAGE_NAMES[p]),
+      protoPath: options.packages.flatMap((p) => protoFiles(p)),
+      url: `${options.host}:${options.port}`,
+      loader: { ...grpcLoaderOptions, includeDirs: [...grpcLoaderOptions.includeDirs] },
+      onLoadPackageDefinition: (pkg: object, server: Pick<Server, 'addService'>) => {
+        health.addToServer(server as Server);
+        new ReflectionService(pkg as never).addToServer(server);
+      },
+    },
+  });
+  app.useGlobalFilters(new GrpcExceptionFilter(options.log));
+  await app.listen();
+  for (const p of options.packages) health.setStatus(PACKAGE_NAMES[p], 'SERVING');
+  health.setStatus('', 'SERVING');
+  return {
+    app,
+    health,
+    close: async () => {
+      health.setStatus('', 'NOT_SERVING');
+      await app.close();
+    },
+  };
+}
+
+export { PACKAGE_NAMES };

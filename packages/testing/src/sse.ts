@@ -1,0 +1,65 @@
+/** A minimal Server-Sent Events reader over fetch, for tests and the CLI. */
+export interface SseFrame {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+export interface SseResult {
+  status: number;
+  frames: SseFrame[];
+  body?: string;
+}
+
+/**
+ * Read frames until `until(frame)` is true, the server closes, or the timeout.
+ */
+export async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  opts: { until?: (f: SseFrame) => boolean; timeoutMs?: number } = {},
+): Promise<SseResult> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? 30_000);
+  const frames: SseFrame[] = [];
+  try {
+    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    if (!res.ok || !res.body) return { status: res.status, frames, body: await res.text() };
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const reader = res.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let idx: number;
+      while ((idx = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, idx);
+        buffer = buffer.slice(idx + 2);
+        const frame: SseFrame = { data: '' };
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) continue;
+          const [field, ...rest] = line.split(':');
+          const v = rest.join(':').replace(/^ /, '');
+          if (field === 'id') frame.id = v;
+          else if (field === 'event') frame.event = v;
+          else if (field === 'data') data.push(v);
+        }
+        if (!data.length && !frame.event) continue;
+        frame.data = data.join('\n');
+        frames.push(frame);
+        if (opts.until?.(frame)) {
+          controller.abort();
+          return { status: res.status, frames };
+        }
+      }
+    }
+    return { status: res.status, frames };
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') return { status: 0, frames };
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}

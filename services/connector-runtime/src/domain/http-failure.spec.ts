@@ -1,0 +1,73 @@
+import { codeForStatus, errorForStatus, parseRetryAfter } from './http-failure.js';
+
+describe('codeForStatus', () => {
+  it.each([
+    [401, 'AUTH_FAILED'],
+    [403, 'AUTH_FAILED'],
+    [429, 'RATE_LIMIT'],
+    [408, 'TIMEOUT'],
+    [500, 'UNAVAILABLE'],
+    [502, 'UNAVAILABLE'],
+    [503, 'UNAVAILABLE'],
+    [400, 'INVALID_ARGUMENT'],
+    [422, 'INVALID_ARGUMENT'],
+    [404, 'NOT_FOUND'],
+    [410, 'NOT_FOUND'],
+    [409, 'UPSTREAM_ERROR'],
+    [418, 'UPSTREAM_ERROR'],
+    [302, 'UPSTREAM_ERROR'],
+  ])('%i → %s', (status, code) => {
+    expect(codeForStatus(status)).toBe(code);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+
+  it('reads delta-seconds and HTTP dates', () => {
+    expect(parseRetryAfter('7', now)).toBe(7000);
+    expect(parseRetryAfter(' 0 ', now)).toBe(0);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).toBe(30_000);
+  });
+
+  it('never goes negative and ignores garbage', () => {
+    expect(parseRetryAfter('Tue, 31 Dec 2024 23:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter('-5', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('errorForStatus', () => {
+  const ctx = {
+    label: 'acme/search',
+    displayUrl: 'https://acme.test/v1/search',
+    bodySnippet: '{"error":"bad"}',
+  };
+
+  it('carries status, retryability and Retry-After for rate limits', () => {
+    const err = errorForStatus(429, { 'retry-after': '3' }, ctx);
+
+    expect(err).toMatchObject({ code: 'RATE_LIMIT', status: 429, retryable: true, retryAfterMs: 3000 });
+    expect(err.message).toBe(
+      'acme/search: the upstream is rate limiting requests (HTTP 429 from https://acme.test/v1/search): {"error":"bad"}',
+    );
+  });
+
+  it('ignores Retry-After on errors that are not retried', () => {
+    expect(errorForStatus(401, { 'retry-after': '3' }, ctx)).toMatchObject({
+      code: 'AUTH_FAILED',
+      retryable: false,
+      retryAfterMs: undefined,
+    });
+  });
+
+  it('keeps Retry-After on 503 and reads the first of repeated headers', () => {
+    expect(errorForStatus(503, { 'retry-after': ['2', '9'] }, { ...ctx, bodySnippet: '' })).toMatchObject({
+      code: 'UNAVAILABLE',
+      retryable: true,
+      retryAfterMs: 2000,
+      message: 'acme/search: the upstream is unavailable (HTTP 503 from https://acme.test/v1/search)',
+    });
+  });
+});

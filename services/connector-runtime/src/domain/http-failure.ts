@@ -1,0 +1,85 @@
+/**
+ * Maps an upstream HTTP answer that is not 2xx to a ConnectorError (seed §10
+ * "Connector Failures"): 401/403 → AUTH_FAILED, 429 → RATE_LIMIT (with
+ * Retry-After), 408 → TIMEOUT, 5xx → UNAVAILABLE, 400/422 → INVALID_ARGUMENT,
+ * 404/410 → NOT_FOUND, anything else (other 4xx, an unfollowed 3xx) →
+ * UPSTREAM_ERROR. Redirects are never followed: the request may carry an api
+ * key in its query string, and following a Location would hand it to
+ * whichever host the upstream names.
+ */
+import { ConnectorError, type ConnectorErrorCode } from './connector-error.js';
+
+export interface HttpFailureContext {
+  /** `connector-id/endpoint`, for the message. */
+  label: string;
+  /** Upstream origin and path (no query string). */
+  displayUrl: string;
+  /** The start of the response body, already redacted, or '' when none. */
+  bodySnippet: string;
+  /** For resolving an HTTP-date Retry-After; defaults to now. */
+  nowMs?: number;
+}
+
+/** The error for a non-2xx `status`. */
+export function errorForStatus(
+  status: number,
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  ctx: HttpFailureContext,
+): ConnectorError {
+  const code = codeForStatus(status);
+  const retryAfterMs = parseRetryAfter(headerValue(headers, 'retry-after'), ctx.nowMs ?? Date.now());
+  const detail = ctx.bodySnippet ? `: ${ctx.bodySnippet}` : '';
+  const what = DESCRIPTIONS[code];
+  return new ConnectorError(code, `${ctx.label}: ${what} (HTTP ${status} from ${ctx.displayUrl})${detail}`, {
+    status,
+    ...(retryAfterMs !== undefined && (code === 'RATE_LIMIT' || code === 'UNAVAILABLE')
+      ? { retryAfterMs }
+      : {}),
+  });
+}
+
+export function codeForStatus(status: number): ConnectorErrorCode {
+  if (status === 401 || status === 403) return 'AUTH_FAILED';
+  if (status === 429) return 'RATE_LIMIT';
+  if (status === 408) return 'TIMEOUT';
+  if (status >= 500) return 'UNAVAILABLE';
+  if (status === 400 || status === 422) return 'INVALID_ARGUMENT';
+  if (status === 404 || status === 410) return 'NOT_FOUND';
+  return 'UPSTREAM_ERROR';
+}
+
+const DESCRIPTIONS: Record<ConnectorErrorCode, string> = {
+  AUTH_FAILED: 'the upstream refused the stored credentials; the connector needs re-authentication',
+  RATE_LIMIT: 'the upstream is rate limiting requests',
+  TIMEOUT: 'the upstream timed out the request',
+  UNAVAILABLE: 'the upstream is unavailable',
+  INVALID_ARGUMENT: 'the upstream rejected the request parameters',
+  NOT_FOUND: 'the upstream has no such resource',
+  UPSTREAM_ERROR: 'the upstream answered with an unexpected status',
+  FAILED_PRECONDITION: 'failed precondition',
+  UNIMPLEMENTED: 'not implemented',
+  CANCELLED: 'cancelled',
+};
+
+/**
+ * Retry-After as milliseconds: delta-seconds or an HTTP-date (RFC 9110
+ * §10.2.3). `undefined` when absent or unparsable; never negative.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // HTTP-dates are always GMT; requiring it keeps Date.parse from reading "-5" as a year.
+  if (!/ GMT$/.test(trimmed)) return undefined;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - nowMs);
+}
+
+function headerValue(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+  name: string,
+): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,57 @@
+/**
+ * Connector runtime domain: connector definitions (seed §4), the `rest_api`
+ * executor and its typed errors. No NestJS, TypeORM or wire types here.
+ */
+export {
+  CONNECTOR_TYPES,
+  GENERIC_CONNECTOR_TYPES,
+  HTTP_METHODS,
+  baseUrlProblem,
+  type ConnectorAuth,
+  type ConnectorDefinition,
+  type ConnectorType,
+  type EndpointParameter,
+  type GenericConnectorDefinition,
+  type GenericEndpoint,
+  type HttpMethod,
+  type OutputSchema,
+  type Pagination,
+  type ResponseMapping,
+  type RestApiConnectorDefinition,
+  type RestConnection,
+  type RestEndpoint,
+} from './connector-definition.schema.js';
+export {
+  MAX_CONNECTOR_YAML_BYTES,
+  parseConnectorDefinition,
+  parseConnectorYaml,
+  type ConnectorDefinitionIssue,
+  type ParseConnectorResult,
+} from './connector-definition.js';
+export {
+  CONNECTOR_ERROR_CODES,
+  CONNECTOR_ERROR_GRPC_STATUS,
+  ConnectorError,
+  type ConnectorErrorCode,
+  type ConnectorErrorGrpcStatus,
+  type ConnectorErrorOptions,
+  type ConnectorFieldViolation,
+} from './connector-error.js';
+export { formatFieldPath, getByDotPath, parseDotPath, type PathSegment } from './dot-path.js';
+export { codeForStatus, parseRetryAfter } from './http-failure.js';
+export { PARAMETER_TYPES, coerceParameterValue, type ParameterType } from './parameter-values.js';
+export { REDACTED, redactSecrets } from './redaction.js';
+export { applyResponseMapping, type EndpointResult } from './response-mapping.js';
+export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_TIMEOUT_SECONDS,
+  executeRestEndpoint,
+  type RestExecutorDeps,
+} from './rest-api-executor.js';
+export {
+  buildRestRequest,
+  findRestEndpoint,
+  requiredCredentialNames,
+  type ConnectorCredentials,
+  type RestRequest,
+} from './rest-request.js';

@@ -1,0 +1,131 @@
+import { applyResponseMapping } from './response-mapping.js';
+
+describe('applyResponseMapping', () => {
+  const body = {
+    data: {
+      search: {
+        edges: [
+          { node: { nameWithOwner: 'a/x', stargazerCount: 5, owner: { login: 'a' } } },
+          { node: { nameWithOwner: 'b/y', owner: null } },
+        ],
+      },
+    },
+  };
+
+  it('selects results_path and maps fields by dot path; missing values become null', () => {
+    const result = applyResponseMapping(body, {
+      results_path: 'data.search.edges',
+      fields: { name: 'node.nameWithOwner', stars: 'node.stargazerCount', owner: 'node.owner.login' },
+    });
+
+    expect(result).toEqual({
+      results: [
+        { name: 'a/x', stars: 5, owner: 'a' },
+        { name: 'b/y', stars: null, owner: null },
+      ],
+      count: 2,
+    });
+  });
+
+  it('wraps an object at results_path into one record', () => {
+    const result = applyResponseMapping(
+      { result: { id: 7, name: 'Acme' } },
+      { results_path: 'result', fields: { name: 'name' } },
+    );
+
+    expect(result).toEqual({ results: [{ name: 'Acme' }], count: 1 });
+  });
+
+  it('passes records through unchanged without fields, and wraps non-objects as { value }', () => {
+    const result = applyResponseMapping({ items: [{ a: 1 }, 'two', 3, null] }, { results_path: 'items' });
+
+    expect(result.results).toEqual([{ a: 1 }, { value: 'two' }, { value: 3 }, { value: null }]);
+    expect(result.count).toBe(4);
+  });
+
+  it('uses the whole body without results_path: a list as records, an object as one record', () => {
+    expect(applyResponseMapping([{ a: 1 }, { a: 2 }], undefined).count).toBe(2);
+    expect(applyResponseMapping({ a: 1 }, { fields: { b: 'a' } }).results).toEqual([{ b: 1 }]);
+  });
+
+  it('supports array indices in field paths', () => {
+    const result = applyResponseMapping([{ tags: ['x', 'y'] }], {
+      fields: { second: 'tags[1]', first: 'tags.0' },
+    });
+    expect(result.results).toEqual([{ second: 'y', first: 'x' }]);
+  });
+
+  it('returns no records and no warning when results_path holds null', () => {
+    expect(applyResponseMapping({ results: null }, { results_path: 'results' })).toEqual({
+      results: [],
+      count: 0,
+    });
+  });
+
+  it('warns when results_path is missing from the response', () => {
+    const result = applyResponseMapping({ other: [] }, { results_path: 'results' });
+
+    expect(result).toEqual({
+      results: [],
+      count: 0,
+      warnings: [expect.stringContaining('results_path "results" was not found')],
+    });
+  });
+
+  it('warns when the selected value is a scalar', () => {
+    expect(applyResponseMapping({ results: 'oops' }, { results_path: 'results' }).warnings).toEqual([
+      expect.stringContaining('results_path "results" is a string'),
+    ]);
+    expect(applyResponseMapping(42, undefined).warnings).toEqual([
+      expect.stringContaining('the response body is a number'),
+    ]);
+  });
+
+  it('does not copy prototype keys into records', () => {
+    const result = applyResponseMapping(JSON.parse('[{"__proto__": {"polluted": true}, "a": 1}]'), {
+      fields: { p: '__proto__.polluted', a: 'a' },
+    });
+
+    expect(result.results).toEqual([{ p: true, a: 1 }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  describe('pagination', () => {
+    const page = {
+      results: [{ a: 1 }],
+      pagination: { last_indexes: { last_index: 'abc' }, more: true, n: 12 },
+    };
+
+    it('reads the next cursor and derives has_more from it', () => {
+      const result = applyResponseMapping(
+        page,
+        { results_path: 'results' },
+        { next_cursor_path: 'pagination.last_indexes.last_index' },
+      );
+      expect(result).toMatchObject({ has_more: true, next_cursor: 'abc', count: 1 });
+    });
+
+    it('reads an explicit has_more flag and numeric cursors', () => {
+      const result = applyResponseMapping(
+        page,
+        { results_path: 'results' },
+        { has_more_path: 'pagination.more', next_cursor_path: 'pagination.n' },
+      );
+      expect(result).toMatchObject({ has_more: true, next_cursor: '12' });
+    });
+
+    it('reports no more pages when the cursor is absent or empty', () => {
+      expect(
+        applyResponseMapping({ results: [] }, { results_path: 'results' }, { next_cursor_path: 'next' }),
+      ).toEqual({ results: [], count: 0, has_more: false });
+      expect(
+        applyResponseMapping(
+          { results: [], next: '' },
+          { results_path: 'results' },
+          { next_cursor_path: 'next' },
+        ).has_more,
+      ).toBe(false);
+      expect(applyResponseMapping({ more: 'no' }, undefined, { has_more_path: 'more' }).has_more).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Turns a decoded upstream response into normalised records (seed §4
+ * `response_mapping`, and the `call_connector` outputs `results`, `count`,
+ * `has_more`). Pure: the same body and mapping always give the same records.
+ */
+import type { Pagination, ResponseMapping } from './connector-definition.schema.js';
+import { getByDotPath } from './dot-path.js';
+
+/** What one endpoint call produces (the `call_connector` output contract). */
+export interface EndpointResult {
+  results: Record<string, unknown>[];
+  count: number;
+  has_more?: boolean;
+  next_cursor?: string;
+  /**
+   * Why the result may be incomplete (malformed body, results_path missing).
+   * Seed §10: a malformed response is logged and gives an empty result, not an error.
+   */
+  warnings?: string[];
+}
+
+/**
+ * Applies `results_path` (a list, or an object wrapped as one record) and
+ * `fields` (local name → dot path; missing values become `null`). Without
+ * `fields` records are passed through; items that are not objects become
+ * `{ value: item }` so every record is an object.
+ */
+export function applyResponseMapping(
+  body: unknown,
+  mapping: ResponseMapping | undefined,
+  pagination?: Pagination,
+): EndpointResult {
+  const warnings: string[] = [];
+  const items = selectItems(body, mapping?.results_path, warnings);
+  const fields = mapping?.fields;
+  const results = items.map((item) => {
+    const record = isRecord(item) ? item : { value: item };
+    return fields ? mapFields(record, fields) : { ...record };
+  });
+  const result: EndpointResult = { results, count: results.length };
+  if (pagination) Object.assign(result, readPagination(body, pagination));
+  if (warnings.length > 0) result.warnings = warnings;
+  return result;
+}
+
+function selectItems(body: unknown, resultsPath: string | undefined, warnings: string[]): unknown[] {
+  const selected = resultsPath === undefined ? body : getByDotPath(body, resultsPath);
+  if (selected === undefined) {
+    warnings.push(`results_path "${resultsPath}" was not found in the response; returning no records`);
+    return [];
+  }
+  if (selected === null) return [];
+  if (Array.isArray(selected)) return selected;
+  if (isRecord(selected)) return [selected];
+  const where = resultsPath === undefined ? 'the response body' : `results_path "${resultsPath}"`;
+  warnings.push(`${where} is a ${typeof selected}, not a list or object; returning no records`);
+  return [];
+}
+
+function mapFields(item: Record<string, unknown>, fields: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [local, path] of Object.entries(fields)) {
+    const value = getByDotPath(item, path);
+    out[local] = value === undefined ? null : value;
+  }
+  return out;
+}
+
+function readPagination(
+  body: unknown,
+  pagination: Pagination,
+): Pick<EndpointResult, 'has_more' | 'next_cursor'> {
+  const out: Pick<EndpointResult, 'has_more' | 'next_cursor'> = {};
+  if (pagination.next_cursor_path) {
+    const cursor = getByDotPath(body, pagination.next_cursor_path);
+    if (
+      (typeof cursor === 'string' && cursor !== '') ||
+      (typeof cursor === 'number' && Number.isFinite(cursor))
+    ) {
+      out.next_cursor = String(cursor);
+    }
+  }
+  if (pagination.has_more_path) {
+    const flag = getByDotPath(body, pagination.has_more_path);
+    out.has_more = flag === true || flag === 'true';
+  } else {
+    out.has_more = out.next_cursor !== undefined;
+  }
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,1 @@
+export { bootstrapConnectorRuntime } from './bootstrap.js';

@@ -1,0 +1,93 @@
+import { AppError, decryptSecret, encryptSecret, sqlRows, type Keyring, type ServiceKit } from '@af/service-kit';
+import type { ConnectorDefinition } from '../domain/index.js';
+
+export interface StoredConnector {
+  ownerUserId: string;
+  definition: ConnectorDefinition;
+  credentialNames: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Binds a ciphertext to its row, so a blob copied to another row does not decrypt. */
+const aad = (owner: string, connectorId: string, name: string) => `connector:${owner}:${connectorId}:${name}`;
+
+export class ConnectorRepository {
+  constructor(
+    private readonly kit: ServiceKit,
+    private readonly keyring: Keyring,
+  ) {}
+
+  /** Insert or replace a connector and its credentials (encrypted before they reach SQL). */
+  async upsert(owner: string, def: ConnectorDefinition, credentials: Record<string, string>): Promise<StoredConnector> {
+    await this.kit.transaction(async (m) => {
+      await sqlRows(m, 
+        `INSERT INTO connectors (owner_user_id, id, name, type, version, description, definition)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
+         ON CONFLICT (owner_user_id, id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, version = EXCLUDED.version,
+           description = EXCLUDED.description, definition = EXCLUDED.definition, updated_at = now()`,
+        [owner, def.id, def.name, def.type, def.version, def.description ?? '', JSON.stringify(def)],
+      );
+      for (const [name, value] of Object.entries(credentials)) {
+        await sqlRows(m, 
+          `INSERT INTO connector_credentials (owner_user_id, connector_id, name, ciphertext) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (owner_user_id, connector_id, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = now()`,
+          [owner, def.id, name, encryptSecret(value, this.keyring, aad(owner, def.id, name))],
+        );
+      }
+    });
+    return (await this.get(owner, def.id))!;
+  }
+
+  async get(owner: string, id: string): Promise<StoredConnector | null> {
+    const rows = await sqlRows(this.kit.db, 
+      `SELECT c.*, COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names
+         FROM connectors c LEFT JOIN connector_credentials k ON k.owner_user_id = c.owner_user_id AND k.connector_id = c.id
+        WHERE c.owner_user_id = $1 AND c.id = $2 GROUP BY c.owner_user_id, c.id`,
+      [owner, id],
+    );
+    return rows[0] ? toStored(rows[0]) : null;
+  }
+
+  async list(owner: string): Promise<StoredConnector[]> {
+    const rows = await sqlRows(this.kit.db, 
+      `SELECT c.*, COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names
+         FROM connectors c LEFT JOIN connector_credentials k ON k.owner_user_id = c.owner_user_id AND k.connector_id = c.id
+        WHERE c.owner_user_id = $1 GROUP BY c.owner_user_id, c.id ORDER BY c.id`,
+      [owner],
+    );
+    return rows.map(toStored);
+  }
+
+  async delete(owner: string, id: string): Promise<boolean> {
+    const rows = await sqlRows(this.kit.db, 'DELETE FROM connectors WHERE owner_user_id = $1 AND id = $2 RETURNING id', [owner, id]);
+    return rows.length > 0;
+  }
+
+  /** Decrypted credentials of one connector; only ever held in memory for a call. */
+  async credentials(owner: string, id: string): Promise<Record<string, string>> {
+    const rows: Array<{ name: string; ciphertext: string }> = await sqlRows(this.kit.db, 
+      'SELECT name, ciphertext FROM connector_credentials WHERE owner_user_id = $1 AND connector_id = $2',
+      [owner, id],
+    );
+    const out: Record<string, string> = {};
+    for (const r of rows) {
+      try {
+        out[r.name] = decryptSecret(r.ciphertext, this.keyring, aad(owner, id, r.name));
+      } catch {
+        throw new AppError('FAILED_PRECONDITION', `credential ${r.name} of connector ${id} cannot be decrypted with the configured keys`);
+      }
+    }
+    return out;
+  }
+}
+
+function toStored(r: Record<string, unknown>): StoredConnector {
+  return {
+    ownerUserId: String(r.owner_user_id),
+    definition: r.definition as ConnectorDefinition,
+    credentialNames: (r.credential_names as string[]) ?? [],
+    createdAt: r.created_at as Date,
+    updatedAt: r.updated_at as Date,
+  };
+}

@@ -1,0 +1,59 @@
+import { sqlRows, type ServiceKit } from '@af/service-kit';
+
+export type Claim =
+  | { state: 'claimed' }
+  | { state: 'completed'; result: Record<string, unknown> }
+  | { state: 'failed'; error: { code: string; message: string } }
+  | { state: 'in_progress'; ageMs: number };
+
+/** Idempotency records for ExecuteEndpoint, keyed by `runId:nodeId:attempt`. */
+export class ExecutionRepository {
+  constructor(private readonly kit: ServiceKit) {}
+
+  /** Claim the key for this call, or report what an earlier call with it did. A stale in-progress claim is taken over. */
+  async claim(key: string, owner: string, connectorId: string, endpoint: string, staleMs: number, windowMs: number): Promise<Claim> {
+    const inserted = await sqlRows(this.kit.db, 
+      `INSERT INTO executions (idempotency_key, owner_user_id, connector_id, endpoint, status) VALUES ($1, $2, $3, $4, 'in_progress')
+       ON CONFLICT (idempotency_key) DO UPDATE SET status = 'in_progress', updated_at = now(), result = NULL, error = NULL,
+              created_at = now(), owner_user_id = EXCLUDED.owner_user_id
+         WHERE (executions.status = 'in_progress' AND executions.updated_at < now() - ($5::int * interval '1 millisecond'))
+            OR executions.created_at < now() - ($6::bigint * interval '1 millisecond')
+       RETURNING idempotency_key`,
+      [key, owner, connectorId, endpoint, staleMs, windowMs],
+    );
+    if (inserted.length) return { state: 'claimed' };
+    const rows = await sqlRows(this.kit.db, 
+      'SELECT status, result, error, owner_user_id, extract(epoch from (now() - updated_at)) * 1000 AS age_ms FROM executions WHERE idempotency_key = $1',
+      [key],
+    );
+    const row = rows[0];
+    if (!row) return this.claim(key, owner, connectorId, endpoint, staleMs, windowMs);
+    if (row.owner_user_id !== owner) return { state: 'failed', error: { code: 'ALREADY_EXISTS', message: 'idempotency key belongs to another caller' } };
+    if (row.status === 'completed') return { state: 'completed', result: row.result };
+    if (row.status === 'failed') return { state: 'failed', error: row.error };
+    return { state: 'in_progress', ageMs: Number(row.age_ms) };
+  }
+
+  async complete(key: string, result: Record<string, unknown>): Promise<void> {
+    await sqlRows(this.kit.db, `UPDATE executions SET status = 'completed', result = $2::jsonb, updated_at = now() WHERE idempotency_key = $1`, [
+      key,
+      JSON.stringify(result),
+    ]);
+  }
+
+  /** Permanent failures are remembered (a replay fails the same way); transient ones release the key. */
+  async fail(key: string, error: { code: string; message: string }, permanent: boolean): Promise<void> {
+    if (permanent) {
+      await sqlRows(this.kit.db, `UPDATE executions SET status = 'failed', error = $2::jsonb, updated_at = now() WHERE idempotency_key = $1`, [
+        key,
+        JSON.stringify(error),
+      ]);
+    } else {
+      await sqlRows(this.kit.db, 'DELETE FROM executions WHERE idempotency_key = $1', [key]);
+    }
+  }
+
+  async heartbeat(key: string): Promise<void> {
+    await sqlRows(this.kit.db, `UPDATE executions SET updated_at = now() WHERE idempotency_key = $1 AND status = 'in_progress'`, [key]);
+  }
+}

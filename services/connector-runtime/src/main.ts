@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapConnectorRuntime } from './bootstrap.js';
+
+runMain('connector-runtime', () => bootstrapConnectorRuntime());

@@ -1,0 +1,64 @@
+/** Composition root of the gateway: HTTP (Nest + Express) plus a health-only gRPC port. */
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { AddressInfo } from 'node:net';
+import { PinoNestLogger, ServiceKit } from '@af/service-kit';
+import { gatewayEnvSchema } from './config.js';
+import { TokenService } from './domain/credentials.js';
+import { createClients } from './infra/clients.js';
+import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { UsersRepository } from './infra/users.repository.js';
+import { GatewayModule } from './http/gateway.module.js';
+import { HttpErrorFilter } from './http/http-error.filter.js';
+
+export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
+  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000] });
+  const { config, log } = kit;
+  const deps = {
+    kit,
+    clients: createClients(config),
+    users: new UsersRepository(kit),
+    tokens: new TokenService(config.JWT_SECRET, config.JWT_TTL_SECONDS),
+  };
+
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(deps), {
+    bodyParser: false,
+    logger: new PinoNestLogger(log),
+  });
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES }));
+  // Body-parser failures (bad JSON, too large) as our JSON error shape.
+  app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (!err) return next();
+    const status = err.status ?? 400;
+    const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_ARGUMENT';
+    res.status(status).json({ error: { code, message: `request body: ${err.message ?? 'unreadable'}`, violations: [{ field: '(body)', reason: err.message ?? 'unreadable' }] } });
+  });
+  app.useGlobalFilters(new HttpErrorFilter(log));
+  app.enableShutdownHooks();
+  await app.listen(config.HTTP_PORT, config.HTTP_HOST);
+  const httpPort = (app.getHttpServer().address() as AddressInfo).port;
+
+  const health = new HealthImplementation({ '': 'SERVING' });
+  const grpcServer = new Server();
+  health.addToServer(grpcServer);
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync(`${config.GRPC_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (err, port) =>
+      err ? reject(err) : resolve(port),
+    ),
+  );
+
+  kit.onClose(() => app.close());
+  kit.onClose(
+    () =>
+      new Promise<void>((resolve) => {
+        health.setStatus('', 'NOT_SERVING');
+        grpcServer.tryShutdown(() => resolve());
+      }),
+  );
+  log.info({ url: `http://${config.HTTP_HOST === '0.0.0.0' ? '127.0.0.1' : config.HTTP_HOST}:${httpPort}`, grpcPort }, 'gateway ready');
+  return { kit, httpPort, close: () => kit.close() };
+}

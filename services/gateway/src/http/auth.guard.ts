@@ -1,0 +1,30 @@
+import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { bearerToken } from '../domain/credentials.js';
+import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
+
+export interface AuthedUser {
+  userId: string;
+  teamIds: string[];
+}
+
+type AuthedRequest = Request & { user?: AuthedUser };
+
+/** Requires a valid bearer token; attaches the principal to the request. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const userId = await this.deps.tokens.verify(bearerToken(req.headers.authorization));
+    req.user = { userId, teamIds: await this.deps.users.teamIds(userId) };
+    return true;
+  }
+}
+
+/** The authenticated principal, in the shape gRPC requests carry. */
+export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext) => {
+  const user = ctx.switchToHttp().getRequest<AuthedRequest>().user!;
+  return { userId: user.userId, teamIds: user.teamIds };
+});

@@ -1,0 +1,15 @@
+import type { ServiceKit } from '@af/service-kit';
+import type { GatewayConfig } from '../config.js';
+import type { TokenService } from '../domain/credentials.js';
+import type { Clients } from '../infra/clients.js';
+import type { UsersRepository } from '../infra/users.repository.js';
+
+/** Everything the HTTP layer needs, built once in bootstrap. */
+export interface GatewayDeps {
+  kit: ServiceKit<GatewayConfig>;
+  clients: Clients;
+  users: UsersRepository;
+  tokens: TokenService;
+}
+
+export const GATEWAY_DEPS = Symbol('GatewayDeps');

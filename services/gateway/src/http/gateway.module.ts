@@ -1,0 +1,33 @@
+import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
+import { AuthController } from './auth.controller.js';
+import { AuthGuard } from './auth.guard.js';
+import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
+import { openApiDocument } from './openapi.js';
+import { ConnectorsController, PlaybooksController } from './resources.controller.js';
+import { RunsController } from './runs.controller.js';
+
+@Controller()
+class MetaController {
+  private readonly doc = openApiDocument();
+
+  @Get('api/docs')
+  docs() {
+    return this.doc;
+  }
+
+  @Get('healthz')
+  health() {
+    return { status: 'ok' };
+  }
+}
+
+@Module({})
+export class GatewayModule {
+  static forRoot(deps: GatewayDeps): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
+    };
+  }
+}

@@ -1,0 +1,45 @@
+import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { AppError, httpStatusOf, type Logger } from '@af/service-kit';
+import type { Response } from 'express';
+
+/**
+ * The only place that knows HTTP statuses: AppError (from our code or a gRPC
+ * peer) → status + `{ error: { code, message, violations } }`.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  constructor(private readonly log: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (exception instanceof AppError) {
+      const status = httpStatusOf(exception.code);
+      if (status >= 500) this.log.error({ err: exception }, 'request failed');
+      if (exception.retryAfterMs !== undefined) res.setHeader('Retry-After', Math.ceil(exception.retryAfterMs / 1000));
+      res.status(status).json({ error: { code: exception.code, message: exception.message, violations: exception.violations } });
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const body = exception.getResponse();
+      const message = typeof body === 'string' ? body : String((body as { message?: unknown }).message ?? exception.message);
+      res.status(status).json({ error: { code: codeForStatus(status), message, violations: [] } });
+      return;
+    }
+    this.log.error({ err: exception }, 'unhandled error');
+    res.status(500).json({ error: { code: 'INTERNAL', message: 'internal error', violations: [] } });
+  }
+}
+
+function codeForStatus(status: number): string {
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 413) return 'PAYLOAD_TOO_LARGE';
+  if (status === 400) return 'INVALID_ARGUMENT';
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'PERMISSION_DENIED';
+  return status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
+}

@@ -1,0 +1,30 @@
+/** Request bodies of the REST API: parsed here and documented in /api/docs from the same schemas. */
+import { z } from 'zod';
+import { LoginSchema, RegisterSchema } from '../domain/credentials.js';
+
+export { LoginSchema, RegisterSchema };
+
+export const StartRunSchema = z
+  .object({
+    playbook: z.string().min(1, 'must be playbook YAML').optional(),
+    playbook_id: z.string().min(1).optional(),
+    inputs: z.record(z.string(), z.unknown()).default({}),
+    run_context: z.enum(['interactive', 'background', 'scheduled', 'monitor']).optional(),
+  })
+  .refine((b) => (b.playbook === undefined) !== (b.playbook_id === undefined), {
+    message: 'give exactly one of playbook (YAML) or playbook_id',
+    path: ['playbook'],
+  });
+
+export const CreateConnectorSchema = z
+  .object({
+    yaml: z.string().min(1).optional(),
+    definition: z.record(z.string(), z.unknown()).optional(),
+    credentials: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((b) => (b.yaml === undefined) !== (b.definition === undefined), {
+    message: 'give exactly one of yaml or definition',
+    path: ['yaml'],
+  });
+
+export const PlaybookYamlSchema = z.object({ yaml: z.string().min(1, 'is required') });

@@ -1,0 +1,46 @@
+/** Wire messages → the JSON the SPA sees (snake_case, lowercase statuses; secrets never included). */
+import { connector, orchestrator, planner } from '@af/contracts';
+
+const lower = (name: string, prefix: string) => name.replace(prefix, '').toLowerCase();
+
+export function runView(run: orchestrator.Run) {
+  return {
+    id: run.id,
+    status: lower(orchestrator.runStatusToJSON(run.status), 'RUN_STATUS_'),
+    run_context: run.runContext,
+    plan_version: run.planVersion,
+    inputs: run.inputs ?? {},
+    outputs: run.outputs ?? {},
+    error: run.error || null,
+    nodes: run.nodes.map((n) => ({
+      node_id: n.nodeId,
+      output_key: n.outputKey,
+      status: lower(orchestrator.nodeStatusToJSON(n.status), 'NODE_STATUS_'),
+      attempt: n.attempt,
+      output: n.output ?? null,
+      error: n.error || null,
+      started_at: n.startedAt || null,
+      finished_at: n.finishedAt || null,
+    })),
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+  };
+}
+
+export function connectorView(c: connector.Connector) {
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    version: c.version,
+    description: c.description,
+    definition: c.definition ?? {},
+    credential_names: c.credentialNames,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+export function playbookView(p: planner.Playbook) {
+  return { id: p.id, name: p.name, version: p.version, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
+}

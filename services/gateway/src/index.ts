@@ -1,0 +1,1 @@
+export { bootstrapGateway } from './bootstrap.js';

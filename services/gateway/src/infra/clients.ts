@@ -1,0 +1,18 @@
+import { connector, orchestrator, planner } from '@af/contracts';
+import { createGrpcClient } from '@af/service-kit';
+import type { GatewayConfig } from '../config.js';
+
+/** gRPC clients of the services the gateway fronts. */
+export interface Clients {
+  planner: planner.PlannerServiceClient;
+  orchestrator: orchestrator.OrchestratorServiceClient;
+  connectors: connector.ConnectorServiceClient;
+}
+
+export function createClients(config: GatewayConfig): Clients {
+  return {
+    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL),
+    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL),
+    connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
+  };
+}

@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapGateway } from './bootstrap.js';
+
+runMain('gateway', () => bootstrapGateway());

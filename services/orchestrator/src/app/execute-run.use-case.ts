@@ -1,0 +1,247 @@
+/**
+ * The execution loop for one run on one replica: take the lease, load what is
+ * already done, start ready nodes (bounded), persist each transition before
+ * going on, finish. A crash anywhere resumes from the persisted node states;
+ * a node that was running is replayed with the same attempt number, so its
+ * idempotency key — and the callee's stored result — are the same.
+ */
+import { compileCondition, interpolate } from '@af/expr';
+import type { PlanGraph, PlanNode } from '@af/plan';
+import { AppError, type Logger } from '@af/service-kit';
+import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
+import type { NodeState, Run } from '../domain/run-state.js';
+import { backoffMs, readyNodes, runOutcome } from '../domain/scheduler.js';
+import { buildScope } from '../domain/scope.js';
+import { LeaseLostError, type RunRepository } from '../infra/run.repository.js';
+
+export interface ExecuteRunOptions {
+  owner: string;
+  leaseMs: number;
+  concurrency: number;
+  nodeTimeoutMs: number;
+}
+
+export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped';
+
+const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
+
+export class ExecuteRun {
+  private stopping = false;
+  /** Runs executing in this process: the lease is per replica, so a second work item for one of them is dropped here. */
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly repo: RunRepository,
+    private readonly executors: NodeExecutors,
+    private readonly options: ExecuteRunOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Stop starting nodes; running executions release their runs at the next checkpoint. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  async execute(runId: string, keepAlive: () => void = () => {}): Promise<ExecuteResult> {
+    if (this.active.has(runId)) return 'not_owner';
+    this.active.add(runId);
+    try {
+      return await this.executeOwned(runId, keepAlive);
+    } finally {
+      this.active.delete(runId);
+    }
+  }
+
+  private async executeOwned(runId: string, keepAlive: () => void): Promise<ExecuteResult> {
+    const { owner, leaseMs } = this.options;
+    const run = await this.repo.acquireLease(runId, owner, leaseMs);
+    if (!run) return 'not_owner';
+    const abort = new AbortController();
+    let lost = false;
+    const heartbeat = setInterval(() => {
+      keepAlive();
+      this.repo
+        .renewLease(runId, owner, leaseMs)
+        .then((ok) => {
+          if (!ok) {
+            lost = true;
+            abort.abort();
+          }
+        })
+        .catch((err) => this.log.warn({ err, runId }, 'lease renewal failed'));
+    }, Math.max(100, Math.floor(leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      const result = await this.loop(run, abort.signal, () => lost);
+      if (result === 'stopped') await this.repo.releaseLease(runId, owner);
+      return result;
+    } catch (err) {
+      if (err instanceof LeaseLostError) return 'lease_lost';
+      throw err;
+    } finally {
+      clearInterval(heartbeat);
+      abort.abort();
+    }
+  }
+
+  private async loop(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
+    const plan = run.plan;
+    const states = await this.repo.nodeStates(run.id);
+    const outputs = await this.repo.outputs(run.id);
+    const inFlight = new Map<string, Promise<void>>();
+    let fatal: string | undefined;
+    const started = Date.now();
+
+    for (;;) {
+      if (isLost()) throw new LeaseLostError(run.id);
+      if (!fatal && !this.stopping) {
+        for (const node of readyNodes(plan, states, new Set(inFlight.keys()))) {
+          if (inFlight.size >= this.options.concurrency) break;
+          const task = this.runNode(run, node, states, outputs, signal)
+            .then((failure) => {
+              if (failure) fatal ??= failure;
+            })
+            .finally(() => inFlight.delete(node.id));
+          inFlight.set(node.id, task);
+        }
+      }
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight.values());
+    }
+    if (this.stopping && !fatal) {
+      const outcome = runOutcome(plan, states);
+      if (!outcome.done) return 'stopped';
+    }
+    const outcome = runOutcome(plan, states, fatal);
+    const status = outcome.done ? outcome.status : 'failed';
+    const error = outcome.done ? (outcome.error ?? null) : 'no node can make progress (unsatisfiable dependencies)';
+    await this.repo.finish(run.id, this.options.owner, status, error, { durationMs: Date.now() - started });
+    return 'finished';
+  }
+
+  /** Runs one node to a terminal state; returns a message when the run must fail. */
+  private async runNode(
+    run: Run,
+    node: PlanNode,
+    states: Map<string, NodeState>,
+    outputs: Map<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    const owner = this.options.owner;
+    const prior = states.get(node.id);
+    const replay = prior?.status === 'running';
+    let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
+    const scope = buildScope(run.plan, run.inputs, outputs, run.id);
+
+    if (node.condition) {
+      let pass: boolean;
+      try {
+        pass = compileCondition(node.condition)(scope);
+      } catch (err) {
+        return this.fail(run, node, states, attempt, toAppError(err), 'condition');
+      }
+      if (!pass) {
+        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition is false' });
+        states.set(node.id, settled(node.id, 'skipped', attempt));
+        return undefined;
+      }
+    }
+
+    const policy = node.errorPolicy;
+    const retry = policy?.retry;
+    const maxRetries = retry?.maxRetries ?? (policy?.onError === 'retry' ? 1 : 0);
+    let resumed = replay;
+    for (;;) {
+      if (!resumed) await this.repo.nodeStarted(run.id, owner, node.id, attempt, { kind: node.kind, action: node.action ?? null });
+      resumed = false;
+      states.set(node.id, { nodeId: node.id, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
+      const t0 = Date.now();
+      try {
+        const inputs = interpolate(node.inputs, scope) as Record<string, unknown>;
+        const output = await this.executors.resolve(node)({
+          runId: run.id,
+          userId: run.userId,
+          node,
+          inputs,
+          attempt,
+          idempotencyKey: idempotencyKey(run.id, node.id, attempt),
+          timeoutMs: policy?.timeoutMs ?? this.options.nodeTimeoutMs,
+          signal,
+        });
+        await this.repo.nodeCompleted(run.id, owner, node.id, output, {
+          attempt,
+          durationMs: Date.now() - t0,
+          outputKey: node.outputKey ?? node.id,
+          summary: summarize(output),
+        });
+        outputs.set(node.id, output);
+        states.set(node.id, settled(node.id, 'completed', attempt));
+        return undefined;
+      } catch (err) {
+        if (err instanceof LeaseLostError || signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
+        const app = toAppError(err);
+        const retryable = retry?.retryableCodes.length ? retry.retryableCodes.includes(app.code) : app.retryable || TRANSIENT.has(app.code);
+        if (retryable && attempt <= maxRetries) {
+          const wait = app.retryAfterMs ?? backoffMs(attempt, { backoffMs: 1000, multiplier: 2, maxBackoffMs: 60_000, ...retry });
+          this.log.info({ runId: run.id, nodeId: node.id, attempt, code: app.code, waitMs: wait }, 'retrying node');
+          await sleep(wait, signal);
+          attempt++;
+          continue;
+        }
+        return this.fail(run, node, states, attempt, app, 'execution');
+      }
+    }
+  }
+
+  private async fail(
+    run: Run,
+    node: PlanNode,
+    states: Map<string, NodeState>,
+    attempt: number,
+    err: AppError,
+    phase: string,
+  ): Promise<string | undefined> {
+    const onError = node.errorPolicy?.onError ?? 'stop';
+    const continues = onError === 'skip';
+    await this.repo.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
+      attempt,
+      phase,
+      code: err.code,
+      error: err.message,
+      ...(err.violations.length ? { violations: err.violations } : {}),
+      continues,
+    });
+    states.set(node.id, { ...settled(node.id, 'failed', attempt), error: err.message });
+    return continues ? undefined : `node ${node.id} failed: ${err.message}`;
+  }
+}
+
+function settled(nodeId: string, status: NodeState['status'], attempt: number): NodeState {
+  return { nodeId, status, attempt, error: null, startedAt: null, finishedAt: new Date() };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { code?: unknown; message?: unknown; reference?: unknown };
+  if (typeof e?.code === 'string' && e.code === 'unresolved_reference') {
+    return new AppError('FAILED_PRECONDITION', String(e.message), { retryable: false });
+  }
+  return new AppError('INTERNAL', String(e?.message ?? err), { retryable: false });
+}
+
+/** Metadata about an output for the (privacy-first) event log: shape, not content. */
+function summarize(output: unknown): Record<string, unknown> {
+  if (Array.isArray(output)) return { type: 'array', length: output.length };
+  if (output && typeof output === 'object') {
+    const o = output as Record<string, unknown>;
+    return { type: 'object', keys: Object.keys(o).slice(0, 20), ...(typeof o.count === 'number' ? { count: o.count } : {}) };
+  }
+  return { type: output === null ? 'null' : typeof output };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+}

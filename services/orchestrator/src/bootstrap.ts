@@ -1,0 +1,38 @@
+/** Composition root: wires config, persistence, executors, the work consumer and gRPC. */
+import 'reflect-metadata';
+import { ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ExecuteRun } from './app/execute-run.use-case.js';
+import { RunCommands } from './app/run-commands.js';
+import { orchestratorEnvSchema } from './config.js';
+import { NodeExecutors } from './domain/node-executor.js';
+import { OrchestratorModule } from './grpc/orchestrator.module.js';
+import { callConnectorExecutor } from './infra/connector.client.js';
+import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { RunRepository } from './infra/run.repository.js';
+import { RunWorkConsumer } from './infra/run-work.consumer.js';
+
+export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
+  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000] });
+  const { config } = kit;
+  const repo = new RunRepository(kit);
+  const executors = new NodeExecutors().register('tool:call_connector', callConnectorExecutor(config.CONNECTOR_RUNTIME_URL));
+  const executor = new ExecuteRun(
+    repo,
+    executors,
+    { owner: config.SERVICE_INSTANCE_ID, leaseMs: config.RUN_LEASE_MS, concurrency: config.RUN_CONCURRENCY, nodeTimeoutMs: config.NODE_TIMEOUT_MS },
+    kit.log,
+  );
+  const consumer = new RunWorkConsumer(kit, repo, executor);
+  const grpc = await startGrpcServer({
+    module: OrchestratorModule.forRoot(new RunCommands(repo)),
+    packages: ['orchestrator'],
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    log: kit.log,
+  });
+  kit.onClose(() => grpc.close());
+  kit.onClose(() => consumer.stop());
+  await consumer.start();
+  kit.log.info({ grpcPort: config.GRPC_PORT, instance: config.SERVICE_INSTANCE_ID }, 'orchestrator ready');
+  return { kit, close: () => kit.close() };
+}

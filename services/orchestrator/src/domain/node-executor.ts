@@ -1,0 +1,45 @@
+/**
+ * How a node does its work. Each node kind/action has one executor; the
+ * engine gives it resolved inputs and the idempotency key `runId:nodeId:attempt`
+ * that every side-effecting callee de-duplicates on.
+ */
+import type { PlanNode } from '@af/plan';
+import { AppError } from '@af/service-kit';
+
+export interface NodeContext {
+  runId: string;
+  userId: string;
+  node: PlanNode;
+  inputs: Record<string, unknown>;
+  attempt: number;
+  idempotencyKey: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export type NodeExecutor = (ctx: NodeContext) => Promise<unknown>;
+
+/** Executors by `kind` or `kind:action`; the more specific one wins. */
+export class NodeExecutors {
+  private readonly byKey = new Map<string, NodeExecutor>();
+
+  register(key: string, executor: NodeExecutor): this {
+    this.byKey.set(key, executor);
+    return this;
+  }
+
+  resolve(node: PlanNode): NodeExecutor {
+    const executor = (node.action && this.byKey.get(`${node.kind}:${node.action}`)) || this.byKey.get(node.kind);
+    if (executor) return executor;
+    const what = node.action ? `${node.kind} node action '${node.action}'` : `${node.kind} node`;
+    return async () => {
+      throw new AppError('UNIMPLEMENTED', `${what} is not supported by this orchestrator yet (node ${node.id})`, {
+        retryable: false,
+      });
+    };
+  }
+}
+
+export function idempotencyKey(runId: string, nodeId: string, attempt: number): string {
+  return `${runId}:${nodeId}:${attempt}`;
+}

@@ -1,0 +1,68 @@
+/** Domain run ⇄ wire messages. */
+import { orchestrator } from '@af/contracts';
+import type { NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+
+const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
+  queued: orchestrator.RunStatus.RUN_STATUS_QUEUED,
+  running: orchestrator.RunStatus.RUN_STATUS_RUNNING,
+  completed: orchestrator.RunStatus.RUN_STATUS_COMPLETED,
+  failed: orchestrator.RunStatus.RUN_STATUS_FAILED,
+  cancelled: orchestrator.RunStatus.RUN_STATUS_CANCELLED,
+};
+
+const NODE_STATUS: Record<NodeStatus, orchestrator.NodeStatus> = {
+  pending: orchestrator.NodeStatus.NODE_STATUS_PENDING,
+  running: orchestrator.NodeStatus.NODE_STATUS_RUNNING,
+  completed: orchestrator.NodeStatus.NODE_STATUS_COMPLETED,
+  failed: orchestrator.NodeStatus.NODE_STATUS_FAILED,
+  skipped: orchestrator.NodeStatus.NODE_STATUS_SKIPPED,
+  cancelled: orchestrator.NodeStatus.NODE_STATUS_CANCELLED,
+};
+
+export function toWireRun(run: Run | RunView): orchestrator.Run {
+  const view = 'nodes' in run ? run : undefined;
+  const outputKeys = new Map(run.plan.nodes.map((n) => [n.id, n.outputKey ?? n.id]));
+  const byId = view ? outputsById(view) : new Map<string, unknown>();
+  return {
+    id: run.id,
+    status: RUN_STATUS[run.status],
+    userId: run.userId,
+    runContext: run.runContext,
+    planVersion: run.planVersion,
+    nodes: (view?.nodes ?? []).map((n) => ({
+      nodeId: n.nodeId,
+      status: NODE_STATUS[n.status],
+      attempt: n.attempt,
+      output: byId.get(n.nodeId),
+      error: n.error ?? '',
+      startedAt: n.startedAt?.toISOString() ?? '',
+      finishedAt: n.finishedAt?.toISOString() ?? '',
+      outputKey: outputKeys.get(n.nodeId) ?? n.nodeId,
+    })),
+    outputs: view?.outputs ?? {},
+    error: run.error ?? '',
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    inputs: run.inputs,
+  };
+}
+
+function outputsById(view: RunView): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  for (const node of view.plan.nodes) {
+    const key = node.outputKey ?? node.id;
+    if (key in view.outputs) out.set(node.id, view.outputs[key]);
+  }
+  return out;
+}
+
+export function toWireEvent(frame: RunFrame): import('@af/contracts').orchestratorEvents.RunEvent {
+  return {
+    runId: frame.runId,
+    seq: String(frame.seq),
+    type: frame.type,
+    timestamp: frame.timestamp,
+    nodeId: frame.nodeId ?? '',
+    payload: frame.payload,
+  };
+}

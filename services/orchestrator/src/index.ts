@@ -1,0 +1,1 @@
+export { bootstrapOrchestrator } from './bootstrap.js';

@@ -1,0 +1,65 @@
+/**
+ * Work distribution: runs to execute arrive on the JetStream work queue; any
+ * replica takes one. A sweeper re-enqueues runs whose lease lapsed (a dead
+ * replica) so nothing depends on a message surviving.
+ */
+import { decodeJson, type Closeable, type ServiceKit } from '@af/service-kit';
+import type { ExecuteRun } from '../app/execute-run.use-case.js';
+import type { OrchestratorConfig } from '../config.js';
+import type { RunRepository } from './run.repository.js';
+
+export class RunWorkConsumer {
+  private consumer?: Closeable;
+  private sweeper?: NodeJS.Timeout;
+  private readonly active = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly kit: ServiceKit<OrchestratorConfig>,
+    private readonly repo: RunRepository,
+    private readonly executor: ExecuteRun,
+  ) {}
+
+  async start(): Promise<void> {
+    const { RUN_LEASE_MS, RUNS_IN_FLIGHT } = this.kit.config;
+    this.consumer = await this.kit.bus.consume(
+      this.kit.subjects.runWorkAll(),
+      { durable: 'orchestrator-runs', ackWaitMs: RUN_LEASE_MS, maxInFlight: RUNS_IN_FLIGHT },
+      async (item) => {
+        const { runId } = decodeJson<{ runId: string }>(item.data);
+        const work = this.executor.execute(runId, () => item.working());
+        this.active.add(work);
+        try {
+          const result = await work;
+          if (result === 'stopped') item.nak(0);
+          else item.ack();
+          this.kit.log.debug({ runId, result, redeliveries: item.redeliveries }, 'run work item handled');
+        } finally {
+          this.active.delete(work);
+        }
+      },
+    );
+    const sweep = () => {
+      this.sweepOnce().catch((err) => this.kit.log.warn({ err }, 'orphan sweep failed'));
+      this.sweeper = setTimeout(sweep, Math.floor(RUN_LEASE_MS / 2 + Math.random() * (RUN_LEASE_MS / 4)));
+      this.sweeper.unref();
+    };
+    sweep();
+  }
+
+  /** Re-enqueue runs nobody holds; the msgId limits this to once per lease period per run. */
+  async sweepOnce(): Promise<number> {
+    const lease = this.kit.config.RUN_LEASE_MS;
+    const orphans = await this.repo.orphans(lease, 100);
+    const period = Math.floor(Date.now() / lease);
+    for (const runId of orphans) await this.repo.enqueue(runId, `work:${runId}:sweep:${period}`);
+    if (orphans.length) this.kit.log.info({ count: orphans.length }, 're-enqueued orphaned runs');
+    return orphans.length;
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeper) clearTimeout(this.sweeper);
+    this.executor.stop();
+    await this.consumer?.close();
+    await Promise.allSettled([...this.active]);
+  }
+}

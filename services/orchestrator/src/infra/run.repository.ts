@@ -1,0 +1,285 @@
+/**
+ * Run persistence. Every state change and the event describing it are one
+ * transaction (state + run_events + outbox); writes by an executor are fenced
+ * by its lease, so a replica that lost a run cannot write to it any more.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
+import type { PlanGraph } from '@af/plan';
+import type { EntityManager } from 'typeorm';
+import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+
+export class LeaseLostError extends Error {
+  constructor(runId: string) {
+    super(`lease on run ${runId} lost`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+type Emit = (...msgs: OutboxMessage[]) => void;
+
+interface RunRow {
+  id: string;
+  user_id: string;
+  status: RunStatus;
+  run_context: string;
+  plan: PlanGraph;
+  plan_version: number;
+  inputs: Record<string, unknown>;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toRun = (r: RunRow): Run => ({
+  id: r.id,
+  userId: r.user_id,
+  status: r.status,
+  runContext: r.run_context,
+  plan: r.plan,
+  planVersion: r.plan_version,
+  inputs: r.inputs,
+  error: r.error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export class RunRepository {
+  constructor(private readonly kit: ServiceKit) {}
+
+  /** Create the run, its node states, the `start` frame and the work item — or return the run an earlier call with the same key created. */
+  async create(input: {
+    userId: string;
+    plan: PlanGraph;
+    inputs: Record<string, unknown>;
+    runContext: string;
+    idempotencyKey: string | null;
+  }): Promise<{ run: Run; created: boolean }> {
+    return this.kit.transaction(async (m, emit) => {
+      const id = randomUUID();
+      const inserted: RunRow[] = await sqlRows(m, 
+        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key)
+         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6)
+         ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING *`,
+        [id, input.userId, input.runContext, JSON.stringify(input.plan), JSON.stringify(input.inputs), input.idempotencyKey],
+      );
+      if (inserted.length === 0) {
+        const [existing]: RunRow[] = await sqlRows(m, 'SELECT * FROM runs WHERE user_id = $1 AND idempotency_key = $2', [
+          input.userId,
+          input.idempotencyKey,
+        ]);
+        return { run: toRun(existing!), created: false };
+      }
+      const nodeIds = input.plan.nodes.map((n) => n.id);
+      await sqlRows(m, 
+        `INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`,
+        [id, nodeIds],
+      );
+      await this.appendEvent(m, emit, id, 'start', undefined, {
+        planVersion: 1,
+        nodeCount: nodeIds.length,
+        runContext: input.runContext,
+      });
+      emit({ subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` });
+      return { run: toRun(inserted[0]!), created: true };
+    });
+  }
+
+  async get(runId: string): Promise<Run | null> {
+    const rows: RunRow[] = await sqlRows(this.kit.db, 'SELECT * FROM runs WHERE id = $1', [runId]);
+    return rows[0] ? toRun(rows[0]) : null;
+  }
+
+  async view(runId: string): Promise<RunView | null> {
+    const run = await this.get(runId);
+    if (!run) return null;
+    const nodes = await this.nodeStates(runId);
+    const outputs = await this.outputs(runId);
+    const byKey: Record<string, unknown> = {};
+    for (const node of run.plan.nodes) if (outputs.has(node.id)) byKey[node.outputKey ?? node.id] = outputs.get(node.id);
+    return { ...run, nodes: [...nodes.values()], outputs: byKey };
+  }
+
+  async nodeStates(runId: string): Promise<Map<string, NodeState>> {
+    const rows: Array<{ node_id: string; status: NodeStatus; attempt: number; error: string | null; started_at: Date | null; finished_at: Date | null }> =
+      await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
+    return new Map(
+      rows.map((r) => [
+        r.node_id,
+        { nodeId: r.node_id, status: r.status, attempt: r.attempt, error: r.error, startedAt: r.started_at, finishedAt: r.finished_at },
+      ]),
+    );
+  }
+
+  async outputs(runId: string): Promise<Map<string, unknown>> {
+    const rows: Array<{ node_id: string; output: unknown }> = await sqlRows(this.kit.db, 
+      'SELECT node_id, output FROM node_outputs WHERE run_id = $1',
+      [runId],
+    );
+    return new Map(rows.map((r) => [r.node_id, r.output]));
+  }
+
+  async events(runId: string, afterSeq: number): Promise<RunFrame[]> {
+    const rows: Array<{ seq: string; type: string; node_id: string | null; payload: Record<string, unknown>; created_at: Date }> =
+      await sqlRows(this.kit.db, 'SELECT * FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
+    return rows.map((r) => ({
+      runId,
+      seq: Number(r.seq),
+      type: r.type,
+      timestamp: r.created_at.toISOString(),
+      ...(r.node_id ? { nodeId: r.node_id } : {}),
+      payload: r.payload,
+    }));
+  }
+
+  /** Take or renew the lease; returns the run if this owner now holds it and it is not finished. */
+  async acquireLease(runId: string, owner: string, leaseMs: number): Promise<Run | null> {
+    const rows: RunRow[] = await sqlRows(this.kit.db, 
+      `UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
+              status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now()
+        WHERE id = $1 AND status IN ('queued','running')
+          AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
+        RETURNING *`,
+      [runId, owner, leaseMs],
+    );
+    return rows[0] ? toRun(rows[0]) : null;
+  }
+
+  async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {
+    const rows = await sqlRows(this.kit.db, 
+      `UPDATE runs SET lease_until = now() + ($3::int * interval '1 millisecond')
+        WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+      [runId, owner, leaseMs],
+    );
+    return rows.length > 0;
+  }
+
+  async releaseLease(runId: string, owner: string): Promise<void> {
+    await sqlRows(this.kit.db, 'UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2', [runId, owner]);
+  }
+
+  /** Runs nobody is executing: lease lapsed or never taken for a while. */
+  async orphans(staleMs: number, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await sqlRows(this.kit.db, 
+      `SELECT id FROM runs WHERE status IN ('queued','running')
+          AND (lease_until IS NULL OR lease_until < now())
+          AND updated_at < now() - ($1::int * interval '1 millisecond')
+        ORDER BY updated_at LIMIT $2`,
+      [staleMs, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async enqueue(runId: string, msgId: string): Promise<void> {
+    await this.kit.transaction(async (_m, emit) => emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId }));
+  }
+
+  async nodeStarted(runId: string, owner: string, nodeId: string, attempt: number, payload: Record<string, unknown>): Promise<void> {
+    await this.kit.transaction(async (m, emit) => {
+      await this.appendEvent(m, emit, runId, 'node_start', nodeId, { attempt, ...payload }, owner);
+      await sqlRows(m, 
+        `UPDATE node_states SET status = 'running', attempt = $3, error = NULL, started_at = now() WHERE run_id = $1 AND node_id = $2`,
+        [runId, nodeId, attempt],
+      );
+    });
+  }
+
+  async nodeCompleted(runId: string, owner: string, nodeId: string, output: unknown, payload: Record<string, unknown>): Promise<void> {
+    await this.kit.transaction(async (m, emit) => {
+      await this.appendEvent(m, emit, runId, 'node_complete', nodeId, payload, owner);
+      await sqlRows(m, `UPDATE node_states SET status = 'completed', finished_at = now() WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
+      await sqlRows(m, 
+        `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+        [runId, nodeId, JSON.stringify(output ?? null)],
+      );
+    });
+  }
+
+  /** A node ended without output: failed (event `node_error`) or skipped (event `node_complete` with `skipped`). */
+  async nodeEnded(
+    runId: string,
+    owner: string,
+    nodeId: string,
+    status: 'failed' | 'skipped',
+    error: string | null,
+    payload: Record<string, unknown>,
+  ): Promise<void> {
+    await this.kit.transaction(async (m, emit) => {
+      await this.appendEvent(m, emit, runId, status === 'failed' ? 'node_error' : 'node_complete', nodeId, payload, owner);
+      await sqlRows(m, `UPDATE node_states SET status = $3, error = $4, finished_at = now() WHERE run_id = $1 AND node_id = $2`, [
+        runId,
+        nodeId,
+        status,
+        error,
+      ]);
+    });
+  }
+
+  async finish(runId: string, owner: string, status: 'completed' | 'failed', error: string | null, payload: Record<string, unknown>): Promise<void> {
+    await this.kit.transaction(async (m, emit) => {
+      await this.appendEvent(m, emit, runId, 'complete', undefined, { status, ...(error ? { error } : {}), ...payload }, owner);
+      await sqlRows(m, 
+        `UPDATE runs SET status = $2, error = $3, lease_owner = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`,
+        [runId, status, error],
+      );
+      await sqlRows(m, `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1 AND status IN ('pending','running')`, [runId]);
+    });
+  }
+
+  /** Cancel unless already finished; returns false when the run was finished. */
+  async cancel(runId: string): Promise<boolean> {
+    return this.kit.transaction(async (m, emit) => {
+      const rows = await sqlRows(m, 
+        `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND status IN ('queued','running') RETURNING id`,
+        [runId],
+      );
+      if (rows.length === 0) return false;
+      await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now() WHERE run_id = $1 AND status IN ('pending','running')`, [runId]);
+      await this.appendEvent(m, emit, runId, 'complete', undefined, { status: 'cancelled' });
+      return true;
+    });
+  }
+
+  /**
+   * Next per-run sequence number, the event row and its outbox message. With
+   * an owner, fenced: fails with LeaseLostError unless the owner still holds
+   * the lease on a running run.
+   */
+  private async appendEvent(
+    m: EntityManager,
+    emit: Emit,
+    runId: string,
+    type: string,
+    nodeId: string | undefined,
+    payload: Record<string, unknown>,
+    owner?: string,
+  ): Promise<number> {
+    const rows: Array<{ last_seq: string }> = owner
+      ? await sqlRows(m, 
+          `UPDATE runs SET last_seq = last_seq + 1, updated_at = now()
+            WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING last_seq`,
+          [runId, owner],
+        )
+      : await sqlRows(m, 'UPDATE runs SET last_seq = last_seq + 1, updated_at = now() WHERE id = $1 RETURNING last_seq', [runId]);
+    if (rows.length === 0) {
+      if (owner) throw new LeaseLostError(runId);
+      throw AppError.notFound('run', runId);
+    }
+    const seq = Number(rows[0]!.last_seq);
+    const frame: RunFrame = { runId, seq, type, timestamp: new Date().toISOString(), ...(nodeId ? { nodeId } : {}), payload };
+    await sqlRows(m, 'INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)', [
+      runId,
+      seq,
+      type,
+      nodeId ?? null,
+      JSON.stringify(payload),
+      frame.timestamp,
+    ]);
+    emit({ subject: this.kit.subjects.run(runId, type), payload: frame, msgId: `run:${runId}:${seq}` });
+    this.kit.metrics.events.inc({ type });
+    return seq;
+  }
+}

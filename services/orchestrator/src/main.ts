@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapOrchestrator } from './bootstrap.js';
+
+runMain('orchestrator', () => bootstrapOrchestrator());

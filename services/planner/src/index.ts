@@ -1,0 +1,1 @@
+export { bootstrapPlanner } from './bootstrap.js';

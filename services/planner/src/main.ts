@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapPlanner } from './bootstrap.js';
+
+runMain('planner', () => bootstrapPlanner());
