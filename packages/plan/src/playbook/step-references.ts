@@ -55,7 +55,8 @@ export class ReferenceResolver {
 
   /** Names a suggestion may offer for an unknown root. */
   private candidates(): string[] {
-    return [...this.byKey.keys(), ...this.inputs.keys(), ...BUILTIN_SUGGESTIONS];
+    // Step names too: references may name a step (`{find_org.results}`) as well as its output_key.
+    return [...new Set([...this.byKey.keys(), ...this.byName.keys()]), ...this.inputs.keys(), ...BUILTIN_SUGGESTIONS];
   }
 
   /**

@@ -8,7 +8,6 @@ export interface Queryable {
  * answers UPDATE/DELETE … RETURNING with `[rows, affectedCount]` but other
  * statements with `rows`; this hides the difference.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function sqlRows<T = any>(q: Queryable, sql: string, params: unknown[] = []): Promise<T[]> {
   const result = await q.query(sql, params);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {

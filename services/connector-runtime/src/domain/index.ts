@@ -50,6 +50,7 @@ export {
 } from './rest-api-executor.js';
 export {
   buildRestRequest,
+  credentialSecrets,
   findRestEndpoint,
   requiredCredentialNames,
   type ConnectorCredentials,

@@ -88,7 +88,7 @@ export class RunsController {
 
     const sequencer = new FrameSequencer<WireFrame>(after);
     let closed = false;
-    let subscription: Closeable | undefined;
+    const sub: { current?: Closeable } = {};
     let gapTimer: NodeJS.Timeout | undefined;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     const finish = () => {
@@ -96,7 +96,7 @@ export class RunsController {
       closed = true;
       clearInterval(keepAlive);
       if (gapTimer) clearTimeout(gapTimer);
-      void subscription?.close().catch(() => undefined);
+      void sub.current?.close().catch(() => undefined);
       res.end();
     };
     req.on('close', finish);
@@ -123,14 +123,14 @@ export class RunsController {
       }
     };
 
-    subscription = await this.deps.kit.bus.subscribe(this.deps.kit.subjects.runAll(run!.id), (m) => {
+    sub.current = await this.deps.kit.bus.subscribe(this.deps.kit.subjects.runAll(run!.id), (m) => {
       try {
         deliver(decodeJson<WireFrame>(m.data));
       } catch (err) {
         this.deps.kit.log.warn({ err, subject: m.subject }, 'undecodable run frame');
       }
     });
-    if (closed) await subscription.close();
+    if (closed) await sub.current.close();
   }
 }
 

@@ -17,7 +17,7 @@ export function runView(run: orchestrator.Run) {
       output_key: n.outputKey,
       status: lower(orchestrator.nodeStatusToJSON(n.status), 'NODE_STATUS_'),
       attempt: n.attempt,
-      output: n.output ?? null,
+      output: n.outputJson ? JSON.parse(n.outputJson) : null,
       error: n.error || null,
       started_at: n.startedAt || null,
       finished_at: n.finishedAt || null,

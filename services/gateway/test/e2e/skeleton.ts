@@ -15,7 +15,7 @@ export function routeFixtureApi(api: FixtureServer): void {
   api.route('GET', '/orgs', (req) => ({
     json: { data: { items: [{ id: `ein-${String(req.query.q).toLowerCase()}`, org: { name: `${req.query.q} Foundation` } }] } },
   }));
-  api.route('GET', '/filings', (req) => ({
+  api.route('GET', '/filings', (req) => req.query.ein === 'ein-broken' ? { status: 500, json: { error: 'upstream exploded' } } : ({
     json: { filings: [{ year: 2022, amount: { total: 1200 } }, { year: 2023, amount: { total: 3400 }, ein: req.query.ein }] },
   }));
 }

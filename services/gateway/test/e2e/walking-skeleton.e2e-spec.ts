@@ -124,6 +124,29 @@ describe('walking skeleton', () => {
     expect(api.count('GET', '/orgs')).toBe(3);
   });
 
+  it('a failing step with on_error: stop fails the run: node_error, then complete with status failed', async () => {
+    const yaml = fixture('org-filings.playbook.yaml').replace('    output_key: filings', '    output_key: filings\n    on_error: stop');
+    const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: yaml, inputs: { org_name: 'Broken' } } });
+    expect(res.status).toBe(201);
+    const run = await waitForRun(stack, alice, res.body.run.id);
+    expect(run.status).toBe('failed');
+    expect(run.error).toContain('get_filings');
+    expect(run.nodes.map((n: any) => n.status)).toEqual(['completed', 'failed']);
+    expect(run.nodes[1].error).toMatch(/500|unavailable/i);
+    const sse = await readSse(url(`/api/v1/runs/${run.id}/events`), { authorization: `Bearer ${alice}` }, { until: (f) => f.event === 'complete' });
+    expect(sse.frames.map((f) => f.event)).toEqual(['start', 'node_start', 'node_complete', 'node_start', 'node_error', 'complete']);
+    expect(JSON.parse(sse.frames[4]!.data).payload).toMatchObject({ code: 'UNAVAILABLE', continues: false });
+    expect(JSON.parse(sse.frames[5]!.data).payload.status).toBe('failed');
+  });
+
+  it('a failing step with the default on_error (skip) lets the run complete', async () => {
+    const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: fixture('org-filings.playbook.yaml'), inputs: { org_name: 'Broken' } } });
+    const run = await waitForRun(stack, alice, res.body.run.id);
+    expect(run.status).toBe('completed');
+    expect(run.nodes.map((n: any) => n.status)).toEqual(['completed', 'failed']);
+    expect(run.outputs.filings).toBeUndefined();
+  });
+
   it('never shows another user their run (404, not 403)', async () => {
     for (const path of [`/api/v1/runs/${runId}`, `/api/v1/runs/${runId}/events`]) {
       const res = await http('GET', url(path), { token: bob });

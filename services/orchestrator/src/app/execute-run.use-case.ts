@@ -5,8 +5,8 @@
  * a node that was running is replayed with the same attempt number, so its
  * idempotency key — and the callee's stored result — are the same.
  */
-import { compileCondition, interpolate } from '@af/expr';
-import type { PlanGraph, PlanNode } from '@af/plan';
+import { interpolate } from '@af/expr';
+import { compileNodeCondition, type PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
@@ -136,7 +136,7 @@ export class ExecuteRun {
     if (node.condition) {
       let pass: boolean;
       try {
-        pass = compileCondition(node.condition)(scope);
+        pass = compileNodeCondition(node)!(scope);
       } catch (err) {
         return this.fail(run, node, states, attempt, toAppError(err), 'condition');
       }
@@ -150,6 +150,8 @@ export class ExecuteRun {
     const policy = node.errorPolicy;
     const retry = policy?.retry;
     const maxRetries = retry?.maxRetries ?? (policy?.onError === 'retry' ? 1 : 0);
+    // Seed §10: a skipped or failed step's output reads as empty downstream.
+    const lenient = node.dependsOn.some((dep) => states.get(dep)?.status !== 'completed');
     let resumed = replay;
     for (;;) {
       if (!resumed) await this.repo.nodeStarted(run.id, owner, node.id, attempt, { kind: node.kind, action: node.action ?? null });
@@ -157,7 +159,7 @@ export class ExecuteRun {
       states.set(node.id, { nodeId: node.id, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
       const t0 = Date.now();
       try {
-        const inputs = interpolate(node.inputs, scope) as Record<string, unknown>;
+        const inputs = interpolate(node.inputs, scope, { lenient }) as Record<string, unknown>;
         const output = await this.executors.resolve(node)({
           runId: run.id,
           userId: run.userId,
@@ -180,7 +182,9 @@ export class ExecuteRun {
       } catch (err) {
         if (err instanceof LeaseLostError || signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
         const app = toAppError(err);
-        const retryable = retry?.retryableCodes.length ? retry.retryableCodes.includes(app.code) : app.retryable || TRANSIENT.has(app.code);
+        const retryable =
+          policy?.onError === 'retry' ||
+          (retry?.retryableCodes.length ? retry.retryableCodes.includes(app.code) : app.retryable || TRANSIENT.has(app.code));
         if (retryable && attempt <= maxRetries) {
           const wait = app.retryAfterMs ?? backoffMs(attempt, { backoffMs: 1000, multiplier: 2, maxBackoffMs: 60_000, ...retry });
           this.log.info({ runId: run.id, nodeId: node.id, attempt, code: app.code, waitMs: wait }, 'retrying node');
@@ -202,7 +206,8 @@ export class ExecuteRun {
     phase: string,
   ): Promise<string | undefined> {
     const onError = node.errorPolicy?.onError ?? 'stop';
-    const continues = onError === 'skip';
+    // Seed §10: `retry` behaves as `skip` once its retries are used up.
+    const continues = onError === 'skip' || onError === 'retry';
     await this.repo.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
       attempt,
       phase,

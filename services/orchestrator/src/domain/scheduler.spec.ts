@@ -1,0 +1,69 @@
+import { PlanGraphSchema, type PlanGraph } from '@af/plan';
+import type { NodeState, NodeStatus } from './run-state';
+import { backoffMs, readyNodes, runOutcome } from './scheduler';
+
+const plan = (edges: Record<string, string[]>): PlanGraph =>
+  PlanGraphSchema.parse({ nodes: Object.entries(edges).map(([id, dependsOn]) => ({ id, kind: 'tool', dependsOn })) });
+
+const states = (s: Record<string, NodeStatus>, attempt = 1) =>
+  new Map<string, NodeState>(
+    Object.entries(s).map(([nodeId, status]) => [nodeId, { nodeId, status, attempt, error: null, startedAt: null, finishedAt: null }]),
+  );
+
+const ids = (nodes: { id: string }[]) => nodes.map((n) => n.id);
+
+describe('readyNodes', () => {
+  const diamond = plan({ a: [], b: ['a'], c: ['a'], d: ['b', 'c'] });
+
+  it('starts roots first', () => {
+    expect(ids(readyNodes(diamond, states({ a: 'pending', b: 'pending', c: 'pending', d: 'pending' }), new Set()))).toEqual(['a']);
+  });
+
+  it('starts every node whose dependencies are done, not level by level', () => {
+    const s = states({ a: 'completed', b: 'completed', c: 'running', d: 'pending' });
+    expect(ids(readyNodes(diamond, s, new Set(['c'])))).toEqual([]);
+    expect(ids(readyNodes(plan({ a: [], b: ['a'], c: [], e: ['c'] }), states({ a: 'completed', b: 'pending', c: 'running', e: 'pending' }), new Set(['c'])))).toEqual(['b']);
+  });
+
+  it('replays a node that was running when its previous owner died', () => {
+    const s = states({ a: 'completed', b: 'running', c: 'completed', d: 'pending' });
+    expect(ids(readyNodes(diamond, s, new Set()))).toEqual(['b']);
+  });
+
+  it('treats skipped and failed-but-continued dependencies as settled', () => {
+    const s = states({ a: 'completed', b: 'skipped', c: 'failed', d: 'pending' });
+    expect(ids(readyNodes(diamond, s, new Set()))).toEqual(['d']);
+  });
+
+  it('never offers finished or in-flight nodes', () => {
+    const s = states({ a: 'completed', b: 'completed', c: 'completed', d: 'completed' });
+    expect(readyNodes(diamond, s, new Set())).toEqual([]);
+  });
+});
+
+describe('runOutcome', () => {
+  const chain = plan({ a: [], b: ['a'] });
+
+  it('is not done while nodes are pending', () => {
+    expect(runOutcome(chain, states({ a: 'completed', b: 'pending' }))).toEqual({ done: false });
+  });
+
+  it('completes when every node settled', () => {
+    expect(runOutcome(chain, states({ a: 'completed', b: 'skipped' }))).toEqual({ done: true, status: 'completed' });
+  });
+
+  it('fails with the fatal message', () => {
+    expect(runOutcome(chain, states({ a: 'failed', b: 'pending' }), 'node a failed: boom')).toEqual({
+      done: true,
+      status: 'failed',
+      error: 'node a failed: boom',
+    });
+  });
+});
+
+describe('backoffMs', () => {
+  it('grows exponentially up to the cap', () => {
+    const p = { backoffMs: 100, multiplier: 2, maxBackoffMs: 500 };
+    expect([1, 2, 3, 4, 5].map((n) => backoffMs(n, p))).toEqual([100, 200, 400, 500, 500]);
+  });
+});
