@@ -19,6 +19,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     host: kit.config.GRPC_HOST,
     port: kit.config.GRPC_PORT,
     log: kit.log,
+    metrics: kit.metrics,
   });
   kit.onClose(() => grpc.close());
   kit.log.info({ grpcPort: kit.config.GRPC_PORT, keyIds: keyring.kids }, 'connector-runtime ready');

@@ -29,6 +29,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log: kit.log,
+    metrics: kit.metrics,
   });
   kit.onClose(() => grpc.close());
   kit.onClose(() => consumer.stop());

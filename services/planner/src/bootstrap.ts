@@ -13,6 +13,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     host: kit.config.GRPC_HOST,
     port: kit.config.GRPC_PORT,
     log: kit.log,
+    metrics: kit.metrics,
   });
   kit.onClose(() => grpc.close());
   kit.log.info({ grpcPort: kit.config.GRPC_PORT }, 'planner ready');

@@ -12,6 +12,8 @@ import type { Server } from '@grpc/grpc-js';
 import type { Logger } from '../logger.js';
 import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { PinoNestLogger } from './nest-logger.js';
+import type { Metrics } from '../metrics.js';
+import { RpcMetricsInterceptor } from './rpc-metrics.interceptor.js';
 
 const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   common: 'agentfactory.common.v1',
@@ -32,6 +34,8 @@ export async function startGrpcServer(options: {
   host: string;
   port: number;
   log: Logger;
+  /** When given, every handler's duration is recorded as af_rpc_duration_seconds. */
+  metrics?: Metrics;
 }): Promise<GrpcServer> {
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
@@ -49,6 +53,7 @@ export async function startGrpcServer(options: {
     },
   });
   app.useGlobalFilters(new GrpcExceptionFilter(options.log));
+  if (options.metrics) app.useGlobalInterceptors(new RpcMetricsInterceptor(options.metrics));
   await app.listen();
   for (const p of options.packages) health.setStatus(PACKAGE_NAMES[p], 'SERVING');
   health.setStatus('', 'SERVING');

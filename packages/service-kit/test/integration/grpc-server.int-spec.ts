@@ -9,7 +9,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { planner } from '@af/contracts';
 import { freePort } from '@af/testing';
 import { join, dirname } from 'node:path';
-import { AppError, call, createGrpcClient, createLogger, startGrpcServer, type GrpcServer } from '../../src';
+import { AppError, call, createGrpcClient, createLogger, Metrics, startGrpcServer, type GrpcServer } from '../../src';
 
 @Controller()
 @planner.PlannerServiceControllerMethods()
@@ -34,14 +34,18 @@ class FakeModule {}
 
 let server: GrpcServer;
 let port: number;
+const metrics = new Metrics('fake-planner');
+let metricsPort: number;
 
 beforeAll(async () => {
   port = await freePort();
-  server = await startGrpcServer({ module: { module: FakeModule }, packages: ['planner'], host: '127.0.0.1', port, log: createLogger('t', 'silent') });
+  server = await startGrpcServer({ module: { module: FakeModule }, packages: ['planner'], host: '127.0.0.1', port, log: createLogger('t', 'silent'), metrics });
+  metricsPort = await metrics.listen('127.0.0.1', 0);
 });
 
 afterAll(async () => {
   await server?.close();
+  await metrics.close();
 });
 
 const healthProto = join(dirname(require.resolve('grpc-health-check/package.json')), 'proto/health/v1/health.proto');
@@ -93,4 +97,14 @@ it('carries Struct payloads as plain JSON and errors as AppError with field path
   const internal = await call(client.createPlaybook({ principal: undefined, yaml: '', idempotencyKey: '' })).catch((e) => e);
   expect(internal.code).toBe('INTERNAL');
   expect(internal.message).toBe('internal error');
+});
+
+it('exposes Prometheus metrics with per-method RPC durations and codes', async () => {
+  const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  expect(text).toMatch(/af_rpc_duration_seconds_count\{[^}]*method="FakePlanner.compilePlaybook"[^}]*code="OK"[^}]*\} 1/);
+  expect(text).toMatch(/af_rpc_duration_seconds_count\{[^}]*method="FakePlanner.compilePlaybook"[^}]*code="INVALID_ARGUMENT"[^}]*\} 1/);
+  expect(text).toMatch(/process_cpu_user_seconds_total\{service="fake-planner"\}/);
+  expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
 });

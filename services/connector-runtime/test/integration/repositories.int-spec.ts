@@ -1,0 +1,122 @@
+/**
+ * Connector and execution repositories against real PostgreSQL: credentials
+ * are stored encrypted and bound to their row; idempotency claims behave.
+ */
+import { generateKeyBase64, parseKeyring, ServiceKit, sqlRows } from '@af/service-kit';
+import { createTestDatabase, type TestDatabase } from '@af/testing';
+import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config';
+import { parseConnectorDefinition, type ConnectorDefinition } from '../../src/domain';
+import { ConnectorRepository } from '../../src/infra/connector.repository';
+import { ExecutionRepository } from '../../src/infra/execution.repository';
+import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init';
+
+let db: TestDatabase;
+let kit: ServiceKit<ConnectorRuntimeConfig>;
+const keys = `k1:${generateKeyBase64()}`;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  kit = await ServiceKit.start({
+    name: 'connector-runtime',
+    envSchema: connectorRuntimeEnvSchema,
+    env: { DATABASE_URL: db.url, NATS_URL: 'memory://conn-repo-test', CREDENTIALS_KEYS: keys, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    migrations: [Init1763800000000],
+  });
+});
+
+afterAll(async () => {
+  await kit?.close();
+  await db?.drop();
+});
+
+function definition(id: string): ConnectorDefinition {
+  const parsed = parseConnectorDefinition({
+    id,
+    name: id,
+    type: 'rest_api',
+    version: '1.0',
+    connection: { base_url: 'https://api.example.com', auth: { type: 'api_key', key_param: 'api_key' } },
+    endpoints: { search: { method: 'GET', path: '/search', parameters: [] } },
+  });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+  return parsed.definition;
+}
+
+describe('ConnectorRepository', () => {
+  it('stores credentials encrypted and decrypts them for the owner only', async () => {
+    const repo = new ConnectorRepository(kit, parseKeyring(keys));
+    const stored = await repo.upsert('alice', definition('api-one'), { api_key: 'plain-secret-123' });
+    expect(stored.credentialNames).toEqual(['api_key']);
+    const raw = await sqlRows(kit.db, 'SELECT ciphertext FROM connector_credentials');
+    expect(raw[0].ciphertext).toMatch(/^v1\.k1\./);
+    expect(JSON.stringify(raw)).not.toContain('plain-secret-123');
+    expect(await repo.credentials('alice', 'api-one')).toEqual({ api_key: 'plain-secret-123' });
+    expect(await repo.get('bob', 'api-one')).toBeNull();
+    expect(await repo.credentials('bob', 'api-one')).toEqual({});
+  });
+
+  it('a ciphertext copied onto another row does not decrypt (bound by AAD)', async () => {
+    const repo = new ConnectorRepository(kit, parseKeyring(keys));
+    await repo.upsert('alice', definition('api-two'), { api_key: 'other-secret' });
+    await sqlRows(
+      kit.db,
+      `UPDATE connector_credentials SET ciphertext = (SELECT ciphertext FROM connector_credentials WHERE connector_id = 'api-one')
+        WHERE connector_id = 'api-two'`,
+    );
+    await expect(repo.credentials('alice', 'api-two')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+  });
+
+  it('cannot decrypt with a keyring that lacks the key id', async () => {
+    const repo = new ConnectorRepository(kit, parseKeyring(`k2:${generateKeyBase64()}`));
+    await expect(repo.credentials('alice', 'api-one')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+  });
+
+  it('lists and deletes per owner', async () => {
+    const repo = new ConnectorRepository(kit, parseKeyring(keys));
+    expect((await repo.list('alice')).map((c) => c.definition.id)).toEqual(['api-one', 'api-two']);
+    expect(await repo.delete('bob', 'api-one')).toBe(false);
+    expect(await repo.delete('alice', 'api-two')).toBe(true);
+    expect(await sqlRows(kit.db, `SELECT 1 FROM connector_credentials WHERE connector_id = 'api-two'`)).toEqual([]);
+  });
+});
+
+describe('ExecutionRepository', () => {
+  const window = 3600_000;
+
+  it('claims a key once; later callers see in_progress, then the stored result', async () => {
+    const repo = new ExecutionRepository(kit);
+    expect(await repo.claim('run:n:1', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+    expect(await repo.claim('run:n:1', 'alice', 'c', 'e', 60_000, window)).toMatchObject({ state: 'in_progress' });
+    await repo.complete('run:n:1', { results: [1], count: 1 });
+    expect(await repo.claim('run:n:1', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'completed', result: { results: [1], count: 1 } });
+  });
+
+  it('remembers permanent failures and releases transient ones', async () => {
+    const repo = new ExecutionRepository(kit);
+    await repo.claim('k:perm', 'alice', 'c', 'e', 60_000, window);
+    await repo.fail('k:perm', { code: 'INVALID_ARGUMENT', message: 'bad input' }, true);
+    expect(await repo.claim('k:perm', 'alice', 'c', 'e', 60_000, window)).toEqual({
+      state: 'failed',
+      error: { code: 'INVALID_ARGUMENT', message: 'bad input' },
+    });
+    await repo.claim('k:temp', 'alice', 'c', 'e', 60_000, window);
+    await repo.fail('k:temp', { code: 'UNAVAILABLE', message: 'down' }, false);
+    expect(await repo.claim('k:temp', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+  });
+
+  it('takes over a stale in-progress claim, and refuses a key owned by someone else', async () => {
+    const repo = new ExecutionRepository(kit);
+    await repo.claim('k:stale', 'alice', 'c', 'e', 60_000, window);
+    await sqlRows(kit.db, `UPDATE executions SET updated_at = now() - interval '2 minutes' WHERE idempotency_key = 'k:stale'`);
+    expect(await repo.claim('k:stale', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+    await repo.complete('k:stale', { count: 0, results: [] });
+    expect(await repo.claim('k:stale', 'mallory', 'c', 'e', 60_000, window)).toMatchObject({ state: 'failed', error: { code: 'ALREADY_EXISTS' } });
+  });
+
+  it('lets exactly one of many concurrent callers claim a key', async () => {
+    const repo = new ExecutionRepository(kit);
+    const claims = await Promise.all(Array.from({ length: 10 }, () => repo.claim('k:race', 'alice', 'c', 'e', 60_000, window)));
+    expect(claims.filter((c) => c.state === 'claimed')).toHaveLength(1);
+    expect(claims.filter((c) => c.state === 'in_progress')).toHaveLength(9);
+  });
+});
