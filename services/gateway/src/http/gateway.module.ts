@@ -3,7 +3,7 @@ import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { openApiDocument } from './openapi.js';
-import { ConnectorsController, PlaybooksController } from './resources.controller.js';
+import { ActionsController, ConnectorsController, PlaybooksController } from './resources.controller.js';
 import { RunsController } from './runs.controller.js';
 
 @Controller()
@@ -26,7 +26,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController, ActionsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

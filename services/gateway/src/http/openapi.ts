@@ -28,6 +28,8 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/playbooks', summary: 'List your playbooks' },
   { method: 'post', path: '/api/agent-factory/playbooks', summary: 'Store a playbook', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/playbooks/{id}', summary: 'Playbook detail' },
+  { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=)' },
+  { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
   { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML; per-step results', body: PlaybookYamlSchema },
 ];
 

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AppError, call } from '@af/service-kit';
 import type { common } from '@af/contracts';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { CreateConnectorSchema, PlaybookYamlSchema } from './schemas.js';
 import { parseBody } from './validation.js';
-import { connectorView, playbookView } from './views.js';
+import { actionView, connectorView, playbookView } from './views.js';
 
 @Controller('api/agent-factory/connectors')
 @UseGuards(AuthGuard)
@@ -82,5 +82,23 @@ export class PlaybooksController {
   async get(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
     const { playbook } = await call(this.deps.clients.planner.getPlaybook({ principal, id }));
     return { playbook: playbookView(playbook!) };
+  }
+}
+
+@Controller('api/agent-factory/actions')
+@UseGuards(AuthGuard)
+export class ActionsController {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+
+  @Get()
+  async list(@CurrentUser() principal: common.Principal, @Query('category') category?: string) {
+    const { actions } = await call(this.deps.clients.planner.listActions({ principal, category: category ?? '' }));
+    return { actions: actions.map(actionView) };
+  }
+
+  @Get(':name')
+  async get(@CurrentUser() principal: common.Principal, @Param('name') name: string) {
+    const { action } = await call(this.deps.clients.planner.getAction({ principal, name }));
+    return { action: actionView(action!) };
   }
 }

@@ -44,3 +44,7 @@ export function connectorView(c: connector.Connector) {
 export function playbookView(p: planner.Playbook) {
   return { id: p.id, name: p.name, version: p.version, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
 }
+
+export function actionView(a: planner.ActionContract) {
+  return { name: a.name, description: a.description, category: a.category, step_type: a.stepType, ...(a.contract ?? {}) };
+}

@@ -212,6 +212,45 @@ describe('walking skeleton', () => {
   });
 });
 
+describe('playbook validation and the action registry', () => {
+  it('validates a playbook: per-step results, and errors with field and suggestion', async () => {
+    const ok = await http('POST', url('/api/agent-factory/playbooks/validate'), { token: alice, body: { yaml: fixture('org-filings.playbook.yaml') } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.valid).toBe(true);
+    expect(ok.body.results.map((r: any) => [r.step, r.valid])).toEqual([
+      ['find_org', true],
+      ['get_filings', true],
+    ]);
+    const bad = await http('POST', url('/api/agent-factory/playbooks/validate'), {
+      token: alice,
+      body: { yaml: fixture('org-filings.playbook.yaml').replace('{find_org.results[0].ein}', '{find_orgz.results[0].ein}') },
+    });
+    expect(bad.status).toBe(200);
+    expect(bad.body.valid).toBe(false);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'steps[1].inputs.ein', code: 'nonexistent_step', suggestedFix: 'find_org' })]);
+    const empty = await http('POST', url('/api/agent-factory/playbooks/validate'), { token: alice, body: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.violations[0].field).toBe('yaml');
+  });
+
+  it('lists the action I/O registry and shows one contract', async () => {
+    const all = await http('GET', url('/api/agent-factory/actions'), { token: alice });
+    expect(all.status).toBe(200);
+    const names = all.body.actions.map((a: any) => a.name);
+    expect(names).toEqual(expect.arrayContaining(['call_connector', 'transform_data', 'search_knowledge_graph', 'synthesize_report']));
+    const transforms = await http('GET', url('/api/agent-factory/actions?category=transform'), { token: alice });
+    expect(transforms.body.actions.every((a: any) => a.category === 'transform')).toBe(true);
+    expect(transforms.body.actions.length).toBeGreaterThan(0);
+    const one = await http('GET', url('/api/agent-factory/actions/search_knowledge_graph'), { token: alice });
+    expect(one.status).toBe(200);
+    expect(one.body.action).toMatchObject({ name: 'search_knowledge_graph', step_type: 'tool' });
+    expect(Object.keys(one.body.action.outputs)).toEqual(expect.arrayContaining(['entities', 'relationships', 'count']));
+    const missing = await http('GET', url('/api/agent-factory/actions/no_such_action'), { token: alice });
+    expect(missing.status).toBe(404);
+    expect((await http('GET', url('/api/agent-factory/actions'))).status).toBe(401);
+  });
+});
+
 describe('bad input: a clear 4xx naming the field, nothing persisted', () => {
   const runsOf = async () => Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n);
   const connectorsOf = async () => Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM connector_runtime.connectors'))[0]!.n);

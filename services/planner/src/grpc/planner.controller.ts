@@ -1,5 +1,7 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
+import { AppError } from '@af/service-kit';
+import { defaultActionRegistry, type ActionContract } from '@af/plan';
 import { Playbooks, type StoredPlaybook } from '../app/playbooks.js';
 
 const PLAYBOOKS = Symbol('Playbooks');
@@ -17,6 +19,8 @@ const toWire = (p: StoredPlaybook): planner.Playbook => ({
 @Controller()
 @planner.PlannerServiceControllerMethods()
 export class PlannerController implements planner.PlannerServiceController {
+  private readonly actions = defaultActionRegistry();
+
   constructor(@Inject(PLAYBOOKS) private readonly playbooks: Playbooks) {}
 
   compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
@@ -43,7 +47,22 @@ export class PlannerController implements planner.PlannerServiceController {
   async listPlaybooks(req: planner.ListPlaybooksRequest): Promise<planner.ListPlaybooksResponse> {
     return { playbooks: (await this.playbooks.list(req.principal?.userId ?? '')).map(toWire) };
   }
+
+  listActions(req: planner.ListActionsRequest): planner.ListActionsResponse {
+    return { actions: this.actions.list(req.category || undefined).map(toWireAction) };
+  }
+
+  getAction(req: planner.GetActionRequest): planner.GetActionResponse {
+    const action = this.actions.get(req.name);
+    if (!action) throw AppError.notFound('action', req.name);
+    return { action: toWireAction(action) };
+  }
 }
+
+const toWireAction = (a: ActionContract): planner.ActionContract => {
+  const { name, description, category, stepType, ...contract } = a;
+  return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)) };
+};
 
 function issue(i: { code: string; message: string; field?: string; suggestedFix?: string }): planner.StepIssue {
   return { code: i.code, message: i.message, field: i.field ?? '', suggestedFix: i.suggestedFix ?? '' };

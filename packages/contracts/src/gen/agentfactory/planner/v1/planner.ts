@@ -81,6 +81,37 @@ export interface ListPlaybooksResponse {
   playbooks: Playbook[];
 }
 
+/** One action's I/O contract; `contract` holds inputs/params/outputs field specs. */
+export interface ActionContract {
+  name: string;
+  description: string;
+  category: string;
+  /** tool | llm_task */
+  stepType: string;
+  contract: { [key: string]: any } | undefined;
+}
+
+export interface ListActionsRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** Optional filter, e.g. `connector`, `transform`. */
+  category: string;
+}
+
+export interface ListActionsResponse {
+  actions: ActionContract[];
+}
+
+export interface GetActionRequest {
+  principal: Principal | undefined;
+  name: string;
+}
+
+export interface GetActionResponse {
+  action: ActionContract | undefined;
+}
+
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
 
 function createBaseCompilePlaybookRequest(): CompilePlaybookRequest {
@@ -1018,6 +1049,400 @@ export const ListPlaybooksResponse: MessageFns<ListPlaybooksResponse> = {
   },
 };
 
+function createBaseActionContract(): ActionContract {
+  return { name: "", description: "", category: "", stepType: "", contract: undefined };
+}
+
+export const ActionContract: MessageFns<ActionContract> = {
+  encode(message: ActionContract, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.category !== "") {
+      writer.uint32(26).string(message.category);
+    }
+    if (message.stepType !== "") {
+      writer.uint32(34).string(message.stepType);
+    }
+    if (message.contract !== undefined) {
+      Struct.encode(Struct.wrap(message.contract), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActionContract {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActionContract();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.stepType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.contract = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ActionContract {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      stepType: isSet(object.stepType)
+        ? globalThis.String(object.stepType)
+        : isSet(object.step_type)
+        ? globalThis.String(object.step_type)
+        : "",
+      contract: isObject(object.contract) ? object.contract : undefined,
+    };
+  },
+
+  toJSON(message: ActionContract): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.stepType !== "") {
+      obj.stepType = message.stepType;
+    }
+    if (message.contract !== undefined) {
+      obj.contract = message.contract;
+    }
+    return obj;
+  },
+};
+
+function createBaseListActionsRequest(): ListActionsRequest {
+  return { principal: undefined, category: "" };
+}
+
+export const ListActionsRequest: MessageFns<ListActionsRequest> = {
+  encode(message: ListActionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.category !== "") {
+      writer.uint32(18).string(message.category);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListActionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListActionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListActionsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+    };
+  },
+
+  toJSON(message: ListActionsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    return obj;
+  },
+};
+
+function createBaseListActionsResponse(): ListActionsResponse {
+  return { actions: [] };
+}
+
+export const ListActionsResponse: MessageFns<ListActionsResponse> = {
+  encode(message: ListActionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.actions) {
+      ActionContract.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListActionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListActionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.actions.push(ActionContract.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListActionsResponse {
+    return {
+      actions: globalThis.Array.isArray(object?.actions)
+        ? object.actions.map((e: any) => ActionContract.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListActionsResponse): unknown {
+    const obj: any = {};
+    if (message.actions?.length) {
+      obj.actions = message.actions.map((e) => ActionContract.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseGetActionRequest(): GetActionRequest {
+  return { principal: undefined, name: "" };
+}
+
+export const GetActionRequest: MessageFns<GetActionRequest> = {
+  encode(message: GetActionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetActionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetActionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetActionRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: GetActionRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetActionResponse(): GetActionResponse {
+  return { action: undefined };
+}
+
+export const GetActionResponse: MessageFns<GetActionResponse> = {
+  encode(message: GetActionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.action !== undefined) {
+      ActionContract.encode(message.action, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetActionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetActionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.action = ActionContract.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetActionResponse {
+    return { action: isSet(object.action) ? ActionContract.fromJSON(object.action) : undefined };
+  },
+
+  toJSON(message: GetActionResponse): unknown {
+    const obj: any = {};
+    if (message.action !== undefined) {
+      obj.action = ActionContract.toJSON(message.action);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -1035,6 +1460,12 @@ export interface PlannerServiceClient {
   getPlaybook(request: GetPlaybookRequest, metadata?: Metadata): Observable<GetPlaybookResponse>;
 
   listPlaybooks(request: ListPlaybooksRequest, metadata?: Metadata): Observable<ListPlaybooksResponse>;
+
+  /** The Action I/O registry (seed §5): what each built-in action takes and gives. */
+
+  listActions(request: ListActionsRequest, metadata?: Metadata): Observable<ListActionsResponse>;
+
+  getAction(request: GetActionRequest, metadata?: Metadata): Observable<GetActionResponse>;
 }
 
 /**
@@ -1064,11 +1495,30 @@ export interface PlannerServiceController {
     request: ListPlaybooksRequest,
     metadata?: Metadata,
   ): Promise<ListPlaybooksResponse> | Observable<ListPlaybooksResponse> | ListPlaybooksResponse;
+
+  /** The Action I/O registry (seed §5): what each built-in action takes and gives. */
+
+  listActions(
+    request: ListActionsRequest,
+    metadata?: Metadata,
+  ): Promise<ListActionsResponse> | Observable<ListActionsResponse> | ListActionsResponse;
+
+  getAction(
+    request: GetActionRequest,
+    metadata?: Metadata,
+  ): Promise<GetActionResponse> | Observable<GetActionResponse> | GetActionResponse;
 }
 
 export function PlannerServiceControllerMethods() {
   return function (constructor: Function) {
-    const grpcMethods: string[] = ["compilePlaybook", "createPlaybook", "getPlaybook", "listPlaybooks"];
+    const grpcMethods: string[] = [
+      "compilePlaybook",
+      "createPlaybook",
+      "getPlaybook",
+      "listPlaybooks",
+      "listActions",
+      "getAction",
+    ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcMethod("PlannerService", method)(constructor.prototype[method], method, descriptor);
