@@ -27,6 +27,12 @@ class FakePlanner {
   listPlaybooks() {
     return { playbooks: [] };
   }
+  listActions() {
+    return { actions: [] };
+  }
+  getAction(): never {
+    throw AppError.notFound('action', 'x');
+  }
 }
 
 @Module({ controllers: [FakePlanner] })
