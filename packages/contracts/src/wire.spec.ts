@@ -3,13 +3,13 @@
  * with the generated types: Struct and Value fields travel as plain JSON.
  */
 import { loadSync } from '@grpc/proto-loader';
-import { grpcLoaderOptions, protoFiles, orchestrator } from './index';
+import { grpcLoaderOptions, protoFiles, orchestrator } from './index.js';
 
 type Codec = { serialize(v: unknown): Buffer; deserialize(b: Buffer): unknown };
 
 function codec(service: string, method: string, side: 'request' | 'response'): Codec {
   const def = loadSync(protoFiles('orchestrator'), { ...grpcLoaderOptions, includeDirs: [...grpcLoaderOptions.includeDirs] });
-  const m = (def[`agentfactory.orchestrator.v1.${service}`] as Record<string, Record<string, (x: unknown) => unknown>>)[method]!;
+  const m = (def[`agentfactory.orchestrator.v1.${service}`] as unknown as Record<string, Record<string, (x: unknown) => unknown>>)[method]!;
   return side === 'request'
     ? { serialize: m.requestSerialize as Codec['serialize'], deserialize: m.requestDeserialize as Codec['deserialize'] }
     : { serialize: m.responseSerialize as Codec['serialize'], deserialize: m.responseDeserialize as Codec['deserialize'] };

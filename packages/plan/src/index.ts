@@ -38,3 +38,18 @@ export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/co
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';
 export { compileMasterPlan, type CompileMasterPlanOptions } from './master/compile-master-plan.js';
 export { compileNodeCondition } from './graph/node-condition.js';
+export { planToWire, planFromWire, PlanWireError } from './wire/plan-wire.js';
+export {
+  WIRE_ENUMS,
+  type PlanGraphWire,
+  type PlanNodeWire,
+  type PlanInputWire,
+  type ProvenanceWire,
+  type ErrorPolicyWire,
+  type RetryPolicyWire,
+  type CachePolicyWire,
+  type RouteWire,
+  type MapBodyWire,
+  type WireStruct,
+  type WireEnumName,
+} from './wire/plan-wire.types.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseEnvSchema, ConfigError, loadConfig } from './config';
+import { baseEnvSchema, ConfigError, loadConfig } from './config.js';
 
 const valid = { DATABASE_URL: 'postgres://u@localhost:5432/db', NATS_URL: 'nats://127.0.0.1:4222' };
 

@@ -1,5 +1,5 @@
 import { Metadata, status } from '@grpc/grpc-js';
-import { AppError, ERROR_CODES, ERROR_METADATA_KEY, fromGrpcError, grpcStatusOf, httpStatusOf, toGrpcError } from './errors';
+import { AppError, ERROR_CODES, ERROR_METADATA_KEY, fromGrpcError, grpcStatusOf, httpStatusOf, toGrpcError } from './errors.js';
 
 describe('error mapping', () => {
   it.each([

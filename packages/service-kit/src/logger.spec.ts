@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, registerSecret, scrubSecrets } from './logger';
+import { createLogger, registerSecret, scrubSecrets } from './logger.js';
 
 function capture() {
   const lines: string[] = [];

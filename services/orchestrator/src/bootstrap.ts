@@ -5,6 +5,7 @@ import { ExecuteRun } from './app/execute-run.use-case.js';
 import { RunCommands } from './app/run-commands.js';
 import { orchestratorEnvSchema } from './config.js';
 import { NodeExecutors } from './domain/node-executor.js';
+import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { OrchestratorModule } from './grpc/orchestrator.module.js';
 import { callConnectorExecutor } from './infra/connector.client.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
@@ -15,7 +16,9 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000] });
   const { config } = kit;
   const repo = new RunRepository(kit);
-  const executors = new NodeExecutors().register('tool:call_connector', callConnectorExecutor(config.CONNECTOR_RUNTIME_URL));
+  const executors = new NodeExecutors()
+    .register('tool:call_connector', callConnectorExecutor(config.CONNECTOR_RUNTIME_URL))
+    .register('tool:transform_data', transformDataExecutor);
   const executor = new ExecuteRun(
     repo,
     executors,

@@ -1,4 +1,4 @@
-import { parseYamlSource } from './yaml-source';
+import { parseYamlSource } from './yaml-source.js';
 
 describe('parseYamlSource', () => {
   it('parses plain documents and locates issues lazily', () => {

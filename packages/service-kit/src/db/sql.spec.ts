@@ -1,4 +1,4 @@
-import { sqlRows } from './sql';
+import { sqlRows } from './sql.js';
 
 describe('sqlRows', () => {
   const fake = (result: unknown) => ({ query: async () => result });

@@ -1,4 +1,4 @@
-import { matches, Subjects } from './subjects';
+import { matches, Subjects } from './subjects.js';
 
 describe('subjects', () => {
   it('builds the seed subjects, optionally prefixed', () => {

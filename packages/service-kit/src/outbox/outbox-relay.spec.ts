@@ -1,5 +1,5 @@
-import { createLogger } from '../logger';
-import { OutboxRelay, type OutboxRow, type OutboxStore } from './outbox-relay';
+import { createLogger } from '../logger.js';
+import { OutboxRelay, type OutboxRow, type OutboxStore } from './outbox-relay.js';
 
 /** A store in memory; `failMarkOnce` simulates a crash after publishing but before marking. */
 class MemoryStore implements OutboxStore {

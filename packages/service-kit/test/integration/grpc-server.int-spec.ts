@@ -6,17 +6,18 @@
 import { Controller, Module } from '@nestjs/common';
 import { credentials, loadPackageDefinition, Metadata, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { planner } from '@af/contracts';
+import { plan, planner } from '@af/contracts';
 import { freePort } from '@af/testing';
 import { join, dirname } from 'node:path';
-import { AppError, call, createGrpcClient, createLogger, Metrics, startGrpcServer, type GrpcServer } from '../../src';
+import { AppError, call, createGrpcClient, createLogger, Metrics, startGrpcServer, type GrpcServer } from '../../src/index.js';
 
 @Controller()
 @planner.PlannerServiceControllerMethods()
 class FakePlanner {
   compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
     if (!req.yaml) throw new AppError('INVALID_ARGUMENT', 'yaml: is required', { violations: [{ field: 'yaml', reason: 'is required' }] });
-    return { plan: { echoed: req.yaml, nested: { list: [1, 'two', null, true] } }, results: [] };
+    // The plan is a typed message now; its `metadata` is still a google.protobuf.Struct.
+    return { plan: plan.PlanGraph.fromJSON({ metadata: { echoed: req.yaml, nested: { list: [1, 'two', null, true] } } }), results: [] };
   }
   createPlaybook(): never {
     throw new Error('boom with secret-ish detail');
@@ -62,7 +63,7 @@ it('answers grpc.health.v1 Check with SERVING', async () => {
   const client = new pkg.grpc.health.v1.Health(`127.0.0.1:${port}`, credentials.createInsecure());
   const check = (service: string) =>
     new Promise<{ status: string }>((resolve, reject) =>
-      client.Check({ service }, new Metadata(), (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
+      client.Check!({ service }, new Metadata(), (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
     );
   expect((await check('')).status).toBe('SERVING');
   expect((await check('agentfactory.planner.v1')).status).toBe('SERVING');
@@ -90,7 +91,7 @@ it('lists its services through server reflection', async () => {
 it('carries Struct payloads as plain JSON and errors as AppError with field paths', async () => {
   const client = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${port}`);
   const ok = await call(client.compilePlaybook({ principal: undefined, yaml: 'x: 1' }));
-  expect(ok.plan).toEqual({ echoed: 'x: 1', nested: { list: [1, 'two', null, true] } });
+  expect(ok.plan!.metadata).toEqual({ echoed: 'x: 1', nested: { list: [1, 'two', null, true] } });
 
   const invalid = await call(client.compilePlaybook({ principal: undefined, yaml: '' })).catch((e) => e);
   expect(invalid).toBeInstanceOf(AppError);

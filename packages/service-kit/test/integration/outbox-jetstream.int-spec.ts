@@ -20,7 +20,7 @@ import {
   sqlRows,
   Subjects,
   type BusMessage,
-} from '../../src';
+} from '../../src/index.js';
 
 class Init1700000000000 implements MigrationInterface {
   name = 'Init1700000000000';

@@ -4,11 +4,11 @@
  */
 import { generateKeyBase64, parseKeyring, ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
-import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config';
-import { parseConnectorDefinition, type ConnectorDefinition } from '../../src/domain';
-import { ConnectorRepository } from '../../src/infra/connector.repository';
-import { ExecutionRepository } from '../../src/infra/execution.repository';
-import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init';
+import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config.js';
+import { parseConnectorDefinition, type ConnectorDefinition } from '../../src/domain/index.js';
+import { ConnectorRepository } from '../../src/infra/connector.repository.js';
+import { ExecutionRepository } from '../../src/infra/execution.repository.js';
+import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<ConnectorRuntimeConfig>;

@@ -1,5 +1,5 @@
 import { AppError } from '@af/service-kit';
-import { bearerToken, LoginSchema, RegisterSchema, TokenService } from './credentials';
+import { bearerToken, LoginSchema, RegisterSchema, TokenService } from './credentials.js';
 
 const secret = 'a'.repeat(32);
 

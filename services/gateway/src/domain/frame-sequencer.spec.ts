@@ -1,4 +1,4 @@
-import { FrameSequencer, parseLastEventId } from './frame-sequencer';
+import { FrameSequencer, parseLastEventId } from './frame-sequencer.js';
 
 const f = (seq: number, type = 'log') => ({ seq, type });
 

@@ -16,7 +16,7 @@ import {
   waitForRun,
   type FixtureServer,
   type Stack,
-} from './skeleton';
+} from './skeleton.js';
 
 let api: FixtureServer;
 let stack: Stack;

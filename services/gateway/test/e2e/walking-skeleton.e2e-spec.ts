@@ -19,7 +19,7 @@ import {
   waitForRun,
   type FixtureServer,
   type Stack,
-} from './skeleton';
+} from './skeleton.js';
 
 let api: FixtureServer;
 let stack: Stack;
@@ -145,6 +145,19 @@ describe('walking skeleton', () => {
     expect(run.status).toBe('completed');
     expect(run.nodes.map((n: any) => n.status)).toEqual(['completed', 'failed']);
     expect(run.outputs.filings).toBeUndefined();
+  });
+
+  it('runs transform_data in-process with params wired from run inputs', async () => {
+    const start = async (inputs: Record<string, unknown>) => {
+      const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: fixture('filings-report.playbook.yaml'), inputs } });
+      expect(res.status).toBe(201);
+      return waitForRun(stack, alice, res.body.run.id);
+    };
+    const defaults = await start({ org_name: 'Hooli' });
+    expect(defaults.status).toBe('completed');
+    expect(defaults.outputs.big).toEqual({ data: [{ year: 2023, total: 3400 }], count: 1 });
+    const lower = await start({ org_name: 'Hooli', min_total: 1000 });
+    expect(lower.outputs.big.data.map((r: any) => r.year)).toEqual([2023, 2022]);
   });
 
   it('never shows another user their run (404, not 403)', async () => {

@@ -160,11 +160,13 @@ export class ExecuteRun {
       const t0 = Date.now();
       try {
         const inputs = interpolate(node.inputs, scope, { lenient }) as Record<string, unknown>;
+        const params = interpolate(node.params, scope, { lenient }) as Record<string, unknown>;
         const output = await this.executors.resolve(node)({
           runId: run.id,
           userId: run.userId,
           node,
           inputs,
+          params,
           attempt,
           idempotencyKey: idempotencyKey(run.id, node.id, attempt),
           timeoutMs: policy?.timeoutMs ?? this.options.nodeTimeoutMs,

@@ -10,7 +10,10 @@ export interface NodeContext {
   runId: string;
   userId: string;
   node: PlanNode;
+  /** The node's inputs with `{…}` references resolved. */
   inputs: Record<string, unknown>;
+  /** The node's params with `{…}` references resolved (seed §5: variables may appear in params). */
+  params: Record<string, unknown>;
   attempt: number;
   idempotencyKey: string;
   timeoutMs: number;

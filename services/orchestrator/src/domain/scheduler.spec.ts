@@ -1,6 +1,6 @@
 import { PlanGraphSchema, type PlanGraph } from '@af/plan';
-import type { NodeState, NodeStatus } from './run-state';
-import { backoffMs, readyNodes, runOutcome } from './scheduler';
+import type { NodeState, NodeStatus } from './run-state.js';
+import { backoffMs, readyNodes, runOutcome } from './scheduler.js';
 
 const plan = (edges: Record<string, string[]>): PlanGraph =>
   PlanGraphSchema.parse({ nodes: Object.entries(edges).map(([id, dependsOn]) => ({ id, kind: 'tool', dependsOn })) });

@@ -1,5 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { orchestrator } from '@af/contracts';
+import { planFromWire, PlanWireError } from '@af/plan';
+import { AppError } from '@af/service-kit';
 import { RunCommands } from '../app/run-commands.js';
 import { toWireEvent, toWireRun } from './run.mapper.js';
 
@@ -11,9 +13,10 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
   constructor(@Inject(RUN_COMMANDS) private readonly runs: RunCommands) {}
 
   async startRun(req: orchestrator.StartRunRequest): Promise<orchestrator.StartRunResponse> {
+    // planFromWire only reshapes; RunCommands parses the result with the IR schema.
     const run = await this.runs.start({
       userId: req.principal?.userId ?? '',
-      plan: req.plan,
+      plan: irPlan(req.plan),
       inputs: req.inputs ?? {},
       runContext: req.runContext,
       idempotencyKey: req.idempotencyKey,
@@ -32,5 +35,15 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
   async listRunEvents(req: orchestrator.ListRunEventsRequest): Promise<orchestrator.ListRunEventsResponse> {
     const events = await this.runs.events(req.principal?.userId ?? '', req.runId, Number(req.afterSeq || 0));
     return { events: events.map(toWireEvent) };
+  }
+}
+
+/** The wire plan in the IR's object shape; a `default_json` that is not JSON is bad input. */
+function irPlan(wire: orchestrator.StartRunRequest['plan']): unknown {
+  try {
+    return planFromWire(wire);
+  } catch (e) {
+    if (e instanceof PlanWireError) throw AppError.invalid(`plan.${e.field}`, e.reason, 'invalid_plan');
+    throw e;
   }
 }

@@ -7,8 +7,8 @@ import type { NodeExecutor } from '../domain/node-executor.js';
 export function callConnectorExecutor(address: string): NodeExecutor {
   const client = createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address);
   return async (ctx) => {
-    const connectorId = ctx.node.params.connector;
-    const endpoint = ctx.node.params.endpoint;
+    const connectorId = ctx.params.connector;
+    const endpoint = ctx.params.endpoint;
     if (typeof connectorId !== 'string' || typeof endpoint !== 'string') {
       throw new AppError('INVALID_ARGUMENT', `node ${ctx.node.id}: params.connector and params.endpoint must be strings`, {
         retryable: false,

@@ -5,9 +5,9 @@
 import { PlanGraphSchema } from '@af/plan';
 import { ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
-import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config';
-import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init';
-import { LeaseLostError, RunRepository } from '../../src/infra/run.repository';
+import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config.js';
+import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
+import { LeaseLostError, RunRepository } from '../../src/infra/run.repository.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<OrchestratorConfig>;

@@ -1,5 +1,5 @@
 import { AppError, type ServiceKit } from '@af/service-kit';
-import { Playbooks } from './playbooks';
+import { Playbooks } from './playbooks.js';
 
 // compile() is pure: it never touches the kit.
 const playbooks = new Playbooks({} as ServiceKit);

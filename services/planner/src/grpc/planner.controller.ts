@@ -1,7 +1,7 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import { defaultActionRegistry, type ActionContract } from '@af/plan';
+import { defaultActionRegistry, planToWire, PlanWireError, type ActionContract, type PlanGraph } from '@af/plan';
 import { Playbooks, type StoredPlaybook } from '../app/playbooks.js';
 
 const PLAYBOOKS = Symbol('Playbooks');
@@ -26,7 +26,7 @@ export class PlannerController implements planner.PlannerServiceController {
   compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
     const { plan, results } = this.playbooks.compile(req.yaml);
     return {
-      plan: plan as unknown as Record<string, unknown>,
+      plan: wirePlan(plan),
       results: results.map((r) => ({
         step: r.step,
         valid: r.valid,
@@ -63,6 +63,16 @@ const toWireAction = (a: ActionContract): planner.ActionContract => {
   const { name, description, category, stepType, ...contract } = a;
   return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)) };
 };
+
+/** The typed wire message; a plan the wire cannot carry intact (an int32 overflow) is bad input. */
+function wirePlan(plan: PlanGraph): planner.CompilePlaybookResponse['plan'] {
+  try {
+    return planToWire(plan);
+  } catch (e) {
+    if (e instanceof PlanWireError) throw AppError.invalid(`plan.${e.field}`, e.reason, 'invalid_plan');
+    throw e;
+  }
+}
 
 function issue(i: { code: string; message: string; field?: string; suggestedFix?: string }): planner.StepIssue {
   return { code: i.code, message: i.message, field: i.field ?? '', suggestedFix: i.suggestedFix ?? '' };

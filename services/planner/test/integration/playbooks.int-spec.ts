@@ -1,9 +1,9 @@
 /** Playbook storage against real PostgreSQL. */
 import { ServiceKit } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
-import { Playbooks } from '../../src/app/playbooks';
-import { plannerEnvSchema, type PlannerConfig } from '../../src/config';
-import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init';
+import { Playbooks } from '../../src/app/playbooks.js';
+import { plannerEnvSchema, type PlannerConfig } from '../../src/config.js';
+import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<PlannerConfig>;

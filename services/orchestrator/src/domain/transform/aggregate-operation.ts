@@ -21,7 +21,16 @@
  * their own path (`address.city` → `{ address: { city } }`); a missing group
  * value is null and groups with null and missing together.
  */
-import { parseFieldPath, parseWritePath, readField, writeField, writePathsCollide, checkOutputName, type FieldPath, type WritePath } from './field-path.js';
+import {
+  parseFieldPath,
+  parseWritePath,
+  readField,
+  writeField,
+  writePathsCollide,
+  checkOutputName,
+  type FieldPath,
+  type WritePath,
+} from './field-path.js';
 import { checkKeys, has, isRecord, oneOf, type RawOperation } from './operation-params.js';
 import { TransformError } from './transform-error.js';
 import { canonicalKey, compareTotal, toFiniteNumber } from './value-order.js';
@@ -52,16 +61,27 @@ export function parseAggregate(op: RawOperation, at: string): AggregateOperation
   const full = FULL_KEYS.find((k) => has(op, k));
   const short = SHORTHAND_KEYS.find((k) => has(op, k));
   if (full && short) {
-    throw new TransformError(`${at}.${full}`, `use either field/operator/value or group_by/metrics, not both ('${short}' is set too)`);
+    throw new TransformError(
+      `${at}.${full}`,
+      `use either field/operator/value or group_by/metrics, not both ('${short}' is set too)`,
+    );
   }
   let groupBy: WritePath[];
   let metrics: AggregateMetric[];
   if (full) {
     groupBy = parseGroupBy(op.group_by, `${at}.group_by`);
-    metrics = has(op, 'metrics') ? parseMetrics(op.metrics, `${at}.metrics`) : [{ operator: 'count', as: 'count' }];
+    metrics = has(op, 'metrics')
+      ? parseMetrics(op.metrics, `${at}.metrics`)
+      : [{ operator: 'count', as: 'count' }];
   } else {
     groupBy = parseGroupBy(op.value, `${at}.value`);
-    metrics = [parseMetric(op.operator ?? 'count', op.field, undefined, { operator: `${at}.operator`, field: `${at}.field`, as: at })];
+    metrics = [
+      parseMetric(op.operator ?? 'count', op.field, undefined, {
+        operator: `${at}.operator`,
+        field: `${at}.field`,
+        as: at,
+      }),
+    ];
   }
   checkCollisions(groupBy, metrics, at, full !== undefined);
   return { type: 'aggregate', groupBy, metrics };
@@ -70,7 +90,8 @@ export function parseAggregate(op: RawOperation, at: string): AggregateOperation
 function parseGroupBy(raw: unknown, at: string): WritePath[] {
   if (raw === undefined) return [];
   if (typeof raw === 'string') return [parseWritePath(raw, at)];
-  if (!Array.isArray(raw)) throw new TransformError(at, 'must be a field path or an array of field paths to group by');
+  if (!Array.isArray(raw))
+    throw new TransformError(at, 'must be a field path or an array of field paths to group by');
   return raw.map((p, i) => parseWritePath(p, `${at}[${i}]`));
 }
 
@@ -82,13 +103,23 @@ function parseMetrics(raw: unknown, at: string): AggregateMetric[] {
     const mAt = `${at}[${i}]`;
     if (!isRecord(m)) throw new TransformError(mAt, 'must be an object { operator, field?, as? }');
     checkKeys(m, ['operator', 'field', 'as'], mAt, 'aggregate metric');
-    return parseMetric(m.operator, m.field, m.as, { operator: `${mAt}.operator`, field: `${mAt}.field`, as: `${mAt}.as` });
+    return parseMetric(m.operator, m.field, m.as, {
+      operator: `${mAt}.operator`,
+      field: `${mAt}.field`,
+      as: `${mAt}.as`,
+    });
   });
 }
 
-function parseMetric(rawOp: unknown, rawField: unknown, rawAs: unknown, at: { operator: string; field: string; as: string }): AggregateMetric {
+function parseMetric(
+  rawOp: unknown,
+  rawField: unknown,
+  rawAs: unknown,
+  at: { operator: string; field: string; as: string },
+): AggregateMetric {
   const operator = oneOf(rawOp, AGGREGATE_OPERATORS, at.operator, 'aggregate operator');
-  if (rawField === undefined && operator !== 'count') throw new TransformError(at.field, `is required: the field to ${operator}`);
+  if (rawField === undefined && operator !== 'count')
+    throw new TransformError(at.field, `is required: the field to ${operator}`);
   const as = rawAs === undefined ? operator : rawAs;
   checkOutputName(as, at.as);
   const metric: AggregateMetric = { operator, as };
@@ -96,16 +127,32 @@ function parseMetric(rawOp: unknown, rawField: unknown, rawAs: unknown, at: { op
 }
 
 /** Output fields may not overwrite each other (`a` and `a.b`, or two metrics named `sum`). */
-function checkCollisions(groupBy: readonly WritePath[], metrics: readonly AggregateMetric[], at: string, full: boolean): void {
+function checkCollisions(
+  groupBy: readonly WritePath[],
+  metrics: readonly AggregateMetric[],
+  at: string,
+  full: boolean,
+): void {
   const targets = [
-    ...groupBy.map((g, i) => ({ names: g.names, text: g.text, at: full ? `${at}.group_by[${i}]` : `${at}.value` })),
-    ...metrics.map((m, i) => ({ names: [m.as], text: m.as, at: full ? `${at}.metrics[${i}].as` : `${at}.operator` })),
+    ...groupBy.map((g, i) => ({
+      names: g.names,
+      text: g.text,
+      at: full ? `${at}.group_by[${i}]` : `${at}.value`,
+    })),
+    ...metrics.map((m, i) => ({
+      names: [m.as],
+      text: m.as,
+      at: full ? `${at}.metrics[${i}].as` : `${at}.operator`,
+    })),
   ];
   for (let j = 1; j < targets.length; j++) {
     for (let i = 0; i < j; i++) {
       if (writePathsCollide(targets[i]!.names, targets[j]!.names)) {
         const hint = j >= groupBy.length ? " (set a distinct 'as')" : '';
-        throw new TransformError(targets[j]!.at, `output field '${targets[j]!.text}' collides with '${targets[i]!.text}'${hint}`);
+        throw new TransformError(
+          targets[j]!.at,
+          `output field '${targets[j]!.text}' collides with '${targets[i]!.text}'${hint}`,
+        );
       }
     }
   }
@@ -164,7 +211,10 @@ function result(m: AggregateMetric, acc: Accumulator): unknown {
 /** One row per group, in the order each group first appears. */
 export function applyAggregate(rows: readonly unknown[], a: AggregateOperation): unknown[] {
   const groups = new Map<string, { values: unknown[]; accs: Accumulator[] }>();
-  const open = (values: unknown[]) => ({ values, accs: a.metrics.map(() => ({ n: 0, sum: 0, compensation: 0, best: null })) });
+  const open = (values: unknown[]) => ({
+    values,
+    accs: a.metrics.map(() => ({ n: 0, sum: 0, compensation: 0, best: null })),
+  });
   for (const row of rows) {
     const values = a.groupBy.map((g) => readField(row, g.read) ?? null);
     const key = a.groupBy.length === 0 ? '' : canonicalKey(values);

@@ -46,7 +46,10 @@ export function parseWritePath(raw: unknown, at: string): WritePath {
   const names: string[] = [];
   for (const seg of read.segments) {
     if (seg.kind !== 'prop') {
-      throw new TransformError(at, `'${read.text}' is written to the output, so it must be names joined by dots (no [index] or [*])`);
+      throw new TransformError(
+        at,
+        `'${read.text}' is written to the output, so it must be names joined by dots (no [index] or [*])`,
+      );
     }
     checkOutputName(seg.name, at);
     names.push(seg.name);
@@ -56,7 +59,8 @@ export function parseWritePath(raw: unknown, at: string): WritePath {
 
 /** Rejects empty output names and names that would reach a prototype. */
 export function checkOutputName(name: unknown, at: string): asserts name is string {
-  if (typeof name !== 'string' || name.length === 0) throw new TransformError(at, 'an output name must be a non-empty string');
+  if (typeof name !== 'string' || name.length === 0)
+    throw new TransformError(at, 'an output name must be a non-empty string');
   if (RESERVED_NAMES.has(name)) throw new TransformError(at, `'${name}' cannot be used as an output name`);
 }
 

@@ -53,7 +53,10 @@ function checkValue(operator: FilterOperator, op: RawOperation, at: string): voi
   switch (operator) {
     case 'exists':
       if (v !== undefined && typeof v !== 'boolean') {
-        throw new TransformError(at, 'must be true (the field is present and not null) or false (it is missing or null)');
+        throw new TransformError(
+          at,
+          'must be true (the field is present and not null) or false (it is missing or null)',
+        );
       }
       return;
     case 'in':

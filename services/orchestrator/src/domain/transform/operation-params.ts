@@ -34,14 +34,18 @@ export function checkKeys(op: RawOperation, allowed: readonly string[], at: stri
   for (const key of Object.keys(op)) {
     if (allowed.includes(key) || op[key] === undefined) continue;
     const fix = nearestName(key, allowed);
-    throw new TransformError(keyPath(at, key), `unknown key in a ${what}${fix ? ` (did you mean '${fix}'?)` : ''}; allowed: ${allowed.join(', ')}`);
+    throw new TransformError(
+      keyPath(at, key),
+      `unknown key in this ${what}${fix ? ` (did you mean '${fix}'?)` : ''}; allowed: ${allowed.join(', ')}`,
+    );
   }
 }
 
 /** `raw` when it is one of `allowed`; otherwise an error listing them (with a nearest-name hint). */
 export function oneOf<T extends string>(raw: unknown, allowed: readonly T[], at: string, what: string): T {
   if (typeof raw === 'string' && (allowed as readonly string[]).includes(raw)) return raw as T;
-  if (raw === undefined) throw new TransformError(at, `is required: the ${what}, one of ${allowed.join(', ')}`);
+  if (raw === undefined)
+    throw new TransformError(at, `is required: the ${what}, one of ${allowed.join(', ')}`);
   const fix = typeof raw === 'string' ? nearestName(raw, allowed) : undefined;
   throw new TransformError(
     at,

@@ -29,22 +29,28 @@ export interface MapOperation {
 /** `deduplicate` takes `field` (one path) or `fields` (several), or neither. */
 export function parseDeduplicate(op: RawOperation, at: string): DeduplicateOperation {
   checkKeys(op, ['type', 'field', 'fields'], at, 'deduplicate operation');
-  if (has(op, 'field') && has(op, 'fields')) throw new TransformError(`${at}.fields`, "give either 'field' or 'fields', not both");
+  if (has(op, 'field') && has(op, 'fields'))
+    throw new TransformError(`${at}.fields`, "give either 'field' or 'fields', not both");
   if (has(op, 'field')) return { type: 'deduplicate', fields: [parseFieldPath(op.field, `${at}.field`)] };
   if (!has(op, 'fields')) return { type: 'deduplicate', fields: [] };
   const raw = op.fields;
-  if (!Array.isArray(raw) || raw.length === 0) throw new TransformError(`${at}.fields`, 'must be a non-empty array of field paths');
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new TransformError(`${at}.fields`, 'must be a non-empty array of field paths');
   return { type: 'deduplicate', fields: raw.map((f, i) => parseFieldPath(f, `${at}.fields[${i}]`)) };
 }
 
 /** `limit` takes the count as `value` (the playbook field) or `n`. */
 export function parseLimit(op: RawOperation, at: string): LimitOperation {
   checkKeys(op, ['type', 'value', 'n'], at, 'limit operation');
-  if (has(op, 'value') && has(op, 'n')) throw new TransformError(`${at}.n`, "give either 'value' or 'n', not both");
+  if (has(op, 'value') && has(op, 'n'))
+    throw new TransformError(`${at}.n`, "give either 'value' or 'n', not both");
   const key = has(op, 'n') ? 'n' : 'value';
   const n = op[key];
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw new TransformError(`${at}.${key}`, `must be a non-negative integer (the number of rows to keep), got ${JSON.stringify(n) ?? String(n)}`);
+    throw new TransformError(
+      `${at}.${key}`,
+      `must be a non-negative integer (the number of rows to keep), got ${JSON.stringify(n) ?? String(n)}`,
+    );
   }
   return { type: 'limit', n };
 }
@@ -55,7 +61,10 @@ export function parseMap(op: RawOperation, at: string): MapOperation {
   const raw = op.mapping;
   const where = `${at}.mapping`;
   if (!isRecord(raw) || Object.keys(raw).length === 0) {
-    throw new TransformError(where, 'must be a non-empty object of output field → field path, e.g. { "email": "contact.email" }');
+    throw new TransformError(
+      where,
+      'must be a non-empty object of output field → field path, e.g. { "email": "contact.email" }',
+    );
   }
   const mapping = Object.keys(raw).map((name) => {
     const fieldAt = keyPath(where, name);

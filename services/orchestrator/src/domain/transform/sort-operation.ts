@@ -21,7 +21,9 @@ export interface SortOperation {
 /** Parses a raw `sort` operation found at `at`; `direction` defaults to `asc`. */
 export function parseSort(op: RawOperation, at: string): SortOperation {
   checkKeys(op, ['type', 'field', 'direction'], at, 'sort operation');
-  const direction = has(op, 'direction') ? oneOf(op.direction, SORT_DIRECTIONS, `${at}.direction`, 'sort direction') : 'asc';
+  const direction = has(op, 'direction')
+    ? oneOf(op.direction, SORT_DIRECTIONS, `${at}.direction`, 'sort direction')
+    : 'asc';
   const parsed: SortOperation = { type: 'sort', direction };
   return has(op, 'field') ? { ...parsed, field: parseFieldPath(op.field, `${at}.field`) } : parsed;
 }

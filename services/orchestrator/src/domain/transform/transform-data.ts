@@ -10,9 +10,11 @@
  *   params.operations  operations applied in order (absent: data passes through)
  *   output             `{ data: record[], count: data.length }`
  *
- * Operations (the playbook compiler copies a step's `operations` verbatim into
- * `params.operations`, so every shape the playbook schema allows — type /
- * field / operator / value / direction — is accepted as written):
+ * Operations. The playbook compiler copies a step's `operations` verbatim into
+ * `params.operations`, so the playbook keys (type / field / operator / value /
+ * direction) are read as written; a key the operation does not read (a
+ * `direction` on a filter) is rejected rather than ignored. Extra keys
+ * (`fields`, `group_by`, `metrics`, `mapping`, `n`) serve other front-ends.
  *
  *   filter       { field?, operator, value }  operators: eq ne gt gte lt lte
  *                contains not_contains in not_in exists starts_with ends_with
@@ -29,7 +31,7 @@
  * `authors[*].name`; without one, the operation looks at the row itself
  * (for arrays of scalars). Each module documents its value semantics.
  * Any bad input or param throws {@link TransformError} (INVALID_ARGUMENT) with
- * the field path and reason; unknown keys are rejected, not ignored.
+ * the field path and reason; all operations are parsed before any runs.
  */
 import { isRecord } from './operation-params.js';
 import { TransformError } from './transform-error.js';
@@ -42,7 +44,10 @@ export type TransformDataOutput = { data: unknown[]; count: number };
  * Runs `params.operations` over `inputs.data` and returns `{ data, count }`.
  * @throws TransformError on a bad `inputs.data` or operation
  */
-export function transformData(inputs: Record<string, unknown>, params: Record<string, unknown>): TransformDataOutput {
+export function transformData(
+  inputs: Record<string, unknown>,
+  params: Record<string, unknown>,
+): TransformDataOutput {
   const operations = parseTransformOperations(params ?? {});
   let rows: unknown[] = readRows(inputs);
   for (const op of operations) rows = applyTransformOperation(rows, op);
@@ -51,13 +56,25 @@ export function transformData(inputs: Record<string, unknown>, params: Record<st
 
 /** The rows of `inputs.data`: an array, or the array inside a record set / transform output. */
 function readRows(inputs: Record<string, unknown>): unknown[] {
-  const data = isRecord(inputs) && Object.prototype.hasOwnProperty.call(inputs, 'data') ? inputs.data : undefined;
+  const data =
+    isRecord(inputs) && Object.prototype.hasOwnProperty.call(inputs, 'data') ? inputs.data : undefined;
   if (Array.isArray(data)) return data;
   if (isRecord(data)) {
     for (const key of ['results', 'data']) {
-      if (Object.prototype.hasOwnProperty.call(data, key) && Array.isArray(data[key])) return data[key] as unknown[];
+      if (Object.prototype.hasOwnProperty.call(data, key) && Array.isArray(data[key]))
+        return data[key] as unknown[];
     }
   }
-  const got = data === undefined ? 'nothing' : data === null ? 'null' : isRecord(data) ? 'an object without a results array' : `a ${typeof data}`;
-  throw new TransformError('inputs.data', `is required: an array of records or a record set { results: [...] }, got ${got}`);
+  const got =
+    data === undefined
+      ? 'nothing'
+      : data === null
+        ? 'null'
+        : isRecord(data)
+          ? 'an object without a results array'
+          : `a ${typeof data}`;
+  throw new TransformError(
+    'inputs.data',
+    `is required: an array of records or a record set { results: [...] }, got ${got}`,
+  );
 }

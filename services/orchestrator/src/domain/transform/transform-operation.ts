@@ -21,17 +21,19 @@ import { applySort, parseSort, type SortOperation } from './sort-operation.js';
 import { TransformError } from './transform-error.js';
 
 /** Operation types; the first five are the playbook seed's, `map` comes from the workflow seed. */
-export const TRANSFORM_OPERATION_TYPES = ['filter', 'sort', 'aggregate', 'deduplicate', 'limit', 'map'] as const;
+export const TRANSFORM_OPERATION_TYPES = [
+  'filter',
+  'sort',
+  'aggregate',
+  'deduplicate',
+  'limit',
+  'map',
+] as const;
 export type TransformOperationType = (typeof TRANSFORM_OPERATION_TYPES)[number];
 
 /** One parsed, validated operation. */
 export type TransformOperation =
-  | FilterOperation
-  | SortOperation
-  | AggregateOperation
-  | DeduplicateOperation
-  | LimitOperation
-  | MapOperation;
+  FilterOperation | SortOperation | AggregateOperation | DeduplicateOperation | LimitOperation | MapOperation;
 
 /**
  * Parses `params.operations` (absent means none). Throws a
@@ -47,7 +49,8 @@ export function parseTransformOperations(params: Readonly<Record<string, unknown
 }
 
 function parseOperation(op: unknown, at: string): TransformOperation {
-  if (!isRecord(op)) throw new TransformError(at, `must be an object with a type (${TRANSFORM_OPERATION_TYPES.join(', ')})`);
+  if (!isRecord(op))
+    throw new TransformError(at, `must be an object with a type (${TRANSFORM_OPERATION_TYPES.join(', ')})`);
   const type = oneOf(op.type, TRANSFORM_OPERATION_TYPES, `${at}.type`, 'operation type');
   switch (type) {
     case 'filter':

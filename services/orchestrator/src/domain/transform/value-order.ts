@@ -48,7 +48,9 @@ export function sortKey(v: unknown): SortKey {
     case 'boolean':
       return { rank: BOOL, num: v ? 1 : 0, str: '', raw: v };
     case 'number':
-      return Number.isNaN(v) ? { rank: NONE, num: 0, str: '', raw: v } : { rank: NUM, num: v, str: '', raw: v };
+      return Number.isNaN(v)
+        ? { rank: NONE, num: 0, str: '', raw: v }
+        : { rank: NUM, num: v, str: '', raw: v };
     case 'string': {
       const n = numericString(v);
       return Number.isNaN(n) ? { rank: STR, num: 0, str: v, raw: v } : { rank: NUM, num: n, str: '', raw: v };
@@ -56,9 +58,13 @@ export function sortKey(v: unknown): SortKey {
     case 'object':
       if (v instanceof Date) {
         const t = v.getTime();
-        return Number.isNaN(t) ? { rank: NONE, num: 0, str: '', raw: v } : { rank: NUM, num: t, str: '', raw: v };
+        return Number.isNaN(t)
+          ? { rank: NONE, num: 0, str: '', raw: v }
+          : { rank: NUM, num: t, str: '', raw: v };
       }
-      return Array.isArray(v) ? { rank: ARR, num: 0, str: '', raw: v } : { rank: OBJ, num: 0, str: canonicalKey(v), raw: v };
+      return Array.isArray(v)
+        ? { rank: ARR, num: 0, str: '', raw: v }
+        : { rank: OBJ, num: 0, str: canonicalKey(v), raw: v };
     default:
       // bigint, symbol, function: not JSON; order them among strings by their text.
       return { rank: STR, num: 0, str: String(v), raw: v };

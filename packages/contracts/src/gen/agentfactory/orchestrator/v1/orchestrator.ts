@@ -13,6 +13,7 @@ const { wrappers } = protobufjs;
 import { Observable } from "rxjs";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Principal } from "../../common/v1/common.js";
+import { PlanGraph } from "../../plan/v1/plan.js";
 import { RunEvent } from "./events.js";
 
 export const protobufPackage = "agentfactory.orchestrator.v1";
@@ -166,8 +167,8 @@ export interface StartRunRequest {
   principal:
     | Principal
     | undefined;
-  /** A PlanGraph as produced by the planner. */
-  plan: { [key: string]: any } | undefined;
+  /** A PlanGraph as produced by the planner (parsed by the IR schema on arrival). */
+  plan: PlanGraph | undefined;
   inputs:
     | { [key: string]: any }
     | undefined;
@@ -649,7 +650,7 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
       Principal.encode(message.principal, writer.uint32(10).fork()).join();
     }
     if (message.plan !== undefined) {
-      Struct.encode(Struct.wrap(message.plan), writer.uint32(18).fork()).join();
+      PlanGraph.encode(message.plan, writer.uint32(18).fork()).join();
     }
     if (message.inputs !== undefined) {
       Struct.encode(Struct.wrap(message.inputs), writer.uint32(26).fork()).join();
@@ -689,7 +690,7 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
               break;
             }
 
-            message.plan = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.plan = PlanGraph.decode(reader, reader.uint32());
             continue;
           }
           case 3: {
@@ -731,7 +732,7 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
   fromJSON(object: any): StartRunRequest {
     return {
       principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
-      plan: isObject(object.plan) ? object.plan : undefined,
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
       inputs: isObject(object.inputs) ? object.inputs : undefined,
       idempotencyKey: isSet(object.idempotencyKey)
         ? globalThis.String(object.idempotencyKey)
@@ -752,7 +753,7 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
       obj.principal = Principal.toJSON(message.principal);
     }
     if (message.plan !== undefined) {
-      obj.plan = message.plan;
+      obj.plan = PlanGraph.toJSON(message.plan);
     }
     if (message.inputs !== undefined) {
       obj.inputs = message.inputs;

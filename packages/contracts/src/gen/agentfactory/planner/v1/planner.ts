@@ -13,6 +13,7 @@ const { wrappers } = protobufjs;
 import { Observable } from "rxjs";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Principal } from "../../common/v1/common.js";
+import { PlanGraph } from "../../plan/v1/plan.js";
 
 export const protobufPackage = "agentfactory.planner.v1";
 
@@ -39,7 +40,7 @@ export interface StepValidationResult {
 
 export interface CompilePlaybookResponse {
   /** The PlanGraph, as validated by the zod schema in packages/plan. */
-  plan: { [key: string]: any } | undefined;
+  plan: PlanGraph | undefined;
   results: StepValidationResult[];
 }
 
@@ -412,7 +413,7 @@ function createBaseCompilePlaybookResponse(): CompilePlaybookResponse {
 export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
   encode(message: CompilePlaybookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.plan !== undefined) {
-      Struct.encode(Struct.wrap(message.plan), writer.uint32(10).fork()).join();
+      PlanGraph.encode(message.plan, writer.uint32(10).fork()).join();
     }
     for (const v of message.results) {
       StepValidationResult.encode(v!, writer.uint32(18).fork()).join();
@@ -438,7 +439,7 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
               break;
             }
 
-            message.plan = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            message.plan = PlanGraph.decode(reader, reader.uint32());
             continue;
           }
           case 2: {
@@ -463,7 +464,7 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
 
   fromJSON(object: any): CompilePlaybookResponse {
     return {
-      plan: isObject(object.plan) ? object.plan : undefined,
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
       results: globalThis.Array.isArray(object?.results)
         ? object.results.map((e: any) => StepValidationResult.fromJSON(e))
         : [],
@@ -473,7 +474,7 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
   toJSON(message: CompilePlaybookResponse): unknown {
     const obj: any = {};
     if (message.plan !== undefined) {
-      obj.plan = message.plan;
+      obj.plan = PlanGraph.toJSON(message.plan);
     }
     if (message.results?.length) {
       obj.results = message.results.map((e) => StepValidationResult.toJSON(e));
