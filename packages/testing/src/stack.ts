@@ -1,7 +1,9 @@
 /**
  * The whole system for an end-to-end test: a fresh database, a private NATS
  * subject prefix, free loopback ports, and the four services as separate
- * processes talking real gRPC.
+ * processes talking real gRPC. Crash tests may start several orchestrator
+ * replicas; runs reach them through the JetStream work queue whichever one
+ * received StartRun.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,29 +19,50 @@ export interface Stack {
   gatewayUrl: string;
   jwtSecret: string;
   credentialsKeys: string;
+  /** One process per service; `orchestrator` is `orchestrators[0]`. */
   services: Record<ServiceName, ServiceProcess>;
+  /**
+   * Every orchestrator replica, `[0]` first. The gateway's ORCHESTRATOR_URL
+   * points at `[0]` only, so while `[0]` is down the gateway's calls wait for
+   * it (up to its client's ready timeout).
+   */
+  orchestrators: ServiceProcess[];
   /** All processes' output so far. */
   logs(): string;
   stop(): Promise<void>;
 }
 
 export interface StackOptions {
-  /** Extra env per service (e.g. a short RUN_LEASE_MS for crash tests). */
+  /** Extra env per service (e.g. a short RUN_LEASE_MS for crash tests); applies to every orchestrator replica. */
   env?: Partial<Record<ServiceName, Record<string, string>>>;
+  /**
+   * Orchestrator processes to start (default 1). With more than one, replica
+   * `i` gets its own gRPC port and `SERVICE_INSTANCE_ID=orchestrator-<i>` (the
+   * lease owner), kept across restarts like a StatefulSet pod name; its log
+   * label is `orchestrator` for `i = 0`, `orchestrator-<i>` otherwise. A
+   * single replica keeps the service's default instance id (host-pid, new on
+   * every restart), as before.
+   */
+  orchestratorReplicas?: number;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const replicas = options.orchestratorReplicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1) {
+    throw new Error(`orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`);
+  }
   const db = await createTestDatabase();
   const natsPrefix = `t${randomBytes(4).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
   const credentialsKeys = `k1:${randomBytes(32).toString('base64')}`;
   const ports = {
     planner: await freePort(),
-    orchestrator: await freePort(),
+    orchestrators: [] as number[],
     connector: await freePort(),
     http: await freePort(),
     gatewayGrpc: await freePort(),
   };
+  for (let i = 0; i < replicas; i++) ports.orchestrators.push(await freePort());
   const common = (name: ServiceName): Record<string, string> => ({
     DATABASE_URL: db.url,
     NATS_URL: TEST_NATS_URL,
@@ -49,6 +72,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     LOG_LEVEL: 'debug',
     ...(options.env?.[name] ?? {}),
   });
+  const orchestrators = ports.orchestrators.map(
+    (port, i) =>
+      new ServiceProcess(
+        'orchestrator',
+        {
+          ...common('orchestrator'),
+          ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
+          GRPC_PORT: String(port),
+          CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+        },
+        i === 0 ? 'orchestrator' : `orchestrator-${i}`,
+      ),
+  );
   const services: Record<ServiceName, ServiceProcess> = {
     'connector-runtime': new ServiceProcess('connector-runtime', {
       ...common('connector-runtime'),
@@ -56,11 +92,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       CREDENTIALS_KEYS: credentialsKeys,
     }),
     planner: new ServiceProcess('planner', { ...common('planner'), GRPC_PORT: String(ports.planner) }),
-    orchestrator: new ServiceProcess('orchestrator', {
-      ...common('orchestrator'),
-      GRPC_PORT: String(ports.orchestrator),
-      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
-    }),
+    orchestrator: orchestrators[0]!,
     gateway: new ServiceProcess('gateway', {
       ...common('gateway'),
       HTTP_HOST: '127.0.0.1',
@@ -68,21 +100,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.gatewayGrpc),
       JWT_SECRET: jwtSecret,
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
-      ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}`,
+      ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
     }),
   };
+  const all = [...Object.values(services), ...orchestrators.slice(1)];
   const stop = async () => {
-    await Promise.all(Object.values(services).map((s) => s.stop()));
+    await Promise.all(all.map((s) => s.stop()));
     // Keep every process's output for post-mortems (gitignored).
     const dir = join(REPO_ROOT, '.af-test-logs', natsPrefix);
     mkdirSync(dir, { recursive: true });
-    for (const s of Object.values(services)) writeFileSync(join(dir, `${s.label}.log`), s.output);
+    for (const s of all) writeFileSync(join(dir, `${s.label}.log`), s.output);
     await db.drop();
   };
   try {
-    // Migrations of different schemas do not conflict, so services start together.
-    await Promise.all(Object.values(services).map((s) => s.start()));
+    // Migrations of different schemas do not conflict, so services start together;
+    // replicas of one service take the migration lock in turn.
+    await Promise.all(all.map((s) => s.start()));
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
@@ -94,7 +128,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     jwtSecret,
     credentialsKeys,
     services,
-    logs: () => Object.values(services).map((s) => s.output).join('\n'),
+    orchestrators,
+    logs: () => all.map((s) => s.output).join('\n'),
     stop,
   };
 }

@@ -6,19 +6,23 @@ import { RunCommands } from './app/run-commands.js';
 import { orchestratorEnvSchema } from './config.js';
 import { NodeExecutors } from './domain/node-executor.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
+import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
 import { OrchestratorModule } from './grpc/orchestrator.module.js';
 import { callConnectorExecutor } from './infra/connector.client.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { Waiting1763900000000 } from './infra/migrations/1763900000000-waiting.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
 
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000] });
+  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000, Waiting1763900000000] });
   const { config } = kit;
   const repo = new RunRepository(kit);
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(config.CONNECTOR_RUNTIME_URL))
-    .register('tool:transform_data', transformDataExecutor);
+    .register('tool:transform_data', transformDataExecutor)
+    .register('approval', approvalExecutor)
+    .register('delay', delayExecutor);
   const executor = new ExecuteRun(
     repo,
     executors,

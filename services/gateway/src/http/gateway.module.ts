@@ -4,7 +4,7 @@ import { AuthGuard } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { openApiDocument } from './openapi.js';
 import { ActionsController, ConnectorsController, PlaybooksController } from './resources.controller.js';
-import { RunsController } from './runs.controller.js';
+import { ExecutionsController, RunsController } from './runs.controller.js';
 
 @Controller()
 class MetaController {
@@ -26,7 +26,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController, ActionsController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController, ActionsController, ExecutionsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

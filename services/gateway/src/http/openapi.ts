@@ -3,7 +3,7 @@
  * schemas that parse the request bodies.
  */
 import { z } from 'zod';
-import { CreateConnectorSchema, LoginSchema, PlaybookYamlSchema, RegisterSchema, StartRunSchema } from './schemas.js';
+import { CreateConnectorSchema, LoginSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
 
 interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -18,7 +18,12 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/auth/register', summary: 'Create an account', body: RegisterSchema, public: true },
   { method: 'post', path: '/api/auth/login', summary: 'Exchange email and password for a bearer token', body: LoginSchema, public: true },
   { method: 'post', path: '/api/v1/runs', summary: 'Start a run of a playbook (YAML or stored id)', body: StartRunSchema },
+  { method: 'get', path: '/api/v1/runs', summary: 'Your runs, newest first (?status=a,b&page_size=&page_token=)' },
   { method: 'get', path: '/api/v1/runs/{id}', summary: 'Run status, node states and outputs' },
+  { method: 'post', path: '/api/v1/runs/{id}/pause', summary: 'Pause a run' },
+  { method: 'post', path: '/api/v1/runs/{id}/resume', summary: 'Resume a paused run or decide a waiting approval', body: ResumeRunSchema },
+  { method: 'get', path: '/api/agent-factory/executions', summary: 'Executions (runs), as in the seed API' },
+  { method: 'get', path: '/api/agent-factory/executions/{id}', summary: 'One execution' },
   { method: 'post', path: '/api/v1/runs/{id}/cancel', summary: 'Cancel a run' },
   { method: 'get', path: '/api/v1/runs/{id}/events', summary: 'Run frames as Server-Sent Events; resume with Last-Event-ID', sse: true },
   { method: 'get', path: '/api/agent-factory/connectors', summary: 'List your connectors' },
@@ -60,7 +65,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...(params.length ? { parameters: params } : {}),
       ...(r.public ? { security: [] } : {}),
       responses: {
-        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('cancel') ? '201' : '200']: {
+        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') ? '201' : '200']: {
           description: 'OK',
           ...(r.sse ? { content: { 'text/event-stream': { schema: { type: 'string' } } } } : {}),
         },

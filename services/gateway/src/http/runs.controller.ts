@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { call, AppError, decodeJson, type Closeable } from '@af/service-kit';
-import type { common } from '@af/contracts';
+import { orchestrator, type common } from '@af/contracts';
 import type { Request, Response } from 'express';
 import { FrameSequencer, parseLastEventId } from '../domain/frame-sequencer.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { StartRunSchema } from './schemas.js';
+import { ListRunsQuery, ResumeRunSchema, StartRunSchema } from './schemas.js';
 import { parseBody } from './validation.js';
-import { runView } from './views.js';
+import { runSummaryView, runView } from './views.js';
 
 interface WireFrame {
   runId: string;
@@ -41,6 +41,47 @@ export class RunsController {
         inputs: input.inputs,
         idempotencyKey: key?.slice(0, 200) || randomUUID(),
         runContext: input.run_context ?? '',
+      }),
+    );
+    return { run: runView(run!) };
+  }
+
+  @Get()
+  async list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
+    const q = parseBody(ListRunsQuery, query);
+    const statuses = q.status.map((s) => orchestrator.runStatusFromJSON(`RUN_STATUS_${s.toUpperCase()}`));
+    const res = await call(
+      this.deps.clients.orchestrator.listRuns({ principal, statuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }),
+    );
+    return { runs: res.runs.map(runSummaryView), next_page_token: res.nextPageToken || null };
+  }
+
+  @Post(':id/pause')
+  @HttpCode(200)
+  async pause(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    const { run } = await call(this.deps.clients.orchestrator.pauseRun({ principal, runId: id, idempotencyKey: randomUUID() }));
+    return { run: runView(run!) };
+  }
+
+  /** Resume a paused run, or decide a waiting approval: `{decision: approve|reject, node_id?, instructions?}`. */
+  @Post(':id/resume')
+  @HttpCode(200)
+  async resume(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown) {
+    const input = parseBody(ResumeRunSchema, body);
+    const decision =
+      input.decision === 'approve'
+        ? orchestrator.Decision.DECISION_APPROVE
+        : input.decision === 'reject'
+          ? orchestrator.Decision.DECISION_REJECT
+          : orchestrator.Decision.DECISION_UNSPECIFIED;
+    const { run } = await call(
+      this.deps.clients.orchestrator.resumeRun({
+        principal,
+        runId: id,
+        nodeId: input.node_id ?? '',
+        decision,
+        instructions: input.instructions ?? '',
+        idempotencyKey: randomUUID(),
       }),
     );
     return { run: runView(run!) };
@@ -137,4 +178,22 @@ export class RunsController {
 /** The seeds' frame: `{type, id, timestamp, payload, runId, nodeId?}`. */
 function toSseFrame(f: WireFrame) {
   return { type: f.type, id: String(f.seq), timestamp: f.timestamp, payload: f.payload, runId: f.runId, ...(f.nodeId ? { nodeId: f.nodeId } : {}) };
+}
+
+/** The seed's execution routes (agent-factory-architecture.md §3) over the same runs. */
+@Controller('api/agent-factory/executions')
+@UseGuards(AuthGuard)
+export class ExecutionsController {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+
+  @Get()
+  async list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
+    return new RunsController(this.deps).list(principal, query);
+  }
+
+  @Get(':id')
+  async get(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    const { run } = await call(this.deps.clients.orchestrator.getRun({ principal, runId: id }));
+    return { execution: runView(run!) };
+  }
 }

@@ -28,3 +28,21 @@ export const CreateConnectorSchema = z
   });
 
 export const PlaybookYamlSchema = z.object({ yaml: z.string().min(1, 'is required') });
+
+export const ResumeRunSchema = z.object({
+  node_id: z.string().min(1).optional(),
+  decision: z.enum(['approve', 'reject']).optional(),
+  instructions: z.string().max(10_000).optional(),
+});
+
+export const RUN_STATUS_NAMES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'paused', 'waiting'] as const;
+
+export const ListRunsQuery = z.object({
+  status: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((x) => x.trim()) : []))
+    .pipe(z.array(z.enum(RUN_STATUS_NAMES))),
+  page_size: z.coerce.number().int().min(1).max(200).optional(),
+  page_token: z.string().max(500).optional(),
+});

@@ -21,6 +21,8 @@ export function runView(run: orchestrator.Run) {
       error: n.error || null,
       started_at: n.startedAt || null,
       finished_at: n.finishedAt || null,
+      wait_until: n.waitUntil || null,
+      skip_reason: n.skipReason || null,
     })),
     created_at: run.createdAt,
     updated_at: run.updatedAt,
@@ -47,4 +49,10 @@ export function playbookView(p: planner.Playbook) {
 
 export function actionView(a: planner.ActionContract) {
   return { name: a.name, description: a.description, category: a.category, step_type: a.stepType, ...(a.contract ?? {}) };
+}
+
+/** A run in a list: no node states or outputs (GET /runs/:id has them). */
+export function runSummaryView(run: orchestrator.Run) {
+  const { nodes: _nodes, outputs: _outputs, ...rest } = runView(run);
+  return rest;
 }

@@ -12,6 +12,7 @@ import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
 import { backoffMs, readyNodes, runOutcome } from '../domain/scheduler.js';
 import { buildScope } from '../domain/scope.js';
+import { nextTimer, resolveWaiting, WaitFor } from '../domain/waiting.js';
 import { LeaseLostError, type RunRepository } from '../infra/run.repository.js';
 
 export interface ExecuteRunOptions {
@@ -21,7 +22,7 @@ export interface ExecuteRunOptions {
   nodeTimeoutMs: number;
 }
 
-export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped';
+export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
 
@@ -94,6 +95,10 @@ export class ExecuteRun {
 
     for (;;) {
       if (isLost()) throw new LeaseLostError(run.id);
+      if (!fatal && !this.stopping && hasWaiting(states)) {
+        const failure = await this.settleWaiting(run, states, outputs);
+        if (failure) fatal ??= failure;
+      }
       if (!fatal && !this.stopping) {
         for (const node of readyNodes(plan, states, new Set(inFlight.keys()))) {
           if (inFlight.size >= this.options.concurrency) break;
@@ -105,8 +110,16 @@ export class ExecuteRun {
           inFlight.set(node.id, task);
         }
       }
-      if (inFlight.size === 0) break;
-      await Promise.race(inFlight.values());
+      if (inFlight.size === 0) {
+        if (!fatal && !this.stopping && hasWaiting(states)) {
+          // Only waiting nodes are left: hand the run back until a decision or timer.
+          if (await this.repo.park(run.id, this.options.owner)) return 'parked';
+          continue;
+        }
+        break;
+      }
+      const timer = nextTimer(states.values());
+      await Promise.race([...inFlight.values(), ...(timer ? [sleep(Math.max(0, timer.getTime() - Date.now()), signal)] : [])]);
     }
     if (this.stopping && !fatal) {
       const outcome = runOutcome(plan, states);
@@ -141,7 +154,7 @@ export class ExecuteRun {
         return this.fail(run, node, states, attempt, toAppError(err), 'condition');
       }
       if (!pass) {
-        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition is false' });
+        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
         states.set(node.id, settled(node.id, 'skipped', attempt));
         return undefined;
       }
@@ -171,7 +184,13 @@ export class ExecuteRun {
           idempotencyKey: idempotencyKey(run.id, node.id, attempt),
           timeoutMs: policy?.timeoutMs ?? this.options.nodeTimeoutMs,
           signal,
+          run: { approvalPolicy: run.plan.approvalPolicy, runContext: run.runContext },
         });
+        if (output instanceof WaitFor) {
+          await this.repo.nodeWaiting(run.id, owner, node.id, output.until, output.frame);
+          states.set(node.id, { nodeId: node.id, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: output.until });
+          return undefined;
+        }
         await this.repo.nodeCompleted(run.id, owner, node.id, output, {
           attempt,
           durationMs: Date.now() - t0,
@@ -199,6 +218,46 @@ export class ExecuteRun {
     }
   }
 
+  /**
+   * Waiting nodes whose decision arrived (ResumeRun, possibly from another
+   * process) or whose timer fired move on; returns a message when the run must fail.
+   */
+  private async settleWaiting(run: Run, states: Map<string, NodeState>, outputs: Map<string, unknown>): Promise<string | undefined> {
+    const fresh = await this.repo.nodeStates(run.id);
+    const now = new Date();
+    let fatal: string | undefined;
+    for (const node of run.plan.nodes) {
+      const state = fresh.get(node.id);
+      if (state?.status !== 'waiting') continue;
+      states.set(node.id, state);
+      const outcome = resolveWaiting(node, state, now);
+      if (!outcome) continue;
+      const owner = this.options.owner;
+      if (outcome.kind === 'complete') {
+        await this.repo.nodeCompleted(run.id, owner, node.id, outcome.output, {
+          attempt: state.attempt,
+          outputKey: node.outputKey ?? node.id,
+          summary: summarize(outcome.output),
+        });
+        outputs.set(node.id, outcome.output);
+        states.set(node.id, settled(node.id, 'completed', state.attempt));
+      } else if (outcome.kind === 'skip') {
+        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
+        states.set(node.id, { ...settled(node.id, 'skipped', state.attempt), skipReason: outcome.reason });
+      } else {
+        await this.repo.nodeEnded(run.id, owner, node.id, 'failed', outcome.message, {
+          attempt: state.attempt,
+          code: 'FAILED_PRECONDITION',
+          error: outcome.message,
+          continues: false,
+        });
+        states.set(node.id, { ...settled(node.id, 'failed', state.attempt), error: outcome.message });
+        fatal ??= outcome.message;
+      }
+    }
+    return fatal;
+  }
+
   private async fail(
     run: Run,
     node: PlanNode,
@@ -221,6 +280,11 @@ export class ExecuteRun {
     states.set(node.id, { ...settled(node.id, 'failed', attempt), error: err.message });
     return continues ? undefined : `node ${node.id} failed: ${err.message}`;
   }
+}
+
+function hasWaiting(states: Map<string, NodeState>): boolean {
+  for (const s of states.values()) if (s.status === 'waiting') return true;
+  return false;
 }
 
 function settled(nodeId: string, status: NodeState['status'], attempt: number): NodeState {

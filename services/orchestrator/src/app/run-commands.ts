@@ -5,7 +5,7 @@
  */
 import { PlanGraphSchema, validatePlan, type PlanGraph } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
-import type { Run, RunFrame, RunView } from '../domain/run-state.js';
+import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
 import type { RunRepository } from '../infra/run.repository.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
@@ -57,6 +57,59 @@ export class RunCommands {
     return (await this.repo.view(runId))!;
   }
 
+  async list(userId: string, statuses: string[], pageSize: number, pageToken: string): Promise<{ runs: Run[]; nextPageToken: string }> {
+    requireUser(userId);
+    for (const s of statuses) {
+      if (!(RUN_STATUSES as readonly string[]).includes(s)) throw AppError.invalid('statuses', `unknown status ${s}`);
+    }
+    const size = pageSize === 0 ? 50 : pageSize;
+    if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
+    const after = pageToken ? decodeToken(pageToken) : null;
+    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after);
+    const page = rows.slice(0, size);
+    const last = page.at(-1);
+    return { runs: page, nextPageToken: rows.length > size && last ? encodeToken(last) : '' };
+  }
+
+  async pause(userId: string, runId: string): Promise<RunView> {
+    const run = await this.owned(userId, runId);
+    if (!(await this.repo.pause(runId, userId))) throw new AppError('FAILED_PRECONDITION', `run ${runId} is ${run.status}; only queued, running or waiting runs can be paused`);
+    return (await this.repo.view(runId))!;
+  }
+
+  /**
+   * Resume a paused run, and/or decide a waiting approval. Without a decision
+   * the run must be paused; with one, the named node (or the only waiting
+   * node) must be a waiting approval.
+   */
+  async resume(
+    userId: string,
+    runId: string,
+    input: { nodeId: string; decision: 'approve' | 'reject' | null; instructions: string },
+  ): Promise<RunView> {
+    const run = await this.owned(userId, runId);
+    let decide: Parameters<RunRepository['resume']>[1] = null;
+    if (input.decision) {
+      const waiting = [...(await this.repo.nodeStates(runId)).values()].filter((n) => n.status === 'waiting');
+      const nodeId = input.nodeId || (waiting.length === 1 ? waiting[0]!.nodeId : '');
+      if (!waiting.length) throw new AppError('FAILED_PRECONDITION', `no node of run ${runId} is waiting for a decision (run is ${run.status})`);
+      if (!nodeId) throw AppError.invalid('node_id', `several nodes wait (${waiting.map((n) => n.nodeId).join(', ')}): name one`);
+      const node = run.plan.nodes.find((n) => n.id === nodeId);
+      if (!node) throw AppError.invalid('node_id', `run has no node ${nodeId}`);
+      if (node.kind !== 'approval') throw AppError.invalid('node_id', `node ${nodeId} is a ${node.kind} node; only approval nodes take a decision`);
+      if (input.instructions.length > 10_000) throw AppError.invalid('instructions', 'is longer than 10000 characters');
+      decide = { nodeId, decision: { decision: input.decision, instructions: input.instructions, decidedBy: userId, decidedAt: new Date().toISOString() } };
+    } else if (input.nodeId || input.instructions) {
+      throw AppError.invalid('decision', 'is required with node_id or instructions');
+    }
+    const problem = await this.repo.resume(runId, decide);
+    if (problem === 'not_resumable') {
+      throw new AppError('FAILED_PRECONDITION', decide ? `run ${runId} is ${run.status} and takes no decisions` : `run ${runId} is ${run.status}, not paused`);
+    }
+    if (problem === 'node_not_waiting') throw new AppError('FAILED_PRECONDITION', `node ${decide!.nodeId} is not waiting for a decision`);
+    return (await this.repo.view(runId))!;
+  }
+
   async events(userId: string, runId: string, afterSeq: number): Promise<RunFrame[]> {
     await this.owned(userId, runId);
     if (!Number.isInteger(afterSeq) || afterSeq < 0) throw AppError.invalid('after_seq', 'must be a non-negative integer');
@@ -70,6 +123,20 @@ export class RunCommands {
     if (!run || run.userId !== userId) throw AppError.notFound('run', runId);
     return run;
   }
+}
+
+function encodeToken(run: Run): string {
+  return Buffer.from(JSON.stringify({ c: run.createdAt.toISOString(), i: run.id })).toString('base64url');
+}
+
+function decodeToken(token: string): { createdAt: string; id: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+    if (typeof t.c === 'string' && typeof t.i === 'string' && UUID.test(t.i) && !Number.isNaN(Date.parse(t.c))) return { createdAt: t.c, id: t.i };
+  } catch {
+    // fall through
+  }
+  throw AppError.invalid('page_token', 'is not a token this API issued');
 }
 
 function requireUser(userId: string): void {

@@ -18,8 +18,11 @@ export interface NodeContext {
   idempotencyKey: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Run-level settings executors honour (approval policy, run context). */
+  run: { approvalPolicy: 'require' | 'auto_approve'; runContext: string };
 }
 
+/** Resolves to the node's output, or to a WaitFor when the node must wait (approval, delay). */
 export type NodeExecutor = (ctx: NodeContext) => Promise<unknown>;
 
 /** Executors by `kind` or `kind:action`; the more specific one wins. */

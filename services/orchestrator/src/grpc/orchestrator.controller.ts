@@ -3,7 +3,7 @@ import { orchestrator } from '@af/contracts';
 import { planFromWire, PlanWireError } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import { RunCommands } from '../app/run-commands.js';
-import { toWireEvent, toWireRun } from './run.mapper.js';
+import { runStatusName, toWireEvent, toWireRun } from './run.mapper.js';
 
 export const RUN_COMMANDS = Symbol('RunCommands');
 
@@ -30,6 +30,30 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
 
   async cancelRun(req: orchestrator.CancelRunRequest): Promise<orchestrator.CancelRunResponse> {
     return { run: toWireRun(await this.runs.cancel(req.principal?.userId ?? '', req.runId)) };
+  }
+
+  async listRuns(req: orchestrator.ListRunsRequest): Promise<orchestrator.ListRunsResponse> {
+    const { runs, nextPageToken } = await this.runs.list(
+      req.principal?.userId ?? '',
+      (req.statuses ?? []).map(runStatusName),
+      req.pageSize,
+      req.pageToken,
+    );
+    return { runs: runs.map(toWireRun), nextPageToken };
+  }
+
+  async pauseRun(req: orchestrator.PauseRunRequest): Promise<orchestrator.PauseRunResponse> {
+    return { run: toWireRun(await this.runs.pause(req.principal?.userId ?? '', req.runId)) };
+  }
+
+  async resumeRun(req: orchestrator.ResumeRunRequest): Promise<orchestrator.ResumeRunResponse> {
+    const decision =
+      req.decision === orchestrator.Decision.DECISION_APPROVE ? 'approve' : req.decision === orchestrator.Decision.DECISION_REJECT ? 'reject' : null;
+    if (decision === null && req.decision !== orchestrator.Decision.DECISION_UNSPECIFIED) {
+      throw AppError.invalid('decision', 'must be DECISION_APPROVE or DECISION_REJECT');
+    }
+    const run = await this.runs.resume(req.principal?.userId ?? '', req.runId, { nodeId: req.nodeId, decision, instructions: req.instructions });
+    return { run: toWireRun(run) };
   }
 
   async listRunEvents(req: orchestrator.ListRunEventsRequest): Promise<orchestrator.ListRunEventsResponse> {

@@ -8,7 +8,15 @@ const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
   completed: orchestrator.RunStatus.RUN_STATUS_COMPLETED,
   failed: orchestrator.RunStatus.RUN_STATUS_FAILED,
   cancelled: orchestrator.RunStatus.RUN_STATUS_CANCELLED,
+  paused: orchestrator.RunStatus.RUN_STATUS_PAUSED,
+  waiting: orchestrator.RunStatus.RUN_STATUS_WAITING,
 };
+
+/** Wire status → domain name (for filters). */
+export function runStatusName(status: orchestrator.RunStatus): string {
+  const found = Object.entries(RUN_STATUS).find(([, v]) => v === status);
+  return found ? found[0] : `unknown(${status})`;
+}
 
 const NODE_STATUS: Record<NodeStatus, orchestrator.NodeStatus> = {
   pending: orchestrator.NodeStatus.NODE_STATUS_PENDING,
@@ -17,6 +25,7 @@ const NODE_STATUS: Record<NodeStatus, orchestrator.NodeStatus> = {
   failed: orchestrator.NodeStatus.NODE_STATUS_FAILED,
   skipped: orchestrator.NodeStatus.NODE_STATUS_SKIPPED,
   cancelled: orchestrator.NodeStatus.NODE_STATUS_CANCELLED,
+  waiting: orchestrator.NodeStatus.NODE_STATUS_WAITING,
 };
 
 export function toWireRun(run: Run | RunView): orchestrator.Run {
@@ -38,6 +47,8 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
       startedAt: n.startedAt?.toISOString() ?? '',
       finishedAt: n.finishedAt?.toISOString() ?? '',
       outputKey: outputKeys.get(n.nodeId) ?? n.nodeId,
+      waitUntil: n.waitUntil?.toISOString() ?? '',
+      skipReason: n.skipReason ?? '',
     })),
     outputs: view?.outputs ?? {},
     error: run.error ?? '',

@@ -8,9 +8,12 @@ import type { ExecuteRun } from '../app/execute-run.use-case.js';
 import type { OrchestratorConfig } from '../config.js';
 import type { RunRepository } from './run.repository.js';
 
+const TIMER_POLL_MS = 250;
+
 export class RunWorkConsumer {
   private consumer?: Closeable;
   private sweeper?: NodeJS.Timeout;
+  private timers?: NodeJS.Timeout;
   private readonly active = new Set<Promise<unknown>>();
 
   constructor(
@@ -44,6 +47,13 @@ export class RunWorkConsumer {
       this.sweeper.unref();
     };
     sweep();
+    // Durable timers (delays, approval timeouts) live in node_states; any replica fires them.
+    const fire = () => {
+      this.repo.dueTimers(100).catch((err) => this.kit.log.warn({ err }, 'timer poll failed'));
+      this.timers = setTimeout(fire, TIMER_POLL_MS);
+      this.timers.unref();
+    };
+    fire();
   }
 
   /** Re-enqueue runs nobody holds; the msgId limits this to once per lease period per run. */
@@ -58,6 +68,7 @@ export class RunWorkConsumer {
 
   async stop(): Promise<void> {
     if (this.sweeper) clearTimeout(this.sweeper);
+    if (this.timers) clearTimeout(this.timers);
     this.executor.stop();
     await this.consumer?.close();
     await Promise.allSettled([...this.active]);

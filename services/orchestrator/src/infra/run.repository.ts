@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
 import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
-import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+import type { Decision, NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
 
 export class LeaseLostError extends Error {
   constructor(runId: string) {
@@ -98,18 +98,158 @@ export class RunRepository {
     const outputs = await this.outputs(runId);
     const byKey: Record<string, unknown> = {};
     for (const node of run.plan.nodes) if (outputs.has(node.id)) byKey[node.outputKey ?? node.id] = outputs.get(node.id);
-    return { ...run, nodes: [...nodes.values()], outputs: byKey };
+    // In plan order, so callers can rely on positions.
+    const ordered = run.plan.nodes.map((n) => nodes.get(n.id)).filter((n): n is NodeState => !!n);
+    return { ...run, nodes: ordered, outputs: byKey };
   }
 
   async nodeStates(runId: string): Promise<Map<string, NodeState>> {
-    const rows: Array<{ node_id: string; status: NodeStatus; attempt: number; error: string | null; started_at: Date | null; finished_at: Date | null }> =
-      await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
+    const rows: Array<{
+      node_id: string;
+      status: NodeStatus;
+      attempt: number;
+      error: string | null;
+      started_at: Date | null;
+      finished_at: Date | null;
+      wait_until: Date | null;
+      skip_reason: string | null;
+      decision: Decision | null;
+    }> = await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
     return new Map(
       rows.map((r) => [
         r.node_id,
-        { nodeId: r.node_id, status: r.status, attempt: r.attempt, error: r.error, startedAt: r.started_at, finishedAt: r.finished_at },
+        {
+          nodeId: r.node_id,
+          status: r.status,
+          attempt: r.attempt,
+          error: r.error,
+          startedAt: r.started_at,
+          finishedAt: r.finished_at,
+          waitUntil: r.wait_until,
+          skipReason: r.skip_reason,
+          decision: r.decision,
+        },
       ]),
     );
+  }
+
+  /** Runs of one user, newest first, keyset-paged by (created_at, id). */
+  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null): Promise<Run[]> {
+    const rows: RunRow[] = await sqlRows(
+      this.kit.db,
+      `SELECT * FROM runs WHERE user_id = $1
+          AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))
+          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+        ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+    return rows.map(toRun);
+  }
+
+  /** A node starts waiting (approval or delay), fenced by the lease; `frame` is emitted with it. */
+  async nodeWaiting(
+    runId: string,
+    owner: string,
+    nodeId: string,
+    waitUntil: Date | null,
+    frame: { type: string; payload: Record<string, unknown> } | null,
+  ): Promise<void> {
+    await this.kit.transaction(async (m, emit) => {
+      if (frame) await this.appendEvent(m, emit, runId, frame.type, nodeId, frame.payload, owner);
+      else await this.fence(m, runId, owner);
+      await sqlRows(m, `UPDATE node_states SET status = 'waiting', wait_until = $3 WHERE run_id = $1 AND node_id = $2`, [runId, nodeId, waitUntil]);
+    });
+  }
+
+  /**
+   * Park a run nothing can move: release the lease and mark it waiting — unless
+   * a waiting node became resolvable meanwhile (then false: keep executing).
+   */
+  async park(runId: string, owner: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.kit.db,
+      `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now()
+        WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+          AND NOT EXISTS (SELECT 1 FROM node_states WHERE run_id = $1 AND status = 'waiting'
+                           AND (decision IS NOT NULL OR wait_until <= now()))
+        RETURNING id`,
+      [runId, owner],
+    );
+    if (rows.length) return true;
+    await this.fence(this.kit.db, runId, owner);
+    return false;
+  }
+
+  /** Waiting runs whose timer fired: flipped to queued (one replica wins each) and returned for enqueueing. */
+  async dueTimers(limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await sqlRows(
+      this.kit.db,
+      `UPDATE runs SET status = 'queued', updated_at = now()
+        WHERE id IN (SELECT DISTINCT n.run_id FROM node_states n JOIN runs r ON r.id = n.run_id
+                      WHERE n.status = 'waiting' AND n.wait_until <= now() AND r.status = 'waiting' LIMIT $1)
+          AND status = 'waiting'
+        RETURNING id`,
+      [limit],
+    );
+    for (const { id } of rows) await this.enqueue(id, `work:${id}:timer:${Date.now()}`);
+    return rows.map((r) => r.id);
+  }
+
+  /** Pause a run that is not finished; false when it is finished or already paused. */
+  async pause(runId: string, by: string): Promise<boolean> {
+    return this.kit.transaction(async (m, emit) => {
+      const rows = await sqlRows(
+        m,
+        `UPDATE runs SET status = 'paused', lease_owner = NULL, lease_until = NULL, updated_at = now()
+          WHERE id = $1 AND status IN ('queued','running','waiting') RETURNING id`,
+        [runId],
+      );
+      if (!rows.length) return false;
+      await this.appendEvent(m, emit, runId, 'log', undefined, { event: 'paused', by });
+      return true;
+    });
+  }
+
+  /**
+   * Record a decision on a waiting node and/or un-pause; the run is queued
+   * again when it was paused or parked. Returns what was wrong, or null.
+   */
+  async resume(
+    runId: string,
+    decide: { nodeId: string; decision: Decision } | null,
+  ): Promise<'not_resumable' | 'node_not_waiting' | null> {
+    return this.kit.transaction(async (m, emit) => {
+      const [run] = await sqlRows<{ status: RunStatus }>(m, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+      if (!run) throw AppError.notFound('run', runId);
+      if (!decide && run.status !== 'paused') return 'not_resumable';
+      if (decide && !['paused', 'waiting', 'running', 'queued'].includes(run.status)) return 'not_resumable';
+      if (decide) {
+        const updated = await sqlRows(
+          m,
+          `UPDATE node_states SET decision = $3::jsonb WHERE run_id = $1 AND node_id = $2 AND status = 'waiting' AND decision IS NULL RETURNING node_id`,
+          [runId, decide.nodeId, JSON.stringify(decide.decision)],
+        );
+        if (!updated.length) return 'node_not_waiting';
+        await this.appendEvent(m, emit, runId, 'log', decide.nodeId, {
+          event: 'decision',
+          decision: decide.decision.decision,
+          decidedBy: decide.decision.decidedBy,
+        });
+      } else {
+        await this.appendEvent(m, emit, runId, 'log', undefined, { event: 'resumed' });
+      }
+      if (run.status === 'paused' || run.status === 'waiting') {
+        await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1`, [runId]);
+        emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId: `work:${runId}:resume:${Date.now()}` });
+      }
+      return null;
+    });
+  }
+
+  /** Throws LeaseLostError unless `owner` holds the lease on a running run. */
+  private async fence(q: { query(sql: string, params?: unknown[]): Promise<unknown> }, runId: string, owner: string): Promise<void> {
+    const rows = await sqlRows(q, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
+    if (!rows.length) throw new LeaseLostError(runId);
   }
 
   async outputs(runId: string): Promise<Map<string, unknown>> {
@@ -188,7 +328,7 @@ export class RunRepository {
   async nodeCompleted(runId: string, owner: string, nodeId: string, output: unknown, payload: Record<string, unknown>): Promise<void> {
     await this.kit.transaction(async (m, emit) => {
       await this.appendEvent(m, emit, runId, 'node_complete', nodeId, payload, owner);
-      await sqlRows(m, `UPDATE node_states SET status = 'completed', finished_at = now() WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
+      await sqlRows(m, `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
       await sqlRows(m, 
         `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
          ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
@@ -205,15 +345,15 @@ export class RunRepository {
     status: 'failed' | 'skipped',
     error: string | null,
     payload: Record<string, unknown>,
+    skipReason: string | null = null,
   ): Promise<void> {
     await this.kit.transaction(async (m, emit) => {
       await this.appendEvent(m, emit, runId, status === 'failed' ? 'node_error' : 'node_complete', nodeId, payload, owner);
-      await sqlRows(m, `UPDATE node_states SET status = $3, error = $4, finished_at = now() WHERE run_id = $1 AND node_id = $2`, [
-        runId,
-        nodeId,
-        status,
-        error,
-      ]);
+      await sqlRows(
+        m,
+        `UPDATE node_states SET status = $3, error = $4, skip_reason = $5, finished_at = now(), wait_until = NULL WHERE run_id = $1 AND node_id = $2`,
+        [runId, nodeId, status, error, skipReason],
+      );
     });
   }
 
@@ -224,7 +364,7 @@ export class RunRepository {
         `UPDATE runs SET status = $2, error = $3, lease_owner = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`,
         [runId, status, error],
       );
-      await sqlRows(m, `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1 AND status IN ('pending','running')`, [runId]);
+      await sqlRows(m, `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
     });
   }
 
@@ -233,11 +373,11 @@ export class RunRepository {
     return this.kit.transaction(async (m, emit) => {
       const rows = await sqlRows(m, 
         `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
-          WHERE id = $1 AND status IN ('queued','running') RETURNING id`,
+          WHERE id = $1 AND status IN ('queued','running','waiting','paused') RETURNING id`,
         [runId],
       );
       if (rows.length === 0) return false;
-      await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now() WHERE run_id = $1 AND status IN ('pending','running')`, [runId]);
+      await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
       await this.appendEvent(m, emit, runId, 'complete', undefined, { status: 'cancelled' });
       return true;
     });

@@ -27,6 +27,9 @@ export enum RunStatus {
   RUN_STATUS_COMPLETED = 3,
   RUN_STATUS_FAILED = 4,
   RUN_STATUS_CANCELLED = 5,
+  RUN_STATUS_PAUSED = 6,
+  /** RUN_STATUS_WAITING - Nothing can progress until a person decides or a timer fires. */
+  RUN_STATUS_WAITING = 7,
 }
 
 export function runStatusFromJSON(object: any): RunStatus {
@@ -49,6 +52,12 @@ export function runStatusFromJSON(object: any): RunStatus {
     case 5:
     case "RUN_STATUS_CANCELLED":
       return RunStatus.RUN_STATUS_CANCELLED;
+    case 6:
+    case "RUN_STATUS_PAUSED":
+      return RunStatus.RUN_STATUS_PAUSED;
+    case 7:
+    case "RUN_STATUS_WAITING":
+      return RunStatus.RUN_STATUS_WAITING;
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum RunStatus");
   }
@@ -68,6 +77,10 @@ export function runStatusToJSON(object: RunStatus): string {
       return "RUN_STATUS_FAILED";
     case RunStatus.RUN_STATUS_CANCELLED:
       return "RUN_STATUS_CANCELLED";
+    case RunStatus.RUN_STATUS_PAUSED:
+      return "RUN_STATUS_PAUSED";
+    case RunStatus.RUN_STATUS_WAITING:
+      return "RUN_STATUS_WAITING";
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum RunStatus");
   }
@@ -81,6 +94,8 @@ export enum NodeStatus {
   NODE_STATUS_FAILED = 4,
   NODE_STATUS_SKIPPED = 5,
   NODE_STATUS_CANCELLED = 6,
+  /** NODE_STATUS_WAITING - An approval waiting for a decision, or a delay waiting for its timer. */
+  NODE_STATUS_WAITING = 7,
 }
 
 export function nodeStatusFromJSON(object: any): NodeStatus {
@@ -106,6 +121,9 @@ export function nodeStatusFromJSON(object: any): NodeStatus {
     case 6:
     case "NODE_STATUS_CANCELLED":
       return NodeStatus.NODE_STATUS_CANCELLED;
+    case 7:
+    case "NODE_STATUS_WAITING":
+      return NodeStatus.NODE_STATUS_WAITING;
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum NodeStatus");
   }
@@ -127,8 +145,45 @@ export function nodeStatusToJSON(object: NodeStatus): string {
       return "NODE_STATUS_SKIPPED";
     case NodeStatus.NODE_STATUS_CANCELLED:
       return "NODE_STATUS_CANCELLED";
+    case NodeStatus.NODE_STATUS_WAITING:
+      return "NODE_STATUS_WAITING";
     default:
       throw new globalThis.Error("Unrecognized enum value " + object + " for enum NodeStatus");
+  }
+}
+
+export enum Decision {
+  DECISION_UNSPECIFIED = 0,
+  DECISION_APPROVE = 1,
+  DECISION_REJECT = 2,
+}
+
+export function decisionFromJSON(object: any): Decision {
+  switch (object) {
+    case 0:
+    case "DECISION_UNSPECIFIED":
+      return Decision.DECISION_UNSPECIFIED;
+    case 1:
+    case "DECISION_APPROVE":
+      return Decision.DECISION_APPROVE;
+    case 2:
+    case "DECISION_REJECT":
+      return Decision.DECISION_REJECT;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum Decision");
+  }
+}
+
+export function decisionToJSON(object: Decision): string {
+  switch (object) {
+    case Decision.DECISION_UNSPECIFIED:
+      return "DECISION_UNSPECIFIED";
+    case Decision.DECISION_APPROVE:
+      return "DECISION_APPROVE";
+    case Decision.DECISION_REJECT:
+      return "DECISION_REJECT";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum Decision");
   }
 }
 
@@ -146,6 +201,10 @@ export interface NodeState {
   startedAt: string;
   finishedAt: string;
   outputKey: string;
+  /** When a waiting node's timer fires (delay end or approval timeout), if any. */
+  waitUntil: string;
+  /** Why a node was skipped: condition_false, rejected, timed_out, … */
+  skipReason: string;
 }
 
 export interface Run {
@@ -211,10 +270,65 @@ export interface ListRunEventsResponse {
   events: RunEvent[];
 }
 
+export interface ListRunsRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** Only runs in these states (none = all). */
+  statuses: RunStatus[];
+  /** 1..200, default 50. */
+  pageSize: number;
+  /** From a previous response's next_page_token. */
+  pageToken: string;
+}
+
+export interface ListRunsResponse {
+  /** Newest first; nodes and outputs are not included (use GetRun). */
+  runs: Run[];
+  nextPageToken: string;
+}
+
+export interface PauseRunRequest {
+  principal: Principal | undefined;
+  runId: string;
+  idempotencyKey: string;
+}
+
+export interface PauseRunResponse {
+  run: Run | undefined;
+}
+
+export interface ResumeRunRequest {
+  principal: Principal | undefined;
+  runId: string;
+  /** The waiting node to decide; may be empty when exactly one node waits. */
+  nodeId: string;
+  /** Required to decide an approval node; must be empty to resume a paused run. */
+  decision: Decision;
+  /** Optional instructions from the approver, passed to the node's output. */
+  instructions: string;
+  idempotencyKey: string;
+}
+
+export interface ResumeRunResponse {
+  run: Run | undefined;
+}
+
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseNodeState(): NodeState {
-  return { nodeId: "", status: 0, attempt: 0, outputJson: "", error: "", startedAt: "", finishedAt: "", outputKey: "" };
+  return {
+    nodeId: "",
+    status: 0,
+    attempt: 0,
+    outputJson: "",
+    error: "",
+    startedAt: "",
+    finishedAt: "",
+    outputKey: "",
+    waitUntil: "",
+    skipReason: "",
+  };
 }
 
 export const NodeState: MessageFns<NodeState> = {
@@ -242,6 +356,12 @@ export const NodeState: MessageFns<NodeState> = {
     }
     if (message.outputKey !== "") {
       writer.uint32(66).string(message.outputKey);
+    }
+    if (message.waitUntil !== "") {
+      writer.uint32(74).string(message.waitUntil);
+    }
+    if (message.skipReason !== "") {
+      writer.uint32(82).string(message.skipReason);
     }
     return writer;
   },
@@ -323,6 +443,22 @@ export const NodeState: MessageFns<NodeState> = {
             message.outputKey = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.waitUntil = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.skipReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -365,6 +501,16 @@ export const NodeState: MessageFns<NodeState> = {
         : isSet(object.output_key)
         ? globalThis.String(object.output_key)
         : "",
+      waitUntil: isSet(object.waitUntil)
+        ? globalThis.String(object.waitUntil)
+        : isSet(object.wait_until)
+        ? globalThis.String(object.wait_until)
+        : "",
+      skipReason: isSet(object.skipReason)
+        ? globalThis.String(object.skipReason)
+        : isSet(object.skip_reason)
+        ? globalThis.String(object.skip_reason)
+        : "",
     };
   },
 
@@ -393,6 +539,12 @@ export const NodeState: MessageFns<NodeState> = {
     }
     if (message.outputKey !== "") {
       obj.outputKey = message.outputKey;
+    }
+    if (message.waitUntil !== "") {
+      obj.waitUntil = message.waitUntil;
+    }
+    if (message.skipReason !== "") {
+      obj.skipReason = message.skipReason;
     }
     return obj;
   },
@@ -1277,6 +1429,573 @@ export const ListRunEventsResponse: MessageFns<ListRunEventsResponse> = {
   },
 };
 
+function createBaseListRunsRequest(): ListRunsRequest {
+  return { principal: undefined, statuses: [], pageSize: 0, pageToken: "" };
+}
+
+export const ListRunsRequest: MessageFns<ListRunsRequest> = {
+  encode(message: ListRunsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.statuses.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.statuses) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.statuses.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.statuses.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      statuses: globalThis.Array.isArray(object?.statuses) ? object.statuses.map((e: any) => runStatusFromJSON(e)) : [],
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRunsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.statuses?.length) {
+      obj.statuses = message.statuses.map((e) => runStatusToJSON(e));
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseListRunsResponse(): ListRunsResponse {
+  return { runs: [], nextPageToken: "" };
+}
+
+export const ListRunsResponse: MessageFns<ListRunsResponse> = {
+  encode(message: ListRunsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.runs) {
+      Run.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRunsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRunsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.runs.push(Run.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRunsResponse {
+    return {
+      runs: globalThis.Array.isArray(object?.runs) ? object.runs.map((e: any) => Run.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRunsResponse): unknown {
+    const obj: any = {};
+    if (message.runs?.length) {
+      obj.runs = message.runs.map((e) => Run.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+};
+
+function createBasePauseRunRequest(): PauseRunRequest {
+  return { principal: undefined, runId: "", idempotencyKey: "" };
+}
+
+export const PauseRunRequest: MessageFns<PauseRunRequest> = {
+  encode(message: PauseRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(26).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseRunRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: PauseRunRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBasePauseRunResponse(): PauseRunResponse {
+  return { run: undefined };
+}
+
+export const PauseRunResponse: MessageFns<PauseRunResponse> = {
+  encode(message: PauseRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PauseRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePauseRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PauseRunResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: PauseRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+};
+
+function createBaseResumeRunRequest(): ResumeRunRequest {
+  return { principal: undefined, runId: "", nodeId: "", decision: 0, instructions: "", idempotencyKey: "" };
+}
+
+export const ResumeRunRequest: MessageFns<ResumeRunRequest> = {
+  encode(message: ResumeRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(26).string(message.nodeId);
+    }
+    if (message.decision !== 0) {
+      writer.uint32(32).int32(message.decision);
+    }
+    if (message.instructions !== "") {
+      writer.uint32(42).string(message.instructions);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(50).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.decision = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.instructions = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeRunRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      nodeId: isSet(object.nodeId)
+        ? globalThis.String(object.nodeId)
+        : isSet(object.node_id)
+        ? globalThis.String(object.node_id)
+        : "",
+      decision: isSet(object.decision) ? decisionFromJSON(object.decision) : 0,
+      instructions: isSet(object.instructions) ? globalThis.String(object.instructions) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: ResumeRunRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.nodeId !== "") {
+      obj.nodeId = message.nodeId;
+    }
+    if (message.decision !== 0) {
+      obj.decision = decisionToJSON(message.decision);
+    }
+    if (message.instructions !== "") {
+      obj.instructions = message.instructions;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseResumeRunResponse(): ResumeRunResponse {
+  return { run: undefined };
+}
+
+export const ResumeRunResponse: MessageFns<ResumeRunResponse> = {
+  encode(message: ResumeRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResumeRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResumeRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResumeRunResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: ResumeRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /** Durable execution of PlanGraphs. */
@@ -1287,6 +2006,16 @@ export interface OrchestratorServiceClient {
   getRun(request: GetRunRequest, metadata?: Metadata): Observable<GetRunResponse>;
 
   cancelRun(request: CancelRunRequest, metadata?: Metadata): Observable<CancelRunResponse>;
+
+  listRuns(request: ListRunsRequest, metadata?: Metadata): Observable<ListRunsResponse>;
+
+  /** Stop taking new nodes; in-flight work is abandoned and replayed on resume. */
+
+  pauseRun(request: PauseRunRequest, metadata?: Metadata): Observable<PauseRunResponse>;
+
+  /** Resume a paused run, or decide a waiting approval node. */
+
+  resumeRun(request: ResumeRunRequest, metadata?: Metadata): Observable<ResumeRunResponse>;
 
   /** Events of a run with seq > after_seq, from the durable event log. */
 
@@ -1311,6 +2040,25 @@ export interface OrchestratorServiceController {
     metadata?: Metadata,
   ): Promise<CancelRunResponse> | Observable<CancelRunResponse> | CancelRunResponse;
 
+  listRuns(
+    request: ListRunsRequest,
+    metadata?: Metadata,
+  ): Promise<ListRunsResponse> | Observable<ListRunsResponse> | ListRunsResponse;
+
+  /** Stop taking new nodes; in-flight work is abandoned and replayed on resume. */
+
+  pauseRun(
+    request: PauseRunRequest,
+    metadata?: Metadata,
+  ): Promise<PauseRunResponse> | Observable<PauseRunResponse> | PauseRunResponse;
+
+  /** Resume a paused run, or decide a waiting approval node. */
+
+  resumeRun(
+    request: ResumeRunRequest,
+    metadata?: Metadata,
+  ): Promise<ResumeRunResponse> | Observable<ResumeRunResponse> | ResumeRunResponse;
+
   /** Events of a run with seq > after_seq, from the durable event log. */
 
   listRunEvents(
@@ -1321,7 +2069,15 @@ export interface OrchestratorServiceController {
 
 export function OrchestratorServiceControllerMethods() {
   return function (constructor: Function) {
-    const grpcMethods: string[] = ["startRun", "getRun", "cancelRun", "listRunEvents"];
+    const grpcMethods: string[] = [
+      "startRun",
+      "getRun",
+      "cancelRun",
+      "listRuns",
+      "pauseRun",
+      "resumeRun",
+      "listRunEvents",
+    ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcMethod("OrchestratorService", method)(constructor.prototype[method], method, descriptor);

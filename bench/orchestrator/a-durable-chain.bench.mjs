@@ -1,0 +1,218 @@
+// bench/orchestrator (a): a 100-node chain where every node's state is
+// durably committed before the next node starts.
+//
+//   OURS        the real services (gateway, planner, orchestrator,
+//               connector-runtime as processes via @af/testing startStack);
+//               a playbook of 100 sequential transform_data steps started with
+//               POST /api/v1/runs; per node = (StartRun commit → `complete`
+//               commit) / 100, from the orchestrator's own timestamps.
+//   LANGGRAPH   StateGraph of 100 sequential nodes + PostgresSaver on the same
+//               PostgreSQL (fresh database per invoke), durability "sync"
+//               (checkpoint committed before the next step — the like-for-like
+//               reference) and "async" (LangGraph's default); + MemorySaver.
+//   FLOOR       100 sequential single-row BEGIN; INSERT; COMMIT on one pg
+//               connection (fresh database).
+//   REPLAY      our per-node SQL replayed with raw pg (see lib/replay.mjs):
+//               how much of our per-node time is the SQL itself.
+//
+// Ours and the references are interleaved round by round (order rotated) and
+// summarised by medians. Run by hand after `pnpm build`, with PostgreSQL on
+// 127.0.0.1:5432 and nats-server -js on 127.0.0.1:4222:
+//
+//   node bench/orchestrator/a-durable-chain.bench.mjs [rounds=10]
+//
+// Writes bench/results/orchestrator-a.json.
+import { statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { TEST_DATABASE_URL } from '@af/testing';
+import {
+  INPUT_ROWS,
+  chainPlaybookYaml,
+  committedTransactions,
+  orchestratorSettings,
+  registerAndLogin,
+  runViaGateway,
+  startOurStack,
+} from './lib/ours.mjs';
+import { chainGraph, freshPostgresSaver, invokeChain, memorySaver, rawCommitLoop } from './lib/reference.mjs';
+import { REPLAY_SHAPE, prepareReplaySchema, replayRun } from './lib/replay.mjs';
+import { fmt, machineFacts, median, percentile, printTable, progress, summary, writeResult } from './lib/report.mjs';
+
+const NODES = 100;
+const ROUNDS = Number(process.argv[2] ?? 10);
+const REFERENCE = { langgraphPostgresSaverMsPerStep: 2.05, langgraphMemorySaverMsPerStep: 0.5, rawCommitMs: '0.5–0.8' };
+const TARGET_RATIO_TO_FLOOR = 1.5;
+
+const machine = await machineFacts(TEST_DATABASE_URL);
+progress(`starting the stack (${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.join(' ')})`);
+const stack = await startOurStack();
+const samples = {
+  ours: [], oursWall: [], oursDispatch: [], oursIntervals: [], oursCommitsPerNode: [],
+  lgPgSync: [], lgPgSyncIntervals: [], lgPgAsync: [], lgPgAsyncIntervals: [], lgMem: [], lgMemIntervals: [],
+  floor: [], floorCommits: [], replay: [], replayIntervals: [], replayRelay: [], replayRelayIntervals: [],
+};
+let templateRunId;
+try {
+  const token = await registerAndLogin(stack);
+  const yaml = chainPlaybookYaml(NODES);
+  const stamps = [];
+  const memGraph = chainGraph(NODES, memorySaver(), stamps);
+
+  // Idle commit rate of the stack (outbox relays of four services poll), to subtract from commit counts.
+  const idle0 = await committedTransactions(stack);
+  const tIdle = performance.now();
+  await new Promise((r) => setTimeout(r, 3000));
+  await new Promise((r) => setTimeout(r, 1200)); // stats flush
+  const idleCommitsPerMs = ((await committedTransactions(stack)) - idle0) / (performance.now() - tIdle);
+
+  progress('warm-up (2 runs of each side, not recorded)');
+  for (let i = 0; i < 2; i++) {
+    templateRunId = (await runViaGateway(stack, token, yaml, { rows: INPUT_ROWS })).runId;
+    await invokeChain(memGraph, stamps);
+    const pg = await freshPostgresSaver();
+    await invokeChain(chainGraph(NODES, pg.saver, stamps), stamps, 'sync');
+    await pg.close();
+    await rawCommitLoop(NODES);
+  }
+  await prepareReplaySchema(stack.db.url);
+  await replayRun(stack.db.url, templateRunId, NODES, { withRelay: true });
+
+  const sides = {
+    async ours() {
+      const c0 = await committedTransactions(stack);
+      const t0 = performance.now();
+      const r = await runViaGateway(stack, token, yaml, { rows: INPUT_ROWS });
+      samples.ours.push(r.engineMs / NODES);
+      samples.oursWall.push(r.wallMs / NODES);
+      samples.oursDispatch.push(r.dispatchMs);
+      samples.oursIntervals.push(...r.nodeIntervalsMs);
+      // Commit counts: pg_stat_database is flushed within ~1 s; idle background subtracted.
+      await new Promise((res) => setTimeout(res, 1200));
+      const commits = (await committedTransactions(stack)) - c0 - idleCommitsPerMs * (performance.now() - t0);
+      samples.oursCommitsPerNode.push(commits / NODES);
+    },
+    async lgPg() {
+      const pg = await freshPostgresSaver();
+      const g = chainGraph(NODES, pg.saver, stamps);
+      const sync = await invokeChain(g, stamps, 'sync');
+      const asyncRun = await invokeChain(g, stamps, 'async');
+      await pg.close();
+      samples.lgPgSync.push(sync.totalMs / NODES);
+      samples.lgPgSyncIntervals.push(...sync.intervals);
+      samples.lgPgAsync.push(asyncRun.totalMs / NODES);
+      samples.lgPgAsyncIntervals.push(...asyncRun.intervals);
+    },
+    async lgMem() {
+      const r = await invokeChain(memGraph, stamps);
+      samples.lgMem.push(r.totalMs / NODES);
+      samples.lgMemIntervals.push(...r.intervals);
+    },
+    async floor() {
+      const commits = await rawCommitLoop(NODES);
+      samples.floor.push(commits.reduce((a, b) => a + b, 0) / NODES);
+      samples.floorCommits.push(...commits);
+    },
+    async replay() {
+      const plain = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: false });
+      samples.replay.push(plain.reduce((a, b) => a + b, 0) / NODES);
+      samples.replayIntervals.push(...plain);
+      const relay = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: true });
+      samples.replayRelay.push(relay.reduce((a, b) => a + b, 0) / NODES);
+      samples.replayRelayIntervals.push(...relay);
+    },
+  };
+  const order = Object.keys(sides);
+  for (let round = 0; round < ROUNDS; round++) {
+    const rotated = order.map((_, i) => order[(i + round) % order.length]);
+    progress(`round ${round + 1}/${ROUNDS}: ${rotated.join(', ')}`);
+    for (const side of rotated) await sides[side]();
+  }
+} finally {
+  await stack.stop();
+}
+
+const ours = median(samples.ours);
+const floor = median(samples.floor);
+const lgPgSync = median(samples.lgPgSync);
+const lgPgAsync = median(samples.lgPgAsync);
+const lgMem = median(samples.lgMem);
+const replay = median(samples.replay);
+const replayRelay = median(samples.replayRelay);
+
+console.log(`\nbench/orchestrator (a): ${NODES}-node chain, every node durably committed before the next starts`);
+console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.postgres} (synchronous_commit=${machine.postgresSettings.synchronous_commit}); ${ROUNDS} rounds, medians\n`);
+printTable(
+  ['side', 'ms per node/step (median of runs)', 'p99 of single node/step intervals', 'ours ÷ this'],
+  [
+    ['OURS: StartRun → complete, ÷ 100 (engine clock)', fmt(ours), fmt(percentile(samples.oursIntervals, 99)), '1.00'],
+    ['OURS: client POST → seen completed, ÷ 100', fmt(median(samples.oursWall)), '', ''],
+    ['LangGraph + PostgresSaver, durability "sync"', fmt(lgPgSync), fmt(percentile(samples.lgPgSyncIntervals, 99)), fmt(ours / lgPgSync, 2)],
+    ['LangGraph + PostgresSaver, durability "async" (default)', fmt(lgPgAsync), fmt(percentile(samples.lgPgAsyncIntervals, 99)), fmt(ours / lgPgAsync, 2)],
+    ['LangGraph + MemorySaver', fmt(lgMem), fmt(percentile(samples.lgMemIntervals, 99)), fmt(ours / lgMem, 2)],
+    ['FLOOR: BEGIN; INSERT 1 row; COMMIT (per commit)', fmt(floor), fmt(percentile(samples.floorCommits, 99)), fmt(ours / floor, 2)],
+    ['REPLAY: our per-node SQL, raw pg, 1 connection', fmt(replay), fmt(percentile(samples.replayIntervals, 99)), fmt(ours / replay, 2)],
+    ['REPLAY + outbox relay batch after each commit', fmt(replayRelay), fmt(percentile(samples.replayRelayIntervals, 99)), fmt(ours / replayRelay, 2)],
+  ],
+);
+const meets = ours <= TARGET_RATIO_TO_FLOOR * floor;
+console.log(`
+Ours: node_start and node_complete are separate transactions (2 commits per node, each with its event row
+and outbox row); measured ${fmt(median(samples.oursCommitsPerNode), 1)} commits per node in the stack's database including the outbox
+relay's batches. Dispatch (StartRun → first node_start: outbox → NATS work queue → lease) median ${fmt(median(samples.oursDispatch), 1)} ms,
+included above. Earlier reference figures on this machine class: LangGraph ${REFERENCE.langgraphPostgresSaverMsPerStep} ms/step with
+PostgresSaver, ${REFERENCE.langgraphMemorySaverMsPerStep} ms with MemorySaver, raw commit ≈ ${REFERENCE.rawCommitMs} ms.
+Target: durable node ≤ ${TARGET_RATIO_TO_FLOOR}× the raw-commit floor (≤ ${fmt(TARGET_RATIO_TO_FLOOR * floor)} ms): ${meets ? 'MET' : 'NOT MET'} (${fmt(ours / floor, 1)}×).`);
+
+writeResult('a', {
+  benchmark: 'orchestrator-a-durable-chain',
+  machine: { ...machine, loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))) },
+  build: { orchestratorDistBuiltAt: statSync(new URL('../../services/orchestrator/dist/main.js', import.meta.url)).mtime.toISOString() },
+  setup: {
+    nodes: NODES,
+    rounds: ROUNDS,
+    warmupRoundsPerSide: 2,
+    ours: {
+      path: 'POST /api/v1/runs (gateway → planner CompilePlaybook → orchestrator StartRun), 100 transform_data steps (limit 10), waited by polling orchestrator.runs every 5 ms',
+      perNode: '(runs.updated_at of the complete transaction − runs.created_at of StartRun) / 100, PostgreSQL clock',
+      orchestrator: orchestratorSettings(stack),
+      commitsPerNodeDesign: 2,
+    },
+    langgraph: '@langchain/langgraph 1.7.3 StateGraph, 100 sequential nodes (slice(0,10) of the rows), recursionLimit 10000, fresh thread per invoke; PostgresSaver (@langchain/langgraph-checkpoint-postgres 1.0.5) on a fresh database per round',
+    floor: 'one pg.Client, fresh database, BEGIN; INSERT INTO steps (run_id, step, state jsonb); COMMIT × 100',
+    replay: { statementsPerNode: REPLAY_SHAPE, note: 'copies of the orchestrator tables (same columns, indexes, foreign keys) in schema bench_replay of the stack database' },
+  },
+  results: {
+    msPerNode: {
+      ours: summary(samples.ours),
+      oursClientWall: summary(samples.oursWall),
+      langgraphPostgresSync: summary(samples.lgPgSync),
+      langgraphPostgresAsyncDefault: summary(samples.lgPgAsync),
+      langgraphMemory: summary(samples.lgMem),
+      floorRawCommit: summary(samples.floor),
+      replayOurSql: summary(samples.replay),
+      replayOurSqlWithRelay: summary(samples.replayRelay),
+    },
+    singleIntervalMs: {
+      oursNodeStartToNodeStart: summary(samples.oursIntervals),
+      langgraphPostgresSync: summary(samples.lgPgSyncIntervals),
+      langgraphPostgresAsyncDefault: summary(samples.lgPgAsyncIntervals),
+      langgraphMemory: summary(samples.lgMemIntervals),
+      floorCommit: summary(samples.floorCommits),
+      replayOurSql: summary(samples.replayIntervals),
+      replayOurSqlWithRelay: summary(samples.replayRelayIntervals),
+    },
+    oursDispatchMs: summary(samples.oursDispatch),
+    oursCommitsPerNode: summary(samples.oursCommitsPerNode, 2),
+    ratios: {
+      oursOverFloor: Number((ours / floor).toFixed(2)),
+      oursOverLanggraphPostgresSync: Number((ours / lgPgSync).toFixed(2)),
+      oursOverLanggraphPostgresAsyncDefault: Number((ours / lgPgAsync).toFixed(2)),
+      oursOverLanggraphMemory: Number((ours / lgMem).toFixed(2)),
+      oursOverReplayOurSql: Number((ours / replay).toFixed(2)),
+      oursOverReplayOurSqlWithRelay: Number((ours / replayRelay).toFixed(2)),
+    },
+  },
+  reference: REFERENCE,
+  target: { durableNodeAtMostTimesFloor: TARGET_RATIO_TO_FLOOR, met: meets },
+});
+process.exit(0);

@@ -1,0 +1,120 @@
+// Decomposition aid: replays, with raw `pg` on one connection, the SQL our
+// orchestrator issues per node (copied from
+// services/orchestrator/src/infra/run.repository.ts — nodeStarted and
+// nodeCompleted — and packages/service-kit/src/outbox/*: appendOutbox and the
+// relay's batch). It runs against copies of the orchestrator's tables in a
+// private schema of the stack's database, so the services never see it.
+// The difference between this and our measured per-node time is what the
+// engine adds on top of its SQL (TypeORM, event loop, NATS publishing, the
+// relay running concurrently, process scheduling).
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+
+const SCHEMA = 'bench_replay';
+
+/** Statements per node in the replay (for the report). */
+export const REPLAY_SHAPE = {
+  nodeStarted: ['BEGIN', 'UPDATE runs … last_seq + 1 … RETURNING last_seq', 'INSERT run_events', 'UPDATE node_states → running', 'INSERT outbox', 'COMMIT'],
+  nodeCompleted: ['BEGIN', 'UPDATE runs … last_seq + 1 … RETURNING last_seq', 'INSERT run_events', 'UPDATE node_states → completed', 'INSERT node_outputs … ON CONFLICT', 'INSERT outbox', 'COMMIT'],
+  relayBatchPerCommit: ['BEGIN', 'SELECT pg_try_advisory_xact_lock', 'SELECT … FROM outbox WHERE published_at IS NULL … LIMIT 256', 'UPDATE outbox SET published_at', 'COMMIT'],
+};
+
+/** Create bench_replay.{runs,node_states,node_outputs,run_events,outbox} LIKE the orchestrator's tables. */
+export async function prepareReplaySchema(databaseUrl) {
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE; CREATE SCHEMA ${SCHEMA}`);
+    for (const t of ['runs', 'node_states', 'node_outputs', 'run_events', 'outbox']) {
+      await c.query(`CREATE TABLE ${SCHEMA}.${t} (LIKE orchestrator.${t} INCLUDING ALL)`);
+    }
+    // LIKE copies neither foreign keys (whose checks lock the run row) nor a sequence of our own.
+    for (const t of ['node_states', 'node_outputs', 'run_events']) {
+      await c.query(`ALTER TABLE ${SCHEMA}.${t} ADD FOREIGN KEY (run_id) REFERENCES ${SCHEMA}.runs(id) ON DELETE CASCADE`);
+    }
+    await c.query(`CREATE SEQUENCE ${SCHEMA}.outbox_id_seq OWNED BY ${SCHEMA}.outbox.id`);
+    await c.query(`ALTER TABLE ${SCHEMA}.outbox ALTER COLUMN id SET DEFAULT nextval('${SCHEMA}.outbox_id_seq')`);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Replay one run of `templateRunId`'s plan (copied from orchestrator.runs):
+ * `nodes` nodes, each nodeStarted + nodeCompleted, optionally followed by the
+ * relay's batch after every commit (sequentially; in the service it runs
+ * concurrently). Returns per-node ms.
+ */
+export async function replayRun(databaseUrl, templateRunId, nodes, { withRelay }) {
+  const c = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${SCHEMA}` });
+  await c.connect();
+  try {
+    const runId = randomUUID();
+    const owner = 'bench-replay';
+    await c.query(
+      `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, lease_owner, lease_until)
+       SELECT $1, user_id, 'running', run_context, plan, inputs, $1::text, $2, now() + interval '1 minute'
+         FROM orchestrator.runs WHERE id = $3`,
+      [runId, owner, templateRunId],
+    );
+    const ids = Array.from({ length: nodes }, (_, i) => `s${i}`);
+    await c.query(`INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`, [runId, ids]);
+    const output = JSON.stringify({ data: [{ id: 1, name: 'a', score: 0.9 }, { id: 2, name: 'b', score: 0.4 }, { id: 3, name: 'c', score: 0.7 }], count: 3 });
+    const perNode = [];
+    const event = async (type, nodeId, payload) => {
+      const { rows } = await c.query(
+        `UPDATE runs SET last_seq = last_seq + 1, updated_at = now()
+          WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING last_seq`,
+        [runId, owner],
+      );
+      const seq = Number(rows[0].last_seq);
+      const ts = new Date().toISOString();
+      await c.query('INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)', [
+        runId,
+        seq,
+        type,
+        nodeId,
+        JSON.stringify(payload),
+        ts,
+      ]);
+      return { frame: { runId, seq, type, timestamp: ts, nodeId, payload }, msgId: `run:${runId}:${seq}` };
+    };
+    const outbox = (m, type) =>
+      c.query('INSERT INTO outbox (subject, payload, msg_id) VALUES ($1, $2::jsonb, $3)', [`bench.run.${runId}.${type}`, JSON.stringify(m.frame), m.msgId]);
+    const relay = async () => {
+      await c.query('BEGIN');
+      await c.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`outbox:${SCHEMA}`]);
+      const { rows } = await c.query('SELECT id, subject, payload, msg_id FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1', [256]);
+      if (rows.length) await c.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+      await c.query('COMMIT');
+    };
+    for (const nodeId of ids) {
+      const t = performance.now();
+      await c.query('BEGIN');
+      const started = await event('node_start', nodeId, { attempt: 1, kind: 'tool', action: 'transform_data' });
+      await c.query(`UPDATE node_states SET status = 'running', attempt = $3, error = NULL, started_at = now() WHERE run_id = $1 AND node_id = $2`, [
+        runId,
+        nodeId,
+        1,
+      ]);
+      await outbox(started, 'node_start');
+      await c.query('COMMIT');
+      if (withRelay) await relay();
+      await c.query('BEGIN');
+      const done = await event('node_complete', nodeId, { attempt: 1, durationMs: 0, outputKey: nodeId, summary: { type: 'object', keys: ['data', 'count'], count: 3 } });
+      await c.query(`UPDATE node_states SET status = 'completed', finished_at = now() WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
+      await c.query(
+        `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
+         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+        [runId, nodeId, output],
+      );
+      await outbox(done, 'node_complete');
+      await c.query('COMMIT');
+      if (withRelay) await relay();
+      perNode.push(performance.now() - t);
+    }
+    return perNode;
+  } finally {
+    await c.end();
+  }
+}

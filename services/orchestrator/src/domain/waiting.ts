@@ -1,0 +1,86 @@
+/**
+ * Nodes that wait — approval gates for a person, delays for a durable timer —
+ * and what they turn into once a decision arrives or their time comes. Pure:
+ * the engine persists the result.
+ */
+import type { PlanNode } from '@af/plan';
+import type { NodeState } from './run-state.js';
+
+/** Returned by an executor whose node must wait (the engine persists it as `waiting`). */
+export class WaitFor {
+  constructor(
+    /** When the node's timer fires; null waits for a decision only. */
+    readonly until: Date | null,
+    /** A frame to emit when the node starts waiting (e.g. `hitl_request`). */
+    readonly frame: { type: string; payload: Record<string, unknown> } | null = null,
+  ) {}
+}
+
+export type WaitingOutcome =
+  | { kind: 'complete'; output: Record<string, unknown> }
+  | { kind: 'skip'; reason: string }
+  | { kind: 'fail'; message: string }
+  | null;
+
+/** What a waiting node becomes now, or null while it still waits. */
+export function resolveWaiting(node: PlanNode, state: NodeState, now: Date): WaitingOutcome {
+  const timedOut = !!state.waitUntil && now.getTime() >= state.waitUntil.getTime();
+  if (node.kind === 'approval') {
+    const d = state.decision;
+    if (d?.decision === 'approve') {
+      return {
+        kind: 'complete',
+        output: { approved: true, decision: 'approve', instructions: d.instructions, decided_by: d.decidedBy, decided_at: d.decidedAt },
+      };
+    }
+    if (d?.decision === 'reject') {
+      if (onReject(node) === 'skip') return { kind: 'skip', reason: 'rejected' };
+      return { kind: 'fail', message: `approval ${node.id} was rejected` };
+    }
+    // Seed §5: timeout_minutes auto-skips the gate.
+    return timedOut ? { kind: 'skip', reason: 'timed_out' } : null;
+  }
+  if (node.kind === 'delay') {
+    return timedOut ? { kind: 'complete', output: { waited_until: state.waitUntil!.toISOString() } } : null;
+  }
+  return null;
+}
+
+export function onReject(node: PlanNode): 'stop' | 'skip' {
+  return node.params.on_reject === 'skip' ? 'skip' : 'stop';
+}
+
+/** The earliest pending timer among waiting nodes, if any. */
+export function nextTimer(states: Iterable<NodeState>): Date | null {
+  let next: Date | null = null;
+  for (const s of states) {
+    if (s.status === 'waiting' && s.waitUntil && (!next || s.waitUntil < next)) next = s.waitUntil;
+  }
+  return next;
+}
+
+/** How long an approval waits before it is skipped: timeout_minutes / timeout_seconds params, or forever. */
+export function approvalTimeoutMs(params: Record<string, unknown>): number | null {
+  const minutes = num(params.timeout_minutes);
+  if (minutes !== null) return minutes * 60_000;
+  const seconds = num(params.timeout_seconds);
+  return seconds !== null ? seconds * 1000 : null;
+}
+
+/** A delay's duration: durationMs | duration_ms | seconds | until (ISO time). */
+export function delayUntil(params: Record<string, unknown>, now: Date): Date | string {
+  if (params.until !== undefined) {
+    const t = typeof params.until === 'string' ? Date.parse(params.until) : NaN;
+    return Number.isNaN(t) ? 'params.until must be an ISO-8601 time' : new Date(t);
+  }
+  const ms = num(params.durationMs) ?? num(params.duration_ms) ?? (num(params.seconds) !== null ? num(params.seconds)! * 1000 : null);
+  if (ms === null) return 'a delay needs params.durationMs, params.seconds or params.until';
+  if (ms < 0 || ms > 366 * 24 * 3600_000) return 'the delay must be between 0 and 366 days';
+  return new Date(now.getTime() + ms);
+}
+
+function num(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
