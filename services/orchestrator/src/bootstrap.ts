@@ -11,11 +11,12 @@ import { OrchestratorModule } from './grpc/orchestrator.module.js';
 import { callConnectorExecutor } from './infra/connector.client.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
 import { Waiting1763900000000 } from './infra/migrations/1763900000000-waiting.js';
+import { NodeCache1764000000000 } from './infra/migrations/1764000000000-node-cache.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
 
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000, Waiting1763900000000] });
+  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000, Waiting1763900000000, NodeCache1764000000000] });
   const { config } = kit;
   const repo = new RunRepository(kit);
   const executors = new NodeExecutors()

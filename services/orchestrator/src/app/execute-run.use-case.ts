@@ -10,7 +10,7 @@ import { compileNodeCondition, type PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
-import { backoffMs, readyNodes, runOutcome } from '../domain/scheduler.js';
+import { backoffMs, fallbacksOf, readyNodes, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
 import { buildScope } from '../domain/scope.js';
 import { nextTimer, resolveWaiting, WaitFor } from '../domain/waiting.js';
 import { LeaseLostError, type RunRepository } from '../infra/run.repository.js';
@@ -90,6 +90,7 @@ export class ExecuteRun {
     const states = await this.repo.nodeStates(run.id);
     const outputs = await this.repo.outputs(run.id);
     const inFlight = new Map<string, Promise<void>>();
+    const fallbacks = fallbacksOf(plan);
     let fatal: string | undefined;
     const started = Date.now();
 
@@ -100,7 +101,11 @@ export class ExecuteRun {
         if (failure) fatal ??= failure;
       }
       if (!fatal && !this.stopping) {
-        for (const node of readyNodes(plan, states, new Set(inFlight.keys()))) {
+        for (const id of unneededFallbacks(plan, states, fallbacks)) {
+          await this.repo.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
+          states.set(id, { ...settled(id, 'skipped', 0), skipReason: 'primary_succeeded' });
+        }
+        for (const node of readyNodes(plan, states, new Set(inFlight.keys()), fallbacks)) {
           if (inFlight.size >= this.options.concurrency) break;
           const task = this.runNode(run, node, states, outputs, signal)
             .then((failure) => {
@@ -165,6 +170,26 @@ export class ExecuteRun {
     const maxRetries = retry?.maxRetries ?? (policy?.onError === 'retry' ? 1 : 0);
     // Seed §10: a skipped or failed step's output reads as empty downstream.
     const lenient = node.dependsOn.some((dep) => states.get(dep)?.status !== 'completed');
+    let cacheKey: string | undefined;
+    if (node.cache) {
+      try {
+        cacheKey = String(interpolate(node.cache.key, scope));
+      } catch (err) {
+        return this.fail(run, node, states, attempt, toAppError(err), 'cache_key');
+      }
+      const hit = await this.repo.cacheGet(run.userId, cacheKey);
+      if (hit) {
+        await this.repo.nodeCompleted(run.id, owner, node.id, hit.output, {
+          attempt,
+          cached: true,
+          outputKey: node.outputKey ?? node.id,
+          summary: summarize(hit.output),
+        });
+        outputs.set(node.id, hit.output);
+        states.set(node.id, settled(node.id, 'completed', attempt));
+        return undefined;
+      }
+    }
     let resumed = replay;
     for (;;) {
       if (!resumed) await this.repo.nodeStarted(run.id, owner, node.id, attempt, { kind: node.kind, action: node.action ?? null });
@@ -191,13 +216,19 @@ export class ExecuteRun {
           states.set(node.id, { nodeId: node.id, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: output.until });
           return undefined;
         }
-        await this.repo.nodeCompleted(run.id, owner, node.id, output, {
-          attempt,
-          durationMs: Date.now() - t0,
-          outputKey: node.outputKey ?? node.id,
-          summary: summarize(output),
-        });
+        // A fallback's output stands in for its primary's, for later references and for GetRun.
+        const primary = node.fallbackFor ? run.plan.nodes.find((n) => n.id === node.fallbackFor) : undefined;
+        await this.repo.nodeCompleted(
+          run.id,
+          owner,
+          node.id,
+          output,
+          { attempt, durationMs: Date.now() - t0, outputKey: node.outputKey ?? node.id, summary: summarize(output), ...(primary ? { fallbackFor: primary.id } : {}) },
+          primary?.id,
+        );
         outputs.set(node.id, output);
+        if (primary) outputs.set(primary.id, output);
+        if (cacheKey !== undefined && node.cache) await this.repo.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
         states.set(node.id, settled(node.id, 'completed', attempt));
         return undefined;
       } catch (err) {
@@ -267,8 +298,18 @@ export class ExecuteRun {
     phase: string,
   ): Promise<string | undefined> {
     const onError = node.errorPolicy?.onError ?? 'stop';
-    // Seed §10: `retry` behaves as `skip` once its retries are used up.
-    const continues = onError === 'skip' || onError === 'retry';
+    const hasFallbacks = (node.errorPolicy?.fallback.length ?? 0) > 0 || run.plan.nodes.some((n) => n.fallbackFor === node.id);
+    // Seed §10: `retry` behaves as `skip` once its retries are used up; a node with fallbacks hands over to them.
+    let continues = onError === 'skip' || onError === 'retry' || (onError === 'fallback' && hasFallbacks);
+    let fatalMessage = `node ${node.id} failed: ${err.message}`;
+    if (node.fallbackFor) {
+      // The run fails only when the primary and every one of its fallbacks failed.
+      const siblings = fallbacksOf(run.plan).get(node.fallbackFor) ?? [];
+      const others = siblings.filter((id) => id !== node.id).map((id) => states.get(id)?.status ?? 'pending');
+      const primaryPolicy = run.plan.nodes.find((n) => n.id === node.fallbackFor)?.errorPolicy?.onError;
+      continues = others.some((st) => st === 'completed' || st === 'pending' || st === 'running') || primaryPolicy === 'skip';
+      fatalMessage = `node ${node.fallbackFor} and its fallbacks failed (last: ${node.id}: ${err.message})`;
+    }
     await this.repo.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
       attempt,
       phase,
@@ -278,7 +319,7 @@ export class ExecuteRun {
       continues,
     });
     states.set(node.id, { ...settled(node.id, 'failed', attempt), error: err.message });
-    return continues ? undefined : `node ${node.id} failed: ${err.message}`;
+    return continues ? undefined : fatalMessage;
   }
 }
 

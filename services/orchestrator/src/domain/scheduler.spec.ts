@@ -1,6 +1,6 @@
 import { PlanGraphSchema, type PlanGraph } from '@af/plan';
 import type { NodeState, NodeStatus } from './run-state.js';
-import { backoffMs, readyNodes, runOutcome } from './scheduler.js';
+import { backoffMs, fallbacksOf, readyNodes, runOutcome, unneededFallbacks } from './scheduler.js';
 
 const plan = (edges: Record<string, string[]>): PlanGraph =>
   PlanGraphSchema.parse({ nodes: Object.entries(edges).map(([id, dependsOn]) => ({ id, kind: 'tool', dependsOn })) });
@@ -65,5 +65,35 @@ describe('backoffMs', () => {
   it('grows exponentially up to the cap', () => {
     const p = { backoffMs: 100, multiplier: 2, maxBackoffMs: 500 };
     expect([1, 2, 3, 4, 5].map((n) => backoffMs(n, p))).toEqual([100, 200, 400, 500, 500]);
+  });
+});
+
+describe('fallbacks', () => {
+  const withFallback = PlanGraphSchema.parse({
+    nodes: [
+      { id: 'enrich', kind: 'tool', errorPolicy: { onError: 'fallback', fallback: ['enrich_fb'] } },
+      { id: 'enrich_fb', kind: 'tool', fallbackFor: 'enrich' },
+      { id: 'use', kind: 'tool', dependsOn: ['enrich'] },
+    ],
+  });
+
+  it('finds fallbacks from both errorPolicy.fallback and fallbackFor', () => {
+    expect([...fallbacksOf(withFallback)]).toEqual([['enrich', ['enrich_fb']]]);
+  });
+
+  it('does not start a fallback while its primary has not failed', () => {
+    expect(ids(readyNodes(withFallback, states({ enrich: 'pending', enrich_fb: 'pending', use: 'pending' }), new Set()))).toEqual(['enrich']);
+    expect(ids(readyNodes(withFallback, states({ enrich: 'running', enrich_fb: 'pending', use: 'pending' }), new Set(['enrich'])))).toEqual([]);
+  });
+
+  it('starts the fallback once the primary failed, and holds dependents until it settles', () => {
+    expect(ids(readyNodes(withFallback, states({ enrich: 'failed', enrich_fb: 'pending', use: 'pending' }), new Set()))).toEqual(['enrich_fb']);
+    expect(ids(readyNodes(withFallback, states({ enrich: 'failed', enrich_fb: 'completed', use: 'pending' }), new Set()))).toEqual(['use']);
+  });
+
+  it('marks fallbacks unneeded when the primary completed', () => {
+    const s = states({ enrich: 'completed', enrich_fb: 'pending', use: 'pending' });
+    expect(unneededFallbacks(withFallback, s, fallbacksOf(withFallback))).toEqual(['enrich_fb']);
+    expect(ids(readyNodes(withFallback, s, new Set()))).toEqual(['use']);
   });
 });

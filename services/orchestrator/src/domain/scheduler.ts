@@ -8,19 +8,59 @@ import { TERMINAL_NODE, type NodeState, type NodeStatus } from './run-state.js';
 /** A dependency is satisfied once it finished in any way that lets the run go on. */
 const SATISFIED: ReadonlySet<NodeStatus> = new Set(['completed', 'skipped', 'failed']);
 
+/** primary node id → the ids of its fallback nodes (errorPolicy.fallback and fallbackFor). */
+export function fallbacksOf(plan: PlanGraph): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  const add = (primary: string, fb: string) => {
+    const list = map.get(primary) ?? [];
+    if (!list.includes(fb)) list.push(fb);
+    map.set(primary, list);
+  };
+  for (const node of plan.nodes) {
+    for (const fb of node.errorPolicy?.fallback ?? []) add(node.id, fb);
+    if (node.fallbackFor) add(node.fallbackFor, node.id);
+  }
+  return map;
+}
+
 /**
  * Nodes whose dependencies are all settled, that are still pending (or were
  * running when a previous owner died: they are replayed), excluding `inFlight`.
+ * A fallback node is ready only once its primary failed; a dependency with
+ * fallbacks is settled only once it completed or its fallbacks settled.
  */
-export function readyNodes(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, inFlight: ReadonlySet<string>): PlanNode[] {
+export function readyNodes(
+  plan: PlanGraph,
+  states: ReadonlyMap<string, NodeState>,
+  inFlight: ReadonlySet<string>,
+  fallbacks: ReadonlyMap<string, string[]> = fallbacksOf(plan),
+): PlanNode[] {
+  const status = (id: string) => states.get(id)?.status ?? 'pending';
+  const settled = (id: string): boolean => {
+    if (!SATISFIED.has(status(id))) return false;
+    if (status(id) !== 'failed') return true;
+    return (fallbacks.get(id) ?? []).every((fb) => TERMINAL_NODE.has(status(fb)));
+  };
   const ready: PlanNode[] = [];
   for (const node of plan.nodes) {
     if (inFlight.has(node.id)) continue;
-    const state = states.get(node.id);
-    if (state && state.status !== 'pending' && state.status !== 'running') continue;
-    if (node.dependsOn.every((dep) => SATISFIED.has(states.get(dep)?.status ?? 'pending'))) ready.push(node);
+    const s = status(node.id);
+    if (s !== 'pending' && s !== 'running') continue;
+    if (node.fallbackFor && status(node.fallbackFor) !== 'failed') continue;
+    if (node.dependsOn.every(settled)) ready.push(node);
   }
   return ready;
+}
+
+/** Fallback nodes not needed because their primary completed (or was skipped). */
+export function unneededFallbacks(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, fallbacks: ReadonlyMap<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [primary, fbs] of fallbacks) {
+    const s = states.get(primary)?.status;
+    if (s !== 'completed' && s !== 'skipped' && s !== 'cancelled') continue;
+    for (const fb of fbs) if ((states.get(fb)?.status ?? 'pending') === 'pending') out.push(fb);
+  }
+  return out;
 }
 
 export type RunOutcome = { done: false } | { done: true; status: 'completed' | 'failed'; error?: string };

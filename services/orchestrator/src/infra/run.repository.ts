@@ -246,6 +246,21 @@ export class RunRepository {
     });
   }
 
+  /** A cached node output that has not expired, or undefined. */
+  async cacheGet(userId: string, key: string): Promise<{ output: unknown } | undefined> {
+    const rows = await sqlRows(this.kit.db, 'SELECT output FROM node_cache WHERE user_id = $1 AND key = $2 AND expires_at > now()', [userId, key]);
+    return rows[0] ? { output: rows[0].output } : undefined;
+  }
+
+  async cachePut(userId: string, key: string, output: unknown, ttlSeconds: number): Promise<void> {
+    await sqlRows(
+      this.kit.db,
+      `INSERT INTO node_cache (user_id, key, output, expires_at) VALUES ($1, $2, $3::jsonb, now() + ($4::int * interval '1 second'))
+       ON CONFLICT (user_id, key) DO UPDATE SET output = EXCLUDED.output, expires_at = EXCLUDED.expires_at`,
+      [userId, key, JSON.stringify(output ?? null), ttlSeconds],
+    );
+  }
+
   /** Throws LeaseLostError unless `owner` holds the lease on a running run. */
   private async fence(q: { query(sql: string, params?: unknown[]): Promise<unknown> }, runId: string, owner: string): Promise<void> {
     const rows = await sqlRows(q, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
@@ -325,7 +340,15 @@ export class RunRepository {
     });
   }
 
-  async nodeCompleted(runId: string, owner: string, nodeId: string, output: unknown, payload: Record<string, unknown>): Promise<void> {
+  /** `aliasNodeId`: also store the output under this node (a fallback standing in for its primary). */
+  async nodeCompleted(
+    runId: string,
+    owner: string,
+    nodeId: string,
+    output: unknown,
+    payload: Record<string, unknown>,
+    aliasNodeId?: string,
+  ): Promise<void> {
     await this.kit.transaction(async (m, emit) => {
       await this.appendEvent(m, emit, runId, 'node_complete', nodeId, payload, owner);
       await sqlRows(m, `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
@@ -334,6 +357,14 @@ export class RunRepository {
          ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
         [runId, nodeId, JSON.stringify(output ?? null)],
       );
+      if (aliasNodeId) {
+        await sqlRows(
+          m,
+          `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
+           ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+          [runId, aliasNodeId, JSON.stringify(output ?? null)],
+        );
+      }
     });
   }
 

@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config.js';
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 import { Waiting1763900000000 } from '../../src/infra/migrations/1763900000000-waiting.js';
+import { NodeCache1764000000000 } from '../../src/infra/migrations/1764000000000-node-cache.js';
 import { LeaseLostError, RunRepository } from '../../src/infra/run.repository.js';
 
 let db: TestDatabase;
@@ -22,7 +23,7 @@ beforeAll(async () => {
     name: 'orchestrator',
     envSchema: orchestratorEnvSchema,
     env: { DATABASE_URL: db.url, NATS_URL: 'memory://run-repo-test', CONNECTOR_RUNTIME_URL: '127.0.0.1:1', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
-    migrations: [Init1763800000000, Waiting1763900000000],
+    migrations: [Init1763800000000, Waiting1763900000000, NodeCache1764000000000],
   });
   repo = new RunRepository(kit);
 });
