@@ -9,8 +9,9 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
 const protos = join(pkg, '../../protos');
 const buf = join(pkg, 'node_modules/.bin/buf');
 
-rmSync(join(pkg, 'src/gen'), { recursive: true, force: true });
+// Lint first: a failing lint must leave the current generated code in place.
 execFileSync(buf, ['lint', protos], { stdio: 'inherit' });
+rmSync(join(pkg, 'src/gen'), { recursive: true, force: true });
 execFileSync(buf, ['generate', protos, '--template', join(pkg, 'buf.gen.yaml'), '-o', pkg], {
   stdio: 'inherit',
   cwd: pkg,

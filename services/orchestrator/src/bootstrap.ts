@@ -32,7 +32,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   );
   const consumer = new RunWorkConsumer(kit, repo, executor);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo), { repo, kit }),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

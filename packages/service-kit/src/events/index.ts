@@ -2,6 +2,7 @@ export * from './bus.js';
 export * from './subjects.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';
+export * from './frame-sequencer.js';
 import type { Logger } from '../logger.js';
 import type { EventBus } from './bus.js';
 import { JetStreamBus } from './jetstream-bus.js';

@@ -3,7 +3,7 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, R
 import { call, AppError, decodeJson, type Closeable } from '@af/service-kit';
 import { orchestrator, type common } from '@af/contracts';
 import type { Request, Response } from 'express';
-import { FrameSequencer, parseLastEventId } from '../domain/frame-sequencer.js';
+import { FrameSequencer, parseLastEventId } from '@af/service-kit';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ListRunsQuery, ResumeRunSchema, StartRunSchema } from './schemas.js';

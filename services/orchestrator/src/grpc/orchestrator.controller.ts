@@ -3,14 +3,29 @@ import { orchestrator } from '@af/contracts';
 import { planFromWire, PlanWireError } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import { RunCommands } from '../app/run-commands.js';
+import { streamRunEvents } from '../app/stream-run-events.js';
+import type { RunRepository } from '../infra/run.repository.js';
+import type { ServiceKit } from '@af/service-kit';
+import { from, map, mergeMap, type Observable } from 'rxjs';
 import { runStatusName, toWireEvent, toWireRun } from './run.mapper.js';
 
 export const RUN_COMMANDS = Symbol('RunCommands');
+export const STREAM_DEPS = Symbol('StreamDeps');
 
 @Controller()
 @orchestrator.OrchestratorServiceControllerMethods()
 export class OrchestratorController implements orchestrator.OrchestratorServiceController {
-  constructor(@Inject(RUN_COMMANDS) private readonly runs: RunCommands) {}
+  constructor(
+    @Inject(RUN_COMMANDS) private readonly runs: RunCommands,
+    @Inject(STREAM_DEPS) private readonly streamDeps: { repo: RunRepository; kit: ServiceKit },
+  ) {}
+
+  streamRunEvents(req: orchestrator.StreamRunEventsRequest): Observable<orchestrator.StreamRunEventsResponse> {
+    return from(streamRunEvents({ runs: this.runs, ...this.streamDeps }, req.principal?.userId ?? '', req.runId, Number(req.afterSeq || 0))).pipe(
+      mergeMap((frames) => frames),
+      map((f) => ({ event: toWireEvent(f) })),
+    );
+  }
 
   async startRun(req: orchestrator.StartRunRequest): Promise<orchestrator.StartRunResponse> {
     // planFromWire only reshapes; RunCommands parses the result with the IR schema.

@@ -1,10 +1,19 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { RunCommands } from '../app/run-commands.js';
-import { OrchestratorController, RUN_COMMANDS } from './orchestrator.controller.js';
+import type { ServiceKit } from '@af/service-kit';
+import type { RunRepository } from '../infra/run.repository.js';
+import { OrchestratorController, RUN_COMMANDS, STREAM_DEPS } from './orchestrator.controller.js';
 
 @Module({})
 export class OrchestratorModule {
-  static forRoot(runs: RunCommands): DynamicModule {
-    return { module: OrchestratorModule, controllers: [OrchestratorController], providers: [{ provide: RUN_COMMANDS, useValue: runs }] };
+  static forRoot(runs: RunCommands, streamDeps: { repo: RunRepository; kit: ServiceKit }): DynamicModule {
+    return {
+      module: OrchestratorModule,
+      controllers: [OrchestratorController],
+      providers: [
+        { provide: RUN_COMMANDS, useValue: runs },
+        { provide: STREAM_DEPS, useValue: streamDeps },
+      ],
+    };
   }
 }

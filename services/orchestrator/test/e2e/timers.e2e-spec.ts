@@ -122,3 +122,28 @@ it('refuses invalid graphs and bad delays with field paths, persisting nothing',
   expect(done.status).toBe(orchestrator.RunStatus.RUN_STATUS_FAILED);
   expect(done.nodes[0]!.error).toContain('needs params.durationMs');
 });
+
+it('streams a run’s events over gRPC: replay after a seq, then live, ending after complete', async () => {
+  const runId = await start(plan([transform('one'), { id: 'pause', kind: 'delay', params: { durationMs: 700 }, dependsOn: ['one'] }, transform('two', ['pause'])]));
+  const received: orchestrator.RunEvent[] = [];
+  await new Promise<void>((resolve, reject) => {
+    client.streamRunEvents({ principal, runId, afterSeq: '1' }).subscribe({
+      next: (r) => received.push(r.event!),
+      error: reject,
+      complete: resolve,
+    });
+  });
+  expect(received.map((e) => Number(e.seq))).toEqual(received.map((_, i) => i + 2));
+  expect(received.map((e) => e.type)).toEqual(['node_start', 'node_complete', 'node_start', 'node_complete', 'node_start', 'node_complete', 'complete']);
+  expect(received.at(-1)!.payload).toMatchObject({ status: 'completed' });
+
+  // Another user's run is NOT_FOUND; a negative seq is INVALID_ARGUMENT.
+  const err = await new Promise<unknown>((resolve) =>
+    client.streamRunEvents({ principal: { userId: 'someone-else', teamIds: [] }, runId, afterSeq: '0' }).subscribe({ error: resolve, complete: () => resolve(null) }),
+  );
+  expect(err).toMatchObject({ code: 5 });
+  const bad = await new Promise<unknown>((resolve) =>
+    client.streamRunEvents({ principal, runId, afterSeq: '-1' }).subscribe({ error: resolve, complete: () => resolve(null) }),
+  );
+  expect(bad).toMatchObject({ code: 3 });
+});

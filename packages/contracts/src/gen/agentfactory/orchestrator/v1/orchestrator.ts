@@ -314,6 +314,16 @@ export interface ResumeRunResponse {
   run: Run | undefined;
 }
 
+export interface StreamRunEventsRequest {
+  principal: Principal | undefined;
+  runId: string;
+  afterSeq: string;
+}
+
+export interface StreamRunEventsResponse {
+  event: RunEvent | undefined;
+}
+
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseNodeState(): NodeState {
@@ -1996,6 +2006,162 @@ export const ResumeRunResponse: MessageFns<ResumeRunResponse> = {
   },
 };
 
+function createBaseStreamRunEventsRequest(): StreamRunEventsRequest {
+  return { principal: undefined, runId: "", afterSeq: "0" };
+}
+
+export const StreamRunEventsRequest: MessageFns<StreamRunEventsRequest> = {
+  encode(message: StreamRunEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.afterSeq !== "0") {
+      writer.uint32(24).int64(message.afterSeq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamRunEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamRunEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.afterSeq = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamRunEventsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      afterSeq: isSet(object.afterSeq)
+        ? globalThis.String(object.afterSeq)
+        : isSet(object.after_seq)
+        ? globalThis.String(object.after_seq)
+        : "0",
+    };
+  },
+
+  toJSON(message: StreamRunEventsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.afterSeq !== "0") {
+      obj.afterSeq = message.afterSeq;
+    }
+    return obj;
+  },
+};
+
+function createBaseStreamRunEventsResponse(): StreamRunEventsResponse {
+  return { event: undefined };
+}
+
+export const StreamRunEventsResponse: MessageFns<StreamRunEventsResponse> = {
+  encode(message: StreamRunEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      RunEvent.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamRunEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStreamRunEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = RunEvent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StreamRunEventsResponse {
+    return { event: isSet(object.event) ? RunEvent.fromJSON(object.event) : undefined };
+  },
+
+  toJSON(message: StreamRunEventsResponse): unknown {
+    const obj: any = {};
+    if (message.event !== undefined) {
+      obj.event = RunEvent.toJSON(message.event);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /** Durable execution of PlanGraphs. */
@@ -2020,6 +2186,13 @@ export interface OrchestratorServiceClient {
   /** Events of a run with seq > after_seq, from the durable event log. */
 
   listRunEvents(request: ListRunEventsRequest, metadata?: Metadata): Observable<ListRunEventsResponse>;
+
+  /**
+   * Events with seq > after_seq, then live ones, in order and once each; the
+   * stream ends after the run's `complete` frame.
+   */
+
+  streamRunEvents(request: StreamRunEventsRequest, metadata?: Metadata): Observable<StreamRunEventsResponse>;
 }
 
 /** Durable execution of PlanGraphs. */
@@ -2065,6 +2238,13 @@ export interface OrchestratorServiceController {
     request: ListRunEventsRequest,
     metadata?: Metadata,
   ): Promise<ListRunEventsResponse> | Observable<ListRunEventsResponse> | ListRunEventsResponse;
+
+  /**
+   * Events with seq > after_seq, then live ones, in order and once each; the
+   * stream ends after the run's `complete` frame.
+   */
+
+  streamRunEvents(request: StreamRunEventsRequest, metadata?: Metadata): Observable<StreamRunEventsResponse>;
 }
 
 export function OrchestratorServiceControllerMethods() {
@@ -2077,6 +2257,7 @@ export function OrchestratorServiceControllerMethods() {
       "pauseRun",
       "resumeRun",
       "listRunEvents",
+      "streamRunEvents",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
