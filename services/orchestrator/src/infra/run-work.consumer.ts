@@ -3,17 +3,19 @@
  * replica takes one. A sweeper re-enqueues runs whose lease lapsed (a dead
  * replica) so nothing depends on a message surviving.
  */
-import { decodeJson, type Closeable, type ServiceKit } from '@af/service-kit';
+import { decodeJson, PgOutboxStore, type Closeable, type ServiceKit } from '@af/service-kit';
 import type { ExecuteRun } from '../app/execute-run.use-case.js';
 import type { OrchestratorConfig } from '../config.js';
 import type { RunRepository } from './run.repository.js';
 
 const TIMER_POLL_MS = 250;
+const PURGE_EVERY_MS = 10 * 60_000;
 
 export class RunWorkConsumer {
   private consumer?: Closeable;
   private sweeper?: NodeJS.Timeout;
   private timers?: NodeJS.Timeout;
+  private purger?: NodeJS.Timeout;
   private readonly active = new Set<Promise<unknown>>();
 
   constructor(
@@ -54,6 +56,17 @@ export class RunWorkConsumer {
       this.timers.unref();
     };
     fire();
+    // Retention: outputs of long-finished runs, published outbox rows.
+    const purge = () => {
+      const retentionMs = this.kit.config.NODE_OUTPUT_RETENTION_HOURS * 3600_000;
+      Promise.all([this.repo.purgeOutputs(retentionMs), new PgOutboxStore(this.kit.db, this.kit.schema).purge(24 * 3600_000)])
+        .then(([n]) => n && this.kit.log.info({ purgedOutputs: n }, 'retention purge'))
+        .catch((err) => this.kit.log.warn({ err }, 'retention purge failed'));
+      this.purger = setTimeout(purge, PURGE_EVERY_MS);
+      this.purger.unref();
+    };
+    this.purger = setTimeout(purge, 5_000);
+    this.purger.unref();
   }
 
   /** Re-enqueue runs nobody holds; the msgId limits this to once per lease period per run. */
@@ -69,6 +82,7 @@ export class RunWorkConsumer {
   async stop(): Promise<void> {
     if (this.sweeper) clearTimeout(this.sweeper);
     if (this.timers) clearTimeout(this.timers);
+    if (this.purger) clearTimeout(this.purger);
     this.executor.stop();
     await this.consumer?.close();
     await Promise.allSettled([...this.active]);

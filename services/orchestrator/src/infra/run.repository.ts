@@ -246,6 +246,20 @@ export class RunRepository {
     });
   }
 
+  /** Drop node outputs of runs finished more than `retentionMs` ago, and expired cache entries. */
+  async purgeOutputs(retentionMs: number): Promise<number> {
+    const rows = await sqlRows(
+      this.kit.db,
+      `DELETE FROM node_outputs o USING runs r
+        WHERE o.run_id = r.id AND r.status IN ('completed','failed','cancelled')
+          AND r.updated_at < now() - ($1::bigint * interval '1 millisecond')
+        RETURNING o.node_id`,
+      [Math.round(retentionMs)],
+    );
+    await sqlRows(this.kit.db, 'DELETE FROM node_cache WHERE expires_at < now()');
+    return rows.length;
+  }
+
   /** A cached node output that has not expired, or undefined. */
   async cacheGet(userId: string, key: string): Promise<{ output: unknown } | undefined> {
     const rows = await sqlRows(this.kit.db, 'SELECT output FROM node_cache WHERE user_id = $1 AND key = $2 AND expires_at > now()', [userId, key]);

@@ -97,3 +97,20 @@ it('keeps per-run sequence numbers gap-free under concurrent writers of one owne
   const seqs = (await repo.events(run.id, 0)).map((e) => e.seq);
   expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
 });
+
+it('purges node outputs of long-finished runs only', async () => {
+  const done = await create();
+  const live = await create();
+  for (const { run } of [done, live]) {
+    await repo.acquireLease(run.id, 'P', 60_000);
+    await repo.nodeStarted(run.id, 'P', 'a', 1, {});
+    await repo.nodeCompleted(run.id, 'P', 'a', { big: 'x'.repeat(100) }, {});
+  }
+  await repo.finish(done.run.id, 'P', 'completed', null, {});
+  await sqlRows(kit.db, `UPDATE runs SET updated_at = now() - interval '2 hours' WHERE id = ANY($1::uuid[])`, [[done.run.id, live.run.id]]);
+  expect(await repo.purgeOutputs(3600_000)).toBe(1);
+  expect((await repo.outputs(done.run.id)).size).toBe(0);
+  expect((await repo.outputs(live.run.id)).get('a')).toEqual({ big: 'x'.repeat(100) });
+  // The event log (metadata) stays.
+  expect((await repo.events(done.run.id, 0)).length).toBeGreaterThan(2);
+});
