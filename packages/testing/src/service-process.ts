@@ -41,11 +41,13 @@ export class ServiceProcess {
     });
     this.child = child;
     const readyLine = `${this.name} ready`;
+    // Only this incarnation's output counts (a restart must not match the previous ready line).
+    const from = this.output.length;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.label} not ready after ${timeoutMs} ms:\n${this.tail()}`)), timeoutMs);
       const onData = (buf: Buffer) => {
         this.output += buf.toString();
-        if (this.output.includes(readyLine) && child.pid === this.child?.pid) {
+        if (this.output.indexOf(readyLine, from) >= 0 && child.pid === this.child?.pid) {
           clearTimeout(timer);
           resolve();
         }

@@ -87,6 +87,7 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
       (err: unknown) => (submitError = err),
     );
     for (;;) {
+      killer.check();
       if (submitError) throw submitError;
       unfinished = await unfinishedRuns(runIds);
       if (submitted && unfinished.length === 0) break;
@@ -99,15 +100,19 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
   } finally {
     await killer.stop();
   }
-  const summary = `seed ${SEED}, ${killer.kills.length} kills (${killer.kills.map((k) => `${k.victim}:${k.runsHeld}r/${k.nodesRunning}n`).join(' ')}), ${Date.now() - started} ms`;
+  const kills = killer.kills;
+  const summary =
+    `seed ${SEED}, ${Date.now() - started} ms, ${kills.length} kills, ${kills.filter((k) => k.runsHeld > 0).length} of them holding runs, ` +
+    `${kills.reduce((n, k) => n + k.nodesRunning, 0)} running nodes interrupted [${kills.map((k) => `${k.victim}:${k.runsHeld}r/${k.nodesRunning}n`).join(' ')}], ` +
+    `restarts took ${killer.restartMs.join('/')} ms`;
   if (unfinished.length) throw new Error(`${unfinished.length} of ${runIds.length} runs unfinished after ${RUNS_DEADLINE_MS} ms (${summary}):\n${await describeRuns(unfinished)}`);
   console.info(`chaos: ${summary}`);
 
   expect(runIds).toHaveLength(RUNS);
   expect(new Set(runIds).size).toBe(RUNS);
   // The kill loop ran while the batches were submitted; at least one kill hit a replica mid-node.
-  expect(killer.kills.length).toBeGreaterThanOrEqual(RUNS / BATCH - 1);
-  expect(killer.kills.some((k) => k.nodesRunning > 0)).toBe(true);
+  expect(kills.length).toBeGreaterThanOrEqual(RUNS / BATCH - 1);
+  expect(kills.some((k) => k.nodesRunning > 0)).toBe(true);
 
   const runs = await stack.db.query<{ id: string; status: string; plan: { nodes: Array<{ id: string; dependsOn?: string[] }> } }>(
     'SELECT id::text AS id, status, plan FROM orchestrator.runs WHERE id::text = ANY($1)',

@@ -31,12 +31,15 @@ export interface Kill {
 
 /**
  * Every `pauseMs` (a random value in the range) SIGKILLs a random replica
- * that is up and starts it again in the background, never taking down more
- * than `maxDown` at once (so at least one replica is always up). A replica
- * that fails to come back ends the loop with that error (rethrown by stop()).
+ * that is up — one holding run leases if any does — and starts it again in
+ * the background, never taking down more than `maxDown` at once (and never
+ * the last one up). A replica that fails to come back ends the loop with that
+ * error (rethrown by check() and stop()).
  */
 export class KillLoop {
   readonly kills: Kill[] = [];
+  /** How long each restart took until the replica was ready. */
+  readonly restartMs: number[] = [];
   private stopped = false;
   private failure: unknown;
   private running?: Promise<void>;
@@ -58,6 +61,11 @@ export class KillLoop {
     if (this.failure) return Promise.reject(this.failure);
     if (this.kills.length >= count) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ count, resolve, reject }));
+  }
+
+  /** Throws the error that ended the loop (a replica that did not come back), if any. */
+  check(): void {
+    if (this.failure) throw this.failure;
   }
 
   /** Stops killing and waits for the restarts under way: every replica is running afterwards. */
@@ -82,30 +90,50 @@ export class KillLoop {
       if (this.stopped) break;
       const up = replicas.filter((r) => !this.restarting.has(r));
       if (replicas.length - up.length >= this.options.maxDown || up.length <= 1) continue;
-      const victim = up[Math.floor(this.random() * up.length)]!;
-      const held = await this.held(victim);
+      // Prefer a replica that holds runs right now: killing an idle one proves little.
+      const held = await this.held();
+      const busy = up.filter((r) => held.has(r.env.SERVICE_INSTANCE_ID!));
+      const pool = busy.length ? busy : up;
+      const victim = pool[Math.floor(this.random() * pool.length)]!;
       await victim.kill();
-      this.kills.push({ victim: victim.label, ...held });
+      this.kills.push({ victim: victim.label, ...(held.get(victim.env.SERVICE_INSTANCE_ID!) ?? { runsHeld: 0, nodesRunning: 0 }) });
       for (const w of this.waiters.filter((x) => x.count <= this.kills.length)) {
         this.waiters.splice(this.waiters.indexOf(w), 1);
         w.resolve();
       }
-      const restart = victim
-        .start(60_000)
+      const restart = this.restart(victim)
         .catch((err: unknown) => this.fail(err))
         .finally(() => this.restarting.delete(victim));
       this.restarting.set(victim, restart);
     }
   }
 
-  private async held(victim: ServiceProcess): Promise<Omit<Kill, 'victim'>> {
-    const [row] = await this.stack.db.query<{ runs: string; nodes: string }>(
-      `SELECT count(DISTINCT r.id) AS runs, count(n.node_id) FILTER (WHERE n.status = 'running') AS nodes
+  /**
+   * start() resolves on the first output of a restarted process (its ready
+   * check also matches the previous incarnation's "ready" line), so wait for
+   * this incarnation's own ready line too.
+   */
+  private async restart(victim: ServiceProcess): Promise<void> {
+    const t0 = Date.now();
+    const mark = victim.output.length;
+    await victim.start(60_000);
+    while (victim.output.indexOf(`${victim.name} ready`, mark) < 0) {
+      if (!victim.running) throw new Error(`${victim.label} exited while starting:\n${victim.tail()}`);
+      if (Date.now() - t0 > 60_000) throw new Error(`${victim.label} not ready 60 s after restart:\n${victim.tail()}`);
+      await sleep(20);
+    }
+    this.restartMs.push(Date.now() - t0);
+  }
+
+  /** Per lease owner: the running runs it holds and their nodes in status `running`. */
+  private async held(): Promise<Map<string, Omit<Kill, 'victim'>>> {
+    const rows = await this.stack.db.query<{ owner: string; runs: string; nodes: string }>(
+      `SELECT r.lease_owner AS owner, count(DISTINCT r.id) AS runs, count(n.node_id) FILTER (WHERE n.status = 'running') AS nodes
          FROM orchestrator.runs r LEFT JOIN orchestrator.node_states n ON n.run_id = r.id
-        WHERE r.lease_owner = $1 AND r.status = 'running'`,
-      [victim.env.SERVICE_INSTANCE_ID],
+        WHERE r.status = 'running' AND r.lease_owner IS NOT NULL AND r.lease_until > now()
+        GROUP BY r.lease_owner`,
     );
-    return { runsHeld: Number(row?.runs ?? 0), nodesRunning: Number(row?.nodes ?? 0) };
+    return new Map(rows.map((r) => [r.owner, { runsHeld: Number(r.runs), nodesRunning: Number(r.nodes) }]));
   }
 }
 
