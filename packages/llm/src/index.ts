@@ -4,6 +4,7 @@
  * (with repair retries), and a bounded tool-calling loop. No model configured
  * means no model: callers fail clearly instead of inventing an answer.
  */
+export type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 export { createChatModel, describeLlmConfig } from './chat-model.factory.js';
 export {
   LLM_PROVIDERS,
@@ -26,7 +27,7 @@ export {
   type LlmErrorCode,
   type OutputViolation,
 } from './llm-errors.js';
-export { checkTools, redactArgs, toProviderTool, type LlmTool } from './llm-tool.js';
+export { checkTools, redactArgs, toProviderTool, type LlmTool, type ToolInvokeOptions } from './llm-tool.js';
 export { messageText, parseJsonText, type JsonParse } from './message-text.js';
 export {
   OutputFieldSchema,

@@ -15,7 +15,6 @@ export interface OutputViolation {
 
 export type LlmErrorCode =
   | 'config_invalid'
-  | 'not_configured'
   | 'schema_invalid'
   | 'output_invalid'
   | 'script_exhausted'

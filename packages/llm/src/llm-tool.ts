@@ -12,7 +12,15 @@ export interface LlmTool {
   description: string;
   /** JSON Schema of the arguments object. */
   schema: JsonSchema;
-  invoke(args: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<unknown>;
+  invoke(args: Record<string, unknown>, options: ToolInvokeOptions): Promise<unknown>;
+}
+
+export interface ToolInvokeOptions {
+  signal?: AbortSignal;
+  /** 1-based position of this call among the loop's tool calls. */
+  sequence: number;
+  /** The provider's id of the call. */
+  callId: string;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

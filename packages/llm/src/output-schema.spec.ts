@@ -57,6 +57,7 @@ describe('outputSchemaToJsonSchema', () => {
     expect(() => outputSchemaToJsonSchema({ type: 'object', fields: [] })).toThrow('declare at least one field');
     expect(() => outputSchemaToJsonSchema({ type: 'table' as 'object', fields: [{ name: 'a', type: 'string' }] })).toThrow(/type/);
     expect(() => outputSchemaToJsonSchema({ fields: [{ name: 'bad name', type: 'string' }] })).toThrow('must be an identifier');
+    expect(() => outputSchemaToJsonSchema({ type: 'scalar', fields: [{ name: 'a', type: 'string' }, { name: 'b', type: 'string' }] })).toThrow('exactly one field');
   });
 
   it('property: a value built from the declared fields validates, one missing field does not', () => {

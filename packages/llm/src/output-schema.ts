@@ -17,10 +17,15 @@ export const OutputFieldSchema = z.object({
 });
 
 /** The seed §5 `output_schema` of an llm_task step. */
-export const StepOutputSchemaSchema = z.object({
-  type: z.enum(['object', 'record_set', 'scalar']).default('object'),
-  fields: z.array(OutputFieldSchema).min(1, 'declare at least one field'),
-});
+export const StepOutputSchemaSchema = z
+  .object({
+    type: z.enum(['object', 'record_set', 'scalar']).default('object'),
+    fields: z.array(OutputFieldSchema).min(1, 'declare at least one field'),
+  })
+  .superRefine((s, ctx) => {
+    // Same rule as @af/plan's step-link check.
+    if (s.type === 'scalar' && s.fields.length !== 1) ctx.addIssue({ code: 'custom', path: ['fields'], message: 'a scalar output_schema declares exactly one field' });
+  });
 export type StepOutputSchema = z.input<typeof StepOutputSchemaSchema>;
 
 function fieldSchema(type: string): JsonSchema {

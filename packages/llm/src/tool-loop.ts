@@ -8,7 +8,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage, ToolMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { LlmError } from './llm-errors.js';
-import { checkTools, redactArgs, toProviderTool, type LlmTool } from './llm-tool.js';
+import { checkTools, redactArgs, toProviderTool, type LlmTool, type ToolInvokeOptions } from './llm-tool.js';
 import { asPromptText, messageText, parseJsonText } from './message-text.js';
 import { validateOutput } from './output-validator.js';
 import { finalRoundMessage } from './task-prompts.js';
@@ -67,7 +67,7 @@ async function runTool(
   name: string,
   args: Record<string, unknown>,
   available: string,
-  signal: AbortSignal | undefined,
+  options: ToolInvokeOptions,
 ): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
   if (!tool) return { ok: false, error: `unknown tool '${name}'; available tools: ${available || '(none)'}` };
   const checked = validateOutput(tool.schema, args);
@@ -75,10 +75,10 @@ async function runTool(
     return { ok: false, error: `invalid arguments: ${checked.violations.map((v) => `${v.pointer || '/'} ${v.message}`).join('; ')}` };
   }
   try {
-    return { ok: true, value: await tool.invoke(args, signal ? { signal } : {}) };
+    return { ok: true, value: await tool.invoke(args, options) };
   } catch (err) {
     // A cancelled run is not an observation for the model.
-    if (signal?.aborted) throw err;
+    if (options.signal?.aborted) throw err;
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
 }
@@ -107,10 +107,16 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     if (rounds === maxRounds) messages.push(finalRoundMessage(maxRounds));
     const ai = (await bound.invoke(messages, signal ? { signal } : {})) as AIMessageChunk;
     messages.push(ai);
+    // Calls whose arguments the provider could not parse still need an answer (and count as a round).
+    const broken = (ai.invalid_tool_calls ?? []).map((c, k) => ({
+      id: c.id ?? `invalid_${rounds + 1}_${k}`,
+      name: c.name ?? '?',
+      error: `the arguments were not valid JSON${c.error ? ` (${c.error})` : ''}; call the tool again with a JSON object`,
+    }));
     const calls = ai.tool_calls ?? [];
     const stoppedBy = rounds === maxRounds ? 'max_rounds' : 'answer';
-    if (calls.length === 0 || rounds === maxRounds) {
-      const answered = calls.length === 0;
+    if ((calls.length === 0 && broken.length === 0) || rounds === maxRounds) {
+      const answered = calls.length === 0 && broken.length === 0;
       const text = answered ? messageText(ai) : '';
       const parsed = answered ? parseJsonText(text) : undefined;
       return { text, ...(parsed?.ok ? { json: parsed.value } : {}), answered, stoppedBy, rounds, trace, messages };
@@ -119,7 +125,7 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     for (const [k, call] of calls.entries()) {
       const id = call.id ?? `call_${rounds}_${k}`;
       const started = Date.now();
-      const result = await runTool(byName.get(call.name), call.name, call.args ?? {}, available, signal);
+      const result = await runTool(byName.get(call.name), call.name, call.args ?? {}, available, { ...(signal ? { signal } : {}), sequence: trace.length + 1, callId: id });
       const entry: ToolCallTrace = { round: rounds, name: call.name, args: redactArgs(call.args ?? {}), durationMs: Date.now() - started, ok: result.ok };
       if (result.ok) {
         const content = resultText(result.value, limit);
@@ -130,6 +136,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         messages.push(new ToolMessage({ content: `error: ${result.error}`, tool_call_id: id, name: call.name, status: 'error' }));
       }
       trace.push(entry);
+    }
+    for (const b of broken) {
+      trace.push({ round: rounds, name: b.name, args: {}, durationMs: 0, ok: false, error: b.error });
+      messages.push(new ToolMessage({ content: `error: ${b.error}`, tool_call_id: b.id, name: b.name, status: 'error' }));
     }
   }
 }

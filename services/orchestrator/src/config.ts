@@ -1,4 +1,5 @@
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
+import { llmEnvShape } from '@af/llm';
 import { z } from 'zod';
 
 /** Orchestrator configuration (env names are the keys). */
@@ -14,6 +15,7 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   RUNS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(64),
   /** How long node outputs of finished runs are kept (the event log keeps metadata only). */
   NODE_OUTPUT_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 365 * 10).default(24 * 7),
+  ...llmEnvShape,
   /** Deadline of one connector call when the node sets none. */
   NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
 });

@@ -1,11 +1,16 @@
 import { call, createGrpcClient } from '@af/service-kit';
 import { connector } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import type { NodeExecutor } from '../domain/node-executor.js';
+import { createHash } from 'node:crypto';
+import type { LlmTool } from '@af/llm';
+import type { NodeContext, NodeExecutor } from '../domain/node-executor.js';
+
+export function connectorClient(address: string): connector.ConnectorServiceClient {
+  return createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address);
+}
 
 /** `tool` nodes with `action: call_connector` → connector-runtime ExecuteEndpoint. */
-export function callConnectorExecutor(address: string): NodeExecutor {
-  const client = createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address);
+export function callConnectorExecutor(client: connector.ConnectorServiceClient): NodeExecutor {
   return async (ctx) => {
     const connectorId = ctx.params.connector;
     const endpoint = ctx.params.endpoint;
@@ -26,4 +31,50 @@ export function callConnectorExecutor(address: string): NodeExecutor {
     );
     return response.result ?? {};
   };
+}
+
+const TOOL_NAME = /^([a-z0-9][a-z0-9-]*)__([A-Za-z0-9_-]+)$/;
+
+/**
+ * The tools a `research_with_tools` node may use: its `params.tools` names of
+ * the form `<connector>__<endpoint>`, each an endpoint of the run owner's
+ * connectors. Every call is keyed by node attempt, tool and arguments, so a
+ * replayed node does not repeat a call it already made.
+ */
+export function connectorTools(client: connector.ConnectorServiceClient) {
+  return async (ctx: NodeContext): Promise<LlmTool[]> => {
+    const names = Array.isArray(ctx.params.tools) ? ctx.params.tools.filter((t): t is string => typeof t === 'string') : [];
+    const tools: LlmTool[] = [];
+    for (const name of names) {
+      const m = TOOL_NAME.exec(name);
+      if (!m) continue;
+      const [, connectorId, endpoint] = m as unknown as [string, string, string];
+      const found = await call(client.getConnector({ principal: { userId: ctx.userId, teamIds: [] }, id: connectorId })).catch(() => undefined);
+      const definition = found?.connector?.definition as { endpoints?: Record<string, { description?: string; parameters?: Array<{ name: string; type?: string; description?: string; required?: boolean }> }> } | undefined;
+      const ep = definition?.endpoints?.[endpoint];
+      if (!ep) continue;
+      const properties: Record<string, unknown> = {};
+      for (const p of ep.parameters ?? []) properties[p.name] = { type: jsonType(p.type), ...(p.description ? { description: p.description } : {}) };
+      tools.push({
+        name,
+        description: ep.description ?? `Call ${endpoint} of connector ${connectorId}`,
+        schema: { type: 'object', properties, required: (ep.parameters ?? []).filter((p) => p.required).map((p) => p.name) },
+        invoke: async (args, options) => {
+          const key = `${ctx.idempotencyKey}:${name}:${createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 16)}`;
+          const res = await call(
+            client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key }),
+            ctx.timeoutMs,
+          );
+          void options;
+          return res.result ?? {};
+        },
+      });
+    }
+    return tools;
+  };
+}
+
+function jsonType(t: string | undefined): string {
+  if (t === 'integer' || t === 'number' || t === 'boolean' || t === 'object' || t === 'array') return t;
+  return 'string';
 }

@@ -3,7 +3,7 @@
  * PostgreSQL and NATS): durable timers for delays and approval timeouts that
  * survive a crash, and invalid graphs refused with field paths.
  */
-import { orchestrator } from '@af/contracts';
+import { orchestrator, orchestratorEvents } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
 import { AppError, call, createGrpcClient } from '@af/service-kit';
 import { startStack, type Stack } from '@af/testing';
@@ -125,7 +125,7 @@ it('refuses invalid graphs and bad delays with field paths, persisting nothing',
 
 it('streams a run’s events over gRPC: replay after a seq, then live, ending after complete', async () => {
   const runId = await start(plan([transform('one'), { id: 'pause', kind: 'delay', params: { durationMs: 700 }, dependsOn: ['one'] }, transform('two', ['pause'])]));
-  const received: orchestrator.RunEvent[] = [];
+  const received: orchestratorEvents.RunEvent[] = [];
   await new Promise<void>((resolve, reject) => {
     client.streamRunEvents({ principal, runId, afterSeq: '1' }).subscribe({
       next: (r) => received.push(r.event!),
@@ -146,4 +146,12 @@ it('streams a run’s events over gRPC: replay after a seq, then live, ending af
     client.streamRunEvents({ principal, runId, afterSeq: '-1' }).subscribe({ error: resolve, complete: () => resolve(null) }),
   );
   expect(bad).toMatchObject({ code: 3 });
+});
+
+it('an llm node without a configured model fails with a clear error, never a fake answer', async () => {
+  const runId = await start(plan([{ id: 'think', kind: 'llm', action: 'llm_analyze', inputs: { x: 1 }, params: { instructions: 'analyse' }, outputSchema: { type: 'object', fields: [{ name: 'v', type: 'string' }] } }]));
+  const done = await until(runId, finished);
+  expect(done.status).toBe(orchestrator.RunStatus.RUN_STATUS_FAILED);
+  expect(done.nodes[0]!.error).toContain('no LLM is configured');
+  expect(done.nodes[0]!.outputJson).toBe('');
 });
