@@ -13,7 +13,8 @@
 //   FLOOR       100 sequential single-row BEGIN; INSERT; COMMIT on one pg
 //               connection (fresh database).
 //   REPLAY      our per-node SQL replayed with raw pg (see lib/replay.mjs):
-//               how much of our per-node time is the SQL itself.
+//               how much of our per-node time is the SQL itself; and a
+//               what-if with the same writes as one statement per transition.
 //
 // Ours and the references are interleaved round by round (order rotated) and
 // summarised by medians. Run by hand after `pnpm build`, with PostgreSQL on
@@ -35,6 +36,7 @@ import {
   startOurStack,
 } from './lib/ours.mjs';
 import { chainGraph, freshPostgresSaver, invokeChain, memorySaver, rawCommitLoop } from './lib/reference.mjs';
+import { cpuDiff, cpuSnapshot, perUnit } from './lib/cpu.mjs';
 import { REPLAY_SHAPE, prepareReplaySchema, replayRun } from './lib/replay.mjs';
 import { fmt, machineFacts, median, percentile, printTable, progress, summary, writeResult } from './lib/report.mjs';
 
@@ -44,14 +46,18 @@ const REFERENCE = { langgraphPostgresSaverMsPerStep: 2.05, langgraphMemorySaverM
 const TARGET_RATIO_TO_FLOOR = 1.5;
 
 const machine = await machineFacts(TEST_DATABASE_URL);
+// The services load the build present now (another build may land while this runs).
+const build = { orchestratorDistBuiltAt: statSync(new URL('../../services/orchestrator/dist/main.js', import.meta.url)).mtime.toISOString() };
 progress(`starting the stack (${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.join(' ')})`);
 const stack = await startOurStack();
 const samples = {
   ours: [], oursWall: [], oursDispatch: [], oursIntervals: [], oursCommitsPerNode: [],
   lgPgSync: [], lgPgSyncIntervals: [], lgPgAsync: [], lgPgAsyncIntervals: [], lgMem: [], lgMemIntervals: [],
-  floor: [], floorCommits: [], replay: [], replayIntervals: [], replayRelay: [], replayRelayIntervals: [],
+  floor: [], floorCommits: [], replay: [], replayIntervals: [], replayRelay: [], replayRelayIntervals: [], replayOne: [], replayOneIntervals: [],
 };
 let templateRunId;
+const oursCpu = [];
+const statementMs = {};
 try {
   const token = await registerAndLogin(stack);
   const yaml = chainPlaybookYaml(NODES);
@@ -80,8 +86,10 @@ try {
   const sides = {
     async ours() {
       const c0 = await committedTransactions(stack);
+      const cpu0 = await cpuSnapshot(stack);
       const t0 = performance.now();
       const r = await runViaGateway(stack, token, yaml, { rows: INPUT_ROWS });
+      oursCpu.push(cpuDiff(cpu0, await cpuSnapshot(stack)));
       samples.ours.push(r.engineMs / NODES);
       samples.oursWall.push(r.wallMs / NODES);
       samples.oursDispatch.push(r.dispatchMs);
@@ -113,12 +121,15 @@ try {
       samples.floorCommits.push(...commits);
     },
     async replay() {
-      const plain = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: false });
+      const plain = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: false, statementMs });
       samples.replay.push(plain.reduce((a, b) => a + b, 0) / NODES);
       samples.replayIntervals.push(...plain);
       const relay = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: true });
       samples.replayRelay.push(relay.reduce((a, b) => a + b, 0) / NODES);
       samples.replayRelayIntervals.push(...relay);
+      const one = await replayRun(stack.db.url, templateRunId, NODES, { oneStatement: true });
+      samples.replayOne.push(one.reduce((a, b) => a + b, 0) / NODES);
+      samples.replayOneIntervals.push(...one);
     },
   };
   const order = Object.keys(sides);
@@ -138,6 +149,7 @@ const lgPgAsync = median(samples.lgPgAsync);
 const lgMem = median(samples.lgMem);
 const replay = median(samples.replay);
 const replayRelay = median(samples.replayRelay);
+const replayOne = median(samples.replayOne);
 
 console.log(`\nbench/orchestrator (a): ${NODES}-node chain, every node durably committed before the next starts`);
 console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.postgres} (synchronous_commit=${machine.postgresSettings.synchronous_commit}); ${ROUNDS} rounds, medians\n`);
@@ -152,8 +164,24 @@ printTable(
     ['FLOOR: BEGIN; INSERT 1 row; COMMIT (per commit)', fmt(floor), fmt(percentile(samples.floorCommits, 99)), fmt(ours / floor, 2)],
     ['REPLAY: our per-node SQL, raw pg, 1 connection', fmt(replay), fmt(percentile(samples.replayIntervals, 99)), fmt(ours / replay, 2)],
     ['REPLAY + outbox relay batch after each commit', fmt(replayRelay), fmt(percentile(samples.replayRelayIntervals, 99)), fmt(ours / replayRelay, 2)],
+    ['WHAT-IF (not implemented): same writes, 1 statement per transition', fmt(replayOne), fmt(percentile(samples.replayOneIntervals, 99)), fmt(ours / replayOne, 2)],
   ],
 );
+const statementBreakdown = Object.entries(statementMs).map(([label, xs]) => ({
+  statement: label,
+  perNode: Number((xs.length / (ROUNDS * NODES)).toFixed(2)),
+  medianMs: Number(median(xs).toFixed(3)),
+  p99Ms: Number(percentile(xs, 99).toFixed(3)),
+  sumPerNodeMs: Number((xs.reduce((a, b) => a + b, 0) / (ROUNDS * NODES)).toFixed(3)),
+}));
+console.log('\nREPLAY (without relay), where the SQL time of one node goes:');
+printTable(
+  ['statement', 'per node', 'median ms', 'p99 ms', 'mean ms per node'],
+  statementBreakdown.map((s) => [s.statement, s.perNode, fmt(s.medianMs), fmt(s.p99Ms), fmt(s.sumPerNodeMs)]),
+);
+const cpuPerNode = perUnit(sumDiffs(oursCpu), ROUNDS * NODES);
+console.log('\nOURS, CPU ms per node by process (summed over the runs, /proc; "elsewhere" is other work on this shared machine):');
+printTable(['where', 'CPU ms per node'], Object.entries(cpuPerNode).map(([k, v]) => [k, fmt(v)]));
 const meets = ours <= TARGET_RATIO_TO_FLOOR * floor;
 console.log(`
 Ours: node_start and node_complete are separate transactions (2 commits per node, each with its event row
@@ -166,7 +194,7 @@ Target: durable node ≤ ${TARGET_RATIO_TO_FLOOR}× the raw-commit floor (≤ ${
 writeResult('a', {
   benchmark: 'orchestrator-a-durable-chain',
   machine: { ...machine, loadAverageAtEnd: loadavg().map((x) => Number(x.toFixed(2))) },
-  build: { orchestratorDistBuiltAt: statSync(new URL('../../services/orchestrator/dist/main.js', import.meta.url)).mtime.toISOString() },
+  build,
   setup: {
     nodes: NODES,
     rounds: ROUNDS,
@@ -179,7 +207,11 @@ writeResult('a', {
     },
     langgraph: '@langchain/langgraph 1.7.3 StateGraph, 100 sequential nodes (slice(0,10) of the rows), recursionLimit 10000, fresh thread per invoke; PostgresSaver (@langchain/langgraph-checkpoint-postgres 1.0.5) on a fresh database per round',
     floor: 'one pg.Client, fresh database, BEGIN; INSERT INTO steps (run_id, step, state jsonb); COMMIT × 100',
-    replay: { statementsPerNode: REPLAY_SHAPE, note: 'copies of the orchestrator tables (same columns, indexes, foreign keys) in schema bench_replay of the stack database' },
+    replay: {
+      statementsPerNode: REPLAY_SHAPE,
+      whatIf: 'each transition as one data-modifying CTE (fenced UPDATE runs … RETURNING last_seq, INSERT run_events, UPDATE node_states, INSERT node_outputs, INSERT outbox) in an implicit transaction: 2 round trips and 2 commits per node; not how the orchestrator works today',
+      note: 'copies of the orchestrator tables (same columns, indexes, foreign keys) in schema bench_replay of the stack database',
+    },
   },
   results: {
     msPerNode: {
@@ -191,6 +223,7 @@ writeResult('a', {
       floorRawCommit: summary(samples.floor),
       replayOurSql: summary(samples.replay),
       replayOurSqlWithRelay: summary(samples.replayRelay),
+      whatIfOneStatementPerTransition: summary(samples.replayOne),
     },
     singleIntervalMs: {
       oursNodeStartToNodeStart: summary(samples.oursIntervals),
@@ -200,7 +233,10 @@ writeResult('a', {
       floorCommit: summary(samples.floorCommits),
       replayOurSql: summary(samples.replayIntervals),
       replayOurSqlWithRelay: summary(samples.replayRelayIntervals),
+      whatIfOneStatementPerTransition: summary(samples.replayOneIntervals),
     },
+    replayStatementBreakdown: statementBreakdown,
+    oursCpuMsPerNode: cpuPerNode,
     oursDispatchMs: summary(samples.oursDispatch),
     oursCommitsPerNode: summary(samples.oursCommitsPerNode, 2),
     ratios: {
@@ -216,3 +252,9 @@ writeResult('a', {
   target: { durableNodeAtMostTimesFloor: TARGET_RATIO_TO_FLOOR, met: meets },
 });
 process.exit(0);
+
+function sumDiffs(diffs) {
+  const out = {};
+  for (const d of diffs) for (const [k, v] of Object.entries(d)) out[k] = (out[k] ?? 0) + v;
+  return out;
+}

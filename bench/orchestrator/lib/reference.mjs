@@ -92,3 +92,28 @@ export async function rawCommitLoop(n) {
     await db.drop();
   }
 }
+
+/**
+ * `total` invokes of `graph`, at most `concurrency` at a time (fresh thread
+ * each). Returns invokes per second and each invoke's latency.
+ */
+export async function invokeConcurrently(graph, { total, concurrency, durability }) {
+  let next = 0;
+  const latencies = [];
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < total) {
+      next++;
+      const t = performance.now();
+      const out = await graph.invoke(
+        { data: INPUT_ROWS },
+        { configurable: { thread_id: randomUUID() }, recursionLimit: 10_000, ...(durability ? { durability } : {}) },
+      );
+      if (out.count !== INPUT_ROWS.length) throw new Error(`unexpected LangGraph output ${JSON.stringify(out)}`);
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  return { perSecond: total / seconds, seconds, latencies };
+}

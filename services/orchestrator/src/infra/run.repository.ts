@@ -345,13 +345,12 @@ export class RunRepository {
   }
 
   async nodeStarted(runId: string, owner: string, nodeId: string, attempt: number, payload: Record<string, unknown>): Promise<void> {
-    await this.kit.transaction(async (m, emit) => {
-      await this.appendEvent(m, emit, runId, 'node_start', nodeId, { attempt, ...payload }, owner);
-      await sqlRows(m, 
-        `UPDATE node_states SET status = 'running', attempt = $3, error = NULL, started_at = now() WHERE run_id = $1 AND node_id = $2`,
-        [runId, nodeId, attempt],
-      );
-    });
+    await this.transition(
+      { runId, owner, type: 'node_start', nodeId, payload: { attempt, ...payload } },
+      `UPDATE node_states SET status = 'running', attempt = $8, error = NULL, started_at = now()
+        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+      [attempt],
+    );
   }
 
   /** `aliasNodeId`: also store the output under this node (a fallback standing in for its primary). */
@@ -363,23 +362,16 @@ export class RunRepository {
     payload: Record<string, unknown>,
     aliasNodeId?: string,
   ): Promise<void> {
-    await this.kit.transaction(async (m, emit) => {
-      await this.appendEvent(m, emit, runId, 'node_complete', nodeId, payload, owner);
-      await sqlRows(m, `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND node_id = $2`, [runId, nodeId]);
-      await sqlRows(m, 
-        `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
-         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
-        [runId, nodeId, JSON.stringify(output ?? null)],
-      );
-      if (aliasNodeId) {
-        await sqlRows(
-          m,
-          `INSERT INTO node_outputs (run_id, node_id, output) VALUES ($1, $2, $3::jsonb)
-           ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
-          [runId, aliasNodeId, JSON.stringify(output ?? null)],
-        );
-      }
-    });
+    await this.transition(
+      { runId, owner, type: 'node_complete', nodeId, payload },
+      `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL
+        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)
+     ), o AS (
+       INSERT INTO node_outputs (run_id, node_id, output)
+       SELECT $1::uuid, n, $8::jsonb FROM r, unnest($9::text[]) AS n
+       ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+      [JSON.stringify(output ?? null), aliasNodeId ? [nodeId, aliasNodeId] : [nodeId]],
+    );
   }
 
   /** A node ended without output: failed (event `node_error`) or skipped (event `node_complete` with `skipped`). */
@@ -392,25 +384,75 @@ export class RunRepository {
     payload: Record<string, unknown>,
     skipReason: string | null = null,
   ): Promise<void> {
-    await this.kit.transaction(async (m, emit) => {
-      await this.appendEvent(m, emit, runId, status === 'failed' ? 'node_error' : 'node_complete', nodeId, payload, owner);
-      await sqlRows(
-        m,
-        `UPDATE node_states SET status = $3, error = $4, skip_reason = $5, finished_at = now(), wait_until = NULL WHERE run_id = $1 AND node_id = $2`,
-        [runId, nodeId, status, error, skipReason],
-      );
-    });
+    await this.transition(
+      { runId, owner, type: status === 'failed' ? 'node_error' : 'node_complete', nodeId, payload },
+      `UPDATE node_states SET status = $8::text, error = $9::text, skip_reason = $10::text, finished_at = now(), wait_until = NULL
+        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+      [status, error, skipReason],
+    );
   }
 
   async finish(runId: string, owner: string, status: 'completed' | 'failed', error: string | null, payload: Record<string, unknown>): Promise<void> {
-    await this.kit.transaction(async (m, emit) => {
-      await this.appendEvent(m, emit, runId, 'complete', undefined, { status, ...(error ? { error } : {}), ...payload }, owner);
-      await sqlRows(m, 
-        `UPDATE runs SET status = $2, error = $3, lease_owner = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`,
-        [runId, status, error],
-      );
-      await sqlRows(m, `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
-    });
+    await this.transition(
+      { runId, owner, type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } },
+      `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting') AND EXISTS (SELECT 1 FROM r)`,
+      [],
+      { status, error },
+    );
+  }
+
+  /**
+   * One state transition of a running run as ONE statement (one round trip,
+   * atomic on its own): bump the per-run sequence — fenced by the lease —,
+   * append the event row and its outbox message, and apply `change` (SQL that
+   * may use $1 run id, $4 node id and its own params from $8, and must only
+   * act `WHERE EXISTS (SELECT 1 FROM r)`). Throws LeaseLostError when fenced.
+   */
+  private async transition(
+    frame: { runId: string; owner: string; type: string; nodeId?: string; payload: Record<string, unknown> },
+    change: string,
+    params: unknown[],
+    finish?: { status: string; error: string | null },
+  ): Promise<number> {
+    const timestamp = new Date().toISOString();
+    const runUpdate = finish
+      ? `status = $${8 + params.length}::text, error = $${9 + params.length}::text, lease_owner = NULL, lease_until = NULL,`
+      : '';
+    const rows = await sqlRows<{ last_seq: string }>(
+      this.kit.db,
+      `WITH r AS (
+         UPDATE runs SET ${runUpdate} last_seq = last_seq + 1, updated_at = now()
+          WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq
+       ), e AS (
+         INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
+         SELECT $1::uuid, last_seq, $3::text, $4::text, $5::jsonb, $6::timestamptz FROM r
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT $7::text,
+                jsonb_build_object('runId', $1::text, 'seq', last_seq, 'type', $3::text, 'timestamp', $6::text, 'payload', $5::jsonb)
+                  || CASE WHEN $4::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', $4::text) END,
+                'run:' || $1::text || ':' || last_seq
+           FROM r
+       ), c AS (
+         ${change}
+       )
+       SELECT last_seq FROM r`,
+      [
+        frame.runId,
+        frame.owner,
+        frame.type,
+        frame.nodeId ?? null,
+        JSON.stringify(frame.payload),
+        timestamp,
+        this.kit.subjects.run(frame.runId, frame.type),
+        ...params,
+        ...(finish ? [finish.status, finish.error] : []),
+      ],
+    );
+    if (!rows.length) throw new LeaseLostError(frame.runId);
+    this.kit.metrics.events.inc({ type: frame.type });
+    this.kit.relay.kick();
+    return Number(rows[0]!.last_seq);
   }
 
   /** Cancel unless already finished; returns false when the run was finished. */
