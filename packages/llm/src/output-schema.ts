@@ -4,6 +4,7 @@
  * `@af/plan` applies when it compiles a playbook into `PlanNode.outputSchema`,
  * so a schema converted here and one read off a plan validate alike.
  */
+import { stepOutputSchemaToJsonSchema } from '@af/plan';
 import { z } from 'zod';
 
 /** A JSON Schema document (draft 2020-12 / 07 subset that Ajv and the providers understand). */
@@ -28,33 +29,6 @@ export const StepOutputSchemaSchema = z
   });
 export type StepOutputSchema = z.input<typeof StepOutputSchemaSchema>;
 
-function fieldSchema(type: string): JsonSchema {
-  if (type.endsWith('[]')) return { type: 'array', items: fieldSchema(type.slice(0, -2)) };
-  switch (type) {
-    case 'string':
-      return { type: 'string' };
-    case 'number':
-      return { type: 'number' };
-    case 'integer':
-      return { type: 'integer' };
-    case 'boolean':
-      return { type: 'boolean' };
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'any':
-      return {};
-    default:
-      // `object` and the record types (`record`, `entity`, `document`, …): any object.
-      return { type: 'object' };
-  }
-}
-
-function objectSchema(fields: z.infer<typeof OutputFieldSchema>[]): JsonSchema {
-  const properties: Record<string, unknown> = {};
-  for (const f of fields) properties[f.name] = f.description ? { ...fieldSchema(f.type), description: f.description } : fieldSchema(f.type);
-  return { type: 'object', properties, required: fields.map((f) => f.name) };
-}
-
 /**
  * JSON Schema of a seed `output_schema`. `object` and `scalar` are an object
  * with the declared fields (a scalar is read as `{field}` downstream);
@@ -62,15 +36,8 @@ function objectSchema(fields: z.infer<typeof OutputFieldSchema>[]): JsonSchema {
  * field when the input is not a valid output_schema.
  */
 export function outputSchemaToJsonSchema(outputSchema: StepOutputSchema): JsonSchema {
-  const parsed = StepOutputSchemaSchema.parse(outputSchema);
-  if (parsed.type === 'record_set') {
-    return {
-      type: 'object',
-      properties: { results: { type: 'array', items: objectSchema(parsed.fields) }, count: { type: 'integer' } },
-      required: ['results'],
-    };
-  }
-  return objectSchema(parsed.fields);
+  // One mapping for the whole system: @af/plan's, which compiled the plan.
+  return stepOutputSchemaToJsonSchema(StepOutputSchemaSchema.parse(outputSchema));
 }
 
 /** Whether a value is written in the seed's `{type, fields: [...]}` form rather than JSON Schema. */
