@@ -29,7 +29,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(connectors))
     .register('llm', createLlmExecutor({ model, tools: connectorTools(connectors), onReport: (r) => kit.log.info(r, 'llm node') }))
-    .register('tool:transform_data', transformDataExecutor)
+    .register('tool:transform_data', transformDataExecutor, { pure: true })
     .register('approval', approvalExecutor)
     .register('delay', delayExecutor);
   const executor = new ExecuteRun(

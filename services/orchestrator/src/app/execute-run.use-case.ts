@@ -191,8 +191,15 @@ export class ExecuteRun {
       }
     }
     let resumed = replay;
+    const pure = this.executors.isPure(node);
     for (;;) {
-      if (!resumed) await this.repo.nodeStarted(run.id, owner, node.id, attempt, { kind: node.kind, action: node.action ?? null });
+      const startPayload = { kind: node.kind, action: node.action ?? null };
+      // A pure node's start is committed with its completion (below), or just before its failure.
+      let started = resumed;
+      if (!resumed && !pure) {
+        await this.repo.nodeStarted(run.id, owner, node.id, attempt, startPayload);
+        started = true;
+      }
       resumed = false;
       states.set(node.id, { nodeId: node.id, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
       const t0 = Date.now();
@@ -225,6 +232,7 @@ export class ExecuteRun {
           output,
           { attempt, durationMs: Date.now() - t0, outputKey: node.outputKey ?? node.id, summary: summarize(output), ...(primary ? { fallbackFor: primary.id } : {}) },
           primary?.id,
+          started ? undefined : { attempt, ...startPayload },
         );
         outputs.set(node.id, output);
         if (primary) outputs.set(primary.id, output);
@@ -233,6 +241,7 @@ export class ExecuteRun {
         return undefined;
       } catch (err) {
         if (err instanceof LeaseLostError || signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
+        if (!started) await this.repo.nodeStarted(run.id, owner, node.id, attempt, startPayload);
         const app = toAppError(err);
         const retryable =
           policy?.onError === 'retry' ||

@@ -28,10 +28,22 @@ export type NodeExecutor = (ctx: NodeContext) => Promise<unknown>;
 /** Executors by `kind` or `kind:action`; the more specific one wins. */
 export class NodeExecutors {
   private readonly byKey = new Map<string, NodeExecutor>();
+  private readonly pure = new Set<string>();
 
-  register(key: string, executor: NodeExecutor): this {
+  /**
+   * `pure`: in-process and free of side effects (e.g. transform_data). Such a
+   * node's start and completion are committed together: a crash before that
+   * commit just computes it again.
+   */
+  register(key: string, executor: NodeExecutor, options: { pure?: boolean } = {}): this {
     this.byKey.set(key, executor);
+    if (options.pure) this.pure.add(key);
     return this;
+  }
+
+  isPure(node: PlanNode): boolean {
+    if (node.action && this.byKey.has(`${node.kind}:${node.action}`)) return this.pure.has(`${node.kind}:${node.action}`);
+    return this.pure.has(node.kind);
   }
 
   resolve(node: PlanNode): NodeExecutor {

@@ -361,16 +361,19 @@ export class RunRepository {
     output: unknown,
     payload: Record<string, unknown>,
     aliasNodeId?: string,
+    /** When given, the node's `node_start` frame is written in the same statement, just before. */
+    startPayload?: Record<string, unknown>,
   ): Promise<void> {
     await this.transition(
-      { runId, owner, type: 'node_complete', nodeId, payload },
-      `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL
+      { runId, owner, type: 'node_complete', nodeId, payload, ...(startPayload ? { before: { type: 'node_start', payload: startPayload } } : {}) },
+      `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
+              started_at = COALESCE(started_at, now()), attempt = COALESCE($10::int, attempt)
         WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)
      ), o AS (
        INSERT INTO node_outputs (run_id, node_id, output)
        SELECT $1::uuid, n, $8::jsonb FROM r, unnest($9::text[]) AS n
        ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
-      [JSON.stringify(output ?? null), aliasNodeId ? [nodeId, aliasNodeId] : [nodeId]],
+      [JSON.stringify(output ?? null), aliasNodeId ? [nodeId, aliasNodeId] : [nodeId], typeof payload.attempt === 'number' ? payload.attempt : null],
     );
   }
 
@@ -407,32 +410,44 @@ export class RunRepository {
    * append the event row and its outbox message, and apply `change` (SQL that
    * may use $1 run id, $4 node id and its own params from $8, and must only
    * act `WHERE EXISTS (SELECT 1 FROM r)`). Throws LeaseLostError when fenced.
+   * With `frame.before`, two frames (seq n-1 and n) are written at once.
    */
   private async transition(
-    frame: { runId: string; owner: string; type: string; nodeId?: string; payload: Record<string, unknown> },
+    frame: {
+      runId: string;
+      owner: string;
+      type: string;
+      nodeId?: string;
+      payload: Record<string, unknown>;
+      /** A frame committed just before this one, in the same statement (seq n-1). */
+      before?: { type: string; payload: Record<string, unknown> };
+    },
     change: string,
     params: unknown[],
     finish?: { status: string; error: string | null },
   ): Promise<number> {
     const timestamp = new Date().toISOString();
-    const runUpdate = finish
-      ? `status = $${8 + params.length}::text, error = $${9 + params.length}::text, lease_owner = NULL, lease_until = NULL,`
-      : '';
+    const frames = [...(frame.before ? [frame.before] : []), { type: frame.type, payload: frame.payload }];
+    // $1 run, $2 owner, $3 time, $4 node, $5 subject prefix, $6 frame types, $7 frame payloads; `change` params from $8.
+    const runUpdate = finish ? `status = $${8 + params.length}::text, error = $${9 + params.length}::text, lease_owner = NULL, lease_until = NULL,` : '';
     const rows = await sqlRows<{ last_seq: string }>(
       this.kit.db,
       `WITH r AS (
-         UPDATE runs SET ${runUpdate} last_seq = last_seq + 1, updated_at = now()
+         UPDATE runs SET ${runUpdate} last_seq = last_seq + ${frames.length}, updated_at = now()
           WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq
+       ), f AS (
+         SELECT r.last_seq - ${frames.length} + x.i AS seq, x.type, x.payload
+           FROM r, unnest($6::text[], $7::jsonb[]) WITH ORDINALITY AS x(type, payload, i)
        ), e AS (
          INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
-         SELECT $1::uuid, last_seq, $3::text, $4::text, $5::jsonb, $6::timestamptz FROM r
+         SELECT $1::uuid, seq, type, $4::text, payload, $3::timestamptz FROM f
        ), ob AS (
          INSERT INTO outbox (subject, payload, msg_id)
-         SELECT $7::text,
-                jsonb_build_object('runId', $1::text, 'seq', last_seq, 'type', $3::text, 'timestamp', $6::text, 'payload', $5::jsonb)
+         SELECT $5::text || type,
+                jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', $3::text, 'payload', payload)
                   || CASE WHEN $4::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', $4::text) END,
-                'run:' || $1::text || ':' || last_seq
-           FROM r
+                'run:' || $1::text || ':' || seq
+           FROM f ORDER BY seq
        ), c AS (
          ${change}
        )
@@ -440,17 +455,17 @@ export class RunRepository {
       [
         frame.runId,
         frame.owner,
-        frame.type,
-        frame.nodeId ?? null,
-        JSON.stringify(frame.payload),
         timestamp,
-        this.kit.subjects.run(frame.runId, frame.type),
+        frame.nodeId ?? null,
+        this.kit.subjects.run(frame.runId, ''),
+        frames.map((f) => f.type),
+        frames.map((f) => JSON.stringify(f.payload)),
         ...params,
         ...(finish ? [finish.status, finish.error] : []),
       ],
     );
     if (!rows.length) throw new LeaseLostError(frame.runId);
-    this.kit.metrics.events.inc({ type: frame.type });
+    for (const f of frames) this.kit.metrics.events.inc({ type: f.type });
     this.kit.relay.kick();
     return Number(rows[0]!.last_seq);
   }
