@@ -4,7 +4,8 @@
 // gains or drops a variable, change this table in the same commit.
 
 const COMMON_REQUIRED = ['LOG_LEVEL', 'DATABASE_URL', 'NATS_URL', 'GRPC_PORT', 'METRICS_PORT'];
-const COMMON_OPTIONAL = ['NATS_PREFIX', 'SERVICE_INSTANCE_ID'];
+const COMMON_OPTIONAL = ['NATS_PREFIX', 'SERVICE_INSTANCE_ID', 'GRPC_HOST'];
+const LLM_OPTIONAL = ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_API_KEY', 'LLM_BASE_URL', 'LLM_SCRIPT', 'LLM_TEMPERATURE', 'LLM_MAX_TOKENS', 'LLM_TIMEOUT_MS', 'LLM_MAX_RETRIES'];
 
 /**
  * @typedef {object} ServiceEnv
@@ -29,7 +30,7 @@ export const SERVICE_ENV = {
       'ORCHESTRATOR_URL',
       'CONNECTOR_RUNTIME_URL',
     ],
-    optional: COMMON_OPTIONAL,
+    optional: [...COMMON_OPTIONAL, 'HTTP_HOST', 'BODY_LIMIT_BYTES'],
     secret: ['DATABASE_URL', 'JWT_SECRET'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics', HTTP_PORT: 'http' },
     targets: {
@@ -49,15 +50,15 @@ export const SERVICE_ENV = {
   },
   orchestrator: {
     required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL', 'PLANNER_URL', 'RUN_LEASE_MS', 'RUN_CONCURRENCY'],
-    optional: COMMON_OPTIONAL,
-    secret: ['DATABASE_URL'],
+    optional: [...COMMON_OPTIONAL, 'RUNS_IN_FLIGHT', 'NODE_TIMEOUT_MS', 'NODE_OUTPUT_RETENTION_HOURS', ...LLM_OPTIONAL],
+    secret: ['DATABASE_URL', 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: { PLANNER_URL: 'planner', CONNECTOR_RUNTIME_URL: 'connector-runtime' },
     http: false,
   },
   'connector-runtime': {
     required: [...COMMON_REQUIRED, 'CREDENTIALS_KEYS'],
-    optional: [...COMMON_OPTIONAL, 'CONNECTOR_ALLOW_HOSTS'],
+    optional: [...COMMON_OPTIONAL, 'CONNECTOR_ALLOW_HOSTS', 'IDEMPOTENCY_WINDOW_MS'],
     secret: ['DATABASE_URL', 'CREDENTIALS_KEYS'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
