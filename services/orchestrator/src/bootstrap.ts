@@ -15,6 +15,8 @@ import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } 
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
 import { Waiting1763900000000 } from './infra/migrations/1763900000000-waiting.js';
 import { NodeCache1764000000000 } from './infra/migrations/1764000000000-node-cache.js';
+import { RunExecutionStore } from './infra/run-execution.store.js';
+import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
 
@@ -34,11 +36,12 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     .register('delay', delayExecutor);
   const executor = new ExecuteRun(
     repo,
+    new RunExecutionStore(kit),
     executors,
     { owner: config.SERVICE_INSTANCE_ID, leaseMs: config.RUN_LEASE_MS, concurrency: config.RUN_CONCURRENCY, nodeTimeoutMs: config.NODE_TIMEOUT_MS },
     kit.log,
   );
-  const consumer = new RunWorkConsumer(kit, repo, executor);
+  const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
   const grpc = await startGrpcServer({
     module: OrchestratorModule.forRoot(new RunCommands(repo), { repo, kit }),
     packages: ['orchestrator'],

@@ -13,7 +13,8 @@ import type { NodeState, Run } from '../domain/run-state.js';
 import { backoffMs, fallbacksOf, readyNodes, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
 import { buildScope } from '../domain/scope.js';
 import { nextTimer, resolveWaiting, WaitFor } from '../domain/waiting.js';
-import { LeaseLostError, type RunRepository } from '../infra/run.repository.js';
+import { LeaseLostError, type RunExecutionStore } from '../infra/run-execution.store.js';
+import type { RunRepository } from '../infra/run.repository.js';
 
 export interface ExecuteRunOptions {
   owner: string;
@@ -33,6 +34,7 @@ export class ExecuteRun {
 
   constructor(
     private readonly repo: RunRepository,
+    private readonly store: RunExecutionStore,
     private readonly executors: NodeExecutors,
     private readonly options: ExecuteRunOptions,
     private readonly log: Logger,
@@ -55,13 +57,13 @@ export class ExecuteRun {
 
   private async executeOwned(runId: string, keepAlive: () => void): Promise<ExecuteResult> {
     const { owner, leaseMs } = this.options;
-    const run = await this.repo.acquireLease(runId, owner, leaseMs);
+    const run = await this.store.acquireLease(runId, owner, leaseMs);
     if (!run) return 'not_owner';
     const abort = new AbortController();
     let lost = false;
     const heartbeat = setInterval(() => {
       keepAlive();
-      this.repo
+      this.store
         .renewLease(runId, owner, leaseMs)
         .then((ok) => {
           if (!ok) {
@@ -74,7 +76,7 @@ export class ExecuteRun {
     heartbeat.unref();
     try {
       const result = await this.loop(run, abort.signal, () => lost);
-      if (result === 'stopped') await this.repo.releaseLease(runId, owner);
+      if (result === 'stopped') await this.store.releaseLease(runId, owner);
       return result;
     } catch (err) {
       if (err instanceof LeaseLostError) return 'lease_lost';
@@ -102,7 +104,7 @@ export class ExecuteRun {
       }
       if (!fatal && !this.stopping) {
         for (const id of unneededFallbacks(plan, states, fallbacks)) {
-          await this.repo.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
+          await this.store.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
           states.set(id, { ...settled(id, 'skipped', 0), skipReason: 'primary_succeeded' });
         }
         for (const node of readyNodes(plan, states, new Set(inFlight.keys()), fallbacks)) {
@@ -118,7 +120,7 @@ export class ExecuteRun {
       if (inFlight.size === 0) {
         if (!fatal && !this.stopping && hasWaiting(states)) {
           // Only waiting nodes are left: hand the run back until a decision or timer.
-          if (await this.repo.park(run.id, this.options.owner)) return 'parked';
+          if (await this.store.park(run.id, this.options.owner)) return 'parked';
           continue;
         }
         break;
@@ -133,7 +135,7 @@ export class ExecuteRun {
     const outcome = runOutcome(plan, states, fatal);
     const status = outcome.done ? outcome.status : 'failed';
     const error = outcome.done ? (outcome.error ?? null) : 'no node can make progress (unsatisfiable dependencies)';
-    await this.repo.finish(run.id, this.options.owner, status, error, { durationMs: Date.now() - started });
+    await this.store.finish(run.id, this.options.owner, status, error, { durationMs: Date.now() - started });
     return 'finished';
   }
 
@@ -159,7 +161,7 @@ export class ExecuteRun {
         return this.fail(run, node, states, attempt, toAppError(err), 'condition');
       }
       if (!pass) {
-        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
+        await this.store.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
         states.set(node.id, settled(node.id, 'skipped', attempt));
         return undefined;
       }
@@ -177,9 +179,9 @@ export class ExecuteRun {
       } catch (err) {
         return this.fail(run, node, states, attempt, toAppError(err), 'cache_key');
       }
-      const hit = await this.repo.cacheGet(run.userId, cacheKey);
+      const hit = await this.store.cacheGet(run.userId, cacheKey);
       if (hit) {
-        await this.repo.nodeCompleted(run.id, owner, node.id, hit.output, {
+        await this.store.nodeCompleted(run.id, owner, node.id, hit.output, {
           attempt,
           cached: true,
           outputKey: node.outputKey ?? node.id,
@@ -197,7 +199,7 @@ export class ExecuteRun {
       // A pure node's start is committed with its completion (below), or just before its failure.
       let started = resumed;
       if (!resumed && !pure) {
-        await this.repo.nodeStarted(run.id, owner, node.id, attempt, startPayload);
+        await this.store.nodeStarted(run.id, owner, node.id, attempt, startPayload);
         started = true;
       }
       resumed = false;
@@ -219,13 +221,13 @@ export class ExecuteRun {
           run: { approvalPolicy: run.plan.approvalPolicy, runContext: run.runContext },
         });
         if (output instanceof WaitFor) {
-          await this.repo.nodeWaiting(run.id, owner, node.id, output.until, output.frame);
+          await this.store.nodeWaiting(run.id, owner, node.id, output.until, output.frame);
           states.set(node.id, { nodeId: node.id, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: output.until });
           return undefined;
         }
         // A fallback's output stands in for its primary's, for later references and for GetRun.
         const primary = node.fallbackFor ? run.plan.nodes.find((n) => n.id === node.fallbackFor) : undefined;
-        await this.repo.nodeCompleted(
+        await this.store.nodeCompleted(
           run.id,
           owner,
           node.id,
@@ -236,12 +238,12 @@ export class ExecuteRun {
         );
         outputs.set(node.id, output);
         if (primary) outputs.set(primary.id, output);
-        if (cacheKey !== undefined && node.cache) await this.repo.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
+        if (cacheKey !== undefined && node.cache) await this.store.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
         states.set(node.id, settled(node.id, 'completed', attempt));
         return undefined;
       } catch (err) {
         if (err instanceof LeaseLostError || signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
-        if (!started) await this.repo.nodeStarted(run.id, owner, node.id, attempt, startPayload);
+        if (!started) await this.store.nodeStarted(run.id, owner, node.id, attempt, startPayload);
         const app = toAppError(err);
         const retryable =
           policy?.onError === 'retry' ||
@@ -274,7 +276,7 @@ export class ExecuteRun {
       if (!outcome) continue;
       const owner = this.options.owner;
       if (outcome.kind === 'complete') {
-        await this.repo.nodeCompleted(run.id, owner, node.id, outcome.output, {
+        await this.store.nodeCompleted(run.id, owner, node.id, outcome.output, {
           attempt: state.attempt,
           outputKey: node.outputKey ?? node.id,
           summary: summarize(outcome.output),
@@ -282,10 +284,10 @@ export class ExecuteRun {
         outputs.set(node.id, outcome.output);
         states.set(node.id, settled(node.id, 'completed', state.attempt));
       } else if (outcome.kind === 'skip') {
-        await this.repo.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
+        await this.store.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
         states.set(node.id, { ...settled(node.id, 'skipped', state.attempt), skipReason: outcome.reason });
       } else {
-        await this.repo.nodeEnded(run.id, owner, node.id, 'failed', outcome.message, {
+        await this.store.nodeEnded(run.id, owner, node.id, 'failed', outcome.message, {
           attempt: state.attempt,
           code: 'FAILED_PRECONDITION',
           error: outcome.message,
@@ -319,7 +321,7 @@ export class ExecuteRun {
       continues = others.some((st) => st === 'completed' || st === 'pending' || st === 'running') || primaryPolicy === 'skip';
       fatalMessage = `node ${node.fallbackFor} and its fallbacks failed (last: ${node.id}: ${err.message})`;
     }
-    await this.repo.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
+    await this.store.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
       attempt,
       phase,
       code: err.code,

@@ -6,6 +6,7 @@
 import { decodeJson, PgOutboxStore, type Closeable, type ServiceKit } from '@af/service-kit';
 import type { ExecuteRun } from '../app/execute-run.use-case.js';
 import type { OrchestratorConfig } from '../config.js';
+import type { RunMaintenance } from './run-maintenance.js';
 import type { RunRepository } from './run.repository.js';
 
 const TIMER_POLL_MS = 250;
@@ -21,6 +22,7 @@ export class RunWorkConsumer {
   constructor(
     private readonly kit: ServiceKit<OrchestratorConfig>,
     private readonly repo: RunRepository,
+    private readonly maintenance: RunMaintenance,
     private readonly executor: ExecuteRun,
   ) {}
 
@@ -51,7 +53,7 @@ export class RunWorkConsumer {
     sweep();
     // Durable timers (delays, approval timeouts) live in node_states; any replica fires them.
     const fire = () => {
-      this.repo.dueTimers(100).catch((err) => this.kit.log.warn({ err }, 'timer poll failed'));
+      this.maintenance.dueTimers(100).catch((err) => this.kit.log.warn({ err }, 'timer poll failed'));
       this.timers = setTimeout(fire, TIMER_POLL_MS);
       this.timers.unref();
     };
@@ -59,7 +61,7 @@ export class RunWorkConsumer {
     // Retention: outputs of long-finished runs, published outbox rows.
     const purge = () => {
       const retentionMs = this.kit.config.NODE_OUTPUT_RETENTION_HOURS * 3600_000;
-      Promise.all([this.repo.purgeOutputs(retentionMs), new PgOutboxStore(this.kit.db, this.kit.schema).purge(24 * 3600_000)])
+      Promise.all([this.maintenance.purgeOutputs(retentionMs), new PgOutboxStore(this.kit.db, this.kit.schema).purge(24 * 3600_000)])
         .then(([n]) => n && this.kit.log.info({ purgedOutputs: n }, 'retention purge'))
         .catch((err) => this.kit.log.warn({ err }, 'retention purge failed'));
       this.purger = setTimeout(purge, PURGE_EVERY_MS);
@@ -72,7 +74,7 @@ export class RunWorkConsumer {
   /** Re-enqueue runs nobody holds; the msgId limits this to once per lease period per run. */
   async sweepOnce(): Promise<number> {
     const lease = this.kit.config.RUN_LEASE_MS;
-    const orphans = await this.repo.orphans(lease, 100);
+    const orphans = await this.maintenance.orphans(lease, 100);
     const period = Math.floor(Date.now() / lease);
     for (const runId of orphans) await this.repo.enqueue(runId, `work:${runId}:sweep:${period}`);
     if (orphans.length) this.kit.log.info({ count: orphans.length }, 're-enqueued orphaned runs');

@@ -9,11 +9,15 @@ import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 import { Waiting1763900000000 } from '../../src/infra/migrations/1763900000000-waiting.js';
 import { NodeCache1764000000000 } from '../../src/infra/migrations/1764000000000-node-cache.js';
-import { LeaseLostError, RunRepository } from '../../src/infra/run.repository.js';
+import { LeaseLostError, RunExecutionStore } from '../../src/infra/run-execution.store.js';
+import { RunMaintenance } from '../../src/infra/run-maintenance.js';
+import { RunRepository } from '../../src/infra/run.repository.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<OrchestratorConfig>;
 let repo: RunRepository;
+let store: RunExecutionStore;
+let maintenance: RunMaintenance;
 
 const plan = PlanGraphSchema.parse({ nodes: [{ id: 'a', kind: 'tool' }, { id: 'b', kind: 'tool', dependsOn: ['a'] }] });
 
@@ -26,6 +30,8 @@ beforeAll(async () => {
     migrations: [Init1763800000000, Waiting1763900000000, NodeCache1764000000000],
   });
   repo = new RunRepository(kit);
+  store = new RunExecutionStore(kit);
+  maintenance = new RunMaintenance(kit, repo);
 });
 
 afterAll(async () => {
@@ -58,19 +64,19 @@ it('returns the same run for the same idempotency key', async () => {
 
 it('gives the lease to one owner at a time, and fences a owner whose lease was taken over', async () => {
   const { run } = await create();
-  expect(await repo.acquireLease(run.id, 'A', 60_000)).not.toBeNull();
-  expect(await repo.acquireLease(run.id, 'B', 60_000)).toBeNull();
-  await repo.nodeStarted(run.id, 'A', 'a', 1, {});
+  expect(await store.acquireLease(run.id, 'A', 60_000)).not.toBeNull();
+  expect(await store.acquireLease(run.id, 'B', 60_000)).toBeNull();
+  await store.nodeStarted(run.id, 'A', 'a', 1, {});
 
   // A stalls; its lease lapses; B takes over.
   await sqlRows(kit.db, `UPDATE runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [run.id]);
-  expect(await repo.orphans(0, 10)).toContain(run.id);
-  expect(await repo.acquireLease(run.id, 'B', 60_000)).not.toBeNull();
-  expect(await repo.renewLease(run.id, 'A', 60_000)).toBe(false);
-  await expect(repo.nodeCompleted(run.id, 'A', 'a', { x: 1 }, {})).rejects.toBeInstanceOf(LeaseLostError);
+  expect(await maintenance.orphans(0, 10)).toContain(run.id);
+  expect(await store.acquireLease(run.id, 'B', 60_000)).not.toBeNull();
+  expect(await store.renewLease(run.id, 'A', 60_000)).toBe(false);
+  await expect(store.nodeCompleted(run.id, 'A', 'a', { x: 1 }, {})).rejects.toBeInstanceOf(LeaseLostError);
   expect((await repo.nodeStates(run.id)).get('a')!.status).toBe('running');
 
-  await repo.nodeCompleted(run.id, 'B', 'a', { x: 2 }, {});
+  await store.nodeCompleted(run.id, 'B', 'a', { x: 2 }, {});
   expect((await repo.outputs(run.id)).get('a')).toEqual({ x: 2 });
   const seqs = (await repo.events(run.id, 0)).map((e) => e.seq);
   expect(seqs).toEqual([1, 2, 3]);
@@ -78,11 +84,11 @@ it('gives the lease to one owner at a time, and fences a owner whose lease was t
 
 it('cancels once, then refuses; a cancelled run cannot be leased or written', async () => {
   const { run } = await create();
-  await repo.acquireLease(run.id, 'A', 60_000);
+  await store.acquireLease(run.id, 'A', 60_000);
   expect(await repo.cancel(run.id)).toBe(true);
   expect(await repo.cancel(run.id)).toBe(false);
-  expect(await repo.acquireLease(run.id, 'A', 60_000)).toBeNull();
-  await expect(repo.nodeStarted(run.id, 'A', 'a', 1, {})).rejects.toBeInstanceOf(LeaseLostError);
+  expect(await store.acquireLease(run.id, 'A', 60_000)).toBeNull();
+  await expect(store.nodeStarted(run.id, 'A', 'a', 1, {})).rejects.toBeInstanceOf(LeaseLostError);
   const view = await repo.view(run.id);
   expect(view!.status).toBe('cancelled');
   expect(view!.nodes.every((n) => n.status === 'cancelled')).toBe(true);
@@ -92,8 +98,8 @@ it('cancels once, then refuses; a cancelled run cannot be leased or written', as
 it('keeps per-run sequence numbers gap-free under concurrent writers of one owner', async () => {
   const wide = PlanGraphSchema.parse({ nodes: Array.from({ length: 20 }, (_, i) => ({ id: `n${i}`, kind: 'tool' })) });
   const { run } = await repo.create({ userId: 'u1', plan: wide, inputs: {}, runContext: 'interactive', idempotencyKey: null });
-  await repo.acquireLease(run.id, 'A', 60_000);
-  await Promise.all(wide.nodes.map((n) => repo.nodeStarted(run.id, 'A', n.id, 1, {})));
+  await store.acquireLease(run.id, 'A', 60_000);
+  await Promise.all(wide.nodes.map((n) => store.nodeStarted(run.id, 'A', n.id, 1, {})));
   const seqs = (await repo.events(run.id, 0)).map((e) => e.seq);
   expect(seqs).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
 });
@@ -102,13 +108,13 @@ it('purges node outputs of long-finished runs only', async () => {
   const done = await create();
   const live = await create();
   for (const { run } of [done, live]) {
-    await repo.acquireLease(run.id, 'P', 60_000);
-    await repo.nodeStarted(run.id, 'P', 'a', 1, {});
-    await repo.nodeCompleted(run.id, 'P', 'a', { big: 'x'.repeat(100) }, {});
+    await store.acquireLease(run.id, 'P', 60_000);
+    await store.nodeStarted(run.id, 'P', 'a', 1, {});
+    await store.nodeCompleted(run.id, 'P', 'a', { big: 'x'.repeat(100) }, {});
   }
-  await repo.finish(done.run.id, 'P', 'completed', null, {});
+  await store.finish(done.run.id, 'P', 'completed', null, {});
   await sqlRows(kit.db, `UPDATE runs SET updated_at = now() - interval '2 hours' WHERE id = ANY($1::uuid[])`, [[done.run.id, live.run.id]]);
-  expect(await repo.purgeOutputs(3600_000)).toBe(1);
+  expect(await maintenance.purgeOutputs(3600_000)).toBe(1);
   expect((await repo.outputs(done.run.id)).size).toBe(0);
   expect((await repo.outputs(live.run.id)).get('a')).toEqual({ big: 'x'.repeat(100) });
   // The event log (metadata) stays.
