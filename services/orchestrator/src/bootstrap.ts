@@ -7,6 +7,7 @@ import { orchestratorEnvSchema } from './config.js';
 import { NodeExecutors } from './domain/node-executor.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
+import { routeExecutor } from './app/executors/route.executor.js';
 import { OrchestratorModule } from './grpc/orchestrator.module.js';
 import { callConnectorExecutor, connectorClient, connectorTools } from './infra/connector.client.js';
 import { createLlmExecutor } from './app/executors/llm.executor.js';
@@ -33,7 +34,8 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     .register('llm', createLlmExecutor({ model, tools: connectorTools(connectors), onReport: (r) => kit.log.info(r, 'llm node') }))
     .register('tool:transform_data', transformDataExecutor, { pure: true })
     .register('approval', approvalExecutor)
-    .register('delay', delayExecutor);
+    .register('delay', delayExecutor)
+    .register('route', routeExecutor, { pure: true });
   const executor = new ExecuteRun(
     repo,
     new RunExecutionStore(kit),

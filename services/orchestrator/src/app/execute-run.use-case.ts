@@ -10,7 +10,7 @@ import { compileNodeCondition, type PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
-import { backoffMs, fallbacksOf, readyNodes, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
+import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
 import { buildScope } from '../domain/scope.js';
 import { nextTimer, resolveWaiting, WaitFor } from '../domain/waiting.js';
 import { LeaseLostError, type RunExecutionStore } from '../infra/run-execution.store.js';
@@ -106,6 +106,10 @@ export class ExecuteRun {
         for (const id of unneededFallbacks(plan, states, fallbacks)) {
           await this.store.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
           states.set(id, { ...settled(id, 'skipped', 0), skipReason: 'primary_succeeded' });
+        }
+        for (const id of routeSkips(plan, states, outputs)) {
+          await this.store.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN);
+          states.set(id, { ...settled(id, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
         for (const node of readyNodes(plan, states, new Set(inFlight.keys()), fallbacks)) {
           if (inFlight.size >= this.options.concurrency) break;
@@ -219,6 +223,7 @@ export class ExecuteRun {
           timeoutMs: policy?.timeoutMs ?? this.options.nodeTimeoutMs,
           signal,
           run: { approvalPolicy: run.plan.approvalPolicy, runContext: run.runContext },
+          scope,
         });
         if (output instanceof WaitFor) {
           await this.store.nodeWaiting(run.id, owner, node.id, output.until, output.frame);

@@ -4,6 +4,7 @@
  * that every side-effecting callee de-duplicates on.
  */
 import type { PlanNode } from '@af/plan';
+import type { Scope } from '@af/expr';
 import { AppError } from '@af/service-kit';
 
 export interface NodeContext {
@@ -18,6 +19,8 @@ export interface NodeContext {
   idempotencyKey: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /** What `{…}` references see (run inputs, finished nodes' outputs) — for executors that evaluate expressions. */
+  scope: Scope;
   /** Run-level settings executors honour (approval policy, run context). */
   run: { approvalPolicy: 'require' | 'auto_approve'; runContext: string };
 }

@@ -1,6 +1,6 @@
 import { PlanGraphSchema, type PlanGraph } from '@af/plan';
 import type { NodeState, NodeStatus } from './run-state.js';
-import { backoffMs, fallbacksOf, readyNodes, runOutcome, unneededFallbacks } from './scheduler.js';
+import { backoffMs, fallbacksOf, readyNodes, routeSkips, runOutcome, unneededFallbacks } from './scheduler.js';
 
 const plan = (edges: Record<string, string[]>): PlanGraph =>
   PlanGraphSchema.parse({ nodes: Object.entries(edges).map(([id, dependsOn]) => ({ id, kind: 'tool', dependsOn })) });
@@ -95,5 +95,33 @@ describe('fallbacks', () => {
     const s = states({ enrich: 'completed', enrich_fb: 'pending', use: 'pending' });
     expect(unneededFallbacks(withFallback, s, fallbacksOf(withFallback))).toEqual(['enrich_fb']);
     expect(ids(readyNodes(withFallback, s, new Set()))).toEqual(['use']);
+  });
+});
+
+describe('routeSkips', () => {
+  const routed = PlanGraphSchema.parse({
+    nodes: [
+      { id: 'decide', kind: 'route', routes: [{ condition: '{x} > 1', to: ['big'] }], elseTo: ['small'] },
+      { id: 'big', kind: 'tool', dependsOn: ['decide'] },
+      { id: 'small', kind: 'tool', dependsOn: ['decide'] },
+      { id: 'after_small', kind: 'tool', dependsOn: ['small'] },
+      { id: 'join', kind: 'tool', dependsOn: ['big', 'small'] },
+    ],
+  });
+
+  it('skips nothing before the route decided', () => {
+    expect(routeSkips(routed, states({ decide: 'running', big: 'pending', small: 'pending', after_small: 'pending', join: 'pending' }), new Map())).toEqual([]);
+  });
+
+  it('skips untaken targets and what depends only on them; a join with a taken branch runs', () => {
+    const s = states({ decide: 'completed', big: 'pending', small: 'pending', after_small: 'pending', join: 'pending' });
+    const outputs = new Map<string, unknown>([['decide', { route: 0, taken: ['big'] }]]);
+    expect(routeSkips(routed, s, outputs)).toEqual(['small', 'after_small']);
+  });
+
+  it('propagates through already-skipped branches', () => {
+    const s = states({ decide: 'completed', big: 'completed', small: 'skipped', after_small: 'pending', join: 'pending' });
+    s.set('small', { ...s.get('small')!, skipReason: 'route_not_taken' });
+    expect(routeSkips(routed, s, new Map([['decide', { route: 0, taken: ['big'] }]]))).toEqual(['after_small']);
   });
 });

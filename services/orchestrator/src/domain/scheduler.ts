@@ -80,3 +80,34 @@ export function runOutcome(plan: PlanGraph, states: ReadonlyMap<string, NodeStat
 export function backoffMs(attempt: number, policy: { backoffMs: number; multiplier: number; maxBackoffMs: number }): number {
   return Math.min(policy.maxBackoffMs, Math.round(policy.backoffMs * policy.multiplier ** Math.max(0, attempt - 1)));
 }
+
+export const ROUTE_NOT_TAKEN = 'route_not_taken';
+
+/**
+ * Pending nodes to skip because a decided `route` did not take them: the
+ * untaken targets, then — transitively — nodes all of whose dependencies were
+ * skipped that way (a join with one taken branch still runs).
+ */
+export function routeSkips(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, outputs: ReadonlyMap<string, unknown>): string[] {
+  const status = (id: string) => states.get(id)?.status ?? 'pending';
+  const skip = new Set<string>();
+  for (const node of plan.nodes) {
+    if (node.kind !== 'route' || status(node.id) !== 'completed') continue;
+    const taken = new Set(((outputs.get(node.id) as { taken?: unknown } | undefined)?.taken as string[] | undefined) ?? []);
+    for (const target of [...(node.routes ?? []).flatMap((r) => r.to), ...(node.elseTo ?? [])]) {
+      if (!taken.has(target) && status(target) === 'pending') skip.add(target);
+    }
+  }
+  const skippedByRoute = (id: string) => skip.has(id) || (status(id) === 'skipped' && states.get(id)?.skipReason === ROUTE_NOT_TAKEN);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const node of plan.nodes) {
+      if (status(node.id) !== 'pending' || skip.has(node.id) || node.dependsOn.length === 0) continue;
+      if (node.dependsOn.every(skippedByRoute)) {
+        skip.add(node.id);
+        changed = true;
+      }
+    }
+  }
+  return plan.nodes.map((n) => n.id).filter((id) => skip.has(id));
+}

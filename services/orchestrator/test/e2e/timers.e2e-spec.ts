@@ -155,3 +155,41 @@ it('an llm node without a configured model fails with a clear error, never a fak
   expect(done.nodes[0]!.error).toContain('no LLM is configured');
   expect(done.nodes[0]!.outputJson).toBe('');
 });
+
+it('a route takes the first matching branch, skips the others, and a join still runs', async () => {
+  const nodes = [
+    { id: 'decide', kind: 'route', routes: [{ condition: '{amount} > 100', to: ['big'] }], elseTo: ['small'] },
+    { ...transform('big', ['decide']) },
+    { ...transform('small', ['decide']) },
+    { ...transform('after_small', ['small']) },
+    { ...transform('join', ['big', 'small']) },
+  ];
+  const routed = (amount: number) => planToWire(PlanGraphSchema.parse({ nodes, inputs: [{ name: 'amount', type: 'number' }] }));
+  const startWith = async (amount: number) => {
+    const { run } = await call(client.startRun({ principal, plan: routed(amount), inputs: { amount }, idempotencyKey: '', runContext: 'background' }));
+    return until(run!.id, finished);
+  };
+  const statusOf = (r: orchestrator.Run) => Object.fromEntries(r.nodes.map((n) => [n.nodeId, [orchestrator.nodeStatusToJSON(n.status).replace('NODE_STATUS_', '').toLowerCase(), n.skipReason]]));
+
+  const big = await startWith(500);
+  expect(big.status).toBe(orchestrator.RunStatus.RUN_STATUS_COMPLETED);
+  expect(statusOf(big)).toEqual({
+    decide: ['completed', ''],
+    big: ['completed', ''],
+    small: ['skipped', 'route_not_taken'],
+    after_small: ['skipped', 'route_not_taken'],
+    join: ['completed', ''],
+  });
+  expect(big.outputs!.decide).toEqual({ route: 0, taken: ['big'] });
+
+  const small = await startWith(5);
+  expect(statusOf(small)).toMatchObject({ big: ['skipped', 'route_not_taken'], small: ['completed', ''], after_small: ['completed', ''], join: ['completed', ''] });
+  expect(small.outputs!.decide).toEqual({ route: 'else', taken: ['small'] });
+});
+
+it('refuses a route whose target does not depend on it', async () => {
+  const bad = plan([{ id: 'decide', kind: 'route', routes: [{ condition: 'true', to: ['loose'] }] }, transform('loose')]);
+  const err = await call(client.startRun({ principal, plan: bad, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
+  expect(err.code).toBe('INVALID_ARGUMENT');
+  expect(err.violations[0]).toMatchObject({ field: 'plan.nodes[0].routes[0].to[0]', code: 'invalid_route' });
+});

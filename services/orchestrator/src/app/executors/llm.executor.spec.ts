@@ -26,6 +26,7 @@ function ctxFor(node: PlanNode, inputs: Record<string, unknown>, over: Partial<N
     node,
     inputs,
     params: node.params,
+    scope: { vars: {} },
     attempt: 1,
     idempotencyKey: `run-1:${node.id}:1`,
     timeoutMs: 60_000,
