@@ -164,9 +164,9 @@ it('a route takes the first matching branch, skips the others, and a join still 
     { ...transform('after_small', ['small']) },
     { ...transform('join', ['big', 'small']) },
   ];
-  const routed = (amount: number) => planToWire(PlanGraphSchema.parse({ nodes, inputs: [{ name: 'amount', type: 'number' }] }));
+  const routed = () => planToWire(PlanGraphSchema.parse({ nodes, inputs: [{ name: 'amount', type: 'number' }] }));
   const startWith = async (amount: number) => {
-    const { run } = await call(client.startRun({ principal, plan: routed(amount), inputs: { amount }, idempotencyKey: '', runContext: 'background' }));
+    const { run } = await call(client.startRun({ principal, plan: routed(), inputs: { amount }, idempotencyKey: '', runContext: 'background' }));
     return until(run!.id, finished);
   };
   const statusOf = (r: orchestrator.Run) => Object.fromEntries(r.nodes.map((n) => [n.nodeId, [orchestrator.nodeStatusToJSON(n.status).replace('NODE_STATUS_', '').toLowerCase(), n.skipReason]]));
