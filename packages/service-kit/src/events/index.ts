@@ -3,6 +3,7 @@ export * from './subjects.js';
 export { JetStreamBus } from './jetstream-bus.js';
 export { MemoryBus } from './memory-bus.js';
 export * from './frame-sequencer.js';
+export * from './run-frames.js';
 import type { Logger } from '../logger.js';
 import type { EventBus } from './bus.js';
 import { JetStreamBus } from './jetstream-bus.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { call, AppError, decodeJson, type Closeable } from '@af/service-kit';
+import { call, AppError, followRunFrames, type Closeable } from '@af/service-kit';
 import { orchestrator, type common } from '@af/contracts';
 import type { Request, Response } from 'express';
-import { FrameSequencer, parseLastEventId } from '@af/service-kit';
+import { parseLastEventId } from '@af/service-kit';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ListRunsQuery, ResumeRunSchema, StartRunSchema } from './schemas.js';
@@ -19,8 +19,6 @@ interface WireFrame {
   payload: Record<string, unknown>;
 }
 
-const TERMINAL_FRAME = 'complete';
-const GAP_FILL_MS = 1500;
 const KEEPALIVE_MS = 15_000;
 
 @Controller('api/v1/runs')
@@ -47,13 +45,8 @@ export class RunsController {
   }
 
   @Get()
-  async list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
-    const q = parseBody(ListRunsQuery, query);
-    const statuses = q.status.map((s) => orchestrator.runStatusFromJSON(`RUN_STATUS_${s.toUpperCase()}`));
-    const res = await call(
-      this.deps.clients.orchestrator.listRuns({ principal, statuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }),
-    );
-    return { runs: res.runs.map(runSummaryView), next_page_token: res.nextPageToken || null };
+  list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
+    return listRuns(this.deps, principal, query);
   }
 
   @Post(':id/pause')
@@ -127,51 +120,34 @@ export class RunsController {
     });
     res.flushHeaders();
 
-    const sequencer = new FrameSequencer<WireFrame>(after);
     let closed = false;
-    const sub: { current?: Closeable } = {};
-    let gapTimer: NodeJS.Timeout | undefined;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
-    const finish = () => {
+    const end = () => {
       if (closed) return;
       closed = true;
       clearInterval(keepAlive);
-      if (gapTimer) clearTimeout(gapTimer);
-      void sub.current?.close().catch(() => undefined);
       res.end();
     };
-    req.on('close', finish);
-
-    const deliver = (frame: WireFrame) => {
-      if (closed) return;
-      for (const f of sequencer.accept(frame)) {
-        res.write(`id: ${f.seq}\nevent: ${f.type}\ndata: ${JSON.stringify(toSseFrame(f))}\n\n`);
-        if (f.type === TERMINAL_FRAME) return finish();
-      }
-      if (sequencer.hasGap() && !gapTimer) {
-        gapTimer = setTimeout(() => {
-          gapTimer = undefined;
-          void fillGap();
-        }, GAP_FILL_MS);
-      }
-    };
-    const fillGap = async () => {
-      try {
-        const { events } = await call(orchestrator.listRunEvents({ principal, runId: id, afterSeq: String(sequencer.last) }));
-        for (const e of events) deliver({ ...e, seq: Number(e.seq), payload: e.payload ?? {}, ...(e.nodeId ? { nodeId: e.nodeId } : {}) });
-      } catch (err) {
-        this.deps.kit.log.warn({ err, runId: id }, 'gap fill failed');
-      }
-    };
-
-    sub.current = await this.deps.kit.bus.subscribe(this.deps.kit.subjects.runAll(run!.id), (m) => {
-      try {
-        deliver(decodeJson<WireFrame>(m.data));
-      } catch (err) {
-        this.deps.kit.log.warn({ err, subject: m.subject }, 'undecodable run frame');
-      }
+    // Registered first: a client may leave while the subscription is being set up.
+    const follower: { current?: Closeable } = {};
+    req.on('close', () => {
+      void follower.current?.close();
+      end();
     });
-    if (closed) await sub.current.close();
+    follower.current = await followRunFrames<WireFrame>({
+      bus: this.deps.kit.bus,
+      subjects: this.deps.kit.subjects,
+      log: this.deps.kit.log,
+      runId: run!.id,
+      afterSeq: after,
+      fetchAfter: async (seq) => {
+        const { events } = await call(orchestrator.listRunEvents({ principal, runId: id, afterSeq: String(seq) }));
+        return events.map((e) => ({ ...e, seq: Number(e.seq), payload: e.payload ?? {}, ...(e.nodeId ? { nodeId: e.nodeId } : {}) }));
+      },
+      onFrame: (f) => res.write(`id: ${f.seq}\nevent: ${f.type}\ndata: ${JSON.stringify(toSseFrame(f))}\n\n`),
+      onEnd: end,
+    });
+    if (closed) await follower.current.close();
   }
 }
 
@@ -187,8 +163,8 @@ export class ExecutionsController {
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
 
   @Get()
-  async list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
-    return new RunsController(this.deps).list(principal, query);
+  list(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
+    return listRuns(this.deps, principal, query);
   }
 
   @Get(':id')
@@ -196,4 +172,12 @@ export class ExecutionsController {
     const { run } = await call(this.deps.clients.orchestrator.getRun({ principal, runId: id }));
     return { execution: runView(run!) };
   }
+}
+
+/** GET /runs and GET /executions: the caller's runs, newest first. */
+async function listRuns(deps: GatewayDeps, principal: common.Principal, query: unknown) {
+  const q = parseBody(ListRunsQuery, query);
+  const statuses = q.status.map((s) => orchestrator.runStatusFromJSON(`RUN_STATUS_${s.toUpperCase()}`));
+  const res = await call(deps.clients.orchestrator.listRuns({ principal, statuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }));
+  return { runs: res.runs.map(runSummaryView), next_page_token: res.nextPageToken || null };
 }
