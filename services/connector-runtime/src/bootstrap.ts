@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import 'reflect-metadata';
 import { parseKeyring, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { Connectors } from './app/connectors.js';
@@ -12,6 +13,9 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   const keyring = parseKeyring(kit.config.CREDENTIALS_KEYS);
   const connectors = new Connectors(new ConnectorRepository(kit, keyring), new ExecutionRepository(kit), kit.log, {
     idempotencyWindowMs: kit.config.IDEMPOTENCY_WINDOW_MS,
+  }, {
+    http: request,
+    warn: (message, fields) => kit.log.warn(fields ?? {}, message),
   });
   const grpc = await startGrpcServer({
     module: ConnectorModule.forRoot(connectors),

@@ -7,10 +7,12 @@ import { AppError, registerSecret, type ErrorCode, type Logger } from '@af/servi
 import {
   ConnectorError,
   CONNECTOR_ERROR_GRPC_STATUS,
-  executeRestEndpoint,
+  connectorTimeoutMs,
+  executeEndpoint,
   parseConnectorDefinition,
   parseConnectorYaml,
-  requiredCredentialNames,
+  requiredCredentials,
+  type ExecutionContext,
   type ConnectorDefinition,
   type ConnectorDefinitionIssue,
 } from '../domain/index.js';
@@ -34,6 +36,7 @@ export class Connectors {
     private readonly executions: ExecutionRepository,
     private readonly log: Logger,
     private readonly options: { idempotencyWindowMs: number },
+    private readonly context: Omit<ExecutionContext, 'timeoutMs' | 'signal' | 'idempotencyKey'>,
   ) {}
 
   async create(userId: string, source: { yaml: string; definition?: Record<string, unknown> }, credentials: Record<string, string>): Promise<StoredConnector> {
@@ -46,11 +49,9 @@ export class Connectors {
       if (typeof value !== 'string' || value.length === 0) throw AppError.invalid(`credentials.${name}`, 'must be a non-empty string');
       if (Buffer.byteLength(value) > MAX_CREDENTIAL_BYTES) throw AppError.invalid(`credentials.${name}`, 'is too large');
     }
-    if (def.type === 'rest_api') {
-      for (const name of requiredCredentialNames(def.connection.auth)) {
-        if (!credentials[name]) {
-          throw AppError.invalid(`credentials.${name}`, `is required by connection.auth (type ${def.connection.auth.type})`, 'missing_required');
-        }
+    for (const name of requiredCredentials(def)) {
+      if (!credentials[name]) {
+        throw AppError.invalid(`credentials.${name}`, `is required by the connector's connection settings`, 'missing_required');
       }
     }
     const stored = await this.repo.upsert(userId, def, credentials);
@@ -81,7 +82,7 @@ export class Connectors {
     const stored = await this.get(cmd.userId, cmd.connectorId);
     if (!cmd.idempotencyKey) return { result: await this.call(stored.definition, cmd), deduplicated: false };
 
-    const timeoutMs = timeoutOf(stored.definition);
+    const timeoutMs = connectorTimeoutMs(stored.definition);
     const staleMs = timeoutMs * 2 + 30_000;
     for (;;) {
       const claim = await this.executions.claim(cmd.idempotencyKey, cmd.userId, cmd.connectorId, cmd.endpoint, staleMs, this.options.idempotencyWindowMs);
@@ -112,7 +113,10 @@ export class Connectors {
     for (const value of Object.values(credentials)) registerSecret(value);
     const started = Date.now();
     try {
-      const result = await executeRestEndpoint(def, cmd.endpoint, cmd.inputs, credentials);
+      const result = await executeEndpoint(def, cmd.endpoint, cmd.inputs, credentials, {
+        ...this.context,
+        ...(cmd.idempotencyKey ? { idempotencyKey: cmd.idempotencyKey } : {}),
+      });
       this.log.info({ connectorId: def.id, endpoint: cmd.endpoint, count: result.count, ms: Date.now() - started }, 'endpoint executed');
       return result as unknown as Record<string, unknown>;
     } catch (err) {
@@ -120,11 +124,6 @@ export class Connectors {
       throw toAppError(err);
     }
   }
-}
-
-function timeoutOf(def: ConnectorDefinition): number {
-  const seconds = def.type === 'rest_api' ? def.connection.timeout_seconds : undefined;
-  return (seconds ?? 30) * 1000;
 }
 
 function toAppError(err: unknown): AppError {

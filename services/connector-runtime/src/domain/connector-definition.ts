@@ -12,10 +12,11 @@ import type { z } from 'zod';
 import {
   CONNECTOR_TYPES,
   genericConnectorSchema,
-  restApiConnectorSchema,
   type ConnectorDefinition,
+  type ConnectorType,
 } from './connector-definition.schema.js';
 import { checkDefinitionRules } from './connector-definition.rules.js';
+import { CONNECTOR_TYPE_MODULES } from './types/index.js';
 import { formatFieldPath, parseDotPath, type PathSegment } from './dot-path.js';
 
 /** One problem with a definition. `line`/`column` (1-based) are set for YAML input when known. */
@@ -46,7 +47,8 @@ export function parseConnectorDefinition(input: unknown): ParseConnectorResult {
     typeErrors.push({ field: 'type', reason: `must be one of ${CONNECTOR_TYPES.join(', ')}` });
   }
 
-  const schema = type === 'rest_api' ? restApiConnectorSchema : genericConnectorSchema;
+  const module = typeErrors.length === 0 ? CONNECTOR_TYPE_MODULES[type as ConnectorType] : undefined;
+  const schema = module?.schema ?? genericConnectorSchema;
   const parsed = schema.safeParse(input, { reportInput: true });
   if (!parsed.success || typeErrors.length > 0) {
     const shapeErrors = parsed.success ? [] : parsed.error.issues.flatMap(toIssues);
@@ -55,7 +57,7 @@ export function parseConnectorDefinition(input: unknown): ParseConnectorResult {
     return { ok: false, errors: [...typeErrors, ...rest] };
   }
   const definition = parsed.data as ConnectorDefinition;
-  const { errors, warnings } = checkDefinitionRules(definition);
+  const { errors, warnings } = (module?.checkRules ?? checkDefinitionRules)(definition);
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, definition, warnings };
 }
@@ -211,7 +213,7 @@ const KNOWN_KEYS = [
 function unknownKeyReason(key: string): string {
   let best: string | undefined;
   let bestDistance = 3;
-  for (const known of KNOWN_KEYS) {
+  for (const known of [...KNOWN_KEYS, ...Object.values(CONNECTOR_TYPE_MODULES).flatMap((m) => m.knownKeys ?? [])]) {
     const d = editDistance(key.toLowerCase(), known);
     if (d < bestDistance) [best, bestDistance] = [known, d];
   }

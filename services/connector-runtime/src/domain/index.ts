@@ -56,3 +56,13 @@ export {
   type ConnectorCredentials,
   type RestRequest,
 } from './rest-request.js';
+export {
+  type ConnectorTypeModule,
+  type ExecutionContext,
+  type HttpRequestFn,
+  type OAuthTokenCache,
+  type PluginInvoker,
+  type StoredOAuthToken,
+} from './connector-type.js';
+export { connectorTimeoutMs, executeEndpoint, requiredCredentials } from './execute-endpoint.js';
+export { CONNECTOR_TYPE_MODULES, connectorTypeModule } from './types/index.js';

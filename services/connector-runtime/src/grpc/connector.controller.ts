@@ -1,5 +1,6 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { connector } from '@af/contracts';
+import { AppError } from '@af/service-kit';
 import type { Connectors } from '../app/connectors.js';
 import type { StoredConnector } from '../infra/connector.repository.js';
 
@@ -57,6 +58,39 @@ export class ConnectorController implements connector.ConnectorServiceController
       idempotencyKey: req.idempotencyKey,
     });
   }
+
+  // The RPCs below are being built (issue 5); until then they answer UNIMPLEMENTED.
+  validateConnector(): Promise<connector.ValidateConnectorResponse> {
+    return notYet('ValidateConnector');
+  }
+
+  testConnector(): Promise<connector.TestConnectorResponse> {
+    return notYet('TestConnector');
+  }
+
+  getConnectorSchema(): Promise<connector.GetConnectorSchemaResponse> {
+    return notYet('GetConnectorSchema');
+  }
+
+  bindConnector(): Promise<connector.BindConnectorResponse> {
+    return notYet('BindConnector');
+  }
+
+  listBindings(): Promise<connector.ListBindingsResponse> {
+    return notYet('ListBindings');
+  }
+
+  listTemplates(): Promise<connector.ListTemplatesResponse> {
+    return notYet('ListTemplates');
+  }
+
+  createFromTemplate(): Promise<connector.CreateFromTemplateResponse> {
+    return notYet('CreateFromTemplate');
+  }
+}
+
+function notYet<T>(rpc: string): Promise<T> {
+  return Promise.reject(new AppError('UNIMPLEMENTED', `${rpc} is not available yet`));
 }
 
 @Module({})

@@ -26,6 +26,7 @@ export function callConnectorExecutor(client: connector.ConnectorServiceClient):
         endpoint,
         inputs: ctx.inputs,
         idempotencyKey: ctx.idempotencyKey,
+        agentProfileId: typeof ctx.params.agent_profile_id === 'string' ? ctx.params.agent_profile_id : '',
       }),
       ctx.timeoutMs,
     );
@@ -62,7 +63,7 @@ export function connectorTools(client: connector.ConnectorServiceClient) {
         invoke: async (args, options) => {
           const key = `${ctx.idempotencyKey}:${name}:${createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 16)}`;
           const res = await call(
-            client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key }),
+            client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key, agentProfileId: '' }),
             ctx.timeoutMs,
           );
           void options;

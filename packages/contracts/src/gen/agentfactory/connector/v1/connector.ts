@@ -89,6 +89,11 @@ export interface ExecuteEndpointRequest {
   endpoint: string;
   inputs: { [key: string]: any } | undefined;
   idempotencyKey: string;
+  /**
+   * When set, the call goes through this agent profile's binding: its config_overrides,
+   * allowed_endpoints and rate-limit override apply.
+   */
+  agentProfileId: string;
 }
 
 export interface ExecuteEndpointResponse {
@@ -98,6 +103,276 @@ export interface ExecuteEndpointResponse {
     | undefined;
   /** True when the result was replayed from an earlier call with the same key. */
   deduplicated: boolean;
+}
+
+export interface DefinitionIssue {
+  field: string;
+  reason: string;
+  line: number;
+  column: number;
+}
+
+export interface ValidateConnectorRequest {
+  principal: Principal | undefined;
+  yaml: string;
+  definition:
+    | { [key: string]: any }
+    | undefined;
+  /** Validate the saved connector with this id when neither yaml nor definition is given. */
+  connectorId: string;
+}
+
+export interface ValidateConnectorResponse {
+  valid: boolean;
+  errors: DefinitionIssue[];
+  warnings: DefinitionIssue[];
+  /** The parsed definition with defaults filled in (only when valid). */
+  definition: { [key: string]: any } | undefined;
+}
+
+export interface TestConnectorRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** A saved connector, or an inline one (yaml/definition + credentials). */
+  connectorId: string;
+  yaml: string;
+  definition: { [key: string]: any } | undefined;
+  credentials: { [key: string]: string };
+  endpoint: string;
+  inputs: { [key: string]: any } | undefined;
+}
+
+export interface TestConnectorRequest_CredentialsEntry {
+  key: string;
+  value: string;
+}
+
+export interface TestConnectorResponse {
+  result:
+    | { [key: string]: any }
+    | undefined;
+  /** Seed output_schema shape ({type: record_set, fields: [{name, type}]}) inferred from the records. */
+  inferredOutputSchema: { [key: string]: any } | undefined;
+  durationMs: number;
+  warnings: string[];
+}
+
+export interface GetConnectorSchemaRequest {
+  principal: Principal | undefined;
+  id: string;
+}
+
+export interface EndpointSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the endpoint's inputs (from `parameters`). */
+  inputSchema:
+    | { [key: string]: any }
+    | undefined;
+  /** JSON Schema of the result envelope ({results, count, ...}) from `output_schema`/`response_mapping`. */
+  outputSchema: { [key: string]: any } | undefined;
+}
+
+export interface GetConnectorSchemaResponse {
+  connectorId: string;
+  type: string;
+  endpoints: EndpointSchema[];
+}
+
+export interface Binding {
+  agentProfileId: string;
+  connectorId: string;
+  /** Merged over the connector's connection block for calls through this binding. */
+  configOverrides:
+    | { [key: string]: any }
+    | undefined;
+  /** Empty means every endpoint. */
+  allowedEndpoints: string[];
+  /** Requests per minute for this binding; 0 keeps the connector's limit. */
+  rateLimitPerMinute: number;
+  /** "active" | "auth_failed" | "disabled" */
+  status: string;
+  statusReason: string;
+  updatedAt: string;
+}
+
+export interface BindConnectorRequest {
+  principal: Principal | undefined;
+  agentProfileId: string;
+  connectorId: string;
+  configOverrides: { [key: string]: any } | undefined;
+  allowedEndpoints: string[];
+  rateLimitPerMinute: number;
+  /** Remove the binding instead. */
+  unbind: boolean;
+}
+
+export interface BindConnectorResponse {
+  binding: Binding | undefined;
+}
+
+export interface ListBindingsRequest {
+  principal: Principal | undefined;
+  agentProfileId: string;
+}
+
+export interface ListBindingsResponse {
+  bindings: Binding[];
+}
+
+export interface Template {
+  id: string;
+  name: string;
+  type: string;
+  description: string;
+  category: string;
+  tags: string[];
+  /** Credential names a copy needs (seed auth_fields). */
+  authFields: string[];
+  definition: { [key: string]: any } | undefined;
+  yaml: string;
+}
+
+export interface ListTemplatesRequest {
+  principal: Principal | undefined;
+  category: string;
+}
+
+export interface ListTemplatesResponse {
+  templates: Template[];
+}
+
+export interface CreateFromTemplateRequest {
+  principal: Principal | undefined;
+  templateId: string;
+  credentials: { [key: string]: string };
+  /** Id of the copy; defaults to the template id. */
+  connectorId: string;
+}
+
+export interface CreateFromTemplateRequest_CredentialsEntry {
+  key: string;
+  value: string;
+}
+
+export interface CreateFromTemplateResponse {
+  connector: Connector | undefined;
+}
+
+export interface ToolContract {
+  name: string;
+  description: string;
+  /** JSON Schema of the tool's inputs (required inputs and optional params with defaults). */
+  inputSchema:
+    | { [key: string]: any }
+    | undefined;
+  /** JSON Schema of its output. */
+  outputSchema:
+    | { [key: string]: any }
+    | undefined;
+  /** Connection type it needs, e.g. "slack_webhook"; empty for none. */
+  requires: string;
+  /** True when calling it changes something outside (sent with an idempotency key). */
+  sideEffecting: boolean;
+}
+
+export interface Plugin {
+  name: string;
+  version: string;
+  description: string;
+  connectionType: string;
+  requiredConfig: string[];
+  toolPackName: string;
+  tools: ToolContract[];
+  /** host:port of the plugin's ConnectorPluginService. */
+  address: string;
+  /** "active" | "inactive" (missed heartbeats) | "disabled" */
+  status: string;
+  lastHeartbeatAt: string;
+  enabledForUser: boolean;
+}
+
+export interface RegisterPluginRequest {
+  name: string;
+  version: string;
+  description: string;
+  connectionType: string;
+  requiredConfig: string[];
+  toolPackName: string;
+  tools: ToolContract[];
+  address: string;
+  /** Shared secret from the operator (PLUGIN_REGISTRATION_TOKEN); refused when wrong. */
+  registrationToken: string;
+}
+
+export interface RegisterPluginResponse {
+  instanceId: string;
+  heartbeatIntervalSeconds: number;
+}
+
+export interface HeartbeatPluginRequest {
+  name: string;
+  instanceId: string;
+}
+
+export interface HeartbeatPluginResponse {
+  /** False when the registry no longer knows this instance; the plugin registers again. */
+  known: boolean;
+}
+
+export interface ListPluginsRequest {
+  principal: Principal | undefined;
+}
+
+export interface ListPluginsResponse {
+  plugins: Plugin[];
+}
+
+export interface GetPluginRequest {
+  principal: Principal | undefined;
+  name: string;
+}
+
+export interface GetPluginResponse {
+  plugin: Plugin | undefined;
+}
+
+export interface SetPluginEnabledRequest {
+  principal: Principal | undefined;
+  name: string;
+  enabled: boolean;
+  /** The user's plugin config, e.g. {"webhook_url": "..."}; stored encrypted, never returned. */
+  config: { [key: string]: string };
+}
+
+export interface SetPluginEnabledRequest_ConfigEntry {
+  key: string;
+  value: string;
+}
+
+export interface SetPluginEnabledResponse {
+  plugin: Plugin | undefined;
+}
+
+export interface InvokeRequest {
+  tool: string;
+  inputs:
+    | { [key: string]: any }
+    | undefined;
+  /** The calling user's plugin config (decrypted by connector-runtime for this call only). */
+  config: { [key: string]: string };
+  idempotencyKey: string;
+  timeoutMs: number;
+}
+
+export interface InvokeRequest_ConfigEntry {
+  key: string;
+  value: string;
+}
+
+export interface InvokeResponse {
+  output: { [key: string]: any } | undefined;
 }
 
 export const AGENTFACTORY_CONNECTOR_V1_PACKAGE_NAME = "agentfactory.connector.v1";
@@ -956,7 +1231,14 @@ export const DeleteConnectorResponse: MessageFns<DeleteConnectorResponse> = {
 };
 
 function createBaseExecuteEndpointRequest(): ExecuteEndpointRequest {
-  return { principal: undefined, connectorId: "", endpoint: "", inputs: undefined, idempotencyKey: "" };
+  return {
+    principal: undefined,
+    connectorId: "",
+    endpoint: "",
+    inputs: undefined,
+    idempotencyKey: "",
+    agentProfileId: "",
+  };
 }
 
 export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
@@ -975,6 +1257,9 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(42).string(message.idempotencyKey);
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(50).string(message.agentProfileId);
     }
     return writer;
   },
@@ -1032,6 +1317,14 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1059,6 +1352,11 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
     };
   },
 
@@ -1078,6 +1376,9 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
     }
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
     }
     return obj;
   },
@@ -1158,6 +1459,3777 @@ export const ExecuteEndpointResponse: MessageFns<ExecuteEndpointResponse> = {
   },
 };
 
+function createBaseDefinitionIssue(): DefinitionIssue {
+  return { field: "", reason: "", line: 0, column: 0 };
+}
+
+export const DefinitionIssue: MessageFns<DefinitionIssue> = {
+  encode(message: DefinitionIssue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.field !== "") {
+      writer.uint32(10).string(message.field);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.line !== 0) {
+      writer.uint32(24).int32(message.line);
+    }
+    if (message.column !== 0) {
+      writer.uint32(32).int32(message.column);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DefinitionIssue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDefinitionIssue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DefinitionIssue {
+    return {
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+      column: isSet(object.column) ? globalThis.Number(object.column) : 0,
+    };
+  },
+
+  toJSON(message: DefinitionIssue): unknown {
+    const obj: any = {};
+    if (message.field !== "") {
+      obj.field = message.field;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== 0) {
+      obj.column = Math.round(message.column);
+    }
+    return obj;
+  },
+};
+
+function createBaseValidateConnectorRequest(): ValidateConnectorRequest {
+  return { principal: undefined, yaml: "", definition: undefined, connectorId: "" };
+}
+
+export const ValidateConnectorRequest: MessageFns<ValidateConnectorRequest> = {
+  encode(message: ValidateConnectorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.yaml !== "") {
+      writer.uint32(18).string(message.yaml);
+    }
+    if (message.definition !== undefined) {
+      Struct.encode(Struct.wrap(message.definition), writer.uint32(26).fork()).join();
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(34).string(message.connectorId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateConnectorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateConnectorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.yaml = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.definition = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateConnectorRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      yaml: isSet(object.yaml) ? globalThis.String(object.yaml) : "",
+      definition: isObject(object.definition) ? object.definition : undefined,
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ValidateConnectorRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.yaml !== "") {
+      obj.yaml = message.yaml;
+    }
+    if (message.definition !== undefined) {
+      obj.definition = message.definition;
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    return obj;
+  },
+};
+
+function createBaseValidateConnectorResponse(): ValidateConnectorResponse {
+  return { valid: false, errors: [], warnings: [], definition: undefined };
+}
+
+export const ValidateConnectorResponse: MessageFns<ValidateConnectorResponse> = {
+  encode(message: ValidateConnectorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    for (const v of message.errors) {
+      DefinitionIssue.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.warnings) {
+      DefinitionIssue.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.definition !== undefined) {
+      Struct.encode(Struct.wrap(message.definition), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidateConnectorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidateConnectorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.errors.push(DefinitionIssue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.warnings.push(DefinitionIssue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.definition = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidateConnectorResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      errors: globalThis.Array.isArray(object?.errors)
+        ? object.errors.map((e: any) => DefinitionIssue.fromJSON(e))
+        : [],
+      warnings: globalThis.Array.isArray(object?.warnings)
+        ? object.warnings.map((e: any) => DefinitionIssue.fromJSON(e))
+        : [],
+      definition: isObject(object.definition) ? object.definition : undefined,
+    };
+  },
+
+  toJSON(message: ValidateConnectorResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.errors?.length) {
+      obj.errors = message.errors.map((e) => DefinitionIssue.toJSON(e));
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings.map((e) => DefinitionIssue.toJSON(e));
+    }
+    if (message.definition !== undefined) {
+      obj.definition = message.definition;
+    }
+    return obj;
+  },
+};
+
+function createBaseTestConnectorRequest(): TestConnectorRequest {
+  return {
+    principal: undefined,
+    connectorId: "",
+    yaml: "",
+    definition: undefined,
+    credentials: {},
+    endpoint: "",
+    inputs: undefined,
+  };
+}
+
+export const TestConnectorRequest: MessageFns<TestConnectorRequest> = {
+  encode(message: TestConnectorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(18).string(message.connectorId);
+    }
+    if (message.yaml !== "") {
+      writer.uint32(26).string(message.yaml);
+    }
+    if (message.definition !== undefined) {
+      Struct.encode(Struct.wrap(message.definition), writer.uint32(34).fork()).join();
+    }
+    globalThis.Object.entries(message.credentials).forEach(([key, value]: [string, string]) => {
+      TestConnectorRequest_CredentialsEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.endpoint !== "") {
+      writer.uint32(50).string(message.endpoint);
+    }
+    if (message.inputs !== undefined) {
+      Struct.encode(Struct.wrap(message.inputs), writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestConnectorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestConnectorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.yaml = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.definition = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = TestConnectorRequest_CredentialsEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.credentials[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestConnectorRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      yaml: isSet(object.yaml) ? globalThis.String(object.yaml) : "",
+      definition: isObject(object.definition) ? object.definition : undefined,
+      credentials: isObject(object.credentials)
+        ? (globalThis.Object.entries(object.credentials) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      endpoint: isSet(object.endpoint) ? globalThis.String(object.endpoint) : "",
+      inputs: isObject(object.inputs) ? object.inputs : undefined,
+    };
+  },
+
+  toJSON(message: TestConnectorRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.yaml !== "") {
+      obj.yaml = message.yaml;
+    }
+    if (message.definition !== undefined) {
+      obj.definition = message.definition;
+    }
+    if (message.credentials) {
+      const entries = globalThis.Object.entries(message.credentials) as [string, string][];
+      if (entries.length > 0) {
+        obj.credentials = {};
+        entries.forEach(([k, v]) => {
+          obj.credentials[k] = v;
+        });
+      }
+    }
+    if (message.endpoint !== "") {
+      obj.endpoint = message.endpoint;
+    }
+    if (message.inputs !== undefined) {
+      obj.inputs = message.inputs;
+    }
+    return obj;
+  },
+};
+
+function createBaseTestConnectorRequest_CredentialsEntry(): TestConnectorRequest_CredentialsEntry {
+  return { key: "", value: "" };
+}
+
+export const TestConnectorRequest_CredentialsEntry: MessageFns<TestConnectorRequest_CredentialsEntry> = {
+  encode(message: TestConnectorRequest_CredentialsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestConnectorRequest_CredentialsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestConnectorRequest_CredentialsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestConnectorRequest_CredentialsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: TestConnectorRequest_CredentialsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseTestConnectorResponse(): TestConnectorResponse {
+  return { result: undefined, inferredOutputSchema: undefined, durationMs: 0, warnings: [] };
+}
+
+export const TestConnectorResponse: MessageFns<TestConnectorResponse> = {
+  encode(message: TestConnectorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Struct.encode(Struct.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.inferredOutputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.inferredOutputSchema), writer.uint32(18).fork()).join();
+    }
+    if (message.durationMs !== 0) {
+      writer.uint32(24).int32(message.durationMs);
+    }
+    for (const v of message.warnings) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TestConnectorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTestConnectorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inferredOutputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.durationMs = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.warnings.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TestConnectorResponse {
+    return {
+      result: isObject(object.result) ? object.result : undefined,
+      inferredOutputSchema: isObject(object.inferredOutputSchema)
+        ? object.inferredOutputSchema
+        : isObject(object.inferred_output_schema)
+        ? object.inferred_output_schema
+        : undefined,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : 0,
+      warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: TestConnectorResponse): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.inferredOutputSchema !== undefined) {
+      obj.inferredOutputSchema = message.inferredOutputSchema;
+    }
+    if (message.durationMs !== 0) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetConnectorSchemaRequest(): GetConnectorSchemaRequest {
+  return { principal: undefined, id: "" };
+}
+
+export const GetConnectorSchemaRequest: MessageFns<GetConnectorSchemaRequest> = {
+  encode(message: GetConnectorSchemaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConnectorSchemaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConnectorSchemaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConnectorSchemaRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetConnectorSchemaRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+};
+
+function createBaseEndpointSchema(): EndpointSchema {
+  return { name: "", description: "", inputSchema: undefined, outputSchema: undefined };
+}
+
+export const EndpointSchema: MessageFns<EndpointSchema> = {
+  encode(message: EndpointSchema, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.inputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.inputSchema), writer.uint32(26).fork()).join();
+    }
+    if (message.outputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.outputSchema), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EndpointSchema {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEndpointSchema();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.outputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EndpointSchema {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      inputSchema: isObject(object.inputSchema)
+        ? object.inputSchema
+        : isObject(object.input_schema)
+        ? object.input_schema
+        : undefined,
+      outputSchema: isObject(object.outputSchema)
+        ? object.outputSchema
+        : isObject(object.output_schema)
+        ? object.output_schema
+        : undefined,
+    };
+  },
+
+  toJSON(message: EndpointSchema): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.inputSchema !== undefined) {
+      obj.inputSchema = message.inputSchema;
+    }
+    if (message.outputSchema !== undefined) {
+      obj.outputSchema = message.outputSchema;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetConnectorSchemaResponse(): GetConnectorSchemaResponse {
+  return { connectorId: "", type: "", endpoints: [] };
+}
+
+export const GetConnectorSchemaResponse: MessageFns<GetConnectorSchemaResponse> = {
+  encode(message: GetConnectorSchemaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connectorId !== "") {
+      writer.uint32(10).string(message.connectorId);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    for (const v of message.endpoints) {
+      EndpointSchema.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConnectorSchemaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConnectorSchemaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endpoints.push(EndpointSchema.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConnectorSchemaResponse {
+    return {
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      endpoints: globalThis.Array.isArray(object?.endpoints)
+        ? object.endpoints.map((e: any) => EndpointSchema.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetConnectorSchemaResponse): unknown {
+    const obj: any = {};
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.endpoints?.length) {
+      obj.endpoints = message.endpoints.map((e) => EndpointSchema.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseBinding(): Binding {
+  return {
+    agentProfileId: "",
+    connectorId: "",
+    configOverrides: undefined,
+    allowedEndpoints: [],
+    rateLimitPerMinute: 0,
+    status: "",
+    statusReason: "",
+    updatedAt: "",
+  };
+}
+
+export const Binding: MessageFns<Binding> = {
+  encode(message: Binding, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentProfileId !== "") {
+      writer.uint32(10).string(message.agentProfileId);
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(18).string(message.connectorId);
+    }
+    if (message.configOverrides !== undefined) {
+      Struct.encode(Struct.wrap(message.configOverrides), writer.uint32(26).fork()).join();
+    }
+    for (const v of message.allowedEndpoints) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      writer.uint32(41).double(message.rateLimitPerMinute);
+    }
+    if (message.status !== "") {
+      writer.uint32(50).string(message.status);
+    }
+    if (message.statusReason !== "") {
+      writer.uint32(58).string(message.statusReason);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(66).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Binding {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBinding();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.configOverrides = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.allowedEndpoints.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.statusReason = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Binding {
+    return {
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      configOverrides: isObject(object.configOverrides)
+        ? object.configOverrides
+        : isObject(object.config_overrides)
+        ? object.config_overrides
+        : undefined,
+      allowedEndpoints: globalThis.Array.isArray(object?.allowedEndpoints)
+        ? object.allowedEndpoints.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.allowed_endpoints)
+        ? object.allowed_endpoints.map((e: any) => globalThis.String(e))
+        : [],
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : 0,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      statusReason: isSet(object.statusReason)
+        ? globalThis.String(object.statusReason)
+        : isSet(object.status_reason)
+        ? globalThis.String(object.status_reason)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Binding): unknown {
+    const obj: any = {};
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.configOverrides !== undefined) {
+      obj.configOverrides = message.configOverrides;
+    }
+    if (message.allowedEndpoints?.length) {
+      obj.allowedEndpoints = message.allowedEndpoints;
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      obj.rateLimitPerMinute = floatToJson(message.rateLimitPerMinute);
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.statusReason !== "") {
+      obj.statusReason = message.statusReason;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseBindConnectorRequest(): BindConnectorRequest {
+  return {
+    principal: undefined,
+    agentProfileId: "",
+    connectorId: "",
+    configOverrides: undefined,
+    allowedEndpoints: [],
+    rateLimitPerMinute: 0,
+    unbind: false,
+  };
+}
+
+export const BindConnectorRequest: MessageFns<BindConnectorRequest> = {
+  encode(message: BindConnectorRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(18).string(message.agentProfileId);
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(26).string(message.connectorId);
+    }
+    if (message.configOverrides !== undefined) {
+      Struct.encode(Struct.wrap(message.configOverrides), writer.uint32(34).fork()).join();
+    }
+    for (const v of message.allowedEndpoints) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      writer.uint32(49).double(message.rateLimitPerMinute);
+    }
+    if (message.unbind !== false) {
+      writer.uint32(56).bool(message.unbind);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BindConnectorRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBindConnectorRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.configOverrides = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.allowedEndpoints.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.rateLimitPerMinute = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.unbind = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BindConnectorRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      configOverrides: isObject(object.configOverrides)
+        ? object.configOverrides
+        : isObject(object.config_overrides)
+        ? object.config_overrides
+        : undefined,
+      allowedEndpoints: globalThis.Array.isArray(object?.allowedEndpoints)
+        ? object.allowedEndpoints.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.allowed_endpoints)
+        ? object.allowed_endpoints.map((e: any) => globalThis.String(e))
+        : [],
+      rateLimitPerMinute: isSet(object.rateLimitPerMinute)
+        ? globalThis.Number(object.rateLimitPerMinute)
+        : isSet(object.rate_limit_per_minute)
+        ? globalThis.Number(object.rate_limit_per_minute)
+        : 0,
+      unbind: isSet(object.unbind) ? globalThis.Boolean(object.unbind) : false,
+    };
+  },
+
+  toJSON(message: BindConnectorRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.configOverrides !== undefined) {
+      obj.configOverrides = message.configOverrides;
+    }
+    if (message.allowedEndpoints?.length) {
+      obj.allowedEndpoints = message.allowedEndpoints;
+    }
+    if (message.rateLimitPerMinute !== 0) {
+      obj.rateLimitPerMinute = floatToJson(message.rateLimitPerMinute);
+    }
+    if (message.unbind !== false) {
+      obj.unbind = message.unbind;
+    }
+    return obj;
+  },
+};
+
+function createBaseBindConnectorResponse(): BindConnectorResponse {
+  return { binding: undefined };
+}
+
+export const BindConnectorResponse: MessageFns<BindConnectorResponse> = {
+  encode(message: BindConnectorResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.binding !== undefined) {
+      Binding.encode(message.binding, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BindConnectorResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBindConnectorResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.binding = Binding.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BindConnectorResponse {
+    return { binding: isSet(object.binding) ? Binding.fromJSON(object.binding) : undefined };
+  },
+
+  toJSON(message: BindConnectorResponse): unknown {
+    const obj: any = {};
+    if (message.binding !== undefined) {
+      obj.binding = Binding.toJSON(message.binding);
+    }
+    return obj;
+  },
+};
+
+function createBaseListBindingsRequest(): ListBindingsRequest {
+  return { principal: undefined, agentProfileId: "" };
+}
+
+export const ListBindingsRequest: MessageFns<ListBindingsRequest> = {
+  encode(message: ListBindingsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(18).string(message.agentProfileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBindingsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBindingsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBindingsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListBindingsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    return obj;
+  },
+};
+
+function createBaseListBindingsResponse(): ListBindingsResponse {
+  return { bindings: [] };
+}
+
+export const ListBindingsResponse: MessageFns<ListBindingsResponse> = {
+  encode(message: ListBindingsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.bindings) {
+      Binding.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBindingsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBindingsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.bindings.push(Binding.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBindingsResponse {
+    return {
+      bindings: globalThis.Array.isArray(object?.bindings) ? object.bindings.map((e: any) => Binding.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListBindingsResponse): unknown {
+    const obj: any = {};
+    if (message.bindings?.length) {
+      obj.bindings = message.bindings.map((e) => Binding.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseTemplate(): Template {
+  return {
+    id: "",
+    name: "",
+    type: "",
+    description: "",
+    category: "",
+    tags: [],
+    authFields: [],
+    definition: undefined,
+    yaml: "",
+  };
+}
+
+export const Template: MessageFns<Template> = {
+  encode(message: Template, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    if (message.description !== "") {
+      writer.uint32(34).string(message.description);
+    }
+    if (message.category !== "") {
+      writer.uint32(42).string(message.category);
+    }
+    for (const v of message.tags) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.authFields) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.definition !== undefined) {
+      Struct.encode(Struct.wrap(message.definition), writer.uint32(66).fork()).join();
+    }
+    if (message.yaml !== "") {
+      writer.uint32(74).string(message.yaml);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Template {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTemplate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.authFields.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.definition = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.yaml = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Template {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+      authFields: globalThis.Array.isArray(object?.authFields)
+        ? object.authFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.auth_fields)
+        ? object.auth_fields.map((e: any) => globalThis.String(e))
+        : [],
+      definition: isObject(object.definition) ? object.definition : undefined,
+      yaml: isSet(object.yaml) ? globalThis.String(object.yaml) : "",
+    };
+  },
+
+  toJSON(message: Template): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    if (message.authFields?.length) {
+      obj.authFields = message.authFields;
+    }
+    if (message.definition !== undefined) {
+      obj.definition = message.definition;
+    }
+    if (message.yaml !== "") {
+      obj.yaml = message.yaml;
+    }
+    return obj;
+  },
+};
+
+function createBaseListTemplatesRequest(): ListTemplatesRequest {
+  return { principal: undefined, category: "" };
+}
+
+export const ListTemplatesRequest: MessageFns<ListTemplatesRequest> = {
+  encode(message: ListTemplatesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.category !== "") {
+      writer.uint32(18).string(message.category);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTemplatesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTemplatesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.category = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTemplatesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      category: isSet(object.category) ? globalThis.String(object.category) : "",
+    };
+  },
+
+  toJSON(message: ListTemplatesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.category !== "") {
+      obj.category = message.category;
+    }
+    return obj;
+  },
+};
+
+function createBaseListTemplatesResponse(): ListTemplatesResponse {
+  return { templates: [] };
+}
+
+export const ListTemplatesResponse: MessageFns<ListTemplatesResponse> = {
+  encode(message: ListTemplatesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.templates) {
+      Template.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTemplatesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTemplatesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.templates.push(Template.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTemplatesResponse {
+    return {
+      templates: globalThis.Array.isArray(object?.templates)
+        ? object.templates.map((e: any) => Template.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListTemplatesResponse): unknown {
+    const obj: any = {};
+    if (message.templates?.length) {
+      obj.templates = message.templates.map((e) => Template.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseCreateFromTemplateRequest(): CreateFromTemplateRequest {
+  return { principal: undefined, templateId: "", credentials: {}, connectorId: "" };
+}
+
+export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = {
+  encode(message: CreateFromTemplateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.templateId !== "") {
+      writer.uint32(18).string(message.templateId);
+    }
+    globalThis.Object.entries(message.credentials).forEach(([key, value]: [string, string]) => {
+      CreateFromTemplateRequest_CredentialsEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    if (message.connectorId !== "") {
+      writer.uint32(34).string(message.connectorId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFromTemplateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFromTemplateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.templateId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = CreateFromTemplateRequest_CredentialsEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.credentials[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFromTemplateRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      templateId: isSet(object.templateId)
+        ? globalThis.String(object.templateId)
+        : isSet(object.template_id)
+        ? globalThis.String(object.template_id)
+        : "",
+      credentials: isObject(object.credentials)
+        ? (globalThis.Object.entries(object.credentials) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CreateFromTemplateRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.templateId !== "") {
+      obj.templateId = message.templateId;
+    }
+    if (message.credentials) {
+      const entries = globalThis.Object.entries(message.credentials) as [string, string][];
+      if (entries.length > 0) {
+        obj.credentials = {};
+        entries.forEach(([k, v]) => {
+          obj.credentials[k] = v;
+        });
+      }
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    return obj;
+  },
+};
+
+function createBaseCreateFromTemplateRequest_CredentialsEntry(): CreateFromTemplateRequest_CredentialsEntry {
+  return { key: "", value: "" };
+}
+
+export const CreateFromTemplateRequest_CredentialsEntry: MessageFns<CreateFromTemplateRequest_CredentialsEntry> = {
+  encode(message: CreateFromTemplateRequest_CredentialsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFromTemplateRequest_CredentialsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFromTemplateRequest_CredentialsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFromTemplateRequest_CredentialsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CreateFromTemplateRequest_CredentialsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseCreateFromTemplateResponse(): CreateFromTemplateResponse {
+  return { connector: undefined };
+}
+
+export const CreateFromTemplateResponse: MessageFns<CreateFromTemplateResponse> = {
+  encode(message: CreateFromTemplateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connector !== undefined) {
+      Connector.encode(message.connector, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFromTemplateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFromTemplateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connector = Connector.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFromTemplateResponse {
+    return { connector: isSet(object.connector) ? Connector.fromJSON(object.connector) : undefined };
+  },
+
+  toJSON(message: CreateFromTemplateResponse): unknown {
+    const obj: any = {};
+    if (message.connector !== undefined) {
+      obj.connector = Connector.toJSON(message.connector);
+    }
+    return obj;
+  },
+};
+
+function createBaseToolContract(): ToolContract {
+  return {
+    name: "",
+    description: "",
+    inputSchema: undefined,
+    outputSchema: undefined,
+    requires: "",
+    sideEffecting: false,
+  };
+}
+
+export const ToolContract: MessageFns<ToolContract> = {
+  encode(message: ToolContract, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.inputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.inputSchema), writer.uint32(26).fork()).join();
+    }
+    if (message.outputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.outputSchema), writer.uint32(34).fork()).join();
+    }
+    if (message.requires !== "") {
+      writer.uint32(42).string(message.requires);
+    }
+    if (message.sideEffecting !== false) {
+      writer.uint32(48).bool(message.sideEffecting);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolContract {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolContract();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.inputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.outputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.requires = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.sideEffecting = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolContract {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      inputSchema: isObject(object.inputSchema)
+        ? object.inputSchema
+        : isObject(object.input_schema)
+        ? object.input_schema
+        : undefined,
+      outputSchema: isObject(object.outputSchema)
+        ? object.outputSchema
+        : isObject(object.output_schema)
+        ? object.output_schema
+        : undefined,
+      requires: isSet(object.requires) ? globalThis.String(object.requires) : "",
+      sideEffecting: isSet(object.sideEffecting)
+        ? globalThis.Boolean(object.sideEffecting)
+        : isSet(object.side_effecting)
+        ? globalThis.Boolean(object.side_effecting)
+        : false,
+    };
+  },
+
+  toJSON(message: ToolContract): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.inputSchema !== undefined) {
+      obj.inputSchema = message.inputSchema;
+    }
+    if (message.outputSchema !== undefined) {
+      obj.outputSchema = message.outputSchema;
+    }
+    if (message.requires !== "") {
+      obj.requires = message.requires;
+    }
+    if (message.sideEffecting !== false) {
+      obj.sideEffecting = message.sideEffecting;
+    }
+    return obj;
+  },
+};
+
+function createBasePlugin(): Plugin {
+  return {
+    name: "",
+    version: "",
+    description: "",
+    connectionType: "",
+    requiredConfig: [],
+    toolPackName: "",
+    tools: [],
+    address: "",
+    status: "",
+    lastHeartbeatAt: "",
+    enabledForUser: false,
+  };
+}
+
+export const Plugin: MessageFns<Plugin> = {
+  encode(message: Plugin, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.connectionType !== "") {
+      writer.uint32(34).string(message.connectionType);
+    }
+    for (const v of message.requiredConfig) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.toolPackName !== "") {
+      writer.uint32(50).string(message.toolPackName);
+    }
+    for (const v of message.tools) {
+      ToolContract.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.address !== "") {
+      writer.uint32(66).string(message.address);
+    }
+    if (message.status !== "") {
+      writer.uint32(74).string(message.status);
+    }
+    if (message.lastHeartbeatAt !== "") {
+      writer.uint32(82).string(message.lastHeartbeatAt);
+    }
+    if (message.enabledForUser !== false) {
+      writer.uint32(88).bool(message.enabledForUser);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Plugin {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlugin();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.connectionType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.requiredConfig.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.toolPackName = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tools.push(ToolContract.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.lastHeartbeatAt = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.enabledForUser = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Plugin {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      connectionType: isSet(object.connectionType)
+        ? globalThis.String(object.connectionType)
+        : isSet(object.connection_type)
+        ? globalThis.String(object.connection_type)
+        : "",
+      requiredConfig: globalThis.Array.isArray(object?.requiredConfig)
+        ? object.requiredConfig.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.required_config)
+        ? object.required_config.map((e: any) => globalThis.String(e))
+        : [],
+      toolPackName: isSet(object.toolPackName)
+        ? globalThis.String(object.toolPackName)
+        : isSet(object.tool_pack_name)
+        ? globalThis.String(object.tool_pack_name)
+        : "",
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => ToolContract.fromJSON(e)) : [],
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      lastHeartbeatAt: isSet(object.lastHeartbeatAt)
+        ? globalThis.String(object.lastHeartbeatAt)
+        : isSet(object.last_heartbeat_at)
+        ? globalThis.String(object.last_heartbeat_at)
+        : "",
+      enabledForUser: isSet(object.enabledForUser)
+        ? globalThis.Boolean(object.enabledForUser)
+        : isSet(object.enabled_for_user)
+        ? globalThis.Boolean(object.enabled_for_user)
+        : false,
+    };
+  },
+
+  toJSON(message: Plugin): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.connectionType !== "") {
+      obj.connectionType = message.connectionType;
+    }
+    if (message.requiredConfig?.length) {
+      obj.requiredConfig = message.requiredConfig;
+    }
+    if (message.toolPackName !== "") {
+      obj.toolPackName = message.toolPackName;
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools.map((e) => ToolContract.toJSON(e));
+    }
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.lastHeartbeatAt !== "") {
+      obj.lastHeartbeatAt = message.lastHeartbeatAt;
+    }
+    if (message.enabledForUser !== false) {
+      obj.enabledForUser = message.enabledForUser;
+    }
+    return obj;
+  },
+};
+
+function createBaseRegisterPluginRequest(): RegisterPluginRequest {
+  return {
+    name: "",
+    version: "",
+    description: "",
+    connectionType: "",
+    requiredConfig: [],
+    toolPackName: "",
+    tools: [],
+    address: "",
+    registrationToken: "",
+  };
+}
+
+export const RegisterPluginRequest: MessageFns<RegisterPluginRequest> = {
+  encode(message: RegisterPluginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.version !== "") {
+      writer.uint32(18).string(message.version);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.connectionType !== "") {
+      writer.uint32(34).string(message.connectionType);
+    }
+    for (const v of message.requiredConfig) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.toolPackName !== "") {
+      writer.uint32(50).string(message.toolPackName);
+    }
+    for (const v of message.tools) {
+      ToolContract.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.address !== "") {
+      writer.uint32(66).string(message.address);
+    }
+    if (message.registrationToken !== "") {
+      writer.uint32(74).string(message.registrationToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterPluginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterPluginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.connectionType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.requiredConfig.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.toolPackName = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tools.push(ToolContract.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.address = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.registrationToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterPluginRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      connectionType: isSet(object.connectionType)
+        ? globalThis.String(object.connectionType)
+        : isSet(object.connection_type)
+        ? globalThis.String(object.connection_type)
+        : "",
+      requiredConfig: globalThis.Array.isArray(object?.requiredConfig)
+        ? object.requiredConfig.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.required_config)
+        ? object.required_config.map((e: any) => globalThis.String(e))
+        : [],
+      toolPackName: isSet(object.toolPackName)
+        ? globalThis.String(object.toolPackName)
+        : isSet(object.tool_pack_name)
+        ? globalThis.String(object.tool_pack_name)
+        : "",
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => ToolContract.fromJSON(e)) : [],
+      address: isSet(object.address) ? globalThis.String(object.address) : "",
+      registrationToken: isSet(object.registrationToken)
+        ? globalThis.String(object.registrationToken)
+        : isSet(object.registration_token)
+        ? globalThis.String(object.registration_token)
+        : "",
+    };
+  },
+
+  toJSON(message: RegisterPluginRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.connectionType !== "") {
+      obj.connectionType = message.connectionType;
+    }
+    if (message.requiredConfig?.length) {
+      obj.requiredConfig = message.requiredConfig;
+    }
+    if (message.toolPackName !== "") {
+      obj.toolPackName = message.toolPackName;
+    }
+    if (message.tools?.length) {
+      obj.tools = message.tools.map((e) => ToolContract.toJSON(e));
+    }
+    if (message.address !== "") {
+      obj.address = message.address;
+    }
+    if (message.registrationToken !== "") {
+      obj.registrationToken = message.registrationToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseRegisterPluginResponse(): RegisterPluginResponse {
+  return { instanceId: "", heartbeatIntervalSeconds: 0 };
+}
+
+export const RegisterPluginResponse: MessageFns<RegisterPluginResponse> = {
+  encode(message: RegisterPluginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.instanceId !== "") {
+      writer.uint32(10).string(message.instanceId);
+    }
+    if (message.heartbeatIntervalSeconds !== 0) {
+      writer.uint32(16).int32(message.heartbeatIntervalSeconds);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterPluginResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterPluginResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.heartbeatIntervalSeconds = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterPluginResponse {
+    return {
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+      heartbeatIntervalSeconds: isSet(object.heartbeatIntervalSeconds)
+        ? globalThis.Number(object.heartbeatIntervalSeconds)
+        : isSet(object.heartbeat_interval_seconds)
+        ? globalThis.Number(object.heartbeat_interval_seconds)
+        : 0,
+    };
+  },
+
+  toJSON(message: RegisterPluginResponse): unknown {
+    const obj: any = {};
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    if (message.heartbeatIntervalSeconds !== 0) {
+      obj.heartbeatIntervalSeconds = Math.round(message.heartbeatIntervalSeconds);
+    }
+    return obj;
+  },
+};
+
+function createBaseHeartbeatPluginRequest(): HeartbeatPluginRequest {
+  return { name: "", instanceId: "" };
+}
+
+export const HeartbeatPluginRequest: MessageFns<HeartbeatPluginRequest> = {
+  encode(message: HeartbeatPluginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.instanceId !== "") {
+      writer.uint32(18).string(message.instanceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatPluginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatPluginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatPluginRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+    };
+  },
+
+  toJSON(message: HeartbeatPluginRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    return obj;
+  },
+};
+
+function createBaseHeartbeatPluginResponse(): HeartbeatPluginResponse {
+  return { known: false };
+}
+
+export const HeartbeatPluginResponse: MessageFns<HeartbeatPluginResponse> = {
+  encode(message: HeartbeatPluginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.known !== false) {
+      writer.uint32(8).bool(message.known);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatPluginResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatPluginResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.known = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatPluginResponse {
+    return { known: isSet(object.known) ? globalThis.Boolean(object.known) : false };
+  },
+
+  toJSON(message: HeartbeatPluginResponse): unknown {
+    const obj: any = {};
+    if (message.known !== false) {
+      obj.known = message.known;
+    }
+    return obj;
+  },
+};
+
+function createBaseListPluginsRequest(): ListPluginsRequest {
+  return { principal: undefined };
+}
+
+export const ListPluginsRequest: MessageFns<ListPluginsRequest> = {
+  encode(message: ListPluginsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPluginsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPluginsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPluginsRequest {
+    return { principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined };
+  },
+
+  toJSON(message: ListPluginsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    return obj;
+  },
+};
+
+function createBaseListPluginsResponse(): ListPluginsResponse {
+  return { plugins: [] };
+}
+
+export const ListPluginsResponse: MessageFns<ListPluginsResponse> = {
+  encode(message: ListPluginsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.plugins) {
+      Plugin.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPluginsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPluginsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plugins.push(Plugin.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPluginsResponse {
+    return {
+      plugins: globalThis.Array.isArray(object?.plugins) ? object.plugins.map((e: any) => Plugin.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListPluginsResponse): unknown {
+    const obj: any = {};
+    if (message.plugins?.length) {
+      obj.plugins = message.plugins.map((e) => Plugin.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPluginRequest(): GetPluginRequest {
+  return { principal: undefined, name: "" };
+}
+
+export const GetPluginRequest: MessageFns<GetPluginRequest> = {
+  encode(message: GetPluginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPluginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPluginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPluginRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: GetPluginRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPluginResponse(): GetPluginResponse {
+  return { plugin: undefined };
+}
+
+export const GetPluginResponse: MessageFns<GetPluginResponse> = {
+  encode(message: GetPluginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plugin !== undefined) {
+      Plugin.encode(message.plugin, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPluginResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPluginResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plugin = Plugin.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPluginResponse {
+    return { plugin: isSet(object.plugin) ? Plugin.fromJSON(object.plugin) : undefined };
+  },
+
+  toJSON(message: GetPluginResponse): unknown {
+    const obj: any = {};
+    if (message.plugin !== undefined) {
+      obj.plugin = Plugin.toJSON(message.plugin);
+    }
+    return obj;
+  },
+};
+
+function createBaseSetPluginEnabledRequest(): SetPluginEnabledRequest {
+  return { principal: undefined, name: "", enabled: false, config: {} };
+}
+
+export const SetPluginEnabledRequest: MessageFns<SetPluginEnabledRequest> = {
+  encode(message: SetPluginEnabledRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.enabled !== false) {
+      writer.uint32(24).bool(message.enabled);
+    }
+    globalThis.Object.entries(message.config).forEach(([key, value]: [string, string]) => {
+      SetPluginEnabledRequest_ConfigEntry.encode({ key: key as any, value }, writer.uint32(34).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPluginEnabledRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPluginEnabledRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.enabled = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            const entry4 = SetPluginEnabledRequest_ConfigEntry.decode(reader, reader.uint32());
+            if (entry4.value !== undefined) {
+              message.config[entry4.key] = entry4.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPluginEnabledRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      enabled: isSet(object.enabled) ? globalThis.Boolean(object.enabled) : false,
+      config: isObject(object.config)
+        ? (globalThis.Object.entries(object.config) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: SetPluginEnabledRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.enabled !== false) {
+      obj.enabled = message.enabled;
+    }
+    if (message.config) {
+      const entries = globalThis.Object.entries(message.config) as [string, string][];
+      if (entries.length > 0) {
+        obj.config = {};
+        entries.forEach(([k, v]) => {
+          obj.config[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+};
+
+function createBaseSetPluginEnabledRequest_ConfigEntry(): SetPluginEnabledRequest_ConfigEntry {
+  return { key: "", value: "" };
+}
+
+export const SetPluginEnabledRequest_ConfigEntry: MessageFns<SetPluginEnabledRequest_ConfigEntry> = {
+  encode(message: SetPluginEnabledRequest_ConfigEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPluginEnabledRequest_ConfigEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPluginEnabledRequest_ConfigEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPluginEnabledRequest_ConfigEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: SetPluginEnabledRequest_ConfigEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseSetPluginEnabledResponse(): SetPluginEnabledResponse {
+  return { plugin: undefined };
+}
+
+export const SetPluginEnabledResponse: MessageFns<SetPluginEnabledResponse> = {
+  encode(message: SetPluginEnabledResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plugin !== undefined) {
+      Plugin.encode(message.plugin, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetPluginEnabledResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetPluginEnabledResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plugin = Plugin.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetPluginEnabledResponse {
+    return { plugin: isSet(object.plugin) ? Plugin.fromJSON(object.plugin) : undefined };
+  },
+
+  toJSON(message: SetPluginEnabledResponse): unknown {
+    const obj: any = {};
+    if (message.plugin !== undefined) {
+      obj.plugin = Plugin.toJSON(message.plugin);
+    }
+    return obj;
+  },
+};
+
+function createBaseInvokeRequest(): InvokeRequest {
+  return { tool: "", inputs: undefined, config: {}, idempotencyKey: "", timeoutMs: 0 };
+}
+
+export const InvokeRequest: MessageFns<InvokeRequest> = {
+  encode(message: InvokeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tool !== "") {
+      writer.uint32(10).string(message.tool);
+    }
+    if (message.inputs !== undefined) {
+      Struct.encode(Struct.wrap(message.inputs), writer.uint32(18).fork()).join();
+    }
+    globalThis.Object.entries(message.config).forEach(([key, value]: [string, string]) => {
+      InvokeRequest_ConfigEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    if (message.timeoutMs !== 0) {
+      writer.uint32(40).int32(message.timeoutMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvokeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvokeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            const entry3 = InvokeRequest_ConfigEntry.decode(reader, reader.uint32());
+            if (entry3.value !== undefined) {
+              message.config[entry3.key] = entry3.value;
+            }
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.timeoutMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvokeRequest {
+    return {
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      inputs: isObject(object.inputs) ? object.inputs : undefined,
+      config: isObject(object.config)
+        ? (globalThis.Object.entries(object.config) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      timeoutMs: isSet(object.timeoutMs)
+        ? globalThis.Number(object.timeoutMs)
+        : isSet(object.timeout_ms)
+        ? globalThis.Number(object.timeout_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: InvokeRequest): unknown {
+    const obj: any = {};
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.inputs !== undefined) {
+      obj.inputs = message.inputs;
+    }
+    if (message.config) {
+      const entries = globalThis.Object.entries(message.config) as [string, string][];
+      if (entries.length > 0) {
+        obj.config = {};
+        entries.forEach(([k, v]) => {
+          obj.config[k] = v;
+        });
+      }
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.timeoutMs !== 0) {
+      obj.timeoutMs = Math.round(message.timeoutMs);
+    }
+    return obj;
+  },
+};
+
+function createBaseInvokeRequest_ConfigEntry(): InvokeRequest_ConfigEntry {
+  return { key: "", value: "" };
+}
+
+export const InvokeRequest_ConfigEntry: MessageFns<InvokeRequest_ConfigEntry> = {
+  encode(message: InvokeRequest_ConfigEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvokeRequest_ConfigEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvokeRequest_ConfigEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvokeRequest_ConfigEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: InvokeRequest_ConfigEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseInvokeResponse(): InvokeResponse {
+  return { output: undefined };
+}
+
+export const InvokeResponse: MessageFns<InvokeResponse> = {
+  encode(message: InvokeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.output !== undefined) {
+      Struct.encode(Struct.wrap(message.output), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): InvokeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseInvokeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.output = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): InvokeResponse {
+    return { output: isObject(object.output) ? object.output : undefined };
+  },
+
+  toJSON(message: InvokeResponse): unknown {
+    const obj: any = {};
+    if (message.output !== undefined) {
+      obj.output = message.output;
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /** Connector definitions, encrypted credentials and endpoint execution. */
@@ -1174,6 +5246,33 @@ export interface ConnectorServiceClient {
   /** Call one endpoint. De-duplicated by idempotency_key (runId:nodeId:attempt). */
 
   executeEndpoint(request: ExecuteEndpointRequest, metadata?: Metadata): Observable<ExecuteEndpointResponse>;
+
+  /** Parse and check a definition without saving it: errors and warnings carry the field path. */
+
+  validateConnector(request: ValidateConnectorRequest, metadata?: Metadata): Observable<ValidateConnectorResponse>;
+
+  /**
+   * Call one endpoint of a saved or inline connector once, without idempotency or caching,
+   * and infer its output_schema from the records that came back.
+   */
+
+  testConnector(request: TestConnectorRequest, metadata?: Metadata): Observable<TestConnectorResponse>;
+
+  /** Input and output JSON Schemas of every endpoint of a connector. */
+
+  getConnectorSchema(request: GetConnectorSchemaRequest, metadata?: Metadata): Observable<GetConnectorSchemaResponse>;
+
+  /** Bind a connector to an agent profile (seed agent_data_sources). */
+
+  bindConnector(request: BindConnectorRequest, metadata?: Metadata): Observable<BindConnectorResponse>;
+
+  listBindings(request: ListBindingsRequest, metadata?: Metadata): Observable<ListBindingsResponse>;
+
+  /** System connector templates (seed §7) and copies of them for a user. */
+
+  listTemplates(request: ListTemplatesRequest, metadata?: Metadata): Observable<ListTemplatesResponse>;
+
+  createFromTemplate(request: CreateFromTemplateRequest, metadata?: Metadata): Observable<CreateFromTemplateResponse>;
 }
 
 /** Connector definitions, encrypted credentials and endpoint execution. */
@@ -1205,6 +5304,54 @@ export interface ConnectorServiceController {
     request: ExecuteEndpointRequest,
     metadata?: Metadata,
   ): Promise<ExecuteEndpointResponse> | Observable<ExecuteEndpointResponse> | ExecuteEndpointResponse;
+
+  /** Parse and check a definition without saving it: errors and warnings carry the field path. */
+
+  validateConnector(
+    request: ValidateConnectorRequest,
+    metadata?: Metadata,
+  ): Promise<ValidateConnectorResponse> | Observable<ValidateConnectorResponse> | ValidateConnectorResponse;
+
+  /**
+   * Call one endpoint of a saved or inline connector once, without idempotency or caching,
+   * and infer its output_schema from the records that came back.
+   */
+
+  testConnector(
+    request: TestConnectorRequest,
+    metadata?: Metadata,
+  ): Promise<TestConnectorResponse> | Observable<TestConnectorResponse> | TestConnectorResponse;
+
+  /** Input and output JSON Schemas of every endpoint of a connector. */
+
+  getConnectorSchema(
+    request: GetConnectorSchemaRequest,
+    metadata?: Metadata,
+  ): Promise<GetConnectorSchemaResponse> | Observable<GetConnectorSchemaResponse> | GetConnectorSchemaResponse;
+
+  /** Bind a connector to an agent profile (seed agent_data_sources). */
+
+  bindConnector(
+    request: BindConnectorRequest,
+    metadata?: Metadata,
+  ): Promise<BindConnectorResponse> | Observable<BindConnectorResponse> | BindConnectorResponse;
+
+  listBindings(
+    request: ListBindingsRequest,
+    metadata?: Metadata,
+  ): Promise<ListBindingsResponse> | Observable<ListBindingsResponse> | ListBindingsResponse;
+
+  /** System connector templates (seed §7) and copies of them for a user. */
+
+  listTemplates(
+    request: ListTemplatesRequest,
+    metadata?: Metadata,
+  ): Promise<ListTemplatesResponse> | Observable<ListTemplatesResponse> | ListTemplatesResponse;
+
+  createFromTemplate(
+    request: CreateFromTemplateRequest,
+    metadata?: Metadata,
+  ): Promise<CreateFromTemplateResponse> | Observable<CreateFromTemplateResponse> | CreateFromTemplateResponse;
 }
 
 export function ConnectorServiceControllerMethods() {
@@ -1215,6 +5362,13 @@ export function ConnectorServiceControllerMethods() {
       "listConnectors",
       "deleteConnector",
       "executeEndpoint",
+      "validateConnector",
+      "testConnector",
+      "getConnectorSchema",
+      "bindConnector",
+      "listBindings",
+      "listTemplates",
+      "createFromTemplate",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
@@ -1231,6 +5385,110 @@ export function ConnectorServiceControllerMethods() {
 }
 
 export const CONNECTOR_SERVICE_NAME = "ConnectorService";
+
+/** Where connector plugin services announce themselves (seed §12). */
+
+export interface PluginRegistryServiceClient {
+  registerPlugin(request: RegisterPluginRequest, metadata?: Metadata): Observable<RegisterPluginResponse>;
+
+  heartbeatPlugin(request: HeartbeatPluginRequest, metadata?: Metadata): Observable<HeartbeatPluginResponse>;
+
+  listPlugins(request: ListPluginsRequest, metadata?: Metadata): Observable<ListPluginsResponse>;
+
+  getPlugin(request: GetPluginRequest, metadata?: Metadata): Observable<GetPluginResponse>;
+
+  /** Enable or disable a plugin for one user, with that user's plugin config (stored encrypted). */
+
+  setPluginEnabled(request: SetPluginEnabledRequest, metadata?: Metadata): Observable<SetPluginEnabledResponse>;
+}
+
+/** Where connector plugin services announce themselves (seed §12). */
+
+export interface PluginRegistryServiceController {
+  registerPlugin(
+    request: RegisterPluginRequest,
+    metadata?: Metadata,
+  ): Promise<RegisterPluginResponse> | Observable<RegisterPluginResponse> | RegisterPluginResponse;
+
+  heartbeatPlugin(
+    request: HeartbeatPluginRequest,
+    metadata?: Metadata,
+  ): Promise<HeartbeatPluginResponse> | Observable<HeartbeatPluginResponse> | HeartbeatPluginResponse;
+
+  listPlugins(
+    request: ListPluginsRequest,
+    metadata?: Metadata,
+  ): Promise<ListPluginsResponse> | Observable<ListPluginsResponse> | ListPluginsResponse;
+
+  getPlugin(
+    request: GetPluginRequest,
+    metadata?: Metadata,
+  ): Promise<GetPluginResponse> | Observable<GetPluginResponse> | GetPluginResponse;
+
+  /** Enable or disable a plugin for one user, with that user's plugin config (stored encrypted). */
+
+  setPluginEnabled(
+    request: SetPluginEnabledRequest,
+    metadata?: Metadata,
+  ): Promise<SetPluginEnabledResponse> | Observable<SetPluginEnabledResponse> | SetPluginEnabledResponse;
+}
+
+export function PluginRegistryServiceControllerMethods() {
+  return function (constructor: Function) {
+    const grpcMethods: string[] = ["registerPlugin", "heartbeatPlugin", "listPlugins", "getPlugin", "setPluginEnabled"];
+    for (const method of grpcMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcMethod("PluginRegistryService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+    const grpcStreamMethods: string[] = [];
+    for (const method of grpcStreamMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcStreamMethod("PluginRegistryService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+  };
+}
+
+export const PLUGIN_REGISTRY_SERVICE_NAME = "PluginRegistryService";
+
+/** Served by every plugin (packages/plugin-sdk); called by connector-runtime only. */
+
+export interface ConnectorPluginServiceClient {
+  invoke(request: InvokeRequest, metadata?: Metadata): Observable<InvokeResponse>;
+}
+
+/** Served by every plugin (packages/plugin-sdk); called by connector-runtime only. */
+
+export interface ConnectorPluginServiceController {
+  invoke(
+    request: InvokeRequest,
+    metadata?: Metadata,
+  ): Promise<InvokeResponse> | Observable<InvokeResponse> | InvokeResponse;
+}
+
+export function ConnectorPluginServiceControllerMethods() {
+  return function (constructor: Function) {
+    const grpcMethods: string[] = ["invoke"];
+    for (const method of grpcMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcMethod("ConnectorPluginService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+    const grpcStreamMethods: string[] = [];
+    for (const method of grpcStreamMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcStreamMethod("ConnectorPluginService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+  };
+}
+
+export const CONNECTOR_PLUGIN_SERVICE_NAME = "ConnectorPluginService";
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

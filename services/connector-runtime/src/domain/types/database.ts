@@ -1,0 +1,5 @@
+/** `database` connectors (seed §4). Not executable yet. */
+import type { ConnectorTypeModule } from '../connector-type.js';
+import { unimplementedType } from './unimplemented.js';
+
+export const databaseType: ConnectorTypeModule = unimplementedType('database');

@@ -1,0 +1,5 @@
+/** `file_parser` connectors (seed §4). Not executable yet. */
+import type { ConnectorTypeModule } from '../connector-type.js';
+import { unimplementedType } from './unimplemented.js';
+
+export const fileParserType: ConnectorTypeModule = unimplementedType('file_parser');

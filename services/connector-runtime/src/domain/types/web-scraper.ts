@@ -1,0 +1,5 @@
+/** `web_scraper` connectors (seed §4). Not executable yet. */
+import type { ConnectorTypeModule } from '../connector-type.js';
+import { unimplementedType } from './unimplemented.js';
+
+export const webScraperType: ConnectorTypeModule = unimplementedType('web_scraper');
