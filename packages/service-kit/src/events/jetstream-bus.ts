@@ -45,9 +45,19 @@ export class JetStreamBus implements EventBus {
           ? { retention: RetentionPolicy.Workqueue }
           : { retention: RetentionPolicy.Limits, max_age: nanos(EVENTS_MAX_AGE_MS) }),
       };
+      let existing: Awaited<ReturnType<typeof this.jsm.streams.info>> | undefined;
       try {
-        await this.jsm.streams.info(spec.name);
+        existing = await this.jsm.streams.info(spec.name);
       } catch {
+        existing = undefined;
+      }
+      if (existing) {
+        // A newer release may add subjects (e.g. a new service's events): widen the stream, never narrow it.
+        const missing = spec.subjects.filter((s) => !existing.config.subjects?.includes(s));
+        if (missing.length > 0) {
+          await this.jsm.streams.update(spec.name, { subjects: [...(existing.config.subjects ?? []), ...missing] });
+        }
+      } else {
         try {
           await this.jsm.streams.add(config);
         } catch (err) {

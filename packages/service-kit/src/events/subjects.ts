@@ -30,6 +30,11 @@ export class Subjects {
     return `${this.p}af.work.run.${runId}`;
   }
 
+  /** Connector-runtime events: `af.connector.<connectorId>.<event>` (e.g. `binding.auth_failed`). */
+  connector(connectorId: string, event: string): string {
+    return `${this.p}af.connector.${connectorId}.${event}`;
+  }
+
   runWorkAll(): string {
     return `${this.p}af.work.run.>`;
   }
@@ -40,7 +45,7 @@ export class Subjects {
     return [
       {
         name: `${s}AF_EVENTS`,
-        subjects: [`${this.p}af.run.>`, `${this.p}af.approval.>`, `${this.p}af.capability.>`, `${this.p}af.entity.>`],
+        subjects: [`${this.p}af.run.>`, `${this.p}af.approval.>`, `${this.p}af.capability.>`, `${this.p}af.entity.>`, `${this.p}af.connector.>`],
         kind: 'events',
       },
       { name: `${s}AF_WORK`, subjects: [`${this.p}af.work.>`], kind: 'workqueue' },

@@ -1,26 +1,29 @@
 /**
- * Connector use cases: CRUD over definitions with encrypted credentials, and
- * idempotent endpoint execution (a replay of `runId:nodeId:attempt` returns the
- * stored result, and waits for a call with the same key that is still running).
+ * Connector use cases: CRUD over definitions with encrypted credentials,
+ * validation, endpoint schemas, and idempotent endpoint execution (a replay of
+ * `runId:nodeId:attempt` returns the stored result, and waits for a call with
+ * the same key that is still running), optionally through an agent profile's
+ * binding.
  */
 import { AppError, registerSecret, type ErrorCode, type Logger } from '@af/service-kit';
 import {
   ConnectorError,
   CONNECTOR_ERROR_GRPC_STATUS,
   connectorTimeoutMs,
+  endpointJsonSchemas,
   executeEndpoint,
   parseConnectorDefinition,
   parseConnectorYaml,
   requiredCredentials,
-  type ExecutionContext,
   type ConnectorDefinition,
-  type ConnectorDefinitionIssue,
+  type EndpointJsonSchemas,
+  type ExecutionContext,
+  type ParseConnectorResult,
 } from '../domain/index.js';
 import type { ConnectorRepository, StoredConnector } from '../infra/connector.repository.js';
 import type { ExecutionRepository } from '../infra/execution.repository.js';
-
-const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const MAX_CREDENTIAL_BYTES = 16 * 1024;
+import type { Bindings } from './bindings.js';
+import { checkCredentials, invalidDefinition, requireUser } from './connector-input.js';
 
 export interface ExecuteCommand {
   userId: string;
@@ -28,29 +31,39 @@ export interface ExecuteCommand {
   endpoint: string;
   inputs: Record<string, unknown>;
   idempotencyKey: string;
+  /** Call through this agent profile's binding (allowed endpoints, overrides, credentials). */
+  agentProfileId?: string;
 }
+
+/** A connector's source: YAML text, or an already-decoded definition. */
+export interface DefinitionSource {
+  yaml?: string;
+  definition?: Record<string, unknown> | undefined;
+}
+
+/** What every call runs with besides the definition (the SSRF-guarded HTTP client, plugin invoker, …). */
+export type CallContext = Omit<ExecutionContext, 'timeoutMs' | 'signal' | 'idempotencyKey'>;
 
 export class Connectors {
   constructor(
     private readonly repo: ConnectorRepository,
     private readonly executions: ExecutionRepository,
+    private readonly bindings: Bindings,
     private readonly log: Logger,
     private readonly options: { idempotencyWindowMs: number },
-    private readonly context: Omit<ExecutionContext, 'timeoutMs' | 'signal' | 'idempotencyKey'>,
+    private readonly context: CallContext,
   ) {}
 
-  async create(userId: string, source: { yaml: string; definition?: Record<string, unknown> }, credentials: Record<string, string>): Promise<StoredConnector> {
+  async create(userId: string, source: DefinitionSource, credentials: Record<string, string>): Promise<StoredConnector> {
     requireUser(userId);
-    const parsed = source.yaml ? parseConnectorYaml(source.yaml) : parseConnectorDefinition(source.definition ?? null);
-    if (!parsed.ok) throw invalid(parsed.errors);
+    const parsed = parseSource(source);
+    if (!parsed.ok) throw invalidDefinition(parsed.errors);
     const def = parsed.definition;
-    for (const [name, value] of Object.entries(credentials)) {
-      if (!CREDENTIAL_NAME.test(name)) throw AppError.invalid(`credentials.${name}`, 'credential names are letters, digits and _');
-      if (typeof value !== 'string' || value.length === 0) throw AppError.invalid(`credentials.${name}`, 'must be a non-empty string');
-      if (Buffer.byteLength(value) > MAX_CREDENTIAL_BYTES) throw AppError.invalid(`credentials.${name}`, 'is too large');
-    }
+    checkCredentials(credentials);
+    // Credentials stored earlier for this id count (an update need not resend them).
+    const existing = (await this.repo.get(userId, def.id))?.credentialNames ?? [];
     for (const name of requiredCredentials(def)) {
-      if (!credentials[name]) {
+      if (!credentials[name] && !existing.includes(name)) {
         throw AppError.invalid(`credentials.${name}`, `is required by the connector's connection settings`, 'missing_required');
       }
     }
@@ -59,8 +72,19 @@ export class Connectors {
     return stored;
   }
 
+  /** Parses and checks a definition without saving it. */
+  async validate(userId: string, source: DefinitionSource & { connectorId?: string }): Promise<ParseConnectorResult> {
+    requireUser(userId);
+    if (!source.yaml && !source.definition) {
+      if (!source.connectorId) throw AppError.invalid('yaml', 'give yaml, definition or connector_id');
+      return parseConnectorDefinition((await this.get(userId, source.connectorId)).definition);
+    }
+    return parseSource(source);
+  }
+
   async get(userId: string, id: string): Promise<StoredConnector> {
     requireUser(userId);
+    if (!id) throw AppError.invalid('id', 'is required');
     const found = await this.repo.get(userId, id);
     if (!found) throw AppError.notFound('connector', id);
     return found;
@@ -76,8 +100,14 @@ export class Connectors {
     if (!(await this.repo.delete(userId, id))) throw AppError.notFound('connector', id);
   }
 
+  async schema(userId: string, id: string): Promise<{ definition: ConnectorDefinition; endpoints: EndpointJsonSchemas[] }> {
+    const { definition } = await this.get(userId, id);
+    return { definition, endpoints: endpointJsonSchemas(definition) };
+  }
+
   async execute(cmd: ExecuteCommand): Promise<{ result: Record<string, unknown>; deduplicated: boolean }> {
     requireUser(cmd.userId);
+    if (!cmd.connectorId) throw AppError.invalid('connector_id', 'is required');
     if (!cmd.endpoint) throw AppError.invalid('endpoint', 'is required');
     const stored = await this.get(cmd.userId, cmd.connectorId);
     if (!cmd.idempotencyKey) return { result: await this.call(stored.definition, cmd), deduplicated: false };
@@ -108,22 +138,54 @@ export class Connectors {
     }
   }
 
-  private async call(def: ConnectorDefinition, cmd: ExecuteCommand): Promise<Record<string, unknown>> {
-    const credentials = await this.repo.credentials(cmd.userId, def.id);
+  /**
+   * One call of an endpoint of a definition that need not be saved (TestConnector,
+   * `af connector test`): no idempotency, no binding.
+   */
+  async callOnce(def: ConnectorDefinition, endpoint: string, inputs: Record<string, unknown>, credentials: Record<string, string>): Promise<Record<string, unknown>> {
     for (const value of Object.values(credentials)) registerSecret(value);
+    return this.run(def, endpoint, inputs, credentials, {});
+  }
+
+  private async call(def: ConnectorDefinition, cmd: ExecuteCommand): Promise<Record<string, unknown>> {
+    let credentials = await this.repo.credentials(cmd.userId, def.id);
+    let effective = def;
+    if (cmd.agentProfileId) {
+      const bound = await this.bindings.resolve(cmd.userId, cmd.agentProfileId, def, cmd.endpoint, credentials);
+      effective = bound.definition;
+      credentials = bound.credentials;
+    }
+    for (const value of Object.values(credentials)) registerSecret(value);
+    try {
+      return await this.run(effective, cmd.endpoint, cmd.inputs, credentials, cmd.idempotencyKey ? { idempotencyKey: cmd.idempotencyKey } : {});
+    } catch (err) {
+      const upstream = err instanceof AppError ? err.cause : undefined;
+      if (cmd.agentProfileId && upstream instanceof ConnectorError && upstream.code === 'AUTH_FAILED') {
+        const marked = await this.bindings.markAuthFailed(cmd.userId, cmd.agentProfileId, def.id, (err as Error).message).catch((e: unknown) => {
+          this.log.error({ err: e, connectorId: def.id }, 'could not mark the binding auth_failed');
+          return false;
+        });
+        if (marked) this.log.warn({ connectorId: def.id, agentProfileId: cmd.agentProfileId }, 'binding marked auth_failed');
+      }
+      throw err;
+    }
+  }
+
+  private async run(def: ConnectorDefinition, endpoint: string, inputs: Record<string, unknown>, credentials: Record<string, string>, extra: Partial<ExecutionContext>): Promise<Record<string, unknown>> {
     const started = Date.now();
     try {
-      const result = await executeEndpoint(def, cmd.endpoint, cmd.inputs, credentials, {
-        ...this.context,
-        ...(cmd.idempotencyKey ? { idempotencyKey: cmd.idempotencyKey } : {}),
-      });
-      this.log.info({ connectorId: def.id, endpoint: cmd.endpoint, count: result.count, ms: Date.now() - started }, 'endpoint executed');
+      const result = await executeEndpoint(def, endpoint, inputs, credentials, { ...this.context, ...extra });
+      this.log.info({ connectorId: def.id, endpoint, count: result.count, ms: Date.now() - started, warnings: result.warnings?.length ?? 0 }, 'endpoint executed');
       return result as unknown as Record<string, unknown>;
     } catch (err) {
-      this.log.warn({ connectorId: def.id, endpoint: cmd.endpoint, code: (err as ConnectorError).code, ms: Date.now() - started }, 'endpoint failed');
+      this.log.warn({ connectorId: def.id, endpoint, code: err instanceof ConnectorError || err instanceof AppError ? err.code : "INTERNAL", ms: Date.now() - started }, "endpoint failed");
       throw toAppError(err);
     }
   }
+}
+
+export function parseSource(source: DefinitionSource): ParseConnectorResult {
+  return source.yaml ? parseConnectorYaml(source.yaml) : parseConnectorDefinition(source.definition ?? null);
 }
 
 function toAppError(err: unknown): AppError {
@@ -133,23 +195,12 @@ function toAppError(err: unknown): AppError {
       retryable: err.retryable,
       ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
       violations: err.violations,
+      cause: err,
     });
   }
   return new AppError('INTERNAL', 'connector call failed unexpectedly', { cause: err });
 }
 
 function asErrorCode(code: string): ErrorCode {
-  return (['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'UNIMPLEMENTED', 'ALREADY_EXISTS'] as const).find((c) => c === code) ?? 'FAILED_PRECONDITION';
-}
-
-function invalid(errors: ConnectorDefinitionIssue[]): AppError {
-  const violations = errors.map((e) => ({
-    field: e.field,
-    reason: e.line !== undefined ? `${e.reason} (line ${e.line}${e.column !== undefined ? `, column ${e.column}` : ''})` : e.reason,
-  }));
-  return new AppError('INVALID_ARGUMENT', `invalid connector: ${violations.map((v) => `${v.field}: ${v.reason}`).join('; ')}`, { violations });
-}
-
-function requireUser(userId: string): void {
-  if (!userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
+  return (['INVALID_ARGUMENT', 'NOT_FOUND', 'FAILED_PRECONDITION', 'UNIMPLEMENTED', 'ALREADY_EXISTS', 'PERMISSION_DENIED'] as const).find((c) => c === code) ?? 'FAILED_PRECONDITION';
 }

@@ -66,3 +66,5 @@ export {
 } from './connector-type.js';
 export { connectorTimeoutMs, executeEndpoint, requiredCredentials } from './execute-endpoint.js';
 export { CONNECTOR_TYPE_MODULES, connectorTypeModule } from './types/index.js';
+export { endpointJsonSchemas, inputSchemaOf, typeSchema, type EndpointJsonSchemas } from './endpoint-json-schema.js';
+export { inferOutputSchema, type InferredField, type InferredOutputSchema } from './infer-output-schema.js';

@@ -1,101 +1,115 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { connector } from '@af/contracts';
 import { AppError } from '@af/service-kit';
+import type { Bindings } from '../app/bindings.js';
 import type { Connectors } from '../app/connectors.js';
-import type { StoredConnector } from '../infra/connector.repository.js';
+import type { Templates } from '../app/templates.js';
+import type { TestConnector } from '../app/test-connector.js';
+import { bindingToWire, connectorToWire, issueToWire, templateToWire } from './connector.mapper.js';
 
-const CONNECTORS = Symbol('Connectors');
+const DEPS = Symbol('ConnectorDeps');
 
-/** Definition → wire; credentials are never part of it, only their names. */
-function toWire(c: StoredConnector): connector.Connector {
-  const d = c.definition;
-  return {
-    id: d.id,
-    name: d.name,
-    type: d.type,
-    version: d.version,
-    description: d.description ?? '',
-    definition: d as unknown as Record<string, unknown>,
-    credentialNames: c.credentialNames,
-    createdAt: c.createdAt.toISOString(),
-    updatedAt: c.updatedAt.toISOString(),
-  };
+export interface ConnectorControllerDeps {
+  connectors: Connectors;
+  bindings: Bindings;
+  templates: Templates;
+  tester: TestConnector;
 }
+
+const user = (req: { principal?: { userId: string } | undefined }) => req.principal?.userId ?? '';
 
 @Controller()
 @connector.ConnectorServiceControllerMethods()
 export class ConnectorController implements connector.ConnectorServiceController {
-  constructor(@Inject(CONNECTORS) private readonly connectors: Connectors) {}
+  constructor(@Inject(DEPS) private readonly deps: ConnectorControllerDeps) {}
 
   async createConnector(req: connector.CreateConnectorRequest): Promise<connector.CreateConnectorResponse> {
-    const stored = await this.connectors.create(
-      req.principal?.userId ?? '',
-      { yaml: req.yaml, ...(req.definition ? { definition: req.definition } : {}) },
-      req.credentials ?? {},
-    );
-    return { connector: toWire(stored) };
+    const stored = await this.deps.connectors.create(user(req), { yaml: req.yaml, definition: req.definition }, req.credentials ?? {});
+    return { connector: connectorToWire(stored) };
   }
 
   async getConnector(req: connector.GetConnectorRequest): Promise<connector.GetConnectorResponse> {
-    return { connector: toWire(await this.connectors.get(req.principal?.userId ?? '', req.id)) };
+    return { connector: connectorToWire(await this.deps.connectors.get(user(req), req.id)) };
   }
 
   async listConnectors(req: connector.ListConnectorsRequest): Promise<connector.ListConnectorsResponse> {
-    return { connectors: (await this.connectors.list(req.principal?.userId ?? '')).map(toWire) };
+    return { connectors: (await this.deps.connectors.list(user(req))).map(connectorToWire) };
   }
 
   async deleteConnector(req: connector.DeleteConnectorRequest): Promise<connector.DeleteConnectorResponse> {
-    await this.connectors.delete(req.principal?.userId ?? '', req.id);
+    await this.deps.connectors.delete(user(req), req.id);
     return {};
   }
 
   async executeEndpoint(req: connector.ExecuteEndpointRequest): Promise<connector.ExecuteEndpointResponse> {
-    return this.connectors.execute({
-      userId: req.principal?.userId ?? '',
+    return this.deps.connectors.execute({
+      userId: user(req),
       connectorId: req.connectorId,
       endpoint: req.endpoint,
       inputs: req.inputs ?? {},
       idempotencyKey: req.idempotencyKey,
+      ...(req.agentProfileId ? { agentProfileId: req.agentProfileId } : {}),
     });
   }
 
-  // The RPCs below are being built (issue 5); until then they answer UNIMPLEMENTED.
-  validateConnector(): Promise<connector.ValidateConnectorResponse> {
-    return notYet('ValidateConnector');
+  async validateConnector(req: connector.ValidateConnectorRequest): Promise<connector.ValidateConnectorResponse> {
+    const result = await this.deps.connectors.validate(user(req), { yaml: req.yaml, definition: req.definition, connectorId: req.connectorId });
+    return result.ok
+      ? { valid: true, errors: [], warnings: result.warnings.map(issueToWire), definition: result.definition as unknown as Record<string, unknown> }
+      : { valid: false, errors: result.errors.map(issueToWire), warnings: [], definition: undefined };
   }
 
-  testConnector(): Promise<connector.TestConnectorResponse> {
-    return notYet('TestConnector');
+  async testConnector(req: connector.TestConnectorRequest): Promise<connector.TestConnectorResponse> {
+    const out = await this.deps.tester.execute({
+      userId: user(req),
+      connectorId: req.connectorId,
+      yaml: req.yaml,
+      definition: req.definition,
+      credentials: req.credentials ?? {},
+      endpoint: req.endpoint,
+      inputs: req.inputs ?? {},
+    });
+    return { result: out.result, inferredOutputSchema: out.inferredOutputSchema, durationMs: out.durationMs, warnings: out.warnings };
   }
 
-  getConnectorSchema(): Promise<connector.GetConnectorSchemaResponse> {
-    return notYet('GetConnectorSchema');
+  async getConnectorSchema(req: connector.GetConnectorSchemaRequest): Promise<connector.GetConnectorSchemaResponse> {
+    const { definition, endpoints } = await this.deps.connectors.schema(user(req), req.id);
+    return { connectorId: definition.id, type: definition.type, endpoints };
   }
 
-  bindConnector(): Promise<connector.BindConnectorResponse> {
-    return notYet('BindConnector');
+  async bindConnector(req: connector.BindConnectorRequest): Promise<connector.BindConnectorResponse> {
+    const binding = await this.deps.bindings.bind({
+      userId: user(req),
+      agentProfileId: req.agentProfileId,
+      connectorId: req.connectorId,
+      configOverrides: req.configOverrides ?? {},
+      allowedEndpoints: req.allowedEndpoints ?? [],
+      rateLimitPerMinute: req.rateLimitPerMinute ?? 0,
+      credentials: req.credentials ?? {},
+      disabled: req.disabled ?? false,
+      unbind: req.unbind ?? false,
+    });
+    return { binding: binding ? bindingToWire(binding) : undefined };
   }
 
-  listBindings(): Promise<connector.ListBindingsResponse> {
-    return notYet('ListBindings');
+  async listBindings(req: connector.ListBindingsRequest): Promise<connector.ListBindingsResponse> {
+    return { bindings: (await this.deps.bindings.list(user(req), req.agentProfileId)).map(bindingToWire) };
   }
 
-  listTemplates(): Promise<connector.ListTemplatesResponse> {
-    return notYet('ListTemplates');
+  async listTemplates(req: connector.ListTemplatesRequest): Promise<connector.ListTemplatesResponse> {
+    return { templates: this.deps.templates.list(user(req), req.category).map(templateToWire) };
   }
 
-  createFromTemplate(): Promise<connector.CreateFromTemplateResponse> {
-    return notYet('CreateFromTemplate');
+  async createFromTemplate(req: connector.CreateFromTemplateRequest): Promise<connector.CreateFromTemplateResponse> {
+    if (!req.templateId) throw AppError.invalid('template_id', 'is required');
+    const stored = await this.deps.templates.createFrom(user(req), req.templateId, req.credentials ?? {}, req.connectorId);
+    return { connector: connectorToWire(stored) };
   }
-}
-
-function notYet<T>(rpc: string): Promise<T> {
-  return Promise.reject(new AppError('UNIMPLEMENTED', `${rpc} is not available yet`));
 }
 
 @Module({})
 export class ConnectorModule {
-  static forRoot(connectors: Connectors): DynamicModule {
-    return { module: ConnectorModule, controllers: [ConnectorController], providers: [{ provide: CONNECTORS, useValue: connectors }] };
+  static forRoot(deps: ConnectorControllerDeps): DynamicModule {
+    return { module: ConnectorModule, controllers: [ConnectorController], providers: [{ provide: DEPS, useValue: deps }] };
   }
 }

@@ -3,7 +3,8 @@ import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { openApiDocument } from './openapi.js';
-import { ActionsController, ConnectorsController, PlaybooksController } from './resources.controller.js';
+import { ConnectorsController, PluginsController } from './connectors.controller.js';
+import { ActionsController, PlaybooksController } from './resources.controller.js';
 import { ExecutionsController, RunsController } from './runs.controller.js';
 
 @Controller()
@@ -26,7 +27,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PlaybooksController, ActionsController, ExecutionsController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

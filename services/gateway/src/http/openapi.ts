@@ -3,7 +3,16 @@
  * schemas that parse the request bodies.
  */
 import { z } from 'zod';
-import { CreateConnectorSchema, LoginSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
+import {
+  BindConnectorSchema,
+  CreateConnectorSchema,
+  EnablePluginSchema,
+  FromTemplateSchema,
+  TestConnectorSchema,
+  TestInlineConnectorSchema,
+  UpdateConnectorSchema,
+  ValidateConnectorSchema,
+  LoginSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
 
 interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -30,6 +39,23 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/agent-factory/connectors', summary: 'Create a connector from YAML', body: CreateConnectorSchema },
   { method: 'get', path: '/api/agent-factory/connectors/{id}', summary: 'Connector detail (credentials never returned)' },
   { method: 'delete', path: '/api/agent-factory/connectors/{id}', summary: 'Delete a connector' },
+  { method: 'put', path: '/api/agent-factory/connectors/{id}', summary: 'Replace a connector definition (credentials given are added or replaced)', body: UpdateConnectorSchema },
+  { method: 'post', path: '/api/agent-factory/connectors/validate', summary: 'Validate connector YAML without saving it', body: ValidateConnectorSchema },
+  { method: 'post', path: '/api/agent-factory/connectors/{id}/validate', summary: 'Validate a saved connector, or YAML for it', body: ValidateConnectorSchema },
+  { method: 'post', path: '/api/agent-factory/connectors/test', summary: 'Call an endpoint of an unsaved connector once; returns records and an inferred output_schema', body: TestInlineConnectorSchema },
+  { method: 'post', path: '/api/agent-factory/connectors/{id}/test', summary: 'Call an endpoint of a saved connector once; returns records and an inferred output_schema', body: TestConnectorSchema },
+  { method: 'get', path: '/api/agent-factory/connectors/{id}/schema', summary: 'Input and output JSON Schemas of every endpoint' },
+  { method: 'get', path: '/api/agent-factory/connectors/templates', summary: 'System connector templates (?category=)' },
+  { method: 'post', path: '/api/agent-factory/connectors/from-template/{template_id}', summary: 'Create a connector from a template', body: FromTemplateSchema },
+  { method: 'get', path: '/api/agent-factory/connectors/bindings', summary: 'Your connector bindings (?agent_profile_id=)' },
+  { method: 'put', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', summary: 'Bind a connector to an agent profile', body: BindConnectorSchema },
+  { method: 'delete', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', summary: 'Remove a binding' },
+  { method: 'get', path: '/api/agent-factory/plugins', summary: 'Registered connector plugins' },
+  { method: 'get', path: '/api/agent-factory/plugins/{name}', summary: 'Plugin detail with tool I/O contracts' },
+  { method: 'get', path: '/api/agent-factory/plugins/{name}/tools', summary: 'Tools of a plugin with I/O contracts' },
+  { method: 'post', path: '/api/agent-factory/plugins/{name}/enable', summary: 'Enable a plugin for you with its config (stored encrypted)', body: EnablePluginSchema },
+  { method: 'delete', path: '/api/agent-factory/plugins/{name}/enable', summary: 'Disable a plugin for you' },
+  { method: 'post', path: '/api/agent-factory/plugins/{name}/test', summary: 'Check the plugin is alive and enabled for you' },
   { method: 'get', path: '/api/agent-factory/playbooks', summary: 'List your playbooks' },
   { method: 'post', path: '/api/agent-factory/playbooks', summary: 'Store a playbook', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/playbooks/{id}', summary: 'Playbook detail' },

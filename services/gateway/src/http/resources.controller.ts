@@ -1,51 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { AppError, call } from '@af/service-kit';
 import type { common } from '@af/contracts';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { CreateConnectorSchema, PlaybookYamlSchema } from './schemas.js';
+import { PlaybookYamlSchema } from './schemas.js';
 import { parseBody } from './validation.js';
-import { actionView, connectorView, playbookView } from './views.js';
-
-@Controller('api/agent-factory/connectors')
-@UseGuards(AuthGuard)
-export class ConnectorsController {
-  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
-
-  @Post()
-  async create(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
-    const input = parseBody(CreateConnectorSchema, body);
-    const { connector } = await call(
-      this.deps.clients.connectors.createConnector({
-        principal,
-        yaml: input.yaml ?? '',
-        definition: input.definition,
-        credentials: input.credentials,
-        idempotencyKey: key?.slice(0, 200) || randomUUID(),
-      }),
-    );
-    return { connector: connectorView(connector!) };
-  }
-
-  @Get()
-  async list(@CurrentUser() principal: common.Principal) {
-    const { connectors } = await call(this.deps.clients.connectors.listConnectors({ principal }));
-    return { connectors: connectors.map(connectorView) };
-  }
-
-  @Get(':id')
-  async get(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
-    const { connector } = await call(this.deps.clients.connectors.getConnector({ principal, id }));
-    return { connector: connectorView(connector!) };
-  }
-
-  @Delete(':id')
-  @HttpCode(204)
-  async remove(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
-    await call(this.deps.clients.connectors.deleteConnector({ principal, id }));
-  }
-}
+import { actionView, playbookView } from './views.js';
 
 @Controller('api/agent-factory/playbooks')
 @UseGuards(AuthGuard)

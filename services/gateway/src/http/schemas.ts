@@ -27,6 +27,54 @@ export const CreateConnectorSchema = z
     path: ['yaml'],
   });
 
+export const UpdateConnectorSchema = z
+  .object({
+    yaml: z.string().min(1).optional(),
+    definition: z.record(z.string(), z.unknown()).optional(),
+    credentials: z.record(z.string(), z.string()).default({}),
+  })
+  .refine((b) => (b.yaml === undefined) !== (b.definition === undefined), {
+    message: 'give exactly one of yaml or definition',
+    path: ['yaml'],
+  });
+
+export const ValidateConnectorSchema = z.object({
+  yaml: z.string().min(1).optional(),
+  definition: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const TestConnectorSchema = z.object({
+  endpoint: z.string().min(1, 'is required'),
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  /** Try credentials before saving them; they override the stored ones for this call only. */
+  credentials: z.record(z.string(), z.string()).default({}),
+});
+
+export const TestInlineConnectorSchema = TestConnectorSchema.extend({
+  yaml: z.string().min(1).optional(),
+  definition: z.record(z.string(), z.unknown()).optional(),
+}).refine((b) => (b.yaml === undefined) !== (b.definition === undefined), {
+  message: 'give exactly one of yaml or definition',
+  path: ['yaml'],
+});
+
+export const FromTemplateSchema = z.object({
+  credentials: z.record(z.string(), z.string()).default({}),
+  connector_id: z.string().optional(),
+});
+
+export const BindConnectorSchema = z.object({
+  config_overrides: z.record(z.string(), z.unknown()).default({}),
+  allowed_endpoints: z.array(z.string()).default([]),
+  rate_limit_per_minute: z.number().min(0).default(0),
+  credentials: z.record(z.string(), z.string()).default({}),
+  disabled: z.boolean().default(false),
+});
+
+export const EnablePluginSchema = z.object({
+  config: z.record(z.string(), z.string()).default({}),
+});
+
 export const PlaybookYamlSchema = z.object({ yaml: z.string().min(1, 'is required') });
 
 export const ResumeRunSchema = z.object({

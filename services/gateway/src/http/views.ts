@@ -56,3 +56,61 @@ export function runSummaryView(run: orchestrator.Run) {
   const { nodes: _nodes, outputs: _outputs, ...rest } = runView(run);
   return rest;
 }
+
+export function issueView(i: connector.DefinitionIssue) {
+  return { field: i.field, reason: i.reason, ...(i.line ? { line: i.line, column: i.column } : {}) };
+}
+
+export function bindingView(b: connector.Binding) {
+  return {
+    agent_profile_id: b.agentProfileId,
+    connector_id: b.connectorId,
+    config_overrides: b.configOverrides ?? {},
+    allowed_endpoints: b.allowedEndpoints,
+    rate_limit_per_minute: b.rateLimitPerMinute,
+    status: b.status,
+    status_reason: b.statusReason,
+    credential_names: b.credentialNames,
+    updated_at: b.updatedAt,
+  };
+}
+
+export function templateView(t: connector.Template) {
+  return {
+    id: t.id,
+    name: t.name,
+    type: t.type,
+    description: t.description,
+    category: t.category,
+    tags: t.tags,
+    auth_fields: t.authFields,
+    is_template: true,
+    definition: t.definition ?? {},
+  };
+}
+
+export function pluginView(p: connector.Plugin) {
+  return {
+    name: p.name,
+    version: p.version,
+    description: p.description,
+    connection_type: p.connectionType,
+    required_config: p.requiredConfig,
+    tool_pack_name: p.toolPackName,
+    status: p.status,
+    last_heartbeat_at: p.lastHeartbeatAt,
+    enabled: p.enabledForUser,
+    tools: p.tools.map(toolContractView),
+  };
+}
+
+export function toolContractView(t: connector.ToolContract) {
+  return {
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema ?? {},
+    output_schema: t.outputSchema ?? {},
+    requires: t.requires,
+    side_effecting: t.sideEffecting,
+  };
+}

@@ -7,6 +7,7 @@ export interface Clients {
   planner: planner.PlannerServiceClient;
   orchestrator: orchestrator.OrchestratorServiceClient;
   connectors: connector.ConnectorServiceClient;
+  plugins: connector.PluginRegistryServiceClient;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -14,5 +15,6 @@ export function createClients(config: GatewayConfig): Clients {
     planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL),
     orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL),
     connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
+    plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
   };
 }

@@ -195,6 +195,8 @@ export interface Binding {
   status: string;
   statusReason: string;
   updatedAt: string;
+  /** Names of the binding's own credentials (values are never returned). */
+  credentialNames: string[];
 }
 
 export interface BindConnectorRequest {
@@ -206,6 +208,15 @@ export interface BindConnectorRequest {
   rateLimitPerMinute: number;
   /** Remove the binding instead. */
   unbind: boolean;
+  /** Credentials for calls through this binding (override the connector's by name); stored encrypted. */
+  credentials: { [key: string]: string };
+  /** Disable without removing. */
+  disabled: boolean;
+}
+
+export interface BindConnectorRequest_CredentialsEntry {
+  key: string;
+  value: string;
 }
 
 export interface BindConnectorResponse {
@@ -2448,6 +2459,7 @@ function createBaseBinding(): Binding {
     status: "",
     statusReason: "",
     updatedAt: "",
+    credentialNames: [],
   };
 }
 
@@ -2476,6 +2488,9 @@ export const Binding: MessageFns<Binding> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(66).string(message.updatedAt);
+    }
+    for (const v of message.credentialNames) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -2557,6 +2572,14 @@ export const Binding: MessageFns<Binding> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.credentialNames.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2607,6 +2630,11 @@ export const Binding: MessageFns<Binding> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      credentialNames: globalThis.Array.isArray(object?.credentialNames)
+        ? object.credentialNames.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.credential_names)
+        ? object.credential_names.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2636,6 +2664,9 @@ export const Binding: MessageFns<Binding> = {
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
     }
+    if (message.credentialNames?.length) {
+      obj.credentialNames = message.credentialNames;
+    }
     return obj;
   },
 };
@@ -2649,6 +2680,8 @@ function createBaseBindConnectorRequest(): BindConnectorRequest {
     allowedEndpoints: [],
     rateLimitPerMinute: 0,
     unbind: false,
+    credentials: {},
+    disabled: false,
   };
 }
 
@@ -2674,6 +2707,12 @@ export const BindConnectorRequest: MessageFns<BindConnectorRequest> = {
     }
     if (message.unbind !== false) {
       writer.uint32(56).bool(message.unbind);
+    }
+    globalThis.Object.entries(message.credentials).forEach(([key, value]: [string, string]) => {
+      BindConnectorRequest_CredentialsEntry.encode({ key: key as any, value }, writer.uint32(66).fork()).join();
+    });
+    if (message.disabled !== false) {
+      writer.uint32(72).bool(message.disabled);
     }
     return writer;
   },
@@ -2747,6 +2786,25 @@ export const BindConnectorRequest: MessageFns<BindConnectorRequest> = {
             message.unbind = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const entry8 = BindConnectorRequest_CredentialsEntry.decode(reader, reader.uint32());
+            if (entry8.value !== undefined) {
+              message.credentials[entry8.key] = entry8.value;
+            }
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.disabled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2788,6 +2846,21 @@ export const BindConnectorRequest: MessageFns<BindConnectorRequest> = {
         ? globalThis.Number(object.rate_limit_per_minute)
         : 0,
       unbind: isSet(object.unbind) ? globalThis.Boolean(object.unbind) : false,
+      credentials: isObject(object.credentials)
+        ? (globalThis.Object.entries(object.credentials) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      disabled: isSet(object.disabled) ? globalThis.Boolean(object.disabled) : false,
     };
   },
 
@@ -2813,6 +2886,93 @@ export const BindConnectorRequest: MessageFns<BindConnectorRequest> = {
     }
     if (message.unbind !== false) {
       obj.unbind = message.unbind;
+    }
+    if (message.credentials) {
+      const entries = globalThis.Object.entries(message.credentials) as [string, string][];
+      if (entries.length > 0) {
+        obj.credentials = {};
+        entries.forEach(([k, v]) => {
+          obj.credentials[k] = v;
+        });
+      }
+    }
+    if (message.disabled !== false) {
+      obj.disabled = message.disabled;
+    }
+    return obj;
+  },
+};
+
+function createBaseBindConnectorRequest_CredentialsEntry(): BindConnectorRequest_CredentialsEntry {
+  return { key: "", value: "" };
+}
+
+export const BindConnectorRequest_CredentialsEntry: MessageFns<BindConnectorRequest_CredentialsEntry> = {
+  encode(message: BindConnectorRequest_CredentialsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BindConnectorRequest_CredentialsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBindConnectorRequest_CredentialsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BindConnectorRequest_CredentialsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: BindConnectorRequest_CredentialsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
     }
     return obj;
   },

@@ -1,0 +1,57 @@
+/** The template library (seed §7) and copies of templates as a user's connectors. */
+import { AppError } from '@af/service-kit';
+import { requiredCredentials } from '../domain/index.js';
+import type { StoredConnector } from '../infra/connector.repository.js';
+import type { ConnectorTemplate } from '../infra/template-catalog.js';
+import type { Connectors } from './connectors.js';
+import { requireUser } from './connector-input.js';
+
+const KEBAB_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export interface TemplateView extends ConnectorTemplate {
+  category: string;
+  tags: string[];
+  authFields: string[];
+}
+
+export class Templates {
+  private readonly byId: Map<string, TemplateView>;
+
+  constructor(
+    templates: ConnectorTemplate[],
+    private readonly connectors: Connectors,
+  ) {
+    this.byId = new Map(
+      templates.map((t) => [
+        t.id,
+        {
+          ...t,
+          category: t.definition.category ?? '',
+          tags: t.definition.tags ?? [],
+          authFields: requiredCredentials(t.definition),
+        },
+      ]),
+    );
+  }
+
+  list(userId: string, category = ''): TemplateView[] {
+    requireUser(userId);
+    return [...this.byId.values()].filter((t) => !category || t.category === category);
+  }
+
+  get(templateId: string): TemplateView {
+    const t = this.byId.get(templateId);
+    if (!t) throw new AppError('NOT_FOUND', `connector template ${templateId} not found; templates: ${[...this.byId.keys()].join(', ')}`);
+    return t;
+  }
+
+  /** Saves a copy of a template as the user's connector (id defaults to the template's). */
+  async createFrom(userId: string, templateId: string, credentials: Record<string, string>, connectorId = ''): Promise<StoredConnector> {
+    requireUser(userId);
+    if (!templateId) throw AppError.invalid('template_id', 'is required');
+    const template = this.get(templateId);
+    if (connectorId && !KEBAB_ID.test(connectorId)) throw AppError.invalid('connector_id', 'must be kebab-case, e.g. fec-contributions');
+    const definition = { ...template.definition, id: connectorId || template.id };
+    return this.connectors.create(userId, { definition: definition as unknown as Record<string, unknown> }, credentials);
+  }
+}
