@@ -10,8 +10,7 @@ import { ConnectorModule } from './grpc/connector.controller.js';
 import { BindingRepository } from './infra/binding.repository.js';
 import { ConnectorRepository } from './infra/connector.repository.js';
 import { ExecutionRepository } from './infra/execution.repository.js';
-import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
-import { Bindings1764100000004 } from './infra/migrations/1764100000004-bindings.js';
+import { CONNECTOR_RUNTIME_MIGRATIONS } from './infra/migrations/index.js';
 import { loadTemplates } from './infra/template-catalog.js';
 
 export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process.env) {
@@ -21,7 +20,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env,
-    migrations: [Init1763800000000, Bindings1764100000004],
+    migrations: CONNECTOR_RUNTIME_MIGRATIONS,
   });
   const keyring = parseKeyring(kit.config.CREDENTIALS_KEYS);
   const connectorRepo = new ConnectorRepository(kit, keyring);

@@ -26,7 +26,7 @@ export interface BindingInput {
   credentials: Record<string, string>;
 }
 
-const aad = (owner: string, profile: string, connectorId: string, name: string) =>
+export const bindingCredentialAad = (owner: string, profile: string, connectorId: string, name: string) =>
   `binding:${owner}:${profile}:${connectorId}:${name}`;
 
 const SELECT = `SELECT b.*, COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names
@@ -57,7 +57,7 @@ export class BindingRepository {
           m,
           `INSERT INTO binding_credentials (owner_user_id, agent_profile_id, connector_id, name, ciphertext) VALUES ($1, $2, $3, $4, $5)
            ON CONFLICT (owner_user_id, agent_profile_id, connector_id, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = now()`,
-          [owner, profile, connectorId, name, encryptSecret(value, this.keyring, aad(owner, profile, connectorId, name))],
+          [owner, profile, connectorId, name, encryptSecret(value, this.keyring, bindingCredentialAad(owner, profile, connectorId, name))],
         );
       }
     });
@@ -124,7 +124,7 @@ export class BindingRepository {
     const out: Record<string, string> = {};
     for (const r of rows) {
       try {
-        out[r.name] = decryptSecret(r.ciphertext, this.keyring, aad(owner, profile, connectorId, r.name));
+        out[r.name] = decryptSecret(r.ciphertext, this.keyring, bindingCredentialAad(owner, profile, connectorId, r.name));
       } catch {
         throw new AppError('FAILED_PRECONDITION', `credential ${r.name} of the binding of ${connectorId} to ${profile} cannot be decrypted with the configured keys`);
       }

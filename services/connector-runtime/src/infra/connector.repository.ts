@@ -10,7 +10,7 @@ export interface StoredConnector {
 }
 
 /** Binds a ciphertext to its row, so a blob copied to another row does not decrypt. */
-const aad = (owner: string, connectorId: string, name: string) => `connector:${owner}:${connectorId}:${name}`;
+export const connectorCredentialAad = (owner: string, connectorId: string, name: string) => `connector:${owner}:${connectorId}:${name}`;
 
 export class ConnectorRepository {
   constructor(
@@ -32,7 +32,7 @@ export class ConnectorRepository {
         await sqlRows(m, 
           `INSERT INTO connector_credentials (owner_user_id, connector_id, name, ciphertext) VALUES ($1, $2, $3, $4)
            ON CONFLICT (owner_user_id, connector_id, name) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, updated_at = now()`,
-          [owner, def.id, name, encryptSecret(value, this.keyring, aad(owner, def.id, name))],
+          [owner, def.id, name, encryptSecret(value, this.keyring, connectorCredentialAad(owner, def.id, name))],
         );
       }
     });
@@ -73,7 +73,7 @@ export class ConnectorRepository {
     const out: Record<string, string> = {};
     for (const r of rows) {
       try {
-        out[r.name] = decryptSecret(r.ciphertext, this.keyring, aad(owner, id, r.name));
+        out[r.name] = decryptSecret(r.ciphertext, this.keyring, connectorCredentialAad(owner, id, r.name));
       } catch {
         throw new AppError('FAILED_PRECONDITION', `credential ${r.name} of connector ${id} cannot be decrypted with the configured keys`);
       }
