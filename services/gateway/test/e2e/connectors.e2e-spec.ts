@@ -221,3 +221,39 @@ describe('bindings to agent profiles', () => {
     expect((await http('DELETE', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), { token: alice })).status).toBe(404);
   });
 });
+
+describe('secrets at rest and on the wire', () => {
+  it('keeps no credential in plain text in any connector-runtime table or event', async () => {
+    const tables = await stack.db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'connector_runtime' AND table_type = 'BASE TABLE'",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['connector_credentials', 'binding_credentials']));
+    let dump = '';
+    for (const { table_name } of tables) {
+      const rows = await stack.db.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM connector_runtime."${table_name}" t`);
+      dump += rows.map((r) => r.row).join('\n');
+    }
+    expect(dump).toContain('fixture-api');
+    for (const secret of [SECRET, 'binding-key-123', 'revoked-key', 'good-key']) expect(dump).not.toContain(secret);
+
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const stream = `${stack.natsPrefix.toUpperCase()}_AF_EVENTS`;
+      await jsm.consumers.add(stream, { durable_name: 'all', ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All });
+      const consumer = await jetstream(nc).consumers.get(stream, 'all');
+      const info = await jsm.streams.info(stream);
+      let seen = '';
+      for (let i = 0; i < info.state.messages; i++) {
+        const msg = await consumer.next({ expires: 5_000 });
+        if (!msg) break;
+        seen += msg.string();
+      }
+      expect(seen).toContain('binding.auth_failed');
+      for (const secret of [SECRET, 'binding-key-123', 'revoked-key', 'good-key']) expect(seen).not.toContain(secret);
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
