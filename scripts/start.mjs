@@ -101,6 +101,7 @@ async function main() {
       GRPC_PORT: String(ports.orchestrator),
       METRICS_PORT: '9466',
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+      PLANNER_URL: `127.0.0.1:${ports.planner}`,
     },
     gateway: {
       ...common,

@@ -81,12 +81,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
           CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+          PLANNER_URL: `127.0.0.1:${ports.planner}`,
         },
         i === 0 ? 'orchestrator' : `orchestrator-${i}`,
       ),
   );
   const services: Record<ServiceName, ServiceProcess> = {
     'connector-runtime': new ServiceProcess('connector-runtime', {
+      // Tests allow-list the loopback fixture server (startFixtureServer); options.env may override it.
+      CONNECTOR_EGRESS_ALLOW: '127.0.0.1',
       ...common('connector-runtime'),
       GRPC_PORT: String(ports.connector),
       CREDENTIALS_KEYS: credentialsKeys,

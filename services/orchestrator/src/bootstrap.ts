@@ -8,14 +8,15 @@ import { NodeExecutors } from './domain/node-executor.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
 import { routeExecutor } from './app/executors/route.executor.js';
+import { subflowExecutor } from './app/executors/subflow.executor.js';
+import { evaluateConditionExecutor, workflowTransformExecutor, WORKFLOW_TRANSFORM_ACTIONS } from './app/executors/workflow-transform.executor.js';
 import { OrchestratorModule } from './grpc/orchestrator.module.js';
-import { callConnectorExecutor, connectorClient, connectorTools } from './infra/connector.client.js';
+import { callConnectorExecutor, connectorClient, ConnectorLimits, connectorTools } from './infra/connector.client.js';
+import { noPlanner, plannerClient, playbookPlanLoader } from './infra/planner.client.js';
 import { createLlmExecutor } from './app/executors/llm.executor.js';
 import { ConfigError } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
-import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
-import { Waiting1763900000000 } from './infra/migrations/1763900000000-waiting.js';
-import { NodeCache1764000000000 } from './infra/migrations/1764000000000-node-cache.js';
+import { ORCHESTRATOR_MIGRATIONS } from './infra/migrations/index.js';
 import { RunExecutionStore } from './infra/run-execution.store.js';
 import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
@@ -23,24 +24,44 @@ import { RunWorkConsumer } from './infra/run-work.consumer.js';
 
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
   const llm = llmConfig(env);
-  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: [Init1763800000000, Waiting1763900000000, NodeCache1764000000000] });
+  const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: ORCHESTRATOR_MIGRATIONS });
   const { config } = kit;
   const repo = new RunRepository(kit);
   const connectors = connectorClient(config.CONNECTOR_RUNTIME_URL);
   const model = await createChatModel(llm);
   kit.log.info({ llm: describeLlmConfig(llm) }, 'llm');
+  const limits = new ConnectorLimits(config.CONNECTOR_CONCURRENCY, config.CONNECTOR_CONCURRENCY_OVERRIDES);
   const executors = new NodeExecutors()
-    .register('tool:call_connector', callConnectorExecutor(connectors))
-    .register('llm', createLlmExecutor({ model, tools: connectorTools(connectors), onReport: (r) => kit.log.info(r, 'llm node') }))
+    .register('tool:call_connector', callConnectorExecutor(connectors, limits))
+    .register('llm', createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }))
     .register('tool:transform_data', transformDataExecutor, { pure: true })
+    .register('transform:evaluate_condition', evaluateConditionExecutor, { pure: true, raw: true })
     .register('approval', approvalExecutor)
     .register('delay', delayExecutor)
-    .register('route', routeExecutor, { pure: true });
+    .register('route', routeExecutor, { pure: true })
+    .register(
+      'subflow',
+      subflowExecutor({
+        createChild: async (input) => (await repo.create(input)).run,
+        loadPlaybook: config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL)) : noPlanner,
+        maxDepth: config.SUBFLOW_MAX_DEPTH,
+      }),
+      { rawParams: ['plan'] },
+    );
+  for (const action of WORKFLOW_TRANSFORM_ACTIONS) {
+    if (action !== 'evaluate_condition') executors.register(`transform:${action}`, workflowTransformExecutor, { pure: true, raw: true });
+  }
   const executor = new ExecuteRun(
     repo,
     new RunExecutionStore(kit),
     executors,
-    { owner: config.SERVICE_INSTANCE_ID, leaseMs: config.RUN_LEASE_MS, concurrency: config.RUN_CONCURRENCY, nodeTimeoutMs: config.NODE_TIMEOUT_MS },
+    {
+      owner: config.SERVICE_INSTANCE_ID,
+      leaseMs: config.RUN_LEASE_MS,
+      concurrency: config.RUN_CONCURRENCY,
+      nodeTimeoutMs: config.NODE_TIMEOUT_MS,
+      mapMaxIterations: config.MAP_MAX_ITERATIONS,
+    },
     kit.log,
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
@@ -55,7 +76,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   kit.onClose(() => grpc.close());
   kit.onClose(() => consumer.stop());
   await consumer.start();
-  kit.log.info({ grpcPort: config.GRPC_PORT, instance: config.SERVICE_INSTANCE_ID }, 'orchestrator ready');
+  kit.log.info({ grpcPort: config.GRPC_PORT, instance: config.SERVICE_INSTANCE_ID, planner: config.PLANNER_URL ?? null }, 'orchestrator ready');
   return { kit, close: () => kit.close() };
 }
 

@@ -2,17 +2,52 @@ import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
 import { z } from 'zod';
 
+const CONNECTOR_ID = /^[a-z0-9][a-z0-9-]*$/;
+
+/**
+ * `id=n,id2=m`: per-connector limits overriding CONNECTOR_CONCURRENCY. Each
+ * entry must be a connector id and a positive integer; errors name the entry.
+ */
+export const connectorOverrides = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const out = new Map<string, number>();
+    for (const [i, raw] of text.split(',').entries()) {
+      const entry = raw.trim();
+      if (!entry) continue;
+      const m = /^([^=\s]+)\s*=\s*(\d+)$/.exec(entry);
+      if (!m || !CONNECTOR_ID.test(m[1]!) || Number(m[2]) < 1 || Number(m[2]) > 1000) {
+        ctx.addIssue({ code: 'custom', message: `entry ${i + 1} '${entry}' must be <connector-id>=<1..1000>, e.g. fec-api=2` });
+        continue;
+      }
+      if (out.has(m[1]!)) ctx.addIssue({ code: 'custom', message: `connector '${m[1]}' is listed twice` });
+      out.set(m[1]!, Number(m[2]));
+    }
+    return out;
+  });
+
 /** Orchestrator configuration (env names are the keys). */
 export const orchestratorEnvSchema = baseEnvSchema.extend({
   GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(50052),
   /** gRPC address of connector-runtime. */
   CONNECTOR_RUNTIME_URL: grpcAddress(),
+  /** gRPC address of the planner: subflow nodes that name a playbook compile it there. Unset: such nodes fail with FAILED_PRECONDITION. */
+  PLANNER_URL: grpcAddress().optional(),
   /** How long a replica owns a run without renewing; a dead replica's runs are taken over after this. */
   RUN_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
-  /** Nodes of one run executing at once. */
+  /** Nodes of one run executing at once (map iterations' nodes included). */
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Runs one replica executes at once. */
   RUNS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(64),
+  /** Calls to one connector (per owner) in flight at once on one replica, across all its runs. */
+  CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
+  /** Per-connector overrides of CONNECTOR_CONCURRENCY: `fec-api=2,slow-api=1`. */
+  CONNECTOR_CONCURRENCY_OVERRIDES: connectorOverrides,
+  /** Items a map node iterates when its body sets no maxIterations (extra items are dropped, with a map_truncated frame). */
+  MAP_MAX_ITERATIONS: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** How deep subflows may nest (a run started by a caller has depth 0). */
+  SUBFLOW_MAX_DEPTH: z.coerce.number().int().min(0).max(50).default(5),
   /** How long node outputs of finished runs are kept (the event log keeps metadata only). */
   NODE_OUTPUT_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 365 * 10).default(24 * 7),
   ...llmEnvShape,

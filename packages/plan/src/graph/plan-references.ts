@@ -56,9 +56,11 @@ function located(value: unknown, prefix: string, field: string, issues: PlanIssu
 
 /** Every reference of a node with its location relative to the node (`inputs.query`, `condition`, …). */
 export function nodeReferences(node: PlanNode, field: string, issues: PlanIssue[]): LocatedReference[] {
+  // A subflow's inline plan is the child's graph: its references are the child's own (validated as a plan of its own).
+  const params = node.kind === 'subflow' && node.params.plan !== undefined ? Object.fromEntries(Object.entries(node.params).filter(([k]) => k !== 'plan')) : node.params;
   const refs: LocatedReference[] = [
     ...located(node.inputs, 'inputs', field, issues, node.id),
-    ...located(node.params, 'params', field, issues, node.id),
+    ...located(params, 'params', field, issues, node.id),
   ];
   if (node.condition !== undefined && (node.conditionDialect ?? 'playbook') === 'playbook') {
     refs.push(...located(node.condition, 'condition', field, issues, node.id));

@@ -117,4 +117,32 @@ describe('validatePlan', () => {
       ['duplicate_id', 'nodes[1].body.nodes[0].id'],
     ]);
   });
+
+  it('subflows need exactly one of an inline plan or a playbook id; an inline plan is validated as its own graph', () => {
+    const child = { nodes: [{ id: 'c1', kind: 'tool', inputs: { q: '{topic}' } }], inputs: [{ name: 'topic' }] };
+    // The child's references are the child's own: '{topic}' is not an input of the parent.
+    expect(validatePlan(plan([node('src'), node('sub', { kind: 'subflow', dependsOn: ['src'], inputs: { topic: '{src.count}' }, params: { plan: child } })]))).toEqual([]);
+    expect(validatePlan(plan([node('sub', { kind: 'subflow', params: { playbook_id: 'org-filings', timeout_seconds: 30 } })]))).toEqual([]);
+    expect(validatePlan(plan([node('sub', { kind: 'subflow', params: { workflow_slug: 'org-filings' } })]))).toEqual([]);
+    expect(codes(validatePlan(plan([node('sub', { kind: 'subflow' })])))).toEqual([['invalid_field', 'nodes[0].params']]);
+    expect(codes(validatePlan(plan([node('sub', { kind: 'subflow', params: { plan: child, playbook_id: 'x' } })])))).toEqual([['invalid_field', 'nodes[0].params']]);
+    expect(codes(validatePlan(plan([node('sub', { kind: 'subflow', params: { playbook_id: 7 } })])))).toEqual([['invalid_field', 'nodes[0].params.playbook_id']]);
+    const bad = validatePlan(plan([node('sub', { kind: 'subflow', params: { plan: { nodes: [{ id: 'c1', kind: 'tool', dependsOn: ['nope'] }] } } })]));
+    expect(codes(bad)).toEqual([['nonexistent_step', 'nodes[0].params.plan.nodes[0].dependsOn[0]']]);
+    expect(bad[0]!.message).toMatch(/^sub: child plan: c1: no node 'nope'/);
+    // The parent's own references are still checked.
+    expect(codes(validatePlan(plan([node('sub', { kind: 'subflow', inputs: { t: '{ghost.x}' }, params: { plan: child } })])))).toEqual([['nonexistent_step', 'nodes[0].inputs.t']]);
+  });
+
+  it('rollback actions must name what they run', () => {
+    const ep = (rollback: Record<string, unknown>) => ({ onError: 'stop' as const, fallback: [], rollback, rollbackOnError: false });
+    expect(validatePlan(plan([node('a', { errorPolicy: ep({ plugin: 'crm', action: 'delete', params: { id: '{a.id}' } }) })]))).toEqual([]);
+    expect(validatePlan(plan([node('a', { errorPolicy: ep({ connector: 'crm-api', endpoint: 'delete', inputs: {} }) })]))).toEqual([]);
+    const issues = validatePlan(plan([node('a', { errorPolicy: ep({ params: [] }) }), node('b', { errorPolicy: ep({ connector: 'x' }) })]));
+    expect(issues.map((i) => [i.field, i.message])).toEqual([
+      ['nodes[0].errorPolicy.rollback', 'a: rollback action needs an action (or connector and endpoint)'],
+      ['nodes[0].errorPolicy.rollback', 'a: rollback action params must be an object'],
+      ['nodes[1].errorPolicy.rollback', 'b: rollback action endpoint must be a non-empty string'],
+    ]);
+  });
 });

@@ -43,6 +43,46 @@ export function validateParsedPlan(plan: PlanGraph): PlanIssue[] {
   return issues;
 }
 
+/**
+ * A subflow runs a child plan: inline (`params.plan`, validated here as a plan
+ * of its own) or a stored playbook (`params.playbook_id`, seed name
+ * `workflow_slug`) — exactly one of them.
+ */
+function checkSubflow(n: PlanNode, f: string, issues: PlanIssue[]): void {
+  const inline = n.params.plan;
+  const named = n.params.playbook_id ?? n.params.workflow_slug;
+  if ((inline === undefined) === (named === undefined)) {
+    issues.push({ code: 'invalid_field', field: `${f}.params`, step: n.id, message: `${n.id}: a subflow needs exactly one of params.plan (an inline plan) or params.playbook_id` });
+    return;
+  }
+  if (named !== undefined) {
+    if (typeof named !== 'string' || named === '') {
+      const key = n.params.playbook_id !== undefined ? 'playbook_id' : 'workflow_slug';
+      issues.push({ code: 'invalid_field', field: `${f}.params.${key}`, step: n.id, message: `${n.id}: params.${key} must be a playbook id` });
+    }
+    return;
+  }
+  for (const issue of validatePlan(inline)) {
+    issues.push({ ...issue, field: `${f}.params.plan.${issue.field}`, step: n.id, message: `${n.id}: child plan: ${issue.message}` });
+  }
+}
+
+/** What is wrong with a rollback action (workflow seed rollbackAction, or a connector call, or any node action). */
+function rollbackProblems(rollback: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const str = (k: string) => typeof rollback[k] === 'string' && (rollback[k] as string).length > 0;
+  const obj = (k: string) => rollback[k] === undefined || (typeof rollback[k] === 'object' && rollback[k] !== null && !Array.isArray(rollback[k]));
+  if (rollback.connector !== undefined || rollback.endpoint !== undefined) {
+    if (!str('connector')) problems.push('connector must be a non-empty string');
+    if (!str('endpoint')) problems.push('endpoint must be a non-empty string');
+  } else if (!str('action')) {
+    problems.push('needs an action (or connector and endpoint)');
+  }
+  if (!obj('params')) problems.push('params must be an object');
+  if (!obj('inputs')) problems.push('inputs must be an object');
+  return problems;
+}
+
 function checkGraph(nodes: readonly PlanNode[], base: string, outer: ReadonlySet<string>, ctx: GraphContext, issues: PlanIssue[]): void {
   const idIndex = new Map<string, number>();
   const keyIndex = new Map<string, number>();
@@ -92,6 +132,12 @@ function checkGraph(nodes: readonly PlanNode[], base: string, outer: ReadonlySet
     }
     if (n.kind === 'map' && (!n.body || n.body.nodes.length === 0 || n.body.itemsFrom === undefined)) {
       issues.push({ code: 'invalid_field', field: `${f}.body`, step: n.id, message: `${n.id}: a map node needs a body with itemsFrom and at least one node` });
+    }
+    if (n.kind === 'subflow') checkSubflow(n, f, issues);
+    if (n.errorPolicy?.rollback) {
+      for (const problem of rollbackProblems(n.errorPolicy.rollback)) {
+        issues.push({ code: 'invalid_field', field: `${f}.errorPolicy.rollback`, step: n.id, message: `${n.id}: rollback action ${problem}` });
+      }
     }
   });
 

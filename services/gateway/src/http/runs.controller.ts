@@ -39,6 +39,8 @@ export class RunsController {
         inputs: input.inputs,
         idempotencyKey: key?.slice(0, 200) || randomUUID(),
         runContext: input.run_context ?? '',
+        outputContract: input.output_contract,
+        goalCondition: input.goal_condition,
       }),
     );
     return { run: runView(run!) };

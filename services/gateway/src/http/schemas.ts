@@ -10,6 +10,10 @@ export const StartRunSchema = z
     playbook_id: z.string().min(1).optional(),
     inputs: z.record(z.string(), z.unknown()).default({}),
     run_context: z.enum(['interactive', 'background', 'scheduled', 'monitor']).optional(),
+    /** OutputContract: {schema: JSON Schema, mode?, hints?, constraints?}; the final output is validated on completion. */
+    output_contract: z.object({ schema: z.record(z.string(), z.unknown()) }).loose().optional(),
+    /** Goal conditions [{facet, path, condition: {dsl | jsonLogic}}], reported on completion. */
+    goal_condition: z.array(z.record(z.string(), z.unknown())).max(100).default([]),
   })
   .refine((b) => (b.playbook === undefined) !== (b.playbook_id === undefined), {
     message: 'give exactly one of playbook (YAML) or playbook_id',

@@ -3,6 +3,22 @@ import { connector, orchestrator, planner } from '@af/contracts';
 
 const lower = (name: string, prefix: string) => name.replace(prefix, '').toLowerCase();
 
+function nodeView(n: orchestrator.NodeState) {
+  return {
+    node_id: n.nodeId,
+    output_key: n.outputKey,
+    status: lower(orchestrator.nodeStatusToJSON(n.status), 'NODE_STATUS_'),
+    attempt: n.attempt,
+    output: n.outputJson ? JSON.parse(n.outputJson) : null,
+    error: n.error || null,
+    started_at: n.startedAt || null,
+    finished_at: n.finishedAt || null,
+    wait_until: n.waitUntil || null,
+    skip_reason: n.skipReason || null,
+    child_run_id: n.childRunId || null,
+  };
+}
+
 export function runView(run: orchestrator.Run) {
   return {
     id: run.id,
@@ -12,18 +28,11 @@ export function runView(run: orchestrator.Run) {
     inputs: run.inputs ?? {},
     outputs: run.outputs ?? {},
     error: run.error || null,
-    nodes: run.nodes.map((n) => ({
-      node_id: n.nodeId,
-      output_key: n.outputKey,
-      status: lower(orchestrator.nodeStatusToJSON(n.status), 'NODE_STATUS_'),
-      attempt: n.attempt,
-      output: n.outputJson ? JSON.parse(n.outputJson) : null,
-      error: n.error || null,
-      started_at: n.startedAt || null,
-      finished_at: n.finishedAt || null,
-      wait_until: n.waitUntil || null,
-      skip_reason: n.skipReason || null,
-    })),
+    nodes: run.nodes.map(nodeView),
+    iterations: run.iterations.map(nodeView),
+    parent_run_id: run.parentRunId || null,
+    parent_node_id: run.parentNodeId || null,
+    goal_condition_results: run.goalConditionResults,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };

@@ -124,6 +124,29 @@ describe('walking skeleton', () => {
     expect(api.count('GET', '/orgs')).toBe(3);
   });
 
+  it('takes an output_contract and goal conditions over HTTP: a met contract completes with goal results, a broken one fails', async () => {
+    const contract = { schema: { type: 'object', required: ['orgs'], properties: { orgs: { type: 'object', required: ['results'] } } } };
+    const goals = [{ facet: 'orgs', path: '', condition: { jsonLogic: { '>=': [{ var: 'count' }, 1] } } }];
+    const ok = await http('POST', url('/api/v1/runs'), {
+      token: alice,
+      body: { playbook: fixture('org-filings.playbook.yaml'), inputs: { org_name: 'Hooli' }, output_contract: contract, goal_condition: goals },
+    });
+    expect(ok.status).toBe(201);
+    const done = await waitForRun(stack, alice, ok.body.run.id);
+    expect(done.status).toBe('completed');
+    expect(done.goal_condition_results).toEqual([expect.objectContaining({ facet: 'orgs', satisfied: true })]);
+
+    const strict = { schema: { type: 'object', required: ['orgs', 'missing_key'] } };
+    const bad = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: fixture('org-filings.playbook.yaml'), inputs: { org_name: 'Hooli' }, output_contract: strict } });
+    const failed = await waitForRun(stack, alice, bad.body.run.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('output');
+
+    const invalid = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: fixture('org-filings.playbook.yaml'), inputs: { org_name: 'x' }, output_contract: { schema: 'nope' } } });
+    expect(invalid.status).toBe(400);
+    expect(JSON.stringify(invalid.body)).toContain('output_contract.schema');
+  });
+
   it('a failing step with on_error: stop fails the run: node_error, then complete with status failed', async () => {
     const yaml = fixture('org-filings.playbook.yaml').replace('    output_key: filings', '    output_key: filings\n    on_error: stop');
     const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: yaml, inputs: { org_name: 'Broken' } } });

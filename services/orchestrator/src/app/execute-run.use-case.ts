@@ -4,33 +4,97 @@
  * going on, finish. A crash anywhere resumes from the persisted node states;
  * a node that was running is replayed with the same attempt number, so its
  * idempotency key — and the callee's stored result — are the same.
+ *
+ * The same loop runs every graph level: the plan itself, and each iteration
+ * of a `map` node's body, whose node instances (`<id>[i]`) have durable states
+ * of their own — a replayed map re-enters its iterations and runs only what
+ * did not finish. Waiting nodes (approvals, delays, subflows, maps whose
+ * iterations wait) hold no worker: when nothing else can move, the run parks
+ * until a decision, a timer or a child run's end queues it again.
+ *
+ * On the way out: a node with `rollbackOnError` that failed rolls back the
+ * completed nodes (reverse completion order, each once); a completed run's
+ * output is checked against its OutputContract and its goal conditions are
+ * evaluated.
  */
-import { interpolate } from '@af/expr';
+import { interpolate, type Scope } from '@af/expr';
 import { compileNodeCondition, type PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
-import { idempotencyKey, type NodeExecutors } from '../domain/node-executor.js';
-import type { NodeState, Run } from '../domain/run-state.js';
-import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
-import { buildScope } from '../domain/scope.js';
-import { nextTimer, resolveWaiting, WaitFor } from '../domain/waiting.js';
-import { LeaseLostError, type RunExecutionStore } from '../infra/run-execution.store.js';
-import type { RunRepository } from '../infra/run.repository.js';
+import { bodyNodeIds, isInsideMap, itemsKey, iterationSuffix, locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { DEFAULT_MAP_CONCURRENCY, iterationResult, limitItems, readItems } from '../domain/map-iteration.js';
+import { Completed, idempotencyKey, type ExecutorOptions, type NodeContext, type NodeExecutors } from '../domain/node-executor.js';
+import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
+import { rollbackNode, rollbackOrder, type RollbackState } from '../domain/rollback.js';
+import { TERMINAL_RUN, type NodeState, type Run, type RunStatus } from '../domain/run-state.js';
+import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks, type StateLookup } from '../domain/scheduler.js';
+import { levelScope, runVars } from '../domain/scope.js';
+import { Semaphore } from '../domain/semaphore.js';
+import { nextTimer, resolveSubflow, resolveWaiting, WaitFor, type ChildRun } from '../domain/waiting.js';
+import { LeaseLostError, type Frame, type RunExecutionStore } from '../infra/run-execution.store.js';
+import { finalOutput, type RunRepository } from '../infra/run.repository.js';
 
 export interface ExecuteRunOptions {
   owner: string;
   leaseMs: number;
+  /** Nodes of one run executing at once (map iterations' nodes included). */
   concurrency: number;
   nodeTimeoutMs: number;
+  /** Items a map iterates when its body sets no maxIterations. */
+  mapMaxIterations?: number;
 }
 
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
+/** While a level has waiting nodes and work in flight, re-check them this often (a decision or a child's end may arrive). */
+const WAITING_POLL_MS = 500;
+const DEFAULT_MAP_MAX_ITERATIONS = 1000;
+
+/** One graph level: the plan, or one iteration of a map body. */
+interface Level {
+  nodes: readonly PlanNode[];
+  /** '' for the plan; `[i]` (nested: `[i][j]`) for a map iteration — appended to node ids to name instances. */
+  suffix: string;
+  /** What the level's nodes see before their own outputs. */
+  vars: Record<string, unknown>;
+  loop?: { current: unknown; index: number; mapId: string };
+  fallbacks: Map<string, string[]>;
+}
+
+/** One execution of a run by this replica. */
+interface Execution {
+  run: Run;
+  /** By instance id. */
+  states: Map<string, NodeState>;
+  /** By instance id (and `<map instance>#items`). */
+  outputs: Map<string, unknown>;
+  slots: Semaphore;
+  signal: AbortSignal;
+  isLost: () => boolean;
+  /** A node with rollbackOnError failed: no level starts anything more; the run rolls back. */
+  abort?: { nodeId: string; message: string };
+  started: number;
+}
+
+type GraphResult =
+  | { kind: 'done'; status: 'completed' | 'failed'; error?: string }
+  | { kind: 'waiting'; until: Date | null }
+  | { kind: 'stopped' }
+  | { kind: 'aborted' };
+
+/** The run is stopping or rolling back: leave the node as it is (it is replayed or cancelled later). */
+class Interrupted extends Error {
+  constructor() {
+    super('interrupted');
+    this.name = 'Interrupted';
+  }
+}
 
 export class ExecuteRun {
   private stopping = false;
   /** Runs executing in this process: the lease is per replica, so a second work item for one of them is dropped here. */
   private readonly active = new Set<string>();
+  private readonly bodyFallbacks = new WeakMap<PlanNode, Map<string, string[]>>();
 
   constructor(
     private readonly repo: RunRepository,
@@ -88,32 +152,61 @@ export class ExecuteRun {
   }
 
   private async loop(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
-    const plan = run.plan;
-    const states = await this.repo.nodeStates(run.id);
-    const outputs = await this.repo.outputs(run.id);
-    const inFlight = new Map<string, Promise<void>>();
-    const fallbacks = fallbacksOf(plan);
-    let fatal: string | undefined;
-    const started = Date.now();
+    const x: Execution = {
+      run,
+      states: await this.repo.nodeStates(run.id),
+      outputs: await this.repo.outputs(run.id),
+      slots: new Semaphore(this.options.concurrency),
+      signal,
+      isLost,
+      started: Date.now(),
+    };
+    if (!run.rollback) {
+      const top = this.topLevel(x);
+      for (;;) {
+        const result = await this.runGraph(x, top);
+        if (result.kind === 'waiting') {
+          // Only waiting nodes are left: hand the run back until a decision, timer or child run moves one.
+          if (await this.store.park(run.id, this.options.owner)) return 'parked';
+          await sleep(20, signal);
+          continue;
+        }
+        if (result.kind === 'stopped') return 'stopped';
+        if (result.kind === 'aborted') break;
+        if (result.status === 'completed') await this.complete(x);
+        else await this.finish(x, 'failed', result.error ?? 'failed', {});
+        return 'finished';
+      }
+    }
+    await this.rollback(x);
+    return 'finished';
+  }
 
+  /** Runs one graph level until it is done, waits, stops or the run rolls back. */
+  private async runGraph(x: Execution, level: Level): Promise<GraphResult> {
+    const owner = this.options.owner;
+    const inFlight = new Map<string, Promise<void>>();
+    const view = this.view(x, level);
+    let fatal: string | undefined;
+    const canStart = () => !fatal && !x.abort && !this.stopping;
     for (;;) {
-      if (isLost()) throw new LeaseLostError(run.id);
-      if (!fatal && !this.stopping && hasWaiting(states)) {
-        const failure = await this.settleWaiting(run, states, outputs);
+      if (x.isLost()) throw new LeaseLostError(x.run.id);
+      if (canStart() && this.hasWaiting(x, level)) {
+        const failure = await this.settleWaiting(x, level);
         if (failure) fatal ??= failure;
       }
-      if (!fatal && !this.stopping) {
-        for (const id of unneededFallbacks(plan, states, fallbacks)) {
-          await this.store.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
-          states.set(id, { ...settled(id, 'skipped', 0), skipReason: 'primary_succeeded' });
+      if (canStart()) {
+        for (const id of unneededFallbacks(level, view, level.fallbacks)) {
+          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
+          this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: 'primary_succeeded' });
         }
-        for (const id of routeSkips(plan, states, outputs)) {
-          await this.store.nodeEnded(run.id, this.options.owner, id, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN);
-          states.set(id, { ...settled(id, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
+        const outputs = { get: (id: string) => x.outputs.get(id + level.suffix) };
+        for (const id of routeSkips(level, view, outputs)) {
+          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN);
+          this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
-        for (const node of readyNodes(plan, states, new Set(inFlight.keys()), fallbacks)) {
-          if (inFlight.size >= this.options.concurrency) break;
-          const task = this.runNode(run, node, states, outputs, signal)
+        for (const node of readyNodes(level, view, new Set(inFlight.keys()), level.fallbacks)) {
+          const task = this.runNode(x, level, node, canStart)
             .then((failure) => {
               if (failure) fatal ??= failure;
             })
@@ -122,51 +215,43 @@ export class ExecuteRun {
         }
       }
       if (inFlight.size === 0) {
-        if (!fatal && !this.stopping && hasWaiting(states)) {
-          // Only waiting nodes are left: hand the run back until a decision or timer.
-          if (await this.store.park(run.id, this.options.owner)) return 'parked';
-          continue;
-        }
+        if (canStart() && this.hasWaiting(x, level)) return { kind: 'waiting', until: nextTimer(this.levelStates(x, level)) };
         break;
       }
-      const timer = nextTimer(states.values());
-      await Promise.race([...inFlight.values(), ...(timer ? [sleep(Math.max(0, timer.getTime() - Date.now()), signal)] : [])]);
+      const waits: number[] = [];
+      if (this.hasWaiting(x, level)) {
+        const timer = nextTimer(this.levelStates(x, level));
+        waits.push(WAITING_POLL_MS, ...(timer ? [Math.max(0, timer.getTime() - Date.now())] : []));
+      }
+      await Promise.race([...inFlight.values(), ...(waits.length ? [sleep(Math.min(...waits), x.signal)] : [])]);
     }
-    if (this.stopping && !fatal) {
-      const outcome = runOutcome(plan, states);
-      if (!outcome.done) return 'stopped';
-    }
-    const outcome = runOutcome(plan, states, fatal);
-    const status = outcome.done ? outcome.status : 'failed';
-    const error = outcome.done ? (outcome.error ?? null) : 'no node can make progress (unsatisfiable dependencies)';
-    await this.store.finish(run.id, this.options.owner, status, error, { durationMs: Date.now() - started });
-    return 'finished';
+    if (x.abort) return { kind: 'aborted' };
+    if (this.stopping && !fatal && !runOutcome(level, view).done) return { kind: 'stopped' };
+    const outcome = runOutcome(level, view, fatal);
+    if (!outcome.done) return { kind: 'done', status: 'failed', error: 'no node can make progress (unsatisfiable dependencies)' };
+    return { kind: 'done', status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) };
   }
 
-  /** Runs one node to a terminal state; returns a message when the run must fail. */
-  private async runNode(
-    run: Run,
-    node: PlanNode,
-    states: Map<string, NodeState>,
-    outputs: Map<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<string | undefined> {
+  /** Runs one node to a terminal (or waiting) state; returns a message when its level must fail. */
+  private async runNode(x: Execution, level: Level, node: PlanNode, canStart: () => boolean): Promise<string | undefined> {
+    const { run } = x;
     const owner = this.options.owner;
-    const prior = states.get(node.id);
+    const inst = node.id + level.suffix;
+    const prior = x.states.get(inst);
     const replay = prior?.status === 'running';
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
-    const scope = buildScope(run.plan, run.inputs, outputs, run.id);
+    const scope = this.scopeOf(x, level);
 
     if (node.condition) {
       let pass: boolean;
       try {
         pass = compileNodeCondition(node)!(scope);
       } catch (err) {
-        return this.fail(run, node, states, attempt, toAppError(err), 'condition');
+        return this.fail(x, level, node, attempt, toAppError(err), 'condition');
       }
       if (!pass) {
-        await this.store.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
-        states.set(node.id, settled(node.id, 'skipped', attempt));
+        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
+        this.put(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: 'condition_false' });
         return undefined;
       }
     }
@@ -175,173 +260,557 @@ export class ExecuteRun {
     const retry = policy?.retry;
     const maxRetries = retry?.maxRetries ?? (policy?.onError === 'retry' ? 1 : 0);
     // Seed §10: a skipped or failed step's output reads as empty downstream.
-    const lenient = node.dependsOn.some((dep) => states.get(dep)?.status !== 'completed');
+    const lenient = node.dependsOn.some((dep) => x.states.get(dep + level.suffix)?.status !== 'completed');
     let cacheKey: string | undefined;
     if (node.cache) {
       try {
         cacheKey = String(interpolate(node.cache.key, scope));
       } catch (err) {
-        return this.fail(run, node, states, attempt, toAppError(err), 'cache_key');
+        return this.fail(x, level, node, attempt, toAppError(err), 'cache_key');
       }
       const hit = await this.store.cacheGet(run.userId, cacheKey);
       if (hit) {
-        await this.store.nodeCompleted(run.id, owner, node.id, hit.output, {
+        await this.store.nodeCompleted(run.id, owner, inst, hit.output, {
           attempt,
           cached: true,
           outputKey: node.outputKey ?? node.id,
           summary: summarize(hit.output),
         });
-        outputs.set(node.id, hit.output);
-        states.set(node.id, settled(node.id, 'completed', attempt));
+        x.outputs.set(inst, hit.output);
+        this.put(x, inst, settled(inst, 'completed', attempt));
         return undefined;
       }
     }
+    const isMap = node.kind === 'map';
+    const opts = isMap ? {} : this.executors.optionsOf(node);
+    const pure = !!opts.pure;
     let resumed = replay;
-    const pure = this.executors.isPure(node);
     for (;;) {
-      const startPayload = { kind: node.kind, action: node.action ?? null };
-      // A pure node's start is committed with its completion (below), or just before its failure.
-      let started = resumed;
-      if (!resumed && !pure) {
-        await this.store.nodeStarted(run.id, owner, node.id, attempt, startPayload);
-        started = true;
+      // Each executing node holds a slot of the run's concurrency; a map holds none (its iterations' nodes do).
+      let release: (() => void) | undefined;
+      if (!isMap) {
+        try {
+          release = await x.slots.acquire(x.signal);
+        } catch {
+          throw new LeaseLostError(run.id);
+        }
       }
-      resumed = false;
-      states.set(node.id, { nodeId: node.id, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
-      const t0 = Date.now();
       try {
-        const inputs = interpolate(node.inputs, scope, { lenient }) as Record<string, unknown>;
-        const params = interpolate(node.params, scope, { lenient }) as Record<string, unknown>;
-        const output = await this.executors.resolve(node)({
-          runId: run.id,
-          userId: run.userId,
-          node,
-          inputs,
-          params,
-          attempt,
-          idempotencyKey: idempotencyKey(run.id, node.id, attempt),
-          timeoutMs: policy?.timeoutMs ?? this.options.nodeTimeoutMs,
-          signal,
-          run: { approvalPolicy: run.plan.approvalPolicy, runContext: run.runContext },
-          scope,
-        });
-        if (output instanceof WaitFor) {
-          await this.store.nodeWaiting(run.id, owner, node.id, output.until, output.frame);
-          states.set(node.id, { nodeId: node.id, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: output.until });
+        if (!canStart()) return undefined;
+        const startPayload = { kind: node.kind, action: node.action ?? null, ...(level.loop ? { map: level.loop.mapId, index: level.loop.index } : {}) };
+        // A pure node's start is committed with its completion (below), or just before its failure.
+        let started = resumed;
+        if (!resumed && !pure) {
+          await this.store.nodeStarted(run.id, owner, inst, attempt, startPayload);
+          started = true;
+        }
+        resumed = false;
+        this.put(x, inst, { nodeId: inst, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
+        const t0 = Date.now();
+        try {
+          const ctx = this.context(x, level, node, inst, attempt, scope, lenient, opts);
+          const result = isMap ? await this.runMap(x, level, node, ctx) : await this.executors.resolve(node)(ctx);
+          if (result instanceof WaitFor) {
+            await this.store.nodeWaiting(run.id, owner, inst, result.until, result.frame, result.childRunId);
+            this.put(x, inst, { nodeId: inst, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: result.until, childRunId: result.childRunId });
+            return undefined;
+          }
+          const { output, payload: extra } = result instanceof Completed ? result : { output: result, payload: {} };
+          // A fallback's output stands in for its primary's, for later references and for GetRun.
+          const primary = node.fallbackFor ? level.nodes.find((n) => n.id === node.fallbackFor) : undefined;
+          await this.store.nodeCompleted(
+            run.id,
+            owner,
+            inst,
+            output,
+            {
+              attempt,
+              durationMs: Date.now() - t0,
+              outputKey: node.outputKey ?? node.id,
+              summary: summarize(output),
+              ...extra,
+              ...(primary ? { fallbackFor: primary.id + level.suffix } : {}),
+            },
+            primary ? primary.id + level.suffix : undefined,
+            started ? undefined : { attempt, ...startPayload },
+          );
+          x.outputs.set(inst, output);
+          if (primary) x.outputs.set(primary.id + level.suffix, output);
+          if (cacheKey !== undefined && node.cache) await this.store.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
+          this.put(x, inst, settled(inst, 'completed', attempt));
           return undefined;
+        } catch (err) {
+          if (err instanceof Interrupted) return undefined;
+          if (err instanceof LeaseLostError || x.signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
+          if (!started) await this.store.nodeStarted(run.id, owner, inst, attempt, startPayload);
+          const app = toAppError(err);
+          const retryable =
+            policy?.onError === 'retry' ||
+            (retry?.retryableCodes.length ? retry.retryableCodes.includes(app.code) : app.retryable || TRANSIENT.has(app.code));
+          if (retryable && attempt <= maxRetries) {
+            const wait = app.retryAfterMs ?? backoffMs(attempt, { backoffMs: 1000, multiplier: 2, maxBackoffMs: 60_000, ...retry });
+            this.log.info({ runId: run.id, nodeId: inst, attempt, code: app.code, waitMs: wait }, 'retrying node');
+            release?.();
+            release = undefined;
+            await sleep(wait, x.signal);
+            attempt++;
+            continue;
+          }
+          return this.fail(x, level, node, attempt, app, 'execution');
         }
-        // A fallback's output stands in for its primary's, for later references and for GetRun.
-        const primary = node.fallbackFor ? run.plan.nodes.find((n) => n.id === node.fallbackFor) : undefined;
-        await this.store.nodeCompleted(
-          run.id,
-          owner,
-          node.id,
-          output,
-          { attempt, durationMs: Date.now() - t0, outputKey: node.outputKey ?? node.id, summary: summarize(output), ...(primary ? { fallbackFor: primary.id } : {}) },
-          primary?.id,
-          started ? undefined : { attempt, ...startPayload },
-        );
-        outputs.set(node.id, output);
-        if (primary) outputs.set(primary.id, output);
-        if (cacheKey !== undefined && node.cache) await this.store.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
-        states.set(node.id, settled(node.id, 'completed', attempt));
-        return undefined;
-      } catch (err) {
-        if (err instanceof LeaseLostError || signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
-        if (!started) await this.store.nodeStarted(run.id, owner, node.id, attempt, startPayload);
-        const app = toAppError(err);
-        const retryable =
-          policy?.onError === 'retry' ||
-          (retry?.retryableCodes.length ? retry.retryableCodes.includes(app.code) : app.retryable || TRANSIENT.has(app.code));
-        if (retryable && attempt <= maxRetries) {
-          const wait = app.retryAfterMs ?? backoffMs(attempt, { backoffMs: 1000, multiplier: 2, maxBackoffMs: 60_000, ...retry });
-          this.log.info({ runId: run.id, nodeId: node.id, attempt, code: app.code, waitMs: wait }, 'retrying node');
-          await sleep(wait, signal);
-          attempt++;
-          continue;
-        }
-        return this.fail(run, node, states, attempt, app, 'execution');
+      } finally {
+        release?.();
       }
     }
   }
 
   /**
-   * Waiting nodes whose decision arrived (ResumeRun, possibly from another
-   * process) or whose timer fired move on; returns a message when the run must fail.
+   * A map node: items fixed per attempt (durably, with a pending state per body
+   * node instance), iterations run `concurrency` at a time, each a graph level
+   * of its own. Results in item order; `continueOnError` turns a failed
+   * iteration into `null` instead of failing the map.
    */
-  private async settleWaiting(run: Run, states: Map<string, NodeState>, outputs: Map<string, unknown>): Promise<string | undefined> {
-    const fresh = await this.repo.nodeStates(run.id);
+  private async runMap(x: Execution, level: Level, node: PlanNode, ctx: NodeContext): Promise<unknown> {
+    const body = node.body!;
+    const inst = ctx.instanceId;
+    const key = itemsKey(inst);
+    let prepared = x.outputs.get(key) as { attempt: number; items: unknown[]; total: number } | undefined;
+    if (!prepared || prepared.attempt !== ctx.attempt || !Array.isArray(prepared.items)) {
+      const from = body.itemsFrom ?? '';
+      let value: unknown;
+      try {
+        value = ctx.resolve(from.includes('{') ? from : `{${from}}`);
+      } catch (err) {
+        throw new AppError('INVALID_ARGUMENT', `node ${inst}: body.itemsFrom: ${(err as Error).message}`, {
+          violations: [{ field: 'body.itemsFrom', reason: (err as Error).message }],
+          retryable: false,
+        });
+      }
+      const read = readItems(value);
+      if ('error' in read) {
+        throw new AppError('INVALID_ARGUMENT', `node ${inst}: body.itemsFrom (${from}) ${read.error}`, {
+          violations: [{ field: 'body.itemsFrom', reason: read.error }],
+          retryable: false,
+        });
+      }
+      const max = body.maxIterations ?? this.options.mapMaxIterations ?? DEFAULT_MAP_MAX_ITERATIONS;
+      const limited = limitItems(read.items, max);
+      const instanceIds = limited.items.flatMap((_, i) => body.nodes.map((b) => b.id + iterationSuffix(level.suffix, i)));
+      const bodyIds = bodyNodeIds(node);
+      // A retried map starts over only the instances that did not complete.
+      const reset = [...x.states.keys()].filter((id) => isInsideMap(id, node, level.suffix, bodyIds) && x.states.get(id)!.status !== 'completed');
+      prepared = { attempt: ctx.attempt, items: limited.items, total: limited.total };
+      const frame: Frame | null = limited.truncated
+        ? { type: 'log', payload: { event: 'map_truncated', nodeId: inst, total: limited.total, maxIterations: max, dropped: limited.total - max } }
+        : null;
+      await this.store.mapPrepared(x.run.id, this.options.owner, inst, { key, value: prepared }, instanceIds, reset, frame);
+      x.outputs.set(key, prepared);
+      for (const id of reset) {
+        const s = x.states.get(id)!;
+        x.states.set(id, { ...s, status: 'pending', error: null, skipReason: null, waitUntil: null, decision: null, childRunId: null, finishedAt: null });
+      }
+      for (const id of instanceIds) if (!x.states.has(id)) x.states.set(id, { nodeId: id, status: 'pending', attempt: 0, error: null, startedAt: null, finishedAt: null });
+    }
+
+    const items = prepared.items;
+    const concurrency = body.concurrency ?? DEFAULT_MAP_CONCURRENCY;
+    const vars = this.scopeOf(x, level).vars;
+    const results: unknown[] = items.map(() => null);
+    const failed: Array<{ index: number; error: string }> = [];
+    const waits: Array<Date | null> = [];
+    let stopped = false;
+    let next = 0;
+    const active = new Map<number, Promise<void>>();
+    const iterate = async (i: number) => {
+      const iteration = this.iterationLevel(level, node, inst, vars, items[i], i);
+      const r = await this.runGraph(x, iteration);
+      if (r.kind === 'done') {
+        if (r.status === 'completed') {
+          results[i] = iterationResult(body.nodes, (id) => {
+            const k = id + iteration.suffix;
+            return x.outputs.has(k) ? { value: x.outputs.get(k) } : undefined;
+          });
+        } else {
+          failed.push({ index: i, error: r.error ?? 'failed' });
+        }
+      } else if (r.kind === 'waiting') {
+        waits.push(r.until);
+      } else {
+        stopped = true;
+      }
+    };
+    const mustStop = () => (!body.continueOnError && failed.length > 0) || stopped || this.stopping || !!x.abort;
+    for (;;) {
+      while (next < items.length && active.size + waits.length < concurrency && !mustStop()) {
+        const i = next++;
+        active.set(
+          i,
+          iterate(i).finally(() => active.delete(i)),
+        );
+      }
+      if (active.size === 0) break;
+      await Promise.race(active.values());
+    }
+    if (x.abort || stopped || (this.stopping && (next < items.length || waits.length > 0))) throw new Interrupted();
+    failed.sort((a, b) => a.index - b.index);
+    if (failed.length && !body.continueOnError) {
+      // Iterations still waiting (or never started) will not run: close them.
+      const open = [...x.states.entries()]
+        .filter(([id, s]) => isInsideMap(id, node, level.suffix) && (s.status === 'waiting' || s.status === 'pending' || s.status === 'running'))
+        .map(([id]) => id);
+      await this.store.instancesCancelled(x.run.id, this.options.owner, inst, open);
+      for (const id of open) {
+        const s = x.states.get(id)!;
+        if (s.childRunId) await this.repo.cancel(s.childRunId, 'map_failed');
+        x.states.set(id, { ...s, status: 'cancelled' });
+      }
+      const first = failed[0]!;
+      throw new AppError('FAILED_PRECONDITION', `map ${inst}: iteration ${first.index} failed: ${first.error}`, {
+        violations: failed.map((f) => ({ field: `iterations[${f.index}]`, reason: f.error })),
+        retryable: false,
+      });
+    }
+    if (waits.length) {
+      const timers = waits.filter((w): w is Date => w !== null);
+      return new WaitFor(timers.length ? new Date(Math.min(...timers.map((t) => t.getTime()))) : null, null);
+    }
+    return new Completed(results, {
+      iterations: items.length,
+      ...(prepared.total > items.length ? { total: prepared.total } : {}),
+      ...(failed.length ? { failedIterations: failed.map((f) => f.index) } : {}),
+    });
+  }
+
+  /**
+   * Waiting nodes of a level whose decision arrived (ResumeRun, possibly via
+   * another process), whose timer fired, whose child run ended — or maps with
+   * such an iteration — move on; returns a message when the level must fail.
+   */
+  private async settleWaiting(x: Execution, level: Level): Promise<string | undefined> {
+    const { run } = x;
+    const owner = this.options.owner;
+    const waitingNodes = level.nodes.filter((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
+    if (!waitingNodes.length) return undefined;
+    const fresh = await this.repo.waitingStates(run.id);
     const now = new Date();
     let fatal: string | undefined;
-    for (const node of run.plan.nodes) {
-      const state = fresh.get(node.id);
-      if (state?.status !== 'waiting') continue;
-      states.set(node.id, state);
+    for (const node of waitingNodes) {
+      const inst = node.id + level.suffix;
+      const row = fresh.get(inst);
+      if (!row) continue;
+      const { childStatus, ...state } = row;
+      this.put(x, inst, state);
+      if (node.kind === 'map') {
+        const bodyIds = bodyNodeIds(node);
+        const due =
+          (!!state.waitUntil && now >= state.waitUntil) ||
+          [...fresh.values()].some(
+            (r) =>
+              isInsideMap(r.nodeId, node, level.suffix, bodyIds) &&
+              (!!r.decision || (!!r.waitUntil && now >= r.waitUntil) || TERMINAL_RUN.has(r.childStatus as RunStatus)),
+          );
+        if (due) {
+          await this.store.nodeResumed(run.id, owner, inst);
+          this.put(x, inst, { ...state, status: 'running', waitUntil: null });
+        }
+        continue;
+      }
+      if (node.kind === 'subflow') {
+        const outcome = resolveSubflow(node, state, await this.childRun(state.childRunId ?? null, childStatus), now);
+        if (!outcome) continue;
+        if (outcome.kind === 'complete') {
+          await this.store.nodeCompleted(run.id, owner, inst, outcome.output, {
+            attempt: state.attempt,
+            outputKey: node.outputKey ?? node.id,
+            summary: summarize(outcome.output),
+            childRunId: state.childRunId,
+          });
+          x.outputs.set(inst, outcome.output);
+          this.put(x, inst, settled(inst, 'completed', state.attempt));
+        } else {
+          if (outcome.cancelChild && state.childRunId) await this.repo.cancel(state.childRunId, 'parent_timeout');
+          const failure = await this.fail(x, level, node, state.attempt, new AppError(outcome.code, outcome.message, { retryable: false }), 'subflow', {
+            childRunId: state.childRunId,
+          });
+          if (failure) fatal ??= failure;
+        }
+        continue;
+      }
       const outcome = resolveWaiting(node, state, now);
       if (!outcome) continue;
-      const owner = this.options.owner;
       if (outcome.kind === 'complete') {
-        await this.store.nodeCompleted(run.id, owner, node.id, outcome.output, {
+        await this.store.nodeCompleted(run.id, owner, inst, outcome.output, {
           attempt: state.attempt,
           outputKey: node.outputKey ?? node.id,
           summary: summarize(outcome.output),
         });
-        outputs.set(node.id, outcome.output);
-        states.set(node.id, settled(node.id, 'completed', state.attempt));
+        x.outputs.set(inst, outcome.output);
+        this.put(x, inst, settled(inst, 'completed', state.attempt));
       } else if (outcome.kind === 'skip') {
-        await this.store.nodeEnded(run.id, owner, node.id, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
-        states.set(node.id, { ...settled(node.id, 'skipped', state.attempt), skipReason: outcome.reason });
+        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
+        this.put(x, inst, { ...settled(inst, 'skipped', state.attempt), skipReason: outcome.reason });
       } else {
-        await this.store.nodeEnded(run.id, owner, node.id, 'failed', outcome.message, {
+        await this.store.nodeEnded(run.id, owner, inst, 'failed', outcome.message, {
           attempt: state.attempt,
           code: 'FAILED_PRECONDITION',
           error: outcome.message,
           continues: false,
         });
-        states.set(node.id, { ...settled(node.id, 'failed', state.attempt), error: outcome.message });
+        this.put(x, inst, { ...settled(inst, 'failed', state.attempt), error: outcome.message });
         fatal ??= outcome.message;
       }
     }
     return fatal;
   }
 
+  private async childRun(childRunId: string | null, status: string | null): Promise<ChildRun | null> {
+    if (!childRunId) return null;
+    if (status === 'completed') {
+      const view = await this.repo.view(childRunId);
+      return view ? { id: view.id, status: view.status, error: view.error, outputs: view.outputs, createdAt: view.createdAt, updatedAt: view.updatedAt } : null;
+    }
+    const run = await this.repo.get(childRunId);
+    return run ? { id: run.id, status: run.status, error: run.error, outputs: {}, createdAt: run.createdAt, updatedAt: run.updatedAt } : null;
+  }
+
   private async fail(
-    run: Run,
+    x: Execution,
+    level: Level,
     node: PlanNode,
-    states: Map<string, NodeState>,
     attempt: number,
     err: AppError,
     phase: string,
+    extra: Record<string, unknown> = {},
   ): Promise<string | undefined> {
+    const inst = node.id + level.suffix;
     const onError = node.errorPolicy?.onError ?? 'stop';
-    const hasFallbacks = (node.errorPolicy?.fallback.length ?? 0) > 0 || run.plan.nodes.some((n) => n.fallbackFor === node.id);
+    const hasFallbacks = (node.errorPolicy?.fallback.length ?? 0) > 0 || level.nodes.some((n) => n.fallbackFor === node.id);
     // Seed §10: `retry` behaves as `skip` once its retries are used up; a node with fallbacks hands over to them.
     let continues = onError === 'skip' || onError === 'retry' || (onError === 'fallback' && hasFallbacks);
-    let fatalMessage = `node ${node.id} failed: ${err.message}`;
+    let fatalMessage = `node ${inst} failed: ${err.message}`;
+    // The node whose rollbackOnError counts: the node itself, or the primary a fallback stands in for.
+    let owner: PlanNode | undefined = node;
+    let handedOver = onError === 'fallback' && hasFallbacks;
     if (node.fallbackFor) {
       // The run fails only when the primary and every one of its fallbacks failed.
-      const siblings = fallbacksOf(run.plan).get(node.fallbackFor) ?? [];
-      const others = siblings.filter((id) => id !== node.id).map((id) => states.get(id)?.status ?? 'pending');
-      const primaryPolicy = run.plan.nodes.find((n) => n.id === node.fallbackFor)?.errorPolicy?.onError;
-      continues = others.some((st) => st === 'completed' || st === 'pending' || st === 'running') || primaryPolicy === 'skip';
-      fatalMessage = `node ${node.fallbackFor} and its fallbacks failed (last: ${node.id}: ${err.message})`;
+      const siblings = level.fallbacks.get(node.fallbackFor) ?? [];
+      const others = siblings.filter((id) => id !== node.id).map((id) => x.states.get(id + level.suffix)?.status ?? 'pending');
+      const primary = level.nodes.find((n) => n.id === node.fallbackFor);
+      handedOver = others.some((st) => st === 'completed' || st === 'pending' || st === 'running');
+      continues = handedOver || primary?.errorPolicy?.onError === 'skip';
+      fatalMessage = `node ${node.fallbackFor}${level.suffix} and its fallbacks failed (last: ${inst}: ${err.message})`;
+      owner = primary;
     }
-    await this.store.nodeEnded(run.id, this.options.owner, node.id, 'failed', err.message, {
+    const rollback = !!owner?.errorPolicy?.rollbackOnError && !handedOver;
+    if (rollback) {
+      // rollbackOnError wins over skip: the completed work is undone and the run fails.
+      continues = false;
+      x.abort ??= { nodeId: inst, message: fatalMessage };
+    }
+    await this.store.nodeEnded(x.run.id, this.options.owner, inst, 'failed', err.message, {
       attempt,
       phase,
       code: err.code,
       error: err.message,
       ...(err.violations.length ? { violations: err.violations } : {}),
       continues,
+      ...(rollback ? { rollback: true } : {}),
+      ...extra,
     });
-    states.set(node.id, { ...settled(node.id, 'failed', attempt), error: err.message });
+    this.put(x, inst, { ...settled(inst, 'failed', attempt), error: err.message });
     return continues ? undefined : fatalMessage;
   }
-}
 
-function hasWaiting(states: Map<string, NodeState>): boolean {
-  for (const s of states.values()) if (s.status === 'waiting') return true;
-  return false;
+  /** A completed run: its output checked against the OutputContract, its goal conditions evaluated. */
+  private async complete(x: Execution): Promise<void> {
+    const { run } = x;
+    const output = finalOutput(run, x.outputs);
+    if (run.outputContract) {
+      const errors = checkOutput(run.outputContract as unknown as OutputContract, output);
+      if (errors.length) {
+        const first = errors[0]!;
+        const error = `the final output does not satisfy the output contract: ${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+        await this.finish(x, 'failed', error, {}, { before: [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }] });
+        return;
+      }
+    }
+    const goals = run.goalCondition?.length ? evaluateGoals(run.goalCondition as GoalCondition[], output) : undefined;
+    await this.finish(x, 'completed', null, goals ? { goal_condition_results: goals, goals_met: goals.every((g) => g.satisfied) } : {}, goals ? { goalConditionResults: goals } : {});
+  }
+
+  private async finish(
+    x: Execution,
+    status: 'completed' | 'failed',
+    error: string | null,
+    payload: Record<string, unknown>,
+    opts: { before?: Frame[]; goalConditionResults?: unknown[] } = {},
+  ): Promise<void> {
+    await this.store.finish(x.run.id, this.options.owner, status, error, { durationMs: Date.now() - x.started, ...payload }, opts);
+    // Subflow children still running have no one to report to.
+    for (const child of await this.repo.activeChildren(x.run.id)) {
+      await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));
+    }
+  }
+
+  /**
+   * Roll back the completed nodes that have a rollback action, latest
+   * completion first, each once (its progress is durable and its call keyed
+   * `runId:node:rollback`), then fail the run. A rollback action that fails is
+   * recorded and the others still run.
+   */
+  private async rollback(x: Execution): Promise<void> {
+    const { run } = x;
+    const owner = this.options.owner;
+    let state: RollbackState | null | undefined = run.rollback;
+    if (!state) {
+      const abort = x.abort ?? { nodeId: '', message: 'rollback requested' };
+      const completions = await this.store.completions(run.id);
+      const order = rollbackOrder(completions, (id) => !!this.rollbackTarget(run, id));
+      state = { failedNodeId: abort.nodeId, error: abort.message, order };
+      await this.store.rollbackStarted(run.id, owner, state, { failedNodeId: abort.nodeId, error: abort.message, nodes: order });
+      for (const id of order) {
+        const s = x.states.get(id);
+        if (s) x.states.set(id, { ...s, rollbackStatus: 'pending' });
+      }
+    }
+    const done: string[] = [];
+    const failed: string[] = [];
+    for (const id of state.order) {
+      const current = x.states.get(id)?.rollbackStatus;
+      if (current === 'done' || current === 'failed') {
+        (current === 'done' ? done : failed).push(id);
+        continue;
+      }
+      const result = await this.runRollback(x, id);
+      await this.store.nodeRolledBack(run.id, owner, id, result.ok, result.payload);
+      (result.ok ? done : failed).push(id);
+    }
+    const summary = `rolled back ${done.length} of ${state.order.length} node(s)${failed.length ? `; rollback failed for ${failed.join(', ')}` : ''}`;
+    await this.finish(x, 'failed', `${state.error} (${summary})`, {}, {
+      before: [{ type: 'rollback_complete', payload: { failedNodeId: state.failedNodeId, rolledBack: done, failed } }],
+    });
+  }
+
+  /** The plan node of instance `id` when it has a rollback action. */
+  private rollbackTarget(run: Run, id: string): { node: PlanNode; maps: PlanNode[]; indices: number[] } | undefined {
+    const parsed = parseInstanceId(id);
+    const located = parsed ? locateNode(run.plan.nodes, parsed.nodeId) : undefined;
+    if (!parsed || !located?.node.errorPolicy?.rollback || located.maps.length !== parsed.indices.length) return undefined;
+    return { ...located, indices: parsed.indices };
+  }
+
+  private async runRollback(x: Execution, id: string): Promise<{ ok: boolean; payload: Record<string, unknown> }> {
+    const target = this.rollbackTarget(x.run, id)!;
+    const attempt = x.states.get(id)?.attempt ?? 1;
+    let action: PlanNode;
+    try {
+      action = rollbackNode(target.node, target.node.errorPolicy!.rollback!);
+    } catch (err) {
+      return { ok: false, payload: { code: 'INVALID_ARGUMENT', error: (err as Error).message } };
+    }
+    let level = this.topLevel(x);
+    target.maps.forEach((map, k) => {
+      const mapInst = map.id + level.suffix;
+      const items = (x.outputs.get(itemsKey(mapInst)) as { items?: unknown[] } | undefined)?.items ?? [];
+      level = this.iterationLevel(level, map, mapInst, this.scopeOf(x, level).vars, items[target.indices[k]!], target.indices[k]!);
+    });
+    const scope = this.scopeOf(x, level);
+    const release = await x.slots.acquire(x.signal).catch(() => {
+      throw new LeaseLostError(x.run.id);
+    });
+    const t0 = Date.now();
+    try {
+      const ctx: NodeContext = {
+        ...this.context(x, level, action, id, attempt, scope, false, this.executors.optionsOf(action)),
+        idempotencyKey: `${x.run.id}:${id}:rollback`,
+      };
+      const result = await this.executors.resolve(action)(ctx);
+      if (result instanceof WaitFor) return { ok: false, payload: { code: 'INVALID_ARGUMENT', error: `the rollback action of ${id} would wait; rollback actions must run to completion` } };
+      return { ok: true, payload: { action: action.action ?? null, durationMs: Date.now() - t0 } };
+    } catch (err) {
+      if (err instanceof LeaseLostError || x.signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(x.run.id);
+      const app = toAppError(err);
+      return { ok: false, payload: { action: action.action ?? null, code: app.code, error: app.message } };
+    } finally {
+      release();
+    }
+  }
+
+  /** What an executor gets; inputs and params resolved unless its registration says otherwise. */
+  private context(
+    x: Execution,
+    level: Level,
+    node: PlanNode,
+    inst: string,
+    attempt: number,
+    scope: Scope,
+    lenient: boolean,
+    opts: ExecutorOptions,
+  ): NodeContext {
+    const resolve = (value: unknown, extra?: Partial<Scope>) => interpolate(value, extra ? { ...scope, ...extra } : scope, { lenient });
+    let params: Record<string, unknown>;
+    if (opts.raw) params = node.params;
+    else if (opts.rawParams?.length) {
+      const keep = new Set(opts.rawParams);
+      const rest = Object.fromEntries(Object.entries(node.params).filter(([k]) => !keep.has(k)));
+      params = { ...(resolve(rest) as Record<string, unknown>), ...Object.fromEntries(Object.entries(node.params).filter(([k]) => keep.has(k))) };
+    } else params = resolve(node.params) as Record<string, unknown>;
+    return {
+      runId: x.run.id,
+      userId: x.run.userId,
+      node,
+      instanceId: inst,
+      inputs: opts.raw ? node.inputs : (resolve(node.inputs) as Record<string, unknown>),
+      params,
+      attempt,
+      idempotencyKey: idempotencyKey(x.run.id, inst, attempt),
+      timeoutMs: node.errorPolicy?.timeoutMs ?? this.options.nodeTimeoutMs,
+      signal: x.signal,
+      run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0 },
+      scope,
+      resolve,
+    };
+  }
+
+  private topLevel(x: Execution): Level {
+    return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs), fallbacks: fallbacksOf(x.run.plan) };
+  }
+
+  private iterationLevel(parent: Level, map: PlanNode, mapInst: string, vars: Record<string, unknown>, item: unknown, index: number): Level {
+    let fallbacks = this.bodyFallbacks.get(map);
+    if (!fallbacks) {
+      fallbacks = fallbacksOf(map.body!);
+      this.bodyFallbacks.set(map, fallbacks);
+    }
+    return { nodes: map.body!.nodes, suffix: iterationSuffix(parent.suffix, index), vars, loop: { current: item, index, mapId: mapInst }, fallbacks };
+  }
+
+  private scopeOf(x: Execution, level: Level): Scope {
+    return levelScope(level.nodes, level.suffix, level.vars, (id) => (x.outputs.has(id) ? { value: x.outputs.get(id) } : undefined), x.run.id, level.loop);
+  }
+
+  /** The level's node states by plan node id. */
+  private view(x: Execution, level: Level): StateLookup {
+    if (!level.suffix) return x.states;
+    return { get: (id: string) => x.states.get(id + level.suffix) };
+  }
+
+  private levelStates(x: Execution, level: Level): NodeState[] {
+    const out: NodeState[] = [];
+    for (const n of level.nodes) {
+      const s = x.states.get(n.id + level.suffix);
+      if (s) out.push(s);
+    }
+    return out;
+  }
+
+  private hasWaiting(x: Execution, level: Level): boolean {
+    return level.nodes.some((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
+  }
+
+  private put(x: Execution, inst: string, state: NodeState): void {
+    x.states.set(inst, { ...state, nodeId: inst });
+  }
 }
 
 function settled(nodeId: string, status: NodeState['status'], attempt: number): NodeState {
@@ -369,7 +838,15 @@ function summarize(output: unknown): Record<string, unknown> {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    if (signal.aborted) return resolve();
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -6,6 +6,8 @@
 import { PlanGraphSchema, validatePlan, type PlanGraph } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
 import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
+import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { parseGoalConditions, parseOutputContract } from '../domain/output-contract.js';
 import type { RunRepository } from '../infra/run.repository.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
@@ -17,6 +19,10 @@ export interface StartRunCommand {
   inputs: Record<string, unknown>;
   runContext: string;
   idempotencyKey: string;
+  /** OutputContract `{schema, …}` the final output must satisfy (absent: none). */
+  outputContract?: Record<string, unknown> | undefined;
+  /** Goal conditions evaluated on completion (empty: none). */
+  goalCondition?: unknown[] | undefined;
 }
 
 export class RunCommands {
@@ -29,11 +35,27 @@ export class RunCommands {
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
       throw AppError.invalid('run_context', `must be one of ${RUN_CONTEXTS.join(', ')}`);
     }
-    const missing = plan.inputs.filter((i) => i.required && i.default === undefined && cmd.inputs[i.name] === undefined);
+    const missing = missingInputs(plan, cmd.inputs);
     if (missing.length) {
-      throw new AppError('INVALID_ARGUMENT', `missing required input(s): ${missing.map((i) => i.name).join(', ')}`, {
-        violations: missing.map((i) => ({ field: `inputs.${i.name}`, reason: 'is required', code: 'missing_required' })),
+      throw new AppError('INVALID_ARGUMENT', `missing required input(s): ${missing.join(', ')}`, {
+        violations: missing.map((name) => ({ field: `inputs.${name}`, reason: 'is required', code: 'missing_required' })),
       });
+    }
+    const violations: FieldViolation[] = [];
+    let outputContract: Record<string, unknown> | null = null;
+    if (cmd.outputContract !== undefined && cmd.outputContract !== null) {
+      const parsed = parseOutputContract(cmd.outputContract);
+      if ('violations' in parsed) violations.push(...parsed.violations.map((v) => ({ ...v, code: 'invalid_output_contract' })));
+      else outputContract = parsed.contract as unknown as Record<string, unknown>;
+    }
+    let goalCondition: unknown[] | null = null;
+    if (cmd.goalCondition?.length) {
+      const parsed = parseGoalConditions(cmd.goalCondition);
+      if ('violations' in parsed) violations.push(...parsed.violations.map((v) => ({ ...v, code: 'invalid_goal_condition' })));
+      else goalCondition = parsed.goals;
+    }
+    if (violations.length) {
+      throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
     }
     const { run } = await this.repo.create({
       userId: cmd.userId,
@@ -41,6 +63,8 @@ export class RunCommands {
       inputs: cmd.inputs,
       runContext,
       idempotencyKey: cmd.idempotencyKey || null,
+      outputContract,
+      goalCondition,
     });
     return run;
   }
@@ -90,12 +114,17 @@ export class RunCommands {
     const run = await this.owned(userId, runId);
     let decide: Parameters<RunRepository['resume']>[1] = null;
     if (input.decision) {
-      const waiting = [...(await this.repo.nodeStates(runId)).values()].filter((n) => n.status === 'waiting');
+      // Waiting node instances (map iterations included), without the map nodes that only wait for their iterations.
+      const kindOf = (id: string) => locateNode(run.plan.nodes, parseInstanceId(id)?.nodeId ?? id)?.node.kind;
+      const waiting = [...(await this.repo.nodeStates(runId)).values()].filter((n) => n.status === 'waiting' && kindOf(n.nodeId) !== 'map');
       const nodeId = input.nodeId || (waiting.length === 1 ? waiting[0]!.nodeId : '');
       if (!waiting.length) throw new AppError('FAILED_PRECONDITION', `no node of run ${runId} is waiting for a decision (run is ${run.status})`);
       if (!nodeId) throw AppError.invalid('node_id', `several nodes wait (${waiting.map((n) => n.nodeId).join(', ')}): name one`);
-      const node = run.plan.nodes.find((n) => n.id === nodeId);
-      if (!node) throw AppError.invalid('node_id', `run has no node ${nodeId}`);
+      const parsedId = parseInstanceId(nodeId);
+      const located = parsedId ? locateNode(run.plan.nodes, parsedId.nodeId) : undefined;
+      // A node inside a map body is named with one [index] per enclosing map.
+      if (!located || located.maps.length !== parsedId!.indices.length) throw AppError.invalid('node_id', `run has no node ${nodeId}`);
+      const node = located.node;
       if (node.kind !== 'approval') throw AppError.invalid('node_id', `node ${nodeId} is a ${node.kind} node; only approval nodes take a decision`);
       if (input.instructions.length > 10_000) throw AppError.invalid('instructions', 'is longer than 10000 characters');
       decide = { nodeId, decision: { decision: input.decision, instructions: input.instructions, decidedBy: userId, decidedAt: new Date().toISOString() } };
@@ -141,6 +170,11 @@ function decodeToken(token: string): { createdAt: string; id: string } {
 
 function requireUser(userId: string): void {
   if (!userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
+}
+
+/** Names of the plan's required inputs that have no default and no value. */
+export function missingInputs(plan: PlanGraph, inputs: Record<string, unknown>): string[] {
+  return plan.inputs.filter((i) => i.required && i.default === undefined && inputs[i.name] === undefined).map((i) => i.name);
 }
 
 /** The plan must parse as a PlanGraph and pass structural validation. */

@@ -11,6 +11,8 @@ export interface NodeContext {
   runId: string;
   userId: string;
   node: PlanNode;
+  /** The node's instance id: its id, or `<id>[i]` inside map iteration i (the id its events and idempotency key use). */
+  instanceId: string;
   /** The node's inputs with `{…}` references resolved. */
   inputs: Record<string, unknown>;
   /** The node's params with `{…}` references resolved (seed §5: variables may appear in params). */
@@ -21,8 +23,38 @@ export interface NodeContext {
   signal: AbortSignal;
   /** What `{…}` references see (run inputs, finished nodes' outputs) — for executors that evaluate expressions. */
   scope: Scope;
-  /** Run-level settings executors honour (approval policy, run context). */
-  run: { approvalPolicy: 'require' | 'auto_approve'; runContext: string };
+  /** Run-level settings executors honour (approval policy, run context, subflow depth). */
+  run: { approvalPolicy: 'require' | 'auto_approve'; runContext: string; depth: number };
+  /**
+   * Resolves `{…}` references in `value` against the node's scope (leniently
+   * when a dependency did not complete), with `extra` (e.g. loop variables) on
+   * top — for executors registered `raw`, which get unresolved inputs/params.
+   */
+  resolve(value: unknown, extra?: Partial<Scope>): unknown;
+}
+
+/**
+ * An executor's output together with fields for its `node_complete` frame
+ * (metadata only — e.g. a map's iteration count).
+ */
+export class Completed {
+  constructor(
+    readonly output: unknown,
+    readonly payload: Record<string, unknown> = {},
+  ) {}
+}
+
+export interface ExecutorOptions {
+  /**
+   * In-process and free of side effects (e.g. transform_data). Such a node's
+   * start and completion are committed together: a crash before that commit
+   * just computes it again.
+   */
+  pure?: boolean;
+  /** Inputs and params are handed over unresolved; the executor resolves what it needs with `ctx.resolve`. */
+  raw?: boolean;
+  /** Params left unresolved (the rest are resolved), e.g. a subflow's inline `plan`, whose references are the child's. */
+  rawParams?: string[];
 }
 
 /** Resolves to the node's output, or to a WaitFor when the node must wait (approval, delay). */
@@ -31,22 +63,22 @@ export type NodeExecutor = (ctx: NodeContext) => Promise<unknown>;
 /** Executors by `kind` or `kind:action`; the more specific one wins. */
 export class NodeExecutors {
   private readonly byKey = new Map<string, NodeExecutor>();
-  private readonly pure = new Set<string>();
+  private readonly options = new Map<string, ExecutorOptions>();
 
-  /**
-   * `pure`: in-process and free of side effects (e.g. transform_data). Such a
-   * node's start and completion are committed together: a crash before that
-   * commit just computes it again.
-   */
-  register(key: string, executor: NodeExecutor, options: { pure?: boolean } = {}): this {
+  register(key: string, executor: NodeExecutor, options: ExecutorOptions = {}): this {
     this.byKey.set(key, executor);
-    if (options.pure) this.pure.add(key);
+    this.options.set(key, options);
     return this;
   }
 
+  /** The options the node's executor was registered with. */
+  optionsOf(node: PlanNode): ExecutorOptions {
+    if (node.action && this.byKey.has(`${node.kind}:${node.action}`)) return this.options.get(`${node.kind}:${node.action}`) ?? {};
+    return this.options.get(node.kind) ?? {};
+  }
+
   isPure(node: PlanNode): boolean {
-    if (node.action && this.byKey.has(`${node.kind}:${node.action}`)) return this.pure.has(`${node.kind}:${node.action}`);
-    return this.pure.has(node.kind);
+    return this.optionsOf(node).pure === true;
   }
 
   resolve(node: PlanNode): NodeExecutor {

@@ -29,6 +29,10 @@ export interface NodeState {
   skipReason?: string | null;
   /** Waiting approvals: the decision once someone made it. */
   decision?: Decision | null;
+  /** Subflow nodes: the child run they started. */
+  childRunId?: string | null;
+  /** Nodes with a rollback action during a rollback: pending | done | failed. */
+  rollbackStatus?: string | null;
 }
 
 export interface Run {
@@ -42,10 +46,26 @@ export interface Run {
   error: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Subflow children: the run and node (instance id) that started this run. */
+  parentRunId?: string | null;
+  parentNodeId?: string | null;
+  /** 0 for a run started by a caller, parent's depth + 1 for a subflow child. */
+  depth?: number;
+  /** Validated at StartRun (see domain/output-contract.ts). */
+  outputContract?: Record<string, unknown> | null;
+  goalCondition?: unknown[] | null;
+  goalConditionResults?: unknown[] | null;
+  /** Set while (and after) the run's completed nodes are rolled back. */
+  rollback?: { failedNodeId: string; error: string; order: string[] } | null;
 }
 
 export interface RunView extends Run {
+  /** Top-level nodes, in plan order. */
   nodes: NodeState[];
+  /** Node instances inside map iterations (`<id>[i]`), by iteration then body order. */
+  iterations: NodeState[];
+  /** Outputs of the iteration instances, by instance id. */
+  instanceOutputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
 }
 

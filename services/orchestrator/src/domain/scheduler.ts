@@ -2,14 +2,28 @@
  * Pure scheduling decisions: which nodes may start now, and whether the run is
  * over. Nodes start as soon as their dependencies are done, not level by level.
  */
-import type { PlanGraph, PlanNode } from '@af/plan';
+import type { PlanNode } from '@af/plan';
 import { TERMINAL_NODE, type NodeState, type NodeStatus } from './run-state.js';
+
+/** A graph the scheduler looks at: a plan, or a map node's body. */
+export interface Graph {
+  nodes: readonly PlanNode[];
+}
+
+/** Node states by node id (a Map, or a view of one map iteration's instances). */
+export interface StateLookup {
+  get(nodeId: string): NodeState | undefined;
+}
+
+export interface OutputLookup {
+  get(nodeId: string): unknown;
+}
 
 /** A dependency is satisfied once it finished in any way that lets the run go on. */
 const SATISFIED: ReadonlySet<NodeStatus> = new Set(['completed', 'skipped', 'failed']);
 
 /** primary node id → the ids of its fallback nodes (errorPolicy.fallback and fallbackFor). */
-export function fallbacksOf(plan: PlanGraph): Map<string, string[]> {
+export function fallbacksOf(plan: Graph): Map<string, string[]> {
   const map = new Map<string, string[]>();
   const add = (primary: string, fb: string) => {
     const list = map.get(primary) ?? [];
@@ -30,8 +44,8 @@ export function fallbacksOf(plan: PlanGraph): Map<string, string[]> {
  * fallbacks is settled only once it completed or its fallbacks settled.
  */
 export function readyNodes(
-  plan: PlanGraph,
-  states: ReadonlyMap<string, NodeState>,
+  plan: Graph,
+  states: StateLookup,
   inFlight: ReadonlySet<string>,
   fallbacks: ReadonlyMap<string, string[]> = fallbacksOf(plan),
 ): PlanNode[] {
@@ -53,7 +67,7 @@ export function readyNodes(
 }
 
 /** Fallback nodes not needed because their primary completed (or was skipped). */
-export function unneededFallbacks(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, fallbacks: ReadonlyMap<string, string[]>): string[] {
+export function unneededFallbacks(_plan: Graph, states: StateLookup, fallbacks: ReadonlyMap<string, string[]>): string[] {
   const out: string[] = [];
   for (const [primary, fbs] of fallbacks) {
     const s = states.get(primary)?.status;
@@ -70,7 +84,7 @@ export type RunOutcome = { done: false } | { done: true; status: 'completed' | '
  * under an error policy of `stop` (the executor records that as `failed` and
  * marks the run), otherwise it completed.
  */
-export function runOutcome(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, fatal?: string): RunOutcome {
+export function runOutcome(plan: Graph, states: StateLookup, fatal?: string): RunOutcome {
   if (fatal) return { done: true, status: 'failed', error: fatal };
   const allSettled = plan.nodes.every((n) => TERMINAL_NODE.has(states.get(n.id)?.status ?? 'pending'));
   return allSettled ? { done: true, status: 'completed' } : { done: false };
@@ -88,7 +102,7 @@ export const ROUTE_NOT_TAKEN = 'route_not_taken';
  * untaken targets, then — transitively — nodes all of whose dependencies were
  * skipped that way (a join with one taken branch still runs).
  */
-export function routeSkips(plan: PlanGraph, states: ReadonlyMap<string, NodeState>, outputs: ReadonlyMap<string, unknown>): string[] {
+export function routeSkips(plan: Graph, states: StateLookup, outputs: OutputLookup): string[] {
   const status = (id: string) => states.get(id)?.status ?? 'pending';
   const skip = new Set<string>();
   for (const node of plan.nodes) {

@@ -1,6 +1,6 @@
 import { PlanNodeSchema } from '@af/plan';
 import type { NodeState } from './run-state.js';
-import { approvalTimeoutMs, delayUntil, nextTimer, resolveWaiting } from './waiting.js';
+import { approvalTimeoutMs, delayUntil, nextTimer, resolveSubflow, resolveWaiting } from './waiting.js';
 
 const node = (kind: 'approval' | 'delay', params: Record<string, unknown> = {}) => PlanNodeSchema.parse({ id: 'n', kind, params });
 const waiting = (extra: Partial<NodeState> = {}): NodeState => ({
@@ -69,5 +69,56 @@ describe('timers', () => {
     const b = waiting({ nodeId: 'b', waitUntil: new Date(3) });
     expect(nextTimer([a, b, waiting({ nodeId: 'c' })])).toEqual(new Date(3));
     expect(nextTimer([{ ...b, status: 'completed' }])).toBeNull();
+  });
+});
+
+describe('resolveSubflow', () => {
+  const sub = PlanNodeSchema.parse({ id: 'sub', kind: 'subflow', params: { playbook_id: 'p' } });
+  const at = (iso: string) => new Date(iso);
+  const child = (status: string, extra: Record<string, unknown> = {}) => ({
+    id: 'c1',
+    status,
+    error: null,
+    outputs: {},
+    createdAt: at('2026-01-01T00:00:00Z'),
+    updatedAt: at('2026-01-01T00:00:02.500Z'),
+    ...extra,
+  });
+  const state = waiting({ waitUntil: at('2026-01-01T00:05:00Z'), childRunId: 'c1' });
+
+  it('waits while the child runs and time is left', () => {
+    expect(resolveSubflow(sub, state, child('running'), now)).toBeNull();
+    expect(resolveSubflow(sub, state, child('waiting'), now)).toBeNull();
+  });
+
+  it('completes with the spawn_and_await result when the child completed', () => {
+    expect(resolveSubflow(sub, state, child('completed', { outputs: { report: { ok: true } } }), now)).toEqual({
+      kind: 'complete',
+      output: { execution_id: 'c1', status: 'completed', final_output: { report: { ok: true } }, duration_ms: 2500 },
+    });
+    // A child that completed after the deadline still counts.
+    expect(resolveSubflow(sub, state, child('completed'), at('2026-01-01T01:00:00Z'))?.kind).toBe('complete');
+  });
+
+  it('fails when the child failed or was cancelled, or is gone', () => {
+    expect(resolveSubflow(sub, state, child('failed', { error: 'node x failed: boom' }), now)).toEqual({
+      kind: 'fail',
+      code: 'FAILED_PRECONDITION',
+      message: 'subflow sub: child run c1 failed: node x failed: boom',
+      cancelChild: false,
+    });
+    expect(resolveSubflow(sub, state, child('cancelled'), now)).toMatchObject({ kind: 'fail', message: 'subflow sub: child run c1 was cancelled' });
+    expect(resolveSubflow(sub, state, null, now)).toMatchObject({ kind: 'fail', code: 'NOT_FOUND' });
+  });
+
+  it('times out: the node fails with DEADLINE_EXCEEDED and a running child is cancelled', () => {
+    const late = at('2026-01-01T00:05:00Z');
+    expect(resolveSubflow(sub, state, child('running'), late)).toEqual({
+      kind: 'fail',
+      code: 'DEADLINE_EXCEEDED',
+      message: 'subflow sub: child run c1 did not finish by 2026-01-01T00:05:00.000Z',
+      cancelChild: true,
+    });
+    expect(resolveSubflow(sub, state, child('cancelled'), late)).toMatchObject({ code: 'DEADLINE_EXCEEDED', cancelChild: false });
   });
 });

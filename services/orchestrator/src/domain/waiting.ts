@@ -13,6 +13,8 @@ export class WaitFor {
     readonly until: Date | null,
     /** A frame to emit when the node starts waiting (e.g. `hitl_request`). */
     readonly frame: { type: string; payload: Record<string, unknown> } | null = null,
+    /** A subflow's child run, whose end the node waits for. */
+    readonly childRunId: string | null = null,
   ) {}
 }
 
@@ -48,6 +50,47 @@ export function resolveWaiting(node: PlanNode, state: NodeState, now: Date): Wai
 
 export function onReject(node: PlanNode): 'stop' | 'skip' {
   return node.params.on_reject === 'skip' ? 'skip' : 'stop';
+}
+
+/** What the engine knows of a subflow's child run when it looks. */
+export interface ChildRun {
+  id: string;
+  status: string;
+  error: string | null;
+  /** The child's final output: its nodes' outputs by output key. */
+  outputs: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type SubflowOutcome =
+  | { kind: 'complete'; output: Record<string, unknown> }
+  | { kind: 'fail'; code: 'FAILED_PRECONDITION' | 'DEADLINE_EXCEEDED' | 'NOT_FOUND'; message: string; cancelChild: boolean }
+  | null;
+
+/**
+ * What a waiting subflow node becomes now (seed delegation-tool-schemas.md
+ * spawn_and_await: the output is `{execution_id, status, final_output,
+ * duration_ms}`), or null while its child still runs and time is left.
+ */
+export function resolveSubflow(node: PlanNode, state: NodeState, child: ChildRun | null, now: Date): SubflowOutcome {
+  if (!child) return { kind: 'fail', code: 'NOT_FOUND', message: `subflow ${node.id}: its child run is gone`, cancelChild: false };
+  if (child.status === 'completed') {
+    return {
+      kind: 'complete',
+      output: { execution_id: child.id, status: 'completed', final_output: child.outputs, duration_ms: Math.max(0, child.updatedAt.getTime() - child.createdAt.getTime()) },
+    };
+  }
+  const timedOut = !!state.waitUntil && now.getTime() >= state.waitUntil.getTime();
+  if (timedOut) {
+    const active = child.status !== 'failed' && child.status !== 'cancelled';
+    return { kind: 'fail', code: 'DEADLINE_EXCEEDED', message: `subflow ${node.id}: child run ${child.id} did not finish by ${state.waitUntil!.toISOString()}`, cancelChild: active };
+  }
+  if (child.status === 'failed' || child.status === 'cancelled') {
+    const why = child.status === 'failed' ? `failed: ${child.error ?? 'unknown error'}` : 'was cancelled';
+    return { kind: 'fail', code: 'FAILED_PRECONDITION', message: `subflow ${node.id}: child run ${child.id} ${why}`, cancelChild: false };
+  }
+  return null;
 }
 
 /** The earliest pending timer among waiting nodes, if any. */

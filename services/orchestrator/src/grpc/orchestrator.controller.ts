@@ -35,6 +35,8 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       inputs: req.inputs ?? {},
       runContext: req.runContext,
       idempotencyKey: req.idempotencyKey,
+      outputContract: req.outputContract,
+      goalCondition: req.goalCondition ?? [],
     });
     return { run: toWireRun(run) };
   }

@@ -1,6 +1,6 @@
 /** Domain run ⇄ wire messages. */
 import { orchestrator } from '@af/contracts';
-import type { NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
 
 const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
   queued: orchestrator.RunStatus.RUN_STATUS_QUEUED,
@@ -38,23 +38,32 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
     userId: run.userId,
     runContext: run.runContext,
     planVersion: run.planVersion,
-    nodes: (view?.nodes ?? []).map((n) => ({
-      nodeId: n.nodeId,
-      status: NODE_STATUS[n.status],
-      attempt: n.attempt,
-      outputJson: byId.has(n.nodeId) ? JSON.stringify(byId.get(n.nodeId)) : '',
-      error: n.error ?? '',
-      startedAt: n.startedAt?.toISOString() ?? '',
-      finishedAt: n.finishedAt?.toISOString() ?? '',
-      outputKey: outputKeys.get(n.nodeId) ?? n.nodeId,
-      waitUntil: n.waitUntil?.toISOString() ?? '',
-      skipReason: n.skipReason ?? '',
-    })),
+    nodes: (view?.nodes ?? []).map((n) => toWireNode(n, outputKeys.get(n.nodeId) ?? n.nodeId, byId.has(n.nodeId) ? JSON.stringify(byId.get(n.nodeId)) : '')),
     outputs: view?.outputs ?? {},
     error: run.error ?? '',
     createdAt: run.createdAt.toISOString(),
     updatedAt: run.updatedAt.toISOString(),
     inputs: run.inputs,
+    parentRunId: run.parentRunId ?? '',
+    parentNodeId: run.parentNodeId ?? '',
+    iterations: (view?.iterations ?? []).map((n) => toWireNode(n, n.nodeId, view?.instanceOutputs?.[n.nodeId] !== undefined ? JSON.stringify(view.instanceOutputs[n.nodeId]) : '')),
+    goalConditionResults: (run.goalConditionResults ?? []) as Array<Record<string, unknown>>,
+  };
+}
+
+function toWireNode(n: NodeState, outputKey: string, outputJson: string): orchestrator.NodeState {
+  return {
+    nodeId: n.nodeId,
+    status: NODE_STATUS[n.status],
+    attempt: n.attempt,
+    outputJson,
+    error: n.error ?? '',
+    startedAt: n.startedAt?.toISOString() ?? '',
+    finishedAt: n.finishedAt?.toISOString() ?? '',
+    outputKey,
+    waitUntil: n.waitUntil?.toISOString() ?? '',
+    skipReason: n.skipReason ?? '',
+    childRunId: n.childRunId ?? '',
   };
 }
 

@@ -4,13 +4,37 @@ import { AppError } from '@af/service-kit';
 import { createHash } from 'node:crypto';
 import type { LlmTool } from '@af/llm';
 import type { NodeContext, NodeExecutor } from '../domain/node-executor.js';
+import { KeyedLimiter } from '../domain/semaphore.js';
+
+/**
+ * Per-connector concurrency (CONNECTOR_CONCURRENCY, CONNECTOR_CONCURRENCY_OVERRIDES):
+ * calls to one connector of one owner in flight at once on this replica,
+ * shared by all its runs (node calls, research tools and rollbacks alike).
+ */
+export class ConnectorLimits {
+  private readonly limiter: KeyedLimiter;
+
+  constructor(defaultLimit: number, overrides: ReadonlyMap<string, number> = new Map()) {
+    this.limiter = new KeyedLimiter((key) => overrides.get(key.slice(key.lastIndexOf('/') + 1)) ?? defaultLimit);
+  }
+
+  run<T>(userId: string, connectorId: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.limiter.run(`${userId}/${connectorId}`, fn, signal);
+  }
+
+  inUse(userId: string, connectorId: string): number {
+    return this.limiter.inUse(`${userId}/${connectorId}`);
+  }
+}
+
+const UNLIMITED = new ConnectorLimits(Number.MAX_SAFE_INTEGER);
 
 export function connectorClient(address: string): connector.ConnectorServiceClient {
   return createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address);
 }
 
 /** `tool` nodes with `action: call_connector` → connector-runtime ExecuteEndpoint. */
-export function callConnectorExecutor(client: connector.ConnectorServiceClient): NodeExecutor {
+export function callConnectorExecutor(client: connector.ConnectorServiceClient, limits: ConnectorLimits = UNLIMITED): NodeExecutor {
   return async (ctx) => {
     const connectorId = ctx.params.connector;
     const endpoint = ctx.params.endpoint;
@@ -19,16 +43,22 @@ export function callConnectorExecutor(client: connector.ConnectorServiceClient):
         retryable: false,
       });
     }
-    const response = await call(
-      client.executeEndpoint({
-        principal: { userId: ctx.userId, teamIds: [] },
-        connectorId,
-        endpoint,
-        inputs: ctx.inputs,
-        idempotencyKey: ctx.idempotencyKey,
-        agentProfileId: typeof ctx.params.agent_profile_id === 'string' ? ctx.params.agent_profile_id : '',
-      }),
-      ctx.timeoutMs,
+    const response = await limits.run(
+      ctx.userId,
+      connectorId,
+      () =>
+        call(
+          client.executeEndpoint({
+            principal: { userId: ctx.userId, teamIds: [] },
+            connectorId,
+            endpoint,
+            inputs: ctx.inputs,
+            idempotencyKey: ctx.idempotencyKey,
+            agentProfileId: typeof ctx.params.agent_profile_id === 'string' ? ctx.params.agent_profile_id : '',
+          }),
+          ctx.timeoutMs,
+        ),
+      ctx.signal,
     );
     return response.result ?? {};
   };
@@ -42,7 +72,7 @@ const TOOL_NAME = /^([a-z0-9][a-z0-9-]*)__([A-Za-z0-9_-]+)$/;
  * connectors. Every call is keyed by node attempt, tool and arguments, so a
  * replayed node does not repeat a call it already made.
  */
-export function connectorTools(client: connector.ConnectorServiceClient) {
+export function connectorTools(client: connector.ConnectorServiceClient, limits: ConnectorLimits = UNLIMITED) {
   return async (ctx: NodeContext): Promise<LlmTool[]> => {
     const names = Array.isArray(ctx.params.tools) ? ctx.params.tools.filter((t): t is string => typeof t === 'string') : [];
     const tools: LlmTool[] = [];
@@ -62,9 +92,15 @@ export function connectorTools(client: connector.ConnectorServiceClient) {
         schema: { type: 'object', properties, required: (ep.parameters ?? []).filter((p) => p.required).map((p) => p.name) },
         invoke: async (args, options) => {
           const key = `${ctx.idempotencyKey}:${name}:${createHash('sha256').update(JSON.stringify(args)).digest('hex').slice(0, 16)}`;
-          const res = await call(
-            client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key, agentProfileId: '' }),
-            ctx.timeoutMs,
+          const res = await limits.run(
+            ctx.userId,
+            connectorId,
+            () =>
+              call(
+                client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key, agentProfileId: '' }),
+                ctx.timeoutMs,
+              ),
+            ctx.signal,
           );
           void options;
           return res.result ?? {};

@@ -1,10 +1,12 @@
 /**
  * What an executor writes while it owns a run: lease take/renew/release and
  * every state transition, each ONE statement fenced by the lease — a replica
- * that lost a run cannot write to it any more.
+ * that lost a run cannot write to it any more. Node ids here are instance ids
+ * (`<id>` or `<id>[i]` inside a map iteration).
  */
 import { sqlRows, type ServiceKit } from '@af/service-kit';
 import type { Run } from '../domain/run-state.js';
+import type { RollbackState } from '../domain/rollback.js';
 import { toRun, type RunRow } from './run.repository.js';
 
 export class LeaseLostError extends Error {
@@ -14,12 +16,31 @@ export class LeaseLostError extends Error {
   }
 }
 
+export interface Frame {
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** Binds a parameter of the statement being built and returns its placeholder (`$9`). */
+type Bind = (value: unknown) => string;
+
+/** Pieces a transition adds to its statement; SQL that writes must only act `WHERE EXISTS (SELECT 1 FROM r)`. */
+interface TransitionParts {
+  /** Assignments added to the fenced `UPDATE runs … SET` (each ending with a comma). */
+  runSet?: string;
+  /** Further data-modifying statements (each becomes a CTE). */
+  changes?: string[];
+}
+
+const TERMINAL = `('completed','failed','cancelled')`;
+
 export class RunExecutionStore {
   constructor(private readonly kit: ServiceKit) {}
 
   /** Take or renew the lease; returns the run if this owner now holds it and it is not finished. */
   async acquireLease(runId: string, owner: string, leaseMs: number): Promise<Run | null> {
-    const rows: RunRow[] = await sqlRows(this.kit.db, 
+    const rows: RunRow[] = await sqlRows(
+      this.kit.db,
       `UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
               status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now()
         WHERE id = $1 AND status IN ('queued','running')
@@ -31,7 +52,8 @@ export class RunExecutionStore {
   }
 
   async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {
-    const rows = await sqlRows(this.kit.db, 
+    const rows = await sqlRows(
+      this.kit.db,
       `UPDATE runs SET lease_until = now() + ($3::int * interval '1 millisecond')
         WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
       [runId, owner, leaseMs],
@@ -44,12 +66,12 @@ export class RunExecutionStore {
   }
 
   async nodeStarted(runId: string, owner: string, nodeId: string, attempt: number, payload: Record<string, unknown>): Promise<void> {
-    await this.transition(
-      { runId, owner, type: 'node_start', nodeId, payload: { attempt, ...payload } },
-      `UPDATE node_states SET status = 'running', attempt = $8, error = NULL, started_at = now()
-        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
-      [attempt],
-    );
+    await this.transition(runId, owner, nodeId, [{ type: 'node_start', payload: { attempt, ...payload } }], (p) => ({
+      changes: [
+        `UPDATE node_states SET status = 'running', attempt = ${p(attempt)}::int, error = NULL, started_at = now(), wait_until = NULL
+          WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+      ],
+    }));
   }
 
   /** `aliasNodeId`: also store the output under this node (a fallback standing in for its primary). */
@@ -63,17 +85,17 @@ export class RunExecutionStore {
     /** When given, the node's `node_start` frame is written in the same statement, just before. */
     startPayload?: Record<string, unknown>,
   ): Promise<void> {
-    await this.transition(
-      { runId, owner, type: 'node_complete', nodeId, payload, ...(startPayload ? { before: { type: 'node_start', payload: startPayload } } : {}) },
-      `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
-              started_at = COALESCE(started_at, now()), attempt = COALESCE($10::int, attempt)
-        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)
-     ), o AS (
-       INSERT INTO node_outputs (run_id, node_id, output)
-       SELECT $1::uuid, n, $8::jsonb FROM r, unnest($9::text[]) AS n
-       ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
-      [JSON.stringify(output ?? null), aliasNodeId ? [nodeId, aliasNodeId] : [nodeId], typeof payload.attempt === 'number' ? payload.attempt : null],
-    );
+    const frames: Frame[] = [...(startPayload ? [{ type: 'node_start', payload: startPayload }] : []), { type: 'node_complete', payload }];
+    await this.transition(runId, owner, nodeId, frames, (p) => ({
+      changes: [
+        `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
+                started_at = COALESCE(started_at, now()), attempt = COALESCE(${p(typeof payload.attempt === 'number' ? payload.attempt : null)}::int, attempt)
+          WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+        `INSERT INTO node_outputs (run_id, node_id, output)
+         SELECT $1::uuid, n, ${p(JSON.stringify(output ?? null))}::jsonb FROM r, unnest(${p(aliasNodeId ? [nodeId, aliasNodeId] : [nodeId])}::text[]) AS n
+         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+      ],
+    }));
   }
 
   /** A node ended without output: failed (event `node_error`) or skipped (event `node_complete` with `skipped`). */
@@ -86,63 +108,158 @@ export class RunExecutionStore {
     payload: Record<string, unknown>,
     skipReason: string | null = null,
   ): Promise<void> {
-    await this.transition(
-      { runId, owner, type: status === 'failed' ? 'node_error' : 'node_complete', nodeId, payload },
-      `UPDATE node_states SET status = $8::text, error = $9::text, skip_reason = $10::text, finished_at = now(), wait_until = NULL
-        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
-      [status, error, skipReason],
-    );
+    await this.transition(runId, owner, nodeId, [{ type: status === 'failed' ? 'node_error' : 'node_complete', payload }], (p) => ({
+      changes: [
+        `UPDATE node_states SET status = ${p(status)}::text, error = ${p(error)}::text, skip_reason = ${p(skipReason)}::text, finished_at = now(), wait_until = NULL
+          WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+      ],
+    }));
   }
 
-  /** A node starts waiting (approval or delay), fenced by the lease; `frame` is emitted with it. */
-  async nodeWaiting(
-    runId: string,
-    owner: string,
-    nodeId: string,
-    waitUntil: Date | null,
-    frame: { type: string; payload: Record<string, unknown> } | null,
-  ): Promise<void> {
+  /** A node starts waiting (approval, delay, subflow, a map whose iterations wait), fenced by the lease; `frame` is emitted with it. */
+  async nodeWaiting(runId: string, owner: string, nodeId: string, waitUntil: Date | null, frame: Frame | null, childRunId: string | null = null): Promise<void> {
+    const set = (p: Bind) => [
+      `UPDATE node_states SET status = 'waiting', wait_until = ${p(waitUntil)}::timestamptz, child_run_id = COALESCE(${p(childRunId)}::uuid, child_run_id)
+        WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+    ];
     if (frame) {
-      await this.transition(
-        { runId, owner, type: frame.type, nodeId, payload: frame.payload },
-        `UPDATE node_states SET status = 'waiting', wait_until = $8::timestamptz
-          WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
-        [waitUntil],
-      );
+      await this.transition(runId, owner, nodeId, [frame], (p) => ({ changes: set(p) }));
       return;
     }
-    await this.kit.transaction(async (tx) => {
-      await this.fence(tx, runId, owner);
-      await sqlRows(tx, `UPDATE node_states SET status = 'waiting', wait_until = $3 WHERE run_id = $1 AND node_id = $2`, [runId, nodeId, waitUntil]);
-    });
+    await this.fenced(runId, owner, nodeId, set);
   }
 
-  async finish(runId: string, owner: string, status: 'completed' | 'failed', error: string | null, payload: Record<string, unknown>): Promise<void> {
-    await this.transition(
-      { runId, owner, type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } },
-      `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting') AND EXISTS (SELECT 1 FROM r)`,
-      [],
-      { status, error },
+  /** A waiting map node runs again (its iterations can move on); no frame. */
+  async nodeResumed(runId: string, owner: string, nodeId: string): Promise<void> {
+    await this.fenced(
+      runId,
+      owner,
+      nodeId,
+      () => [`UPDATE node_states SET status = 'running', wait_until = NULL WHERE run_id = $1::uuid AND node_id = $4::text AND status = 'waiting' AND EXISTS (SELECT 1 FROM r)`],
     );
   }
 
   /**
+   * A map node's items are fixed for this attempt: stored beside its outputs,
+   * with a pending state row per body node instance; instances of an earlier
+   * attempt that did not complete (`reset`) start over. `frame`: e.g. the
+   * `map_truncated` log frame.
+   */
+  async mapPrepared(
+    runId: string,
+    owner: string,
+    nodeId: string,
+    itemsRow: { key: string; value: unknown },
+    instanceIds: string[],
+    reset: string[],
+    frame: Frame | null,
+  ): Promise<void> {
+    const parts = (p: Bind): TransitionParts => ({
+      changes: [
+        `INSERT INTO node_outputs (run_id, node_id, output) SELECT $1::uuid, ${p(itemsRow.key)}::text, ${p(JSON.stringify(itemsRow.value))}::jsonb FROM r
+         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+        `INSERT INTO node_states (run_id, node_id, status) SELECT $1::uuid, n, 'pending' FROM r, unnest(${p(instanceIds)}::text[]) AS n
+         ON CONFLICT (run_id, node_id) DO NOTHING`,
+        `UPDATE node_states SET status = 'pending', error = NULL, skip_reason = NULL, wait_until = NULL, decision = NULL, child_run_id = NULL, finished_at = NULL
+          WHERE run_id = $1::uuid AND node_id = ANY(${p(reset)}::text[]) AND status <> 'completed' AND EXISTS (SELECT 1 FROM r)`,
+      ],
+    });
+    if (frame) await this.transition(runId, owner, nodeId, [frame], parts);
+    else await this.fenced(runId, owner, nodeId, (p) => parts(p).changes!);
+  }
+
+  /** Instances of a map that ended while some still waited or had not started: cancelled (no frame; the map's own frame says why). */
+  async instancesCancelled(runId: string, owner: string, mapNodeId: string, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.fenced(runId, owner, mapNodeId, (p) => [
+      `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL
+        WHERE run_id = $1::uuid AND node_id = ANY(${p(ids)}::text[]) AND status IN ('pending','running','waiting') AND EXISTS (SELECT 1 FROM r)`,
+    ]);
+  }
+
+  /** The rollback begins: its plan is kept on the run, each node to roll back is marked pending. */
+  async rollbackStarted(runId: string, owner: string, state: RollbackState, payload: Record<string, unknown>): Promise<void> {
+    await this.transition(runId, owner, null, [{ type: 'rollback_started', payload }], (p) => ({
+      runSet: `rollback = ${p(JSON.stringify(state))}::jsonb,`,
+      changes: [
+        `UPDATE node_states SET rollback_status = 'pending' WHERE run_id = $1::uuid AND node_id = ANY(${p(state.order)}::text[]) AND EXISTS (SELECT 1 FROM r)`,
+      ],
+    }));
+  }
+
+  /** One node's rollback action ran (ok) or failed; recorded once. */
+  async nodeRolledBack(runId: string, owner: string, nodeId: string, ok: boolean, payload: Record<string, unknown>): Promise<void> {
+    await this.transition(runId, owner, nodeId, [{ type: 'node_rolled_back', payload: { ok, ...payload } }], (p) => ({
+      changes: [
+        `UPDATE node_states SET rollback_status = ${p(ok ? 'done' : 'failed')}::text WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)`,
+      ],
+    }));
+  }
+
+  /**
+   * The run ends: `complete` (after `before` frames, e.g. `validation_error`
+   * or `rollback_complete`), unfinished nodes cancelled, the lease released.
+   * A subflow child also wakes its parent in the same statement: a parked
+   * parent is queued again and gets a work item.
+   */
+  async finish(
+    runId: string,
+    owner: string,
+    status: 'completed' | 'failed',
+    error: string | null,
+    payload: Record<string, unknown>,
+    opts: { before?: Frame[]; goalConditionResults?: unknown[] } = {},
+  ): Promise<void> {
+    const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
+    await this.transition(runId, owner, null, frames, (p) => {
+      const parent = `(SELECT parent_run_id FROM runs WHERE id = $1::uuid)`;
+      return {
+        runSet: `status = ${p(status)}::text, error = ${p(error)}::text, lease_owner = NULL, lease_until = NULL,
+                 goal_condition_results = ${p(opts.goalConditionResults ? JSON.stringify(opts.goalConditionResults) : null)}::jsonb,`,
+        changes: [
+          `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting') AND EXISTS (SELECT 1 FROM r)`,
+          `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = ${parent} AND status = 'waiting' AND EXISTS (SELECT 1 FROM r)`,
+          `INSERT INTO outbox (subject, payload, msg_id)
+           SELECT ${p(this.kit.subjects.runWork(''))}::text || x.parent_run_id::text, jsonb_build_object('runId', x.parent_run_id::text),
+                  'work:' || x.parent_run_id::text || ':child:' || $1::text
+             FROM runs x WHERE x.id = $1::uuid AND x.parent_run_id IS NOT NULL AND EXISTS (SELECT 1 FROM r)`,
+        ],
+      };
+    });
+  }
+
+  /**
    * Park a run nothing can move: release the lease and mark it waiting — unless
-   * a waiting node became resolvable meanwhile (then false: keep executing).
+   * a waiting node became resolvable meanwhile (a decision, a due timer, a
+   * finished child run; then false: keep executing).
    */
   async park(runId: string, owner: string): Promise<boolean> {
     const rows = await sqlRows(
       this.kit.db,
       `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now()
         WHERE id = $1 AND lease_owner = $2 AND status = 'running'
-          AND NOT EXISTS (SELECT 1 FROM node_states WHERE run_id = $1 AND status = 'waiting'
-                           AND (decision IS NOT NULL OR wait_until <= now()))
+          AND NOT EXISTS (SELECT 1 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
+                           WHERE n.run_id = $1 AND n.status = 'waiting'
+                             AND (n.decision IS NOT NULL OR n.wait_until <= now() OR c.status IN ${TERMINAL}))
         RETURNING id`,
       [runId, owner],
     );
     if (rows.length) return true;
-    await this.fence(this.kit.db, runId, owner);
+    await this.fence(runId, owner);
     return false;
+  }
+
+  /** Completed node instances and the seq of their (last) `node_complete` — not cached or skipped ones. */
+  async completions(runId: string): Promise<Map<string, number>> {
+    const rows = await sqlRows<{ node_id: string; seq: string }>(
+      this.kit.db,
+      `SELECT e.node_id, max(e.seq) AS seq FROM run_events e JOIN node_states n ON n.run_id = e.run_id AND n.node_id = e.node_id
+        WHERE e.run_id = $1 AND e.type = 'node_complete' AND n.status = 'completed'
+          AND NOT (e.payload ? 'cached') AND NOT (e.payload ? 'skipped')
+        GROUP BY e.node_id`,
+      [runId],
+    );
+    return new Map(rows.map((r) => [r.node_id, Number(r.seq)]));
   }
 
   /** A cached node output that has not expired, or undefined. */
@@ -163,36 +280,34 @@ export class RunExecutionStore {
   /**
    * One state transition of a running run as ONE statement (one round trip,
    * atomic on its own): bump the per-run sequence — fenced by the lease —,
-   * append the event row and its outbox message, and apply `change` (SQL that
-   * may use $1 run id, $4 node id and its own params from $8, and must only
-   * act `WHERE EXISTS (SELECT 1 FROM r)`). Throws LeaseLostError when fenced.
-   * With `frame.before`, two frames (seq n-1 and n) are written at once.
+   * append the frames' event rows and outbox messages, and apply the parts
+   * (which may use $1 run id and $4 node id). Throws LeaseLostError when fenced.
    */
-  private async transition(
-    frame: {
-      runId: string;
-      owner: string;
-      type: string;
-      nodeId?: string;
-      payload: Record<string, unknown>;
-      /** A frame committed just before this one, in the same statement (seq n-1). */
-      before?: { type: string; payload: Record<string, unknown> };
-    },
-    change: string,
-    params: unknown[],
-    finish?: { status: string; error: string | null },
-  ): Promise<number> {
+  private async transition(runId: string, owner: string, nodeId: string | null, frames: Frame[], build: (p: Bind) => TransitionParts): Promise<number> {
     const timestamp = new Date().toISOString();
-    const frames = [...(frame.before ? [frame.before] : []), { type: frame.type, payload: frame.payload }];
-    // $1 run, $2 owner, $3 time, $4 node, $5 subject prefix, $6 frame types, $7 frame payloads; `change` params from $8.
-    const runUpdate = finish ? `status = $${8 + params.length}::text, error = $${9 + params.length}::text, lease_owner = NULL, lease_until = NULL,` : '';
+    // $1 run, $2 owner, $3 time, $4 node, $5 subject prefix, $6 frame types, $7 frame payloads; the parts bind from $8.
+    const params: unknown[] = [
+      runId,
+      owner,
+      timestamp,
+      nodeId,
+      this.kit.subjects.run(runId, ''),
+      frames.map((f) => f.type),
+      frames.map((f) => JSON.stringify(f.payload)),
+    ];
+    const parts = build((value) => {
+      params.push(value);
+      return `$${params.length}`;
+    });
+    const n = frames.length;
+    const changes = (parts.changes ?? []).map((sql, i) => `, c${i} AS (\n${sql}\n)`).join('');
     const rows = await sqlRows<{ last_seq: string }>(
       this.kit.db,
       `WITH r AS (
-         UPDATE runs SET ${runUpdate} last_seq = last_seq + ${frames.length}, updated_at = now()
+         UPDATE runs SET ${parts.runSet ?? ''} last_seq = last_seq + ${n}, updated_at = now()
           WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq
        ), f AS (
-         SELECT r.last_seq - ${frames.length} + x.i AS seq, x.type, x.payload
+         SELECT r.last_seq - ${n} + x.i AS seq, x.type, x.payload
            FROM r, unnest($6::text[], $7::jsonb[]) WITH ORDINALITY AS x(type, payload, i)
        ), e AS (
          INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
@@ -204,31 +319,40 @@ export class RunExecutionStore {
                   || CASE WHEN $4::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', $4::text) END,
                 'run:' || $1::text || ':' || seq
            FROM f ORDER BY seq
-       ), c AS (
-         ${change}
-       )
+       )${changes}
        SELECT last_seq FROM r`,
-      [
-        frame.runId,
-        frame.owner,
-        timestamp,
-        frame.nodeId ?? null,
-        this.kit.subjects.run(frame.runId, ''),
-        frames.map((f) => f.type),
-        frames.map((f) => JSON.stringify(f.payload)),
-        ...params,
-        ...(finish ? [finish.status, finish.error] : []),
-      ],
+      params,
     );
-    if (!rows.length) throw new LeaseLostError(frame.runId);
+    if (!rows.length) throw new LeaseLostError(runId);
     for (const f of frames) this.kit.metrics.events.inc({ type: f.type });
     this.kit.relay.kick();
     return Number(rows[0]!.last_seq);
   }
 
+  /** A write without a frame, fenced by the lease in the same statement (the run row is locked, like a transition). */
+  private async fenced(runId: string, owner: string, nodeId: string, build: (p: Bind) => string[]): Promise<void> {
+    // $3 is unused (kept so node id is $4, as in transitions).
+    const params: unknown[] = [runId, owner, null, nodeId];
+    const changes = build((value) => {
+      params.push(value);
+      return `$${params.length}`;
+    })
+      .map((sql, i) => `, c${i} AS (\n${sql}\n)`)
+      .join('');
+    const rows = await sqlRows(
+      this.kit.db,
+      `WITH r AS (
+         UPDATE runs SET updated_at = now() WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING id, $3::text AS fence_unused, $4::text AS fence_node
+       )${changes}
+       SELECT id FROM r`,
+      params,
+    );
+    if (!rows.length) throw new LeaseLostError(runId);
+  }
+
   /** Throws LeaseLostError unless `owner` holds the lease on a running run. */
-  private async fence(q: { query(sql: string, params?: unknown[]): Promise<unknown> }, runId: string, owner: string): Promise<void> {
-    const rows = await sqlRows(q, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
+  private async fence(runId: string, owner: string): Promise<void> {
+    const rows = await sqlRows(this.kit.db, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
     if (!rows.length) throw new LeaseLostError(runId);
   }
 }

@@ -38,6 +38,33 @@ export class RunMaintenance {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Reconciliation for subflows: parked parents whose child run ended — the
+   * child's finish queues its parent in the same statement, this catches
+   * anything that slipped (e.g. a lost work item) — flipped to queued and
+   * returned for enqueueing.
+   */
+  async strandedParents(limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await sqlRows(
+      this.kit.db,
+      `UPDATE runs SET status = 'queued', updated_at = now()
+        WHERE id IN (SELECT n.run_id FROM node_states n JOIN runs c ON c.id = n.child_run_id JOIN runs p ON p.id = n.run_id
+                      WHERE n.status = 'waiting' AND p.status = 'waiting' AND c.status IN ('completed','failed','cancelled') LIMIT $1)
+          AND status = 'waiting'
+        RETURNING id`,
+      [limit],
+    );
+    for (const { id } of rows) await this.repo.enqueue(id, `work:${id}:reconcile:${Date.now()}`);
+    return rows.map((r) => r.id);
+  }
+
+  /** Cancel unfinished subflow children of runs that already finished. */
+  async cancelOrphanChildren(limit: number): Promise<string[]> {
+    const ids = await this.repo.orphanChildren(limit);
+    for (const id of ids) await this.repo.cancel(id, 'parent_finished');
+    return ids;
+  }
+
   /** Drop node outputs of runs finished more than `retentionMs` ago, and expired cache entries. */
   async purgeOutputs(retentionMs: number): Promise<number> {
     const rows = await sqlRows(

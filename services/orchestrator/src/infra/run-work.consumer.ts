@@ -10,6 +10,8 @@ import type { RunMaintenance } from './run-maintenance.js';
 import type { RunRepository } from './run.repository.js';
 
 const TIMER_POLL_MS = 250;
+/** Subflow reconciliation (parked parents of finished children) every this many timer polls. */
+const RECONCILE_EVERY_TICKS = 8;
 const PURGE_EVERY_MS = 10 * 60_000;
 
 export class RunWorkConsumer {
@@ -52,8 +54,15 @@ export class RunWorkConsumer {
     };
     sweep();
     // Durable timers (delays, approval timeouts) live in node_states; any replica fires them.
+    let tick = 0;
     const fire = () => {
       this.maintenance.dueTimers(100).catch((err) => this.kit.log.warn({ err }, 'timer poll failed'));
+      if (tick++ % RECONCILE_EVERY_TICKS === 0) {
+        this.maintenance
+          .strandedParents(100)
+          .then((ids) => ids.length && this.kit.log.info({ count: ids.length }, 're-queued parents of finished subflows'))
+          .catch((err) => this.kit.log.warn({ err }, 'subflow reconciliation failed'));
+      }
       this.timers = setTimeout(fire, TIMER_POLL_MS);
       this.timers.unref();
     };
@@ -78,6 +87,8 @@ export class RunWorkConsumer {
     const period = Math.floor(Date.now() / lease);
     for (const runId of orphans) await this.repo.enqueue(runId, `work:${runId}:sweep:${period}`);
     if (orphans.length) this.kit.log.info({ count: orphans.length }, 're-enqueued orphaned runs');
+    const children = await this.maintenance.cancelOrphanChildren(100);
+    if (children.length) this.kit.log.info({ count: children.length }, 'cancelled subflow runs whose parent finished');
     return orphans.length;
   }
 

@@ -9,6 +9,7 @@ import { AppError, sqlRows, type OutboxMessage, type ServiceKit } from '@af/serv
 import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
 import type { Decision, NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -24,7 +25,49 @@ export interface RunRow {
   error: string | null;
   created_at: Date;
   updated_at: Date;
+  parent_run_id?: string | null;
+  parent_node_id?: string | null;
+  depth?: number;
+  output_contract?: Record<string, unknown> | null;
+  goal_condition?: unknown[] | null;
+  goal_condition_results?: unknown[] | null;
+  rollback?: Run['rollback'];
 }
+
+interface NodeRow {
+  node_id: string;
+  status: NodeStatus;
+  attempt: number;
+  error: string | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  wait_until: Date | null;
+  skip_reason: string | null;
+  decision: Decision | null;
+  child_run_id?: string | null;
+  rollback_status?: string | null;
+}
+
+const toNodeState = (r: NodeRow): NodeState => ({
+  nodeId: r.node_id,
+  status: r.status,
+  attempt: r.attempt,
+  error: r.error,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  waitUntil: r.wait_until,
+  skipReason: r.skip_reason,
+  decision: r.decision,
+  childRunId: r.child_run_id ?? null,
+  rollbackStatus: r.rollback_status ?? null,
+});
+
+/** A waiting node state as the engine re-reads it, with its child run's status (subflows). */
+export interface WaitingRow extends NodeState {
+  childStatus: string | null;
+}
+
+const ACTIVE = `('queued','running','waiting','paused')`;
 
 export const toRun = (r: RunRow): Run => ({
   id: r.id,
@@ -37,6 +80,13 @@ export const toRun = (r: RunRow): Run => ({
   error: r.error,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  parentRunId: r.parent_run_id ?? null,
+  parentNodeId: r.parent_node_id ?? null,
+  depth: r.depth ?? 0,
+  outputContract: r.output_contract ?? null,
+  goalCondition: r.goal_condition ?? null,
+  goalConditionResults: r.goal_condition_results ?? null,
+  rollback: r.rollback ?? null,
 });
 
 export class RunRepository {
@@ -49,15 +99,31 @@ export class RunRepository {
     inputs: Record<string, unknown>;
     runContext: string;
     idempotencyKey: string | null;
+    /** A subflow child: the parent run and the node instance waiting for it. */
+    parent?: { runId: string; nodeId: string; depth: number };
+    outputContract?: Record<string, unknown> | null;
+    goalCondition?: unknown[] | null;
   }): Promise<{ run: Run; created: boolean }> {
     return this.kit.transaction(async (m, emit) => {
       const id = randomUUID();
-      const inserted: RunRow[] = await sqlRows(m, 
-        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key)
-         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6)
+      const inserted: RunRow[] = await sqlRows(m,
+        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition)
+         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb)
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING *`,
-        [id, input.userId, input.runContext, JSON.stringify(input.plan), JSON.stringify(input.inputs), input.idempotencyKey],
+        [
+          id,
+          input.userId,
+          input.runContext,
+          JSON.stringify(input.plan),
+          JSON.stringify(input.inputs),
+          input.idempotencyKey,
+          input.parent?.runId ?? null,
+          input.parent?.nodeId ?? null,
+          input.parent?.depth ?? 0,
+          input.outputContract ? JSON.stringify(input.outputContract) : null,
+          input.goalCondition?.length ? JSON.stringify(input.goalCondition) : null,
+        ],
       );
       if (inserted.length === 0) {
         const [existing]: RunRow[] = await sqlRows(m, 'SELECT * FROM runs WHERE user_id = $1 AND idempotency_key = $2', [
@@ -75,6 +141,7 @@ export class RunRepository {
         planVersion: 1,
         nodeCount: nodeIds.length,
         runContext: input.runContext,
+        ...(input.parent ? { parentRunId: input.parent.runId, parentNodeId: input.parent.nodeId } : {}),
       });
       emit({ subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` });
       return { run: toRun(inserted[0]!), created: true };
@@ -91,41 +158,26 @@ export class RunRepository {
     if (!run) return null;
     const nodes = await this.nodeStates(runId);
     const outputs = await this.outputs(runId);
-    const byKey: Record<string, unknown> = {};
-    for (const node of run.plan.nodes) if (outputs.has(node.id)) byKey[node.outputKey ?? node.id] = outputs.get(node.id);
-    // In plan order, so callers can rely on positions.
-    const ordered = run.plan.nodes.map((n) => nodes.get(n.id)).filter((n): n is NodeState => !!n);
-    return { ...run, nodes: ordered, outputs: byKey };
+    const iterations = iterationStates(run, nodes);
+    const instanceOutputs: Record<string, unknown> = {};
+    for (const n of iterations) if (outputs.has(n.nodeId)) instanceOutputs[n.nodeId] = outputs.get(n.nodeId);
+    return { ...run, nodes: topLevel(run, nodes), iterations, instanceOutputs, outputs: finalOutput(run, outputs) };
   }
 
   async nodeStates(runId: string): Promise<Map<string, NodeState>> {
-    const rows: Array<{
-      node_id: string;
-      status: NodeStatus;
-      attempt: number;
-      error: string | null;
-      started_at: Date | null;
-      finished_at: Date | null;
-      wait_until: Date | null;
-      skip_reason: string | null;
-      decision: Decision | null;
-    }> = await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
-    return new Map(
-      rows.map((r) => [
-        r.node_id,
-        {
-          nodeId: r.node_id,
-          status: r.status,
-          attempt: r.attempt,
-          error: r.error,
-          startedAt: r.started_at,
-          finishedAt: r.finished_at,
-          waitUntil: r.wait_until,
-          skipReason: r.skip_reason,
-          decision: r.decision,
-        },
-      ]),
+    const rows: NodeRow[] = await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
+    return new Map(rows.map((r) => [r.node_id, toNodeState(r)]));
+  }
+
+  /** The run's waiting node states, fresh, with each subflow child's status. */
+  async waitingStates(runId: string): Promise<Map<string, WaitingRow>> {
+    const rows: Array<NodeRow & { child_status: string | null }> = await sqlRows(
+      this.kit.db,
+      `SELECT n.*, c.status AS child_status FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
+        WHERE n.run_id = $1 AND n.status = 'waiting'`,
+      [runId],
     );
+    return new Map(rows.map((r) => [r.node_id, { ...toNodeState(r), childStatus: r.child_status }]));
   }
 
   async outputs(runId: string): Promise<Map<string, unknown>> {
@@ -213,23 +265,65 @@ export class RunRepository {
     });
   }
 
-  /** Cancel unless already finished; returns false when the run was finished. */
-  async cancel(runId: string): Promise<boolean> {
+  /**
+   * Cancel unless already finished (false when it was), with every
+   * unfinished descendant subflow run; a cancelled child wakes its parent.
+   */
+  async cancel(runId: string, reason?: string): Promise<boolean> {
     return this.kit.transaction(async (m, emit) => {
-      const rows = await sqlRows(m, 
+      const rows = await sqlRows<{ id: string; parent_run_id: string | null }>(
+        m,
         `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
-          WHERE id = $1 AND status IN ('queued','running','waiting','paused') RETURNING id`,
+          WHERE id = $1 AND status IN ${ACTIVE} RETURNING id, parent_run_id`,
         [runId],
       );
       if (rows.length === 0) return false;
-      await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
-      await this.appendEvent(m, emit, runId, 'complete', undefined, { status: 'cancelled' });
+      const descendants = await sqlRows<{ id: string }>(
+        m,
+        `WITH RECURSIVE d(id) AS (
+           SELECT id FROM runs WHERE parent_run_id = $1
+           UNION SELECT c.id FROM runs c JOIN d ON c.parent_run_id = d.id
+         )
+         UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
+          WHERE id IN (SELECT id FROM d) AND status IN ${ACTIVE} RETURNING id`,
+        [runId],
+      );
+      for (const id of [runId, ...descendants.map((d) => d.id)]) {
+        await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [id]);
+        const why = id === runId ? reason : 'parent_cancelled';
+        await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}) });
+      }
+      const parent = rows[0]!.parent_run_id;
+      if (parent) await this.wakeParent(m, emit, parent, runId);
       return true;
     });
   }
 
+  /** Runs still unfinished whose parent run finished (a parent that ended without cancelling them). */
+  async orphanChildren(limit: number): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(
+      this.kit.db,
+      `SELECT c.id FROM runs c JOIN runs p ON p.id = c.parent_run_id
+        WHERE c.status IN ${ACTIVE} AND p.status IN ('completed','failed','cancelled') LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Unfinished child runs of `runId` (direct children). */
+  async activeChildren(runId: string): Promise<string[]> {
+    const rows = await sqlRows<{ id: string }>(this.kit.db, `SELECT id FROM runs WHERE parent_run_id = $1 AND status IN ${ACTIVE}`, [runId]);
+    return rows.map((r) => r.id);
+  }
+
   async enqueue(runId: string, msgId: string): Promise<void> {
     await this.kit.transaction(async (_m, emit) => emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId }));
+  }
+
+  /** A parked parent whose child ended is queued again and gets a work item. */
+  private async wakeParent(m: EntityManager, emit: Emit, parentRunId: string, childRunId: string): Promise<void> {
+    await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting'`, [parentRunId]);
+    emit({ subject: this.kit.subjects.runWork(parentRunId), payload: { runId: parentRunId }, msgId: `work:${parentRunId}:child:${childRunId}` });
   }
 
   /**
@@ -265,4 +359,39 @@ export class RunRepository {
     this.kit.metrics.events.inc({ type });
     return seq;
   }
+}
+
+/** Top-level node states in plan order, so callers can rely on positions. */
+function topLevel(run: Run, nodes: Map<string, NodeState>): NodeState[] {
+  return run.plan.nodes.map((n) => nodes.get(n.id)).filter((n): n is NodeState => !!n);
+}
+
+/** Instances inside map iterations, ordered by iteration indexes, then body order. */
+function iterationStates(run: Run, nodes: Map<string, NodeState>): NodeState[] {
+  const out: Array<{ state: NodeState; indices: number[]; order: number }> = [];
+  const order = new Map<string, number>();
+  const visit = (list: Run['plan']['nodes']) => {
+    for (const n of list) {
+      order.set(n.id, order.size);
+      if (n.body) visit(n.body.nodes);
+    }
+  };
+  visit(run.plan.nodes);
+  for (const [id, state] of nodes) {
+    const parsed = parseInstanceId(id);
+    if (!parsed || parsed.indices.length === 0 || !locateNode(run.plan.nodes, parsed.nodeId)) continue;
+    out.push({ state, indices: parsed.indices, order: order.get(parsed.nodeId) ?? 0 });
+  }
+  out.sort((a, b) => {
+    for (let k = 0; k < Math.min(a.indices.length, b.indices.length); k++) if (a.indices[k] !== b.indices[k]) return a.indices[k]! - b.indices[k]!;
+    return a.indices.length - b.indices.length || a.order - b.order;
+  });
+  return out.map((o) => o.state);
+}
+
+/** The run's final output: each top-level node's output under its output key. */
+export function finalOutput(run: Pick<Run, 'plan'>, outputs: ReadonlyMap<string, unknown>): Record<string, unknown> {
+  const byKey: Record<string, unknown> = {};
+  for (const node of run.plan.nodes) if (outputs.has(node.id)) byKey[node.outputKey ?? node.id] = outputs.get(node.id);
+  return byKey;
 }

@@ -6,9 +6,7 @@ import { PlanGraphSchema } from '@af/plan';
 import { ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config.js';
-import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
-import { Waiting1763900000000 } from '../../src/infra/migrations/1763900000000-waiting.js';
-import { NodeCache1764000000000 } from '../../src/infra/migrations/1764000000000-node-cache.js';
+import { ORCHESTRATOR_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { LeaseLostError, RunExecutionStore } from '../../src/infra/run-execution.store.js';
 import { RunMaintenance } from '../../src/infra/run-maintenance.js';
 import { RunRepository } from '../../src/infra/run.repository.js';
@@ -27,7 +25,7 @@ beforeAll(async () => {
     name: 'orchestrator',
     envSchema: orchestratorEnvSchema,
     env: { DATABASE_URL: db.url, NATS_URL: 'memory://run-repo-test', CONNECTOR_RUNTIME_URL: '127.0.0.1:1', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
-    migrations: [Init1763800000000, Waiting1763900000000, NodeCache1764000000000],
+    migrations: ORCHESTRATOR_MIGRATIONS,
   });
   repo = new RunRepository(kit);
   store = new RunExecutionStore(kit);
@@ -119,4 +117,147 @@ it('purges node outputs of long-finished runs only', async () => {
   expect((await repo.outputs(live.run.id)).get('a')).toEqual({ big: 'x'.repeat(100) });
   // The event log (metadata) stays.
   expect((await repo.events(done.run.id, 0)).length).toBeGreaterThan(2);
+});
+
+describe('map iterations', () => {
+  it('stores the items and a pending row per instance in one fenced statement; a retry resets what did not complete', async () => {
+    const { run } = await create();
+    await store.acquireLease(run.id, 'M', 60_000);
+    await store.nodeStarted(run.id, 'M', 'a', 1, {});
+    await store.mapPrepared(run.id, 'M', 'a', { key: 'a#items', value: { attempt: 1, items: [1, 2], total: 3 } }, ['x[0]', 'x[1]'], [], {
+      type: 'log',
+      payload: { event: 'map_truncated', total: 3, maxIterations: 2 },
+    });
+    expect((await repo.outputs(run.id)).get('a#items')).toEqual({ attempt: 1, items: [1, 2], total: 3 });
+    const states = await repo.nodeStates(run.id);
+    expect(['x[0]', 'x[1]'].map((id) => states.get(id)!.status)).toEqual(['pending', 'pending']);
+    const events = await repo.events(run.id, 0);
+    expect(events.at(-1)).toMatchObject({ type: 'log', nodeId: 'a', payload: { event: 'map_truncated' } });
+
+    await store.nodeStarted(run.id, 'M', 'x[0]', 1, {});
+    await store.nodeCompleted(run.id, 'M', 'x[0]', 10, { attempt: 1 });
+    await store.nodeStarted(run.id, 'M', 'x[1]', 1, {});
+    await store.nodeEnded(run.id, 'M', 'x[1]', 'failed', 'boom', {});
+    // Attempt 2: same instances; the failed one starts over, the completed one stays.
+    await store.mapPrepared(run.id, 'M', 'a', { key: 'a#items', value: { attempt: 2, items: [1, 2], total: 3 } }, ['x[0]', 'x[1]'], ['x[1]'], null);
+    const after = await repo.nodeStates(run.id);
+    expect([after.get('x[0]')!.status, after.get('x[1]')!.status, after.get('x[1]')!.error, after.get('x[1]')!.attempt]).toEqual(['completed', 'pending', null, 1]);
+    expect((await repo.events(run.id, 0)).length).toBe(events.length + 4);
+
+    const view = await repo.view(run.id);
+    expect(view!.nodes.map((n) => n.nodeId)).toEqual(['a', 'b']);
+    expect(view!.iterations.map((n) => n.nodeId)).toEqual([]); // 'x' is not a node of this plan
+    await store.instancesCancelled(run.id, 'M', 'a', ['x[0]', 'x[1]']);
+    expect([...(await repo.nodeStates(run.id)).values()].filter((s) => s.nodeId.startsWith('x')).map((s) => s.status).sort()).toEqual(['cancelled', 'completed']);
+    await expect(store.mapPrepared(run.id, 'other-owner', 'a', { key: 'a#items', value: {} }, [], [], null)).rejects.toBeInstanceOf(LeaseLostError);
+  });
+});
+
+describe('subflows', () => {
+  const child = async (parentId: string, nodeId = 'a') =>
+    (await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'background', idempotencyKey: `child-of-${parentId}-${nodeId}`, parent: { runId: parentId, nodeId, depth: 1 } })).run;
+
+  it('a child run records its parent; the same key finds the same child', async () => {
+    const { run: parent } = await create();
+    const c = await child(parent.id);
+    expect([c.parentRunId, c.parentNodeId, c.depth]).toEqual([parent.id, 'a', 1]);
+    expect((await child(parent.id)).id).toBe(c.id);
+    expect((await repo.events(c.id, 0))[0]!.payload).toMatchObject({ parentRunId: parent.id, parentNodeId: 'a' });
+  });
+
+  it("a child's finish queues its parked parent with a work item in the same statement; park refuses while a child has finished", async () => {
+    const { run: parent } = await create();
+    await store.acquireLease(parent.id, 'P', 60_000);
+    const c = await child(parent.id);
+    await store.nodeStarted(parent.id, 'P', 'a', 1, {});
+    await store.nodeWaiting(parent.id, 'P', 'a', new Date(Date.now() + 60_000), { type: 'subflow_started', payload: { childRunId: c.id } }, c.id);
+    expect((await repo.nodeStates(parent.id)).get('a')!.childRunId).toBe(c.id);
+    expect(await store.park(parent.id, 'P')).toBe(true);
+    expect((await repo.get(parent.id))!.status).toBe('waiting');
+
+    await store.acquireLease(c.id, 'C', 60_000);
+    await store.finish(c.id, 'C', 'completed', null, {});
+    expect((await repo.get(parent.id))!.status).toBe('queued');
+    const work = await sqlRows(kit.db, `SELECT subject, payload, msg_id FROM outbox WHERE msg_id = $1`, [`work:${parent.id}:child:${c.id}`]);
+    expect(work).toHaveLength(1);
+    expect(work[0].subject).toBe(kit.subjects.runWork(parent.id));
+    expect(work[0].payload).toEqual({ runId: parent.id });
+    expect((await repo.waitingStates(parent.id)).get('a')!.childStatus).toBe('completed');
+
+    // Leased again, it cannot park: the child it waits for is done.
+    await store.acquireLease(parent.id, 'P', 60_000);
+    expect(await store.park(parent.id, 'P')).toBe(false);
+  });
+
+  it('reconciles a parked parent whose child finished but whose wake-up was lost', async () => {
+    const { run: parent } = await create();
+    await store.acquireLease(parent.id, 'P', 60_000);
+    const c = await child(parent.id);
+    await store.nodeStarted(parent.id, 'P', 'a', 1, {});
+    await store.nodeWaiting(parent.id, 'P', 'a', null, null, c.id);
+    await store.park(parent.id, 'P');
+    // The child ends behind the engine's back (as if its wake-up never happened).
+    await sqlRows(kit.db, `UPDATE runs SET status = 'failed' WHERE id = $1`, [c.id]);
+    expect(await maintenance.strandedParents(100)).toEqual([parent.id]);
+    expect((await repo.get(parent.id))!.status).toBe('queued');
+    expect(await maintenance.strandedParents(100)).toEqual([]);
+  });
+
+  it('cancel cascades to every unfinished descendant and wakes a parked parent', async () => {
+    const { run: root } = await create();
+    const mid = await child(root.id);
+    const leaf = (await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'background', idempotencyKey: `leaf-${mid.id}`, parent: { runId: mid.id, nodeId: 'b', depth: 2 } })).run;
+    expect(await repo.cancel(root.id)).toBe(true);
+    for (const id of [root.id, mid.id, leaf.id]) expect((await repo.get(id))!.status).toBe('cancelled');
+    expect((await repo.events(leaf.id, 0)).map((e) => [e.type, e.payload.reason ?? null])).toEqual([
+      ['start', null],
+      ['complete', 'parent_cancelled'],
+    ]);
+
+    const { run: parent } = await create();
+    const c = await child(parent.id);
+    await store.acquireLease(parent.id, 'P', 60_000);
+    await store.nodeStarted(parent.id, 'P', 'a', 1, {});
+    await store.nodeWaiting(parent.id, 'P', 'a', null, null, c.id);
+    await store.park(parent.id, 'P');
+    expect(await repo.cancel(c.id, 'by_user')).toBe(true);
+    expect((await repo.get(parent.id))!.status).toBe('queued');
+  });
+
+  it('finds unfinished children of finished parents', async () => {
+    const { run: parent } = await create();
+    const c = await child(parent.id);
+    expect(await repo.activeChildren(parent.id)).toEqual([c.id]);
+    await sqlRows(kit.db, `UPDATE runs SET status = 'failed' WHERE id = $1`, [parent.id]);
+    expect(await maintenance.cancelOrphanChildren(100)).toContain(c.id);
+    expect((await repo.get(c.id))!.status).toBe('cancelled');
+    expect(await repo.activeChildren(parent.id)).toEqual([]);
+  });
+});
+
+describe('rollback bookkeeping', () => {
+  it('orders completions by their node_complete frame, without cached or skipped ones; progress is durable', async () => {
+    const wide = PlanGraphSchema.parse({ nodes: ['p', 'q', 'r', 's'].map((id) => ({ id, kind: 'tool' })) });
+    const { run } = await repo.create({ userId: 'u1', plan: wide, inputs: {}, runContext: 'interactive', idempotencyKey: null });
+    await store.acquireLease(run.id, 'R', 60_000);
+    await store.nodeCompleted(run.id, 'R', 'q', 1, { attempt: 1 }, undefined, { attempt: 1 });
+    await store.nodeCompleted(run.id, 'R', 'p', 2, { attempt: 1 }, undefined, { attempt: 1 });
+    await store.nodeCompleted(run.id, 'R', 'r', 3, { attempt: 1, cached: true });
+    await store.nodeEnded(run.id, 'R', 's', 'skipped', null, { skipped: true }, 'condition_false');
+    const completions = await store.completions(run.id);
+    expect([...completions.keys()].sort()).toEqual(['p', 'q']);
+    expect(completions.get('p')! > completions.get('q')!).toBe(true);
+
+    await store.rollbackStarted(run.id, 'R', { failedNodeId: 's', error: 'boom', order: ['p', 'q'] }, { nodes: ['p', 'q'] });
+    expect((await repo.get(run.id))!.rollback).toEqual({ failedNodeId: 's', error: 'boom', order: ['p', 'q'] });
+    await store.nodeRolledBack(run.id, 'R', 'p', true, {});
+    await store.nodeRolledBack(run.id, 'R', 'q', false, { error: 'nope' });
+    const states = await repo.nodeStates(run.id);
+    expect([states.get('p')!.rollbackStatus, states.get('q')!.rollbackStatus, states.get('r')!.rollbackStatus]).toEqual(['done', 'failed', null]);
+    expect((await repo.events(run.id, 0)).slice(-3).map((e) => [e.type, e.nodeId ?? null, e.payload.ok ?? null])).toEqual([
+      ['rollback_started', null, null],
+      ['node_rolled_back', 'p', true],
+      ['node_rolled_back', 'q', false],
+    ]);
+  });
 });

@@ -24,14 +24,16 @@ function ctxFor(node: PlanNode, inputs: Record<string, unknown>, over: Partial<N
     runId: 'run-1',
     userId: 'user-1',
     node,
+    instanceId: node.id,
     inputs,
     params: node.params,
     scope: { vars: {} },
+    resolve: (v) => v,
     attempt: 1,
     idempotencyKey: `run-1:${node.id}:1`,
     timeoutMs: 60_000,
     signal: new AbortController().signal,
-    run: { approvalPolicy: 'require', runContext: 'interactive' },
+    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
     ...over,
   };
 }

@@ -18,7 +18,9 @@ export const protobufFileName = "agentfactory/orchestrator/v1/events.proto";
  * A run frame, published (as proto3 JSON) on `af.run.<run_id>.<type>`.
  * `type` is one of the seeds' frame types: start, plan_requested,
  * plan_rejected, plan_generated, plan_updated, node_start, node_complete,
- * node_error, policy_triggered, hitl_request, validation_error, complete, log.
+ * node_error, policy_triggered, hitl_request, validation_error, complete, log;
+ * and the orchestrator's own subflow_started, rollback_started,
+ * node_rolled_back, rollback_complete.
  */
 export interface RunEvent {
   runId: string;

@@ -205,6 +205,8 @@ export interface NodeState {
   waitUntil: string;
   /** Why a node was skipped: condition_false, rejected, timed_out, … */
   skipReason: string;
+  /** Subflow nodes: the child run they started. */
+  childRunId: string;
 }
 
 export interface Run {
@@ -219,7 +221,22 @@ export interface Run {
   error: string;
   createdAt: string;
   updatedAt: string;
-  inputs: { [key: string]: any } | undefined;
+  inputs:
+    | { [key: string]: any }
+    | undefined;
+  /** Subflow children: the run and node instance that started this run. */
+  parentRunId: string;
+  parentNodeId: string;
+  /**
+   * Node instances inside map iterations (node_id `<body node id>[<i>]`,
+   * nested maps `[<i>][<j>]`), by iteration then body order (GetRun only).
+   */
+  iterations: NodeState[];
+  /**
+   * Once completed: each goal condition's {facet, path, expression,
+   * satisfied, error?} (also on the `complete` frame).
+   */
+  goalConditionResults: { [key: string]: any }[];
 }
 
 export interface StartRunRequest {
@@ -235,6 +252,20 @@ export interface StartRunRequest {
   idempotencyKey: string;
   /** interactive | background | scheduled | monitor */
   runContext: string;
+  /**
+   * OutputContract (flex spec §5.2/§5.9.1): {schema: <JSON Schema>, mode?,
+   * hints?, constraints?}. The final output (outputs by output key) is
+   * validated against `schema` on completion; a violation emits a
+   * `validation_error` frame {scope, errors[]} and fails the run.
+   */
+  outputContract:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * Goal conditions (flex spec §5.1): [{facet, path, condition: {dsl | jsonLogic}}],
+   * evaluated on completion; results on `complete` as goal_condition_results.
+   */
+  goalCondition: { [key: string]: any }[];
 }
 
 export interface StartRunResponse {
@@ -338,6 +369,7 @@ function createBaseNodeState(): NodeState {
     outputKey: "",
     waitUntil: "",
     skipReason: "",
+    childRunId: "",
   };
 }
 
@@ -372,6 +404,9 @@ export const NodeState: MessageFns<NodeState> = {
     }
     if (message.skipReason !== "") {
       writer.uint32(82).string(message.skipReason);
+    }
+    if (message.childRunId !== "") {
+      writer.uint32(90).string(message.childRunId);
     }
     return writer;
   },
@@ -469,6 +504,14 @@ export const NodeState: MessageFns<NodeState> = {
             message.skipReason = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.childRunId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -521,6 +564,11 @@ export const NodeState: MessageFns<NodeState> = {
         : isSet(object.skip_reason)
         ? globalThis.String(object.skip_reason)
         : "",
+      childRunId: isSet(object.childRunId)
+        ? globalThis.String(object.childRunId)
+        : isSet(object.child_run_id)
+        ? globalThis.String(object.child_run_id)
+        : "",
     };
   },
 
@@ -556,6 +604,9 @@ export const NodeState: MessageFns<NodeState> = {
     if (message.skipReason !== "") {
       obj.skipReason = message.skipReason;
     }
+    if (message.childRunId !== "") {
+      obj.childRunId = message.childRunId;
+    }
     return obj;
   },
 };
@@ -573,6 +624,10 @@ function createBaseRun(): Run {
     createdAt: "",
     updatedAt: "",
     inputs: undefined,
+    parentRunId: "",
+    parentNodeId: "",
+    iterations: [],
+    goalConditionResults: [],
   };
 }
 
@@ -610,6 +665,18 @@ export const Run: MessageFns<Run> = {
     }
     if (message.inputs !== undefined) {
       Struct.encode(Struct.wrap(message.inputs), writer.uint32(90).fork()).join();
+    }
+    if (message.parentRunId !== "") {
+      writer.uint32(98).string(message.parentRunId);
+    }
+    if (message.parentNodeId !== "") {
+      writer.uint32(106).string(message.parentNodeId);
+    }
+    for (const v of message.iterations) {
+      NodeState.encode(v!, writer.uint32(114).fork()).join();
+    }
+    for (const v of message.goalConditionResults) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(122).fork()).join();
     }
     return writer;
   },
@@ -715,6 +782,38 @@ export const Run: MessageFns<Run> = {
             message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.parentRunId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.parentNodeId = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.iterations.push(NodeState.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.goalConditionResults.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -760,6 +859,24 @@ export const Run: MessageFns<Run> = {
         ? globalThis.String(object.updated_at)
         : "",
       inputs: isObject(object.inputs) ? object.inputs : undefined,
+      parentRunId: isSet(object.parentRunId)
+        ? globalThis.String(object.parentRunId)
+        : isSet(object.parent_run_id)
+        ? globalThis.String(object.parent_run_id)
+        : "",
+      parentNodeId: isSet(object.parentNodeId)
+        ? globalThis.String(object.parentNodeId)
+        : isSet(object.parent_node_id)
+        ? globalThis.String(object.parent_node_id)
+        : "",
+      iterations: globalThis.Array.isArray(object?.iterations)
+        ? object.iterations.map((e: any) => NodeState.fromJSON(e))
+        : [],
+      goalConditionResults: globalThis.Array.isArray(object?.goalConditionResults)
+        ? [...object.goalConditionResults]
+        : globalThis.Array.isArray(object?.goal_condition_results)
+        ? [...object.goal_condition_results]
+        : [],
     };
   },
 
@@ -798,12 +915,32 @@ export const Run: MessageFns<Run> = {
     if (message.inputs !== undefined) {
       obj.inputs = message.inputs;
     }
+    if (message.parentRunId !== "") {
+      obj.parentRunId = message.parentRunId;
+    }
+    if (message.parentNodeId !== "") {
+      obj.parentNodeId = message.parentNodeId;
+    }
+    if (message.iterations?.length) {
+      obj.iterations = message.iterations.map((e) => NodeState.toJSON(e));
+    }
+    if (message.goalConditionResults?.length) {
+      obj.goalConditionResults = message.goalConditionResults;
+    }
     return obj;
   },
 };
 
 function createBaseStartRunRequest(): StartRunRequest {
-  return { principal: undefined, plan: undefined, inputs: undefined, idempotencyKey: "", runContext: "" };
+  return {
+    principal: undefined,
+    plan: undefined,
+    inputs: undefined,
+    idempotencyKey: "",
+    runContext: "",
+    outputContract: undefined,
+    goalCondition: [],
+  };
 }
 
 export const StartRunRequest: MessageFns<StartRunRequest> = {
@@ -822,6 +959,12 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     if (message.runContext !== "") {
       writer.uint32(42).string(message.runContext);
+    }
+    if (message.outputContract !== undefined) {
+      Struct.encode(Struct.wrap(message.outputContract), writer.uint32(50).fork()).join();
+    }
+    for (const v of message.goalCondition) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -879,6 +1022,22 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
             message.runContext = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.outputContract = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.goalCondition.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -906,6 +1065,16 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
         : isSet(object.run_context)
         ? globalThis.String(object.run_context)
         : "",
+      outputContract: isObject(object.outputContract)
+        ? object.outputContract
+        : isObject(object.output_contract)
+        ? object.output_contract
+        : undefined,
+      goalCondition: globalThis.Array.isArray(object?.goalCondition)
+        ? [...object.goalCondition]
+        : globalThis.Array.isArray(object?.goal_condition)
+        ? [...object.goal_condition]
+        : [],
     };
   },
 
@@ -925,6 +1094,12 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     if (message.runContext !== "") {
       obj.runContext = message.runContext;
+    }
+    if (message.outputContract !== undefined) {
+      obj.outputContract = message.outputContract;
+    }
+    if (message.goalCondition?.length) {
+      obj.goalCondition = message.goalCondition;
     }
     return obj;
   },

@@ -1,0 +1,32 @@
+import { orchestratorEnvSchema } from './config.js';
+
+const base = { DATABASE_URL: 'postgres://x@127.0.0.1/db', NATS_URL: 'nats://127.0.0.1:4222', CONNECTOR_RUNTIME_URL: '127.0.0.1:1' };
+
+describe('orchestrator config', () => {
+  it('defaults: 4 calls per connector, no overrides, no planner, maps of up to 1000 items, subflows 5 deep', () => {
+    const c = orchestratorEnvSchema.parse(base);
+    expect([c.CONNECTOR_CONCURRENCY, [...c.CONNECTOR_CONCURRENCY_OVERRIDES], c.PLANNER_URL, c.MAP_MAX_ITERATIONS, c.SUBFLOW_MAX_DEPTH]).toEqual([4, [], undefined, 1000, 5]);
+  });
+
+  it('reads per-connector overrides', () => {
+    const c = orchestratorEnvSchema.parse({ ...base, CONNECTOR_CONCURRENCY: '8', CONNECTOR_CONCURRENCY_OVERRIDES: 'fec-api=2, slow-api = 1,', PLANNER_URL: 'planner:50051' });
+    expect(c.CONNECTOR_CONCURRENCY).toBe(8);
+    expect([...c.CONNECTOR_CONCURRENCY_OVERRIDES]).toEqual([
+      ['fec-api', 2],
+      ['slow-api', 1],
+    ]);
+    expect(c.PLANNER_URL).toBe('planner:50051');
+  });
+
+  it('refuses bad overrides naming the entry', () => {
+    const r = orchestratorEnvSchema.safeParse({ ...base, CONNECTOR_CONCURRENCY_OVERRIDES: 'fec-api=2,Bad_Id=3,x=0,fec-api=1' });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['CONNECTOR_CONCURRENCY_OVERRIDES', "entry 2 'Bad_Id=3' must be <connector-id>=<1..1000>, e.g. fec-api=2"],
+      ['CONNECTOR_CONCURRENCY_OVERRIDES', "entry 3 'x=0' must be <connector-id>=<1..1000>, e.g. fec-api=2"],
+      ['CONNECTOR_CONCURRENCY_OVERRIDES', "connector 'fec-api' is listed twice"],
+    ]);
+    expect(orchestratorEnvSchema.safeParse({ ...base, CONNECTOR_CONCURRENCY: '0' }).success).toBe(false);
+    expect(orchestratorEnvSchema.safeParse({ ...base, PLANNER_URL: 'http://planner' }).success).toBe(false);
+  });
+});
