@@ -1,16 +1,22 @@
 import 'reflect-metadata';
-import { request } from 'undici';
 import { parseKeyring, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { Bindings } from './app/bindings.js';
+import { CallPipeline } from './app/call-pipeline.js';
 import { Connectors } from './app/connectors.js';
 import { Templates } from './app/templates.js';
 import { TestConnector } from './app/test-connector.js';
 import { connectorRuntimeEnvSchema } from './config.js';
 import { ConnectorModule } from './grpc/connector.controller.js';
 import { BindingRepository } from './infra/binding.repository.js';
+import { CircuitBreaker, CircuitBreakerStore } from './infra/circuit-breaker.store.js';
 import { ConnectorRepository } from './infra/connector.repository.js';
 import { ExecutionRepository } from './infra/execution.repository.js';
+import { createEgressGuard, egressHostCheck } from './infra/guarded-http.js';
 import { CONNECTOR_RUNTIME_MIGRATIONS } from './infra/migrations/index.js';
+import { PgOAuthTokenStore } from './infra/oauth-token.store.js';
+import { closeDatabasePools, PgReadOnlyRunner } from './infra/pg-readonly.js';
+import { RateLimiter } from './infra/rate-limiter.js';
+import { ResponseCache } from './infra/response-cache.js';
 import { loadTemplates } from './infra/template-catalog.js';
 
 export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process.env) {
@@ -22,31 +28,55 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     env,
     migrations: CONNECTOR_RUNTIME_MIGRATIONS,
   });
-  const keyring = parseKeyring(kit.config.CREDENTIALS_KEYS);
+  const { config } = kit;
+  const keyring = parseKeyring(config.CREDENTIALS_KEYS);
+
+  // Outbound I/O: every HTTP request and database connection passes the SSRF guard.
+  const egress = createEgressGuard({ allow: config.CONNECTOR_EGRESS_ALLOW });
+  kit.onClose(() => egress.close());
+  const sql = new PgReadOnlyRunner({ log: kit.log, checkHost: egressHostCheck(config.CONNECTOR_EGRESS_ALLOW) });
+  kit.onClose(() => closeDatabasePools());
+
+  const cache = new ResponseCache(kit.db);
+  const purge = setInterval(() => void cache.purgeExpired().catch((err: unknown) => kit.log.warn({ err }, 'response cache purge failed')), 600_000);
+  purge.unref();
+  kit.onClose(async () => clearInterval(purge));
+
+  const pipeline = new CallPipeline({
+    egress,
+    limiter: new RateLimiter(kit.db, { leaseMs: config.RATE_LIMIT_LEASE_MS }),
+    breaker: new CircuitBreaker(new CircuitBreakerStore(kit.db), {
+      failureThreshold: config.BREAKER_FAILURE_THRESHOLD,
+      recoveryMs: config.BREAKER_RECOVERY_MS,
+      syncMs: config.BREAKER_SYNC_MS,
+    }),
+    cache,
+    log: kit.log,
+    maxWaitMs: config.RATE_LIMIT_MAX_WAIT_MS,
+    context: {
+      warn: (message, fields) => kit.log.warn(fields ?? {}, message),
+      oauth: new PgOAuthTokenStore(kit.db, keyring, { log: kit.log }),
+      sql,
+      ...(config.CONNECTOR_FILE_ROOT ? { fileRoot: config.CONNECTOR_FILE_ROOT } : {}),
+    },
+  });
+
   const connectorRepo = new ConnectorRepository(kit, keyring);
   const bindings = new Bindings(new BindingRepository(kit, keyring), connectorRepo);
-  const connectors = new Connectors(
-    connectorRepo,
-    new ExecutionRepository(kit),
-    bindings,
-    kit.log,
-    { idempotencyWindowMs: kit.config.IDEMPOTENCY_WINDOW_MS },
-    {
-      http: request,
-      warn: (message, fields) => kit.log.warn(fields ?? {}, message),
-    },
-  );
+  const connectors = new Connectors(connectorRepo, new ExecutionRepository(kit), bindings, pipeline, kit.log, {
+    idempotencyWindowMs: config.IDEMPOTENCY_WINDOW_MS,
+  });
   const templates = new Templates(templateFiles, connectors);
   const tester = new TestConnector(connectors, connectorRepo);
   const grpc = await startGrpcServer({
     module: ConnectorModule.forRoot({ connectors, bindings, templates, tester }),
     packages: ['connector'],
-    host: kit.config.GRPC_HOST,
-    port: kit.config.GRPC_PORT,
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
     log: kit.log,
     metrics: kit.metrics,
   });
   kit.onClose(() => grpc.close());
-  kit.log.info({ grpcPort: kit.config.GRPC_PORT, keyIds: keyring.kids, templates: templateFiles.length }, 'connector-runtime ready');
+  kit.log.info({ grpcPort: config.GRPC_PORT, keyIds: keyring.kids, templates: templateFiles.length }, 'connector-runtime ready');
   return { kit, close: () => kit.close() };
 }

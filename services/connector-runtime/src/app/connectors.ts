@@ -11,18 +11,17 @@ import {
   CONNECTOR_ERROR_GRPC_STATUS,
   connectorTimeoutMs,
   endpointJsonSchemas,
-  executeEndpoint,
   parseConnectorDefinition,
   parseConnectorYaml,
   requiredCredentials,
   type ConnectorDefinition,
   type EndpointJsonSchemas,
-  type ExecutionContext,
   type ParseConnectorResult,
 } from '../domain/index.js';
 import type { ConnectorRepository, StoredConnector } from '../infra/connector.repository.js';
 import type { ExecutionRepository } from '../infra/execution.repository.js';
 import type { Bindings } from './bindings.js';
+import type { CallPipeline, PipelineCall } from './call-pipeline.js';
 import { checkCredentials, invalidDefinition, requireUser } from './connector-input.js';
 
 export interface ExecuteCommand {
@@ -41,17 +40,14 @@ export interface DefinitionSource {
   definition?: Record<string, unknown> | undefined;
 }
 
-/** What every call runs with besides the definition (the SSRF-guarded HTTP client, plugin invoker, …). */
-export type CallContext = Omit<ExecutionContext, 'timeoutMs' | 'signal' | 'idempotencyKey'>;
-
 export class Connectors {
   constructor(
     private readonly repo: ConnectorRepository,
     private readonly executions: ExecutionRepository,
     private readonly bindings: Bindings,
+    private readonly pipeline: CallPipeline,
     private readonly log: Logger,
     private readonly options: { idempotencyWindowMs: number },
-    private readonly context: CallContext,
   ) {}
 
   async create(userId: string, source: DefinitionSource, credentials: Record<string, string>): Promise<StoredConnector> {
@@ -142,22 +138,32 @@ export class Connectors {
    * One call of an endpoint of a definition that need not be saved (TestConnector,
    * `af connector test`): no idempotency, no binding.
    */
-  async callOnce(def: ConnectorDefinition, endpoint: string, inputs: Record<string, unknown>, credentials: Record<string, string>): Promise<Record<string, unknown>> {
+  async callOnce(userId: string, def: ConnectorDefinition, endpoint: string, inputs: Record<string, unknown>, credentials: Record<string, string>): Promise<Record<string, unknown>> {
     for (const value of Object.values(credentials)) registerSecret(value);
-    return this.run(def, endpoint, inputs, credentials, {});
+    return this.run({ ownerUserId: userId, def, endpoint, inputs, credentials, noCache: true });
   }
 
   private async call(def: ConnectorDefinition, cmd: ExecuteCommand): Promise<Record<string, unknown>> {
     let credentials = await this.repo.credentials(cmd.userId, def.id);
     let effective = def;
+    let binding: PipelineCall['binding'];
     if (cmd.agentProfileId) {
       const bound = await this.bindings.resolve(cmd.userId, cmd.agentProfileId, def, cmd.endpoint, credentials);
       effective = bound.definition;
       credentials = bound.credentials;
+      binding = { agentProfileId: cmd.agentProfileId, rateLimitPerMinute: bound.binding.rateLimitPerMinute };
     }
     for (const value of Object.values(credentials)) registerSecret(value);
     try {
-      return await this.run(effective, cmd.endpoint, cmd.inputs, credentials, cmd.idempotencyKey ? { idempotencyKey: cmd.idempotencyKey } : {});
+      return await this.run({
+        ownerUserId: cmd.userId,
+        def: effective,
+        endpoint: cmd.endpoint,
+        inputs: cmd.inputs,
+        credentials,
+        ...(binding ? { binding } : {}),
+        ...(cmd.idempotencyKey ? { idempotencyKey: cmd.idempotencyKey } : {}),
+      });
     } catch (err) {
       const upstream = err instanceof AppError ? err.cause : undefined;
       if (cmd.agentProfileId && upstream instanceof ConnectorError && upstream.code === 'AUTH_FAILED') {
@@ -171,10 +177,11 @@ export class Connectors {
     }
   }
 
-  private async run(def: ConnectorDefinition, endpoint: string, inputs: Record<string, unknown>, credentials: Record<string, string>, extra: Partial<ExecutionContext>): Promise<Record<string, unknown>> {
+  private async run(call: PipelineCall): Promise<Record<string, unknown>> {
+    const { def, endpoint } = call;
     const started = Date.now();
     try {
-      const result = await executeEndpoint(def, endpoint, inputs, credentials, { ...this.context, ...extra });
+      const result = await this.pipeline.call(call);
       this.log.info({ connectorId: def.id, endpoint, count: result.count, ms: Date.now() - started, warnings: result.warnings?.length ?? 0 }, 'endpoint executed');
       return result as unknown as Record<string, unknown>;
     } catch (err) {

@@ -51,7 +51,7 @@ export class TestConnector {
       throw AppError.invalid('connector_id', 'give connector_id, yaml or definition');
     }
     const started = Date.now();
-    const result = await this.connectors.callOnce(definition, cmd.endpoint, cmd.inputs, credentials);
+    const result = await this.connectors.callOnce(cmd.userId, definition, cmd.endpoint, cmd.inputs, credentials);
     const records = Array.isArray(result.results) ? (result.results as unknown[]) : [];
     return {
       result,

@@ -7,6 +7,13 @@
  * declared parameters, defaults fit their type, …) live in
  * `connector-definition.rules.ts`.
  *
+ * `rest_api` adds, in the seed's YAML style (field names after Airbyte's
+ * declarative manifests where the seed is silent): every HTTP method,
+ * parameter placement (`in: query | path | header | body`, `body_format`),
+ * auth kinds `api_key`, `bearer_token`, `basic` and `oauth2`
+ * (`client_credentials` / `refresh_token` grants), and runtime-driven
+ * `pagination.type` (`page_number`, `offset`, `cursor`, `link_header`).
+ *
  * Unknown keys are refused everywhere we execute (top level, `rest_api`
  * connection and endpoints, response mappings): a misspelt `results_path`
  * would otherwise be dropped silently and the connector would return the wrong
@@ -55,6 +62,20 @@ export const parameterSchema = z.strictObject({
 });
 export type EndpointParameter = z.output<typeof parameterSchema>;
 
+/** Where a `rest_api` parameter goes in the request. */
+export const PARAMETER_LOCATIONS = ['query', 'path', 'header', 'body'] as const;
+export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
+
+/**
+ * A `rest_api` parameter: the shared shape plus `in`. Without `in` it goes in
+ * the path when the path has `{name}`, else in the query for GET, DELETE and
+ * HEAD and in the body for POST, PUT and PATCH (`restParameterLocation`).
+ */
+export const restParameterSchema = parameterSchema.extend({
+  in: z.enum(PARAMETER_LOCATIONS).optional(),
+});
+export type RestParameter = z.output<typeof restParameterSchema>;
+
 const entityExtractionSchema = z.looseObject({
   field: text,
   entity_type: text,
@@ -88,7 +109,49 @@ export const outputSchemaSchema = z.strictObject({
 });
 export type OutputSchema = z.output<typeof outputSchemaSchema>;
 
+/** An absolute http(s) URL without credentials or fragment (the OAuth2 token endpoint). */
+const tokenUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL' });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must use http or https, not "${url.protocol.slice(0, -1).slice(0, 20)}"`,
+    });
+  } else if (url.username || url.password) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must not contain credentials; store client_id and client_secret',
+    });
+  } else if (url.hash || value.includes('#')) {
+    ctx.addIssue({ code: 'custom', message: 'must not contain a fragment' });
+  }
+});
+
+/** OAuth2 scopes: a list, or one space-separated string (RFC 6749 §3.3), normalised to a list. */
+const scopes = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(' ').filter((s) => s !== '') : v),
+  z.array(
+    z
+      .string()
+      .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope token without spaces, quotes or backslashes'),
+  ),
+);
+
+export const OAUTH2_GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
+export type OAuth2GrantType = (typeof OAUTH2_GRANT_TYPES)[number];
+
 /**
+ * `connection.auth`. Credential values never sit in the definition: they are
+ * stored encrypted with the connector under the names `requiredCredentialNames`
+ * lists (api_key; token; username + password; client_id + client_secret
+ * [+ refresh_token]).
+ *
  * `env_var` (seed graphql example) is accepted so seed connectors parse, but
  * it is never read: credentials come from the encrypted store.
  */
@@ -101,6 +164,22 @@ export const authSchema = z.discriminatedUnion('type', [
     env_var: z.string().optional(),
   }),
   z.strictObject({ type: z.literal('bearer_token'), env_var: z.string().optional() }),
+  /** RFC 7617 Basic: credentials `username` and `password`. */
+  z.strictObject({ type: z.literal('basic'), env_var: z.string().optional() }),
+  /**
+   * RFC 6749 client credentials (§4.4) or refresh token (§6) grant. The access
+   * token is cached per owner and connector, refreshed 120 s before it expires,
+   * and a refresh token the server rotates is kept for the next refresh.
+   */
+  z.strictObject({
+    type: z.literal('oauth2'),
+    grant_type: z.enum(OAUTH2_GRANT_TYPES),
+    token_url: tokenUrl,
+    scopes: scopes.optional(),
+    /** How the client authenticates to the token endpoint: form fields (default) or an HTTP Basic header. */
+    client_auth: z.enum(['body', 'basic']).default('body'),
+    env_var: z.string().optional(),
+  }),
   z.strictObject({ type: z.literal('none') }),
 ]);
 export type ConnectorAuth = z.output<typeof authSchema>;
@@ -144,13 +223,46 @@ export const restConnectionSchema = z.strictObject({
 });
 export type RestConnection = z.output<typeof restConnectionSchema>;
 
+export const PAGINATION_TYPES = ['page_number', 'offset', 'cursor', 'link_header'] as const;
+export type PaginationType = (typeof PAGINATION_TYPES)[number];
+
+/** Pages one call may fetch unless `max_pages` says otherwise, and the most it may say. */
+export const DEFAULT_MAX_PAGES = 10;
+export const MAX_PAGES_LIMIT = 1000;
+
+const pageCount = z.number().int('must be a whole number').positive('must be at least 1');
+
+/**
+ * Without `type`, pagination is caller-driven (seed `_create_rest_api_tool`):
+ * one page per call, the result carrying `has_more` / `next_cursor` for the
+ * caller to pass back as `cursor_param`. With `type`, the runtime loops inside
+ * one call (`pagination.ts`). Which keys apply to which type is checked in
+ * `connector-definition.rules.ts`, so the errors can name the key.
+ */
 export const paginationSchema = z.strictObject({
+  type: z.enum(PAGINATION_TYPES).optional(),
   /** Where the next page's cursor is in the raw response body. */
   next_cursor_path: dotPath.optional(),
   /** Where a boolean "more pages" flag is in the raw response body. */
   has_more_path: dotPath.optional(),
-  /** The declared parameter a caller sets to the cursor to get the next page. */
-  cursor_param: z.string().optional(),
+  /** Caller-driven: the declared parameter a caller sets to the cursor. `cursor`: the request parameter the runtime sets. */
+  cursor_param: text.optional(),
+  /** `page_number`: the page parameter (default "page") and the first page (default 1). */
+  page_param: text.optional(),
+  start_page: z.number().int('must be a whole number').min(0, 'must not be negative').optional(),
+  /** `page_number`, `cursor`, `link_header`: page size sent as `page_size_param`. */
+  page_size_param: text.optional(),
+  page_size: pageCount.optional(),
+  /** `offset`: offset (default "offset") and limit (default "limit") parameters, and the limit. */
+  offset_param: text.optional(),
+  limit_param: text.optional(),
+  limit: pageCount.optional(),
+  /** Where the total number of records is in the raw response body. */
+  total_path: dotPath.optional(),
+  /** Most pages one call fetches (default 10, at most 1000). */
+  max_pages: pageCount.max(MAX_PAGES_LIMIT, `must be at most ${MAX_PAGES_LIMIT}`).optional(),
+  /** Where the paging parameters go: the query string (default) or the request body. */
+  inject_into: z.enum(['query', 'body']).optional(),
 });
 export type Pagination = z.output<typeof paginationSchema>;
 
@@ -169,7 +281,11 @@ export const restEndpointSchema = z.strictObject({
       (p) => !/[?#]/.test(p),
       'must not contain a query string or fragment; declare query values as parameters',
     ),
-  parameters: z.array(parameterSchema).max(100).default([]),
+  parameters: z.array(restParameterSchema).max(100).default([]),
+  /** How `in: body` parameters are encoded (default json). */
+  body_format: z.enum(['json', 'form']).optional(),
+  /** Serve repeated calls with the same inputs from a cache for this long (reads only; off by default). */
+  cache_ttl_seconds: z.number().int('must be a whole number of seconds').positive('must be at least 1').max(7 * 24 * 3600, 'must be at most 604800 (7 days)').optional(),
   response_mapping: responseMappingSchema.optional(),
   output_schema: outputSchemaSchema.optional(),
   pagination: paginationSchema.optional(),

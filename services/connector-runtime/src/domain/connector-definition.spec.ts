@@ -74,7 +74,7 @@ describe('parseConnectorDefinition', () => {
     expect(result.warnings).toEqual([]);
   });
 
-  it('upper-cases the method and warns that only GET executes', () => {
+  it('upper-cases the method; every method executes, so there is no warning', () => {
     const input = validDefinition();
     input.endpoints.search.method = 'post';
 
@@ -83,9 +83,7 @@ describe('parseConnectorDefinition', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect((result.definition as RestApiConnectorDefinition).endpoints.search?.method).toBe('POST');
-    expect(result.warnings).toEqual([
-      { field: 'endpoints.search.method', reason: expect.stringContaining('only GET') },
-    ]);
+    expect(result.warnings).toEqual([]);
   });
 
   it('accepts an api key sent in a header, and bearer tokens', () => {
@@ -251,9 +249,9 @@ describe('parseConnectorDefinition', () => {
     ],
     [
       'auth type unknown',
-      (d) => (d.connection.auth = { type: 'oauth2' }),
+      (d) => (d.connection.auth = { type: 'digest' }),
       'connection.auth.type',
-      'must be one of api_key, bearer_token, none',
+      'must be one of api_key, bearer_token, basic, oauth2, none',
     ],
     [
       'api_key without key_param',
@@ -443,7 +441,7 @@ describe('parseConnectorYaml', () => {
     });
   });
 
-  it.each(['graphql', 'file-parser', 'database', 'rss-feed', 'existing-tool'])(
+  it.each(['existing-tool'])(
     'parses the seed %s example as written',
     (type) => {
       const result = parseConnectorYaml(fixture(`seed-${type}.connector.yaml`));

@@ -198,6 +198,7 @@ const KNOWN_KEYS = [
   'response_mapping',
   'output_schema',
   'pagination',
+  'cache_ttl_seconds',
   'required',
   'default',
   'entity_type',
@@ -208,6 +209,22 @@ const KNOWN_KEYS = [
   'next_cursor_path',
   'has_more_path',
   'cursor_param',
+  // rest_api parameters, bodies, auth and pagination
+  'body_format',
+  'grant_type',
+  'token_url',
+  'scopes',
+  'client_auth',
+  'page_param',
+  'start_page',
+  'page_size_param',
+  'page_size',
+  'offset_param',
+  'limit_param',
+  'limit',
+  'total_path',
+  'max_pages',
+  'inject_into',
 ];
 
 function unknownKeyReason(key: string): string {

@@ -15,6 +15,7 @@ import type { ConnectorDefinition, ConnectorType } from './connector-definition.
 import type { DefinitionIssue } from './connector-definition.rules.js';
 import type { EndpointResult } from './response-mapping.js';
 import type { ConnectorCredentials } from './rest-request.js';
+import type { SqlRunner } from './types/database-sql-runner.js';
 
 /** undici's `request` signature: production passes the SSRF-guarded client (`infra/egress`). */
 export type HttpRequestFn = typeof undiciRequest;
@@ -45,8 +46,12 @@ export interface ExecutionContext {
    * added here as optional fields by the module that needs them.
    */
   oauth?: OAuthTokenCache;
+  /** Whose connector is being called; scopes per-owner state such as `oauth` cache keys. */
+  ownerUserId?: string;
   /** Root directory `file_parser` `source: directory` connectors may read below (operator setting). */
   fileRoot?: string;
+  /** Runs `database` connectors' SQL read-only (`infra/pg-readonly.ts` in the service). */
+  sql?: SqlRunner;
 }
 
 /**

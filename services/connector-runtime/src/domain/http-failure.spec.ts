@@ -1,4 +1,12 @@
-import { codeForStatus, errorForStatus, parseRetryAfter } from './http-failure.js';
+import { Readable } from 'node:stream';
+import {
+  codeForStatus,
+  describeNetworkError,
+  errorForStatus,
+  parseRetryAfter,
+  readBody,
+  snippet,
+} from './http-failure.js';
 
 describe('codeForStatus', () => {
   it.each([
@@ -69,5 +77,45 @@ describe('errorForStatus', () => {
       retryAfterMs: 2000,
       message: 'acme/search: the upstream is unavailable (HTTP 503 from https://acme.test/v1/search)',
     });
+  });
+});
+
+describe('readBody', () => {
+  const body = (...chunks: string[]) => {
+    const stream = Readable.from(chunks.map((c) => Buffer.from(c)));
+    return stream;
+  };
+
+  it('joins the chunks as UTF-8', async () => {
+    expect(await readBody(body('he', 'llo ', 'wörld'), 100, 'x', 'fail')).toBe('hello wörld');
+  });
+
+  it('fails past the limit in fail mode, naming the label', async () => {
+    await expect(readBody(body('12345', '67890'), 8, 'acme/search', 'fail')).rejects.toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      message: 'acme/search: the response is larger than 8 bytes',
+    });
+  });
+
+  it('keeps the first bytes in truncate mode', async () => {
+    expect(await readBody(body('12345', '67890'), 8, 'x', 'truncate')).toBe('12345678');
+  });
+});
+
+describe('snippet and describeNetworkError', () => {
+  it('collapses whitespace and marks a cut', () => {
+    expect(snippet('a \n  b')).toBe('a b');
+    expect(snippet('x'.repeat(250))).toBe(`${'x'.repeat(200)}…`);
+  });
+
+  it('names the code once', () => {
+    expect(describeNetworkError(Object.assign(new Error('connect failed'), { code: 'ECONNREFUSED' }))).toBe(
+      'ECONNREFUSED connect failed',
+    );
+    expect(describeNetworkError(Object.assign(new Error('ECONNRESET boom'), { code: 'ECONNRESET' }))).toBe(
+      'ECONNRESET boom',
+    );
+    expect(describeNetworkError({ message: 'outer', cause: { code: 'ENOTFOUND' } })).toBe('ENOTFOUND outer');
+    expect(describeNetworkError('plain')).toBe('plain');
   });
 });

@@ -83,3 +83,55 @@ function headerValue(
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
+
+/** The longest error-body excerpt put into a message. */
+export const SNIPPET_CHARS = 200;
+
+/**
+ * A response body as UTF-8 text, at most `maxBytes`: beyond that either fail
+ * (UPSTREAM_ERROR, naming `label`) or return what arrived so far and drop the
+ * rest.
+ */
+export async function readBody(
+  body: AsyncIterable<Buffer | string> & { destroy?: () => unknown },
+  maxBytes: number,
+  label: string,
+  overflow: 'fail' | 'truncate',
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (size + buf.length > maxBytes) {
+      body.destroy?.();
+      if (overflow === 'truncate') {
+        chunks.push(buf.subarray(0, maxBytes - size));
+        break;
+      }
+      throw new ConnectorError('UPSTREAM_ERROR', `${label}: the response is larger than ${maxBytes} bytes`);
+    }
+    size += buf.length;
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The first characters of an (already redacted) error body on one line.
+ * Slicing before collapsing whitespace keeps the snippet far from the
+ * truncation point of the error body, where a secret cut in half would no
+ * longer match for redaction.
+ */
+export function snippet(text: string): string {
+  const head = text.slice(0, SNIPPET_CHARS).replace(/\s+/g, ' ').trim();
+  return text.length > SNIPPET_CHARS ? `${head}…` : head;
+}
+
+/** A network failure by its code and message only; the error object itself may hold the full URL. */
+export function describeNetworkError(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
+  const code =
+    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return code && !message.includes(code) ? `${code} ${message}` : message;
+}

@@ -68,3 +68,17 @@ export { connectorTimeoutMs, executeEndpoint, requiredCredentials } from './exec
 export { CONNECTOR_TYPE_MODULES, connectorTypeModule } from './types/index.js';
 export { endpointJsonSchemas, inputSchemaOf, typeSchema, type EndpointJsonSchemas } from './endpoint-json-schema.js';
 export { inferOutputSchema, type InferredField, type InferredOutputSchema } from './infer-output-schema.js';
+export * from './token-bucket.js';
+export * from './circuit-breaker.js';
+export * from './egress-policy.js';
+export {
+  classifyFailure,
+  decideRetry,
+  DEFAULT_RETRY_POLICY,
+  failureOutcome,
+  jitteredDelay,
+  type FailureOutcome,
+  type RetryDecision,
+  type RetryKind,
+  type RetryPolicyOptions,
+} from './retry-policy.js';

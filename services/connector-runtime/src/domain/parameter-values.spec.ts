@@ -1,4 +1,9 @@
-import { coerceParameterValue, toQueryValues, type ParameterType } from './parameter-values.js';
+import {
+  coerceParameterValue,
+  toHeaderValue,
+  toQueryValues,
+  type ParameterType,
+} from './parameter-values.js';
 
 describe('coerceParameterValue', () => {
   it.each<[ParameterType, unknown, unknown]>([
@@ -56,5 +61,18 @@ describe('toQueryValues', () => {
     expect(toQueryValues(3)).toEqual(['3']);
     expect(toQueryValues({ a: 1 })).toEqual(['{"a":1}']);
     expect(toQueryValues([{ a: 1 }])).toEqual(['{"a":1}']);
+  });
+});
+
+describe('toHeaderValue', () => {
+  it('renders scalars as header text', () => {
+    expect(toHeaderValue('abc')).toBe('abc');
+    expect(toHeaderValue(42)).toBe('42');
+    expect(toHeaderValue(false)).toBe('false');
+    expect(toHeaderValue('tab\there Zoë')).toBe('tab\there Zoë');
+  });
+
+  it.each(['a\r\nX-Evil: 1', 'nul\u0000', 'del\u007f', 'emoji 🙂', 'Ā'])('refuses %j', (value) => {
+    expect(toHeaderValue(value)).toBeUndefined();
   });
 });

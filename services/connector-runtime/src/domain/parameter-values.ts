@@ -67,6 +67,16 @@ export function toQueryValues(value: unknown): string[] {
   return [toQueryScalar(value)];
 }
 
+/**
+ * A normalised scalar as an HTTP header value, or `undefined` when it cannot
+ * be one: header values are single-line Latin-1 text (RFC 9110 §5.5), and a
+ * CR/LF would let an input inject further headers.
+ */
+export function toHeaderValue(value: unknown): string | undefined {
+  const text = toQueryScalar(value);
+  return /^[\t\x20-\x7e\x80-\xff]*$/.test(text) ? text : undefined;
+}
+
 function toQueryScalar(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -127,5 +127,18 @@ describe('applyResponseMapping', () => {
       ).toBe(false);
       expect(applyResponseMapping({ more: 'no' }, undefined, { has_more_path: 'more' }).has_more).toBe(false);
     });
+
+    it('leaves has_more to the executor for runtime-driven pagination (pagination.type)', () => {
+      const result = applyResponseMapping(
+        page,
+        { results_path: 'results' },
+        {
+          type: 'cursor',
+          cursor_param: 'c',
+          next_cursor_path: 'pagination.n',
+        },
+      );
+      expect(result).toEqual({ results: [{ a: 1 }], count: 1 });
+    });
   });
 });

@@ -21,7 +21,9 @@ export interface EndpointResult {
 
 /**
  * Applies `results_path` (a list, or an object wrapped as one record) and
- * `fields` (local name → dot path; missing values become `null`). Without
+ * `fields` (local name → dot path; missing values become `null`). With a
+ * caller-driven `pagination` (no `type`) the result also carries `has_more`
+ * and `next_cursor` read from the body. Without
  * `fields` records are passed through; items that are not objects become
  * `{ value: item }` so every record is an object.
  */
@@ -38,7 +40,8 @@ export function applyResponseMapping(
     return fields ? mapFields(record, fields) : { ...record };
   });
   const result: EndpointResult = { results, count: results.length };
-  if (pagination) Object.assign(result, readPagination(body, pagination));
+  // Runtime-driven paginators (`pagination.type`) report has_more themselves (rest-api-executor).
+  if (pagination && pagination.type === undefined) Object.assign(result, readPagination(body, pagination));
   if (warnings.length > 0) result.warnings = warnings;
   return result;
 }

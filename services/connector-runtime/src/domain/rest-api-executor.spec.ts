@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { parseConnectorDefinition } from './connector-definition.js';
 import type { ConnectorDefinition } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
+import { InMemoryOAuthTokenCache } from './oauth-token-cache.js';
 import { executeRestEndpoint, type RestExecutorDeps } from './rest-api-executor.js';
 
 const SECRET = 'sk_live_Zq8+w/Secret=Value';
@@ -465,5 +466,274 @@ describe('executeRestEndpoint against a real server', () => {
       ]);
       errors.forEach(expectClean);
     });
+  });
+});
+
+describe('methods and bodies', () => {
+  function writeDef(method: string, extra: Record<string, any> = {}): ConnectorDefinition {
+    return definition((d) => {
+      d.endpoints.write = {
+        method,
+        path: '/items/{id}',
+        parameters: [
+          { name: 'id', type: 'string', required: true },
+          { name: 'title', type: 'string' },
+        ],
+        ...extra,
+      };
+    });
+  }
+
+  it('sends a JSON body and maps the JSON answer', async () => {
+    server.route('PUT', '/v1/items/:id', (req) => ({
+      status: 200,
+      json: { id: req.params.id, echo: JSON.parse(req.body) },
+    }));
+
+    const result = await executeRestEndpoint(writeDef('PUT'), 'write', { id: '7', title: 'T' }, CREDS);
+
+    expect(result).toEqual({ results: [{ id: '7', echo: { title: 'T' } }], count: 1 });
+    expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+  });
+
+  it('an empty answer to a write is no records and no warning', async () => {
+    server.route('DELETE', '/v1/items/:id', { status: 200, body: '' });
+    server.route('POST', '/v1/items/:id', { status: 202, body: '' });
+
+    expect(await executeRestEndpoint(writeDef('DELETE'), 'write', { id: '1' }, CREDS)).toEqual({
+      results: [],
+      count: 0,
+    });
+    expect(await executeRestEndpoint(writeDef('POST'), 'write', { id: '1' }, CREDS)).toEqual({
+      results: [],
+      count: 0,
+    });
+  });
+
+  it('HEAD answers become one { status, headers } record (no cookies), mappable', async () => {
+    server.route('HEAD', '/v1/items/:id', {
+      status: 200,
+      headers: { 'x-total': '42', 'set-cookie': 'session=secret', etag: '"abc"' },
+    });
+    const plain = await executeRestEndpoint(writeDef('HEAD'), 'write', { id: '1' }, CREDS);
+    expect(plain.count).toBe(1);
+    expect(plain.results[0]).toMatchObject({ status: 200, headers: { 'x-total': '42', etag: '"abc"' } });
+    expect(JSON.stringify(plain)).not.toContain('session=secret');
+
+    const mapped = await executeRestEndpoint(
+      writeDef('HEAD', { response_mapping: { fields: { total: 'headers.x-total', status: 'status' } } }),
+      'write',
+      { id: '1' },
+      CREDS,
+    );
+    expect(mapped).toEqual({ results: [{ total: '42', status: 200 }], count: 1 });
+  });
+});
+
+describe('runtime pagination loop', () => {
+  function pagedDef(pagination: Record<string, unknown>): ConnectorDefinition {
+    return definition((d) => {
+      d.endpoints.list = {
+        path: '/list',
+        parameters: [{ name: 'q', type: 'string' }],
+        pagination,
+        response_mapping: { results_path: 'items' },
+      };
+    });
+  }
+  /** Page n (1-based) of `pages` pages of `size` items each. */
+  const pageHandler = (pages: number, size: number) => (req: { query: Record<string, unknown> }) => {
+    const n = Number(req.query.page ?? 1);
+    return {
+      json: { items: n <= pages ? Array.from({ length: size }, (_, i) => ({ id: `${n}.${i}` })) : [] },
+    };
+  };
+
+  it('concatenates the pages in order and says has_more: false at the natural end', async () => {
+    server.route('GET', '/v1/list', pageHandler(3, 2));
+
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', { q: 'x' }, CREDS);
+
+    expect(result.results.map((r) => r.id)).toEqual(['1.0', '1.1', '2.0', '2.1', '3.0', '3.1']);
+    expect(result).toMatchObject({ count: 6, has_more: false });
+    expect(result.warnings).toBeUndefined();
+    expect(server.requests.map((r) => r.query.page)).toEqual(['1', '2', '3', '4']);
+    expect(server.requests.every((r) => r.query.q === 'x' && r.query.api_key === SECRET)).toBe(true);
+  });
+
+  it('the max_pages guard stops a loop that had more: has_more: true and a warning', async () => {
+    server.route('GET', '/v1/list', pageHandler(100, 1));
+
+    const result = await executeRestEndpoint(
+      pagedDef({ type: 'page_number', max_pages: 3 }),
+      'list',
+      {},
+      CREDS,
+    );
+
+    expect(result).toMatchObject({ count: 3, has_more: true });
+    expect(result.warnings).toEqual([
+      expect.stringContaining('stopped after 3 pages (pagination.max_pages is 3)'),
+    ]);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('defaults max_pages to 10', async () => {
+    server.route('GET', '/v1/list', pageHandler(100, 1));
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS);
+    expect(result).toMatchObject({ count: 10, has_more: true });
+  });
+
+  it('no warning when the last allowed page is also the last page', async () => {
+    server.route('GET', '/v1/list', (req) => ({
+      json: { items: req.query.page === '1' ? [{ id: 1 }, { id: 2 }] : [{ id: 3 }] },
+    }));
+    const result = await executeRestEndpoint(
+      pagedDef({ type: 'page_number', max_pages: 2, page_size_param: 'n', page_size: 2 }),
+      'list',
+      {},
+      CREDS,
+    );
+    expect(result).toEqual({ results: [{ id: 1 }, { id: 2 }, { id: 3 }], count: 3, has_more: false });
+    expect(server.requests.map((r) => r.query)).toEqual([
+      { page: '1', n: '2', api_key: SECRET },
+      { page: '2', n: '2', api_key: SECRET },
+    ]);
+  });
+
+  it('stops at the byte budget with has_more: true', async () => {
+    server.route('GET', '/v1/list', pageHandler(100, 50));
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS, {
+      maxTotalBytes: 1500,
+    });
+    expect(result.has_more).toBe(true);
+    expect(result.warnings).toEqual([expect.stringContaining('more than 1500 bytes')]);
+    expect(server.requests.length).toBeLessThan(10);
+  });
+
+  it('a malformed later page stops the loop with the records so far, has_more: true and warnings', async () => {
+    server.route('GET', '/v1/list', (req) =>
+      req.query.page === '2' ? { body: '<html>' } : { json: { items: [{ id: req.query.page }] } },
+    );
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS);
+    expect(result).toMatchObject({ results: [{ id: '1' }], count: 1, has_more: true });
+    expect(result.warnings).toEqual([
+      expect.stringContaining('is not valid JSON'),
+      expect.stringContaining('stopped paging at page 2'),
+    ]);
+  });
+
+  it('a malformed first page is no records, has_more: false and a warning', async () => {
+    server.route('GET', '/v1/list', { body: 'nope' });
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS);
+    expect(result).toEqual({
+      results: [],
+      count: 0,
+      has_more: false,
+      warnings: [expect.stringContaining('not valid JSON')],
+    });
+  });
+
+  it('an empty body ends the listing; a repeated per-page warning is reported once', async () => {
+    server.route('GET', '/v1/list', (req) =>
+      req.query.page === '3' ? { status: 204 } : { json: { other: 1 } },
+    );
+    // results_path is missing on every page: those pages are empty, so the loop ends after page 1.
+    const result = await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS);
+    expect(result).toEqual({
+      results: [],
+      count: 0,
+      has_more: false,
+      warnings: [expect.stringContaining('results_path "items" was not found')],
+    });
+  });
+
+  it('an error on a later page fails the whole call (no silent partial result)', async () => {
+    server.route('GET', '/v1/list', (req) =>
+      req.query.page === '2' ? { status: 503 } : { json: { items: [{ id: 1 }] } },
+    );
+    const err = await failure(executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS));
+    expect(err.code).toBe('UNAVAILABLE');
+  });
+
+  it('one deadline covers all pages', async () => {
+    server.route('GET', '/v1/list', (req) => ({ json: { items: [{ id: req.query.page }] }, delayMs: 80 }));
+    const err = await failure(
+      executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', {}, CREDS, { timeoutMs: 200 }),
+    );
+    expect(err.code).toBe('TIMEOUT');
+  });
+});
+
+describe('oauth2 in the executor', () => {
+  function oauthDef(): ConnectorDefinition {
+    return definition((d) => {
+      d.connection.auth = {
+        type: 'oauth2',
+        grant_type: 'client_credentials',
+        token_url: `${server.url}/oauth/token`,
+      };
+    });
+  }
+  const OAUTH_CREDS = { client_id: 'cid', client_secret: 'csecret-XYZ' };
+
+  it('FAILED_PRECONDITION without a token store, before any request', async () => {
+    const err = await failure(executeRestEndpoint(oauthDef(), 'committee', { id: '1' }, OAUTH_CREDS));
+    expect(err).toMatchObject({
+      code: 'FAILED_PRECONDITION',
+      message: expect.stringContaining('no OAuth token store'),
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('retries once after a 401 with a new token; a second 401 is AUTH_FAILED', async () => {
+    let issued = 0;
+    server.route('POST', '/oauth/token', () => ({
+      json: { access_token: `tok-${++issued}`, expires_in: 3600 },
+    }));
+    server.route('GET', '/v1/committee/:id', (req) =>
+      req.headers.authorization === 'Bearer tok-2' ? { json: { result: { name: 'ok' } } } : { status: 401 },
+    );
+    const oauth = new InMemoryOAuthTokenCache();
+
+    expect(await executeRestEndpoint(oauthDef(), 'committee', { id: '1' }, OAUTH_CREDS, { oauth })).toEqual({
+      results: [{ name: 'ok' }],
+      count: 1,
+    });
+    expect(server.count('POST', '/oauth/token')).toBe(2);
+    expect(server.count('GET', '/v1/committee/:id')).toBe(2);
+
+    server.route('GET', '/v1/committee/:id', { status: 401, json: { error: 'token tok-3 revoked' } });
+    const err = await failure(
+      executeRestEndpoint(oauthDef(), 'committee', { id: '1' }, OAUTH_CREDS, { oauth }),
+    );
+    expect(err.code).toBe('AUTH_FAILED');
+    // tok-2 refused → one refresh (tok-3) → refused again → no further refresh.
+    expect(server.count('POST', '/oauth/token')).toBe(3);
+    expect(err.message).not.toContain('tok-3');
+  });
+
+  it('a 403 is not retried (only 401 means the token may be stale)', async () => {
+    server.route('POST', '/oauth/token', { json: { access_token: 'tok', expires_in: 3600 } });
+    server.route('GET', '/v1/committee/:id', { status: 403 });
+    const err = await failure(
+      executeRestEndpoint(oauthDef(), 'committee', { id: '1' }, OAUTH_CREDS, {
+        oauth: new InMemoryOAuthTokenCache(),
+      }),
+    );
+    expect(err.code).toBe('AUTH_FAILED');
+    expect(server.count('POST', '/oauth/token')).toBe(1);
+  });
+
+  it('TIMEOUT names the token endpoint when that is what hangs', async () => {
+    server.hold('POST', '/oauth/token');
+    const err = await failure(
+      executeRestEndpoint(oauthDef(), 'committee', { id: '1' }, OAUTH_CREDS, {
+        oauth: new InMemoryOAuthTokenCache(),
+        timeoutMs: 150,
+      }),
+    );
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.message).toContain(`${server.url}/oauth/token`);
   });
 });

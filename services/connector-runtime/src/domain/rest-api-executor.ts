@@ -1,32 +1,43 @@
 /**
  * Executes one `rest_api` endpoint over real HTTP (seed "Dynamic Tool
  * Binding", `_create_rest_api_tool`): build the request (pure, in
- * `rest-request.ts`), send it with undici within the timeout, turn a non-2xx
- * answer into a typed ConnectorError and a 2xx body into mapped records.
+ * `rest-request.ts`), add auth (an OAuth2 token from `oauth.ts` when the
+ * connector uses one), send it with undici within the timeout, turn a non-2xx
+ * answer into a typed ConnectorError and a 2xx body into mapped records —
+ * one page, or with `pagination.type` every page up to `max_pages`
+ * (`pagination.ts`), concatenated in order.
  *
  * The HTTP call is the only I/O here and is injectable (`deps.fetch`); retries,
  * rate limiting and the circuit breaker belong to the caller, which keeps
- * their state. Every message that leaves this module is scrubbed of the
- * credential values it was given.
+ * their state. The whole call (token requests and every page) shares one
+ * deadline. Every message that leaves this module is scrubbed of the
+ * credential and token values it handled.
  */
 import { request as undiciRequest } from 'undici';
-import type { ConnectorDefinition } from './connector-definition.schema.js';
+import type { ConnectorDefinition, Pagination, PaginationType } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
-import { errorForStatus } from './http-failure.js';
+import type { OAuthTokenCache } from './connector-type.js';
+import { describeNetworkError, errorForStatus, readBody, snippet } from './http-failure.js';
+import { OAuthSession, oauthCacheKey } from './oauth.js';
+import { createPaginator, type FetchedPage } from './pagination.js';
 import { redactSecrets } from './redaction.js';
 import { applyResponseMapping, type EndpointResult } from './response-mapping.js';
 import {
-  buildRestRequest,
   credentialSecrets,
+  planRestRequest,
+  renderRestRequest,
   type ConnectorCredentials,
+  type PageOverrides,
   type RestRequest,
+  type RestRequestPlan,
 } from './rest-request.js';
 
 /** Seed `_create_rest_api_tool`: `connection.get("timeout_seconds", 30)`. */
 export const DEFAULT_TIMEOUT_SECONDS = 30;
 /** Responses larger than this are refused rather than buffered. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
-const SNIPPET_CHARS = 200;
+/** A paginated call stops (with `has_more: true` and a warning) once its pages add up to this. */
+export const DEFAULT_MAX_TOTAL_BYTES = 50 * 1024 * 1024;
 const ERROR_BODY_BYTES = 4096;
 
 export interface RestExecutorDeps {
@@ -37,6 +48,14 @@ export interface RestExecutorDeps {
   /** Cancels the call; the error is then CANCELLED. */
   signal?: AbortSignal;
   maxResponseBytes?: number;
+  /** Byte budget of all pages of a paginated call together. */
+  maxTotalBytes?: number;
+  /** Where `oauth2` connectors keep their tokens (required for them). */
+  oauth?: OAuthTokenCache;
+  /** Whose connector this is; scopes the OAuth token cache key. */
+  ownerUserId?: string;
+  /** The clock (epoch ms), for token expiry. */
+  now?: () => number;
 }
 
 /**
@@ -58,9 +77,9 @@ export async function executeRestEndpoint(
       `connector "${def.id}" is of type ${def.type}, which cannot be executed yet`,
     );
   }
-  let req: RestRequest;
+  let plan: RestRequestPlan;
   try {
-    req = buildRestRequest(def, endpointName, inputs, credentials);
+    plan = planRestRequest(def, endpointName, inputs, credentials);
   } catch (err) {
     throw err instanceof ConnectorError ? scrub(err, credentialSecrets(credentials)) : err;
   }
@@ -70,6 +89,13 @@ export async function executeRestEndpoint(
     throw new ConnectorError(
       'INVALID_ARGUMENT',
       `${label}: the timeout must be a positive number of milliseconds`,
+    );
+  }
+  const auth = def.connection.auth;
+  if (auth.type === 'oauth2' && !deps.oauth) {
+    throw new ConnectorError(
+      'FAILED_PRECONDITION',
+      `${label}: connector uses oauth2 auth, but no OAuth token store is configured for this runtime`,
     );
   }
   if (deps.signal?.aborted)
@@ -83,20 +109,49 @@ export async function executeRestEndpoint(
   }, timeoutMs);
   const onCallerAbort = () => controller.abort();
   deps.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+  const call: Call = {
+    plan,
+    label,
+    credentials,
+    deps,
+    signal: controller.signal,
+    target: plan.displayUrl,
+    session: undefined,
+  };
+  if (auth.type === 'oauth2') {
+    call.session = new OAuthSession(
+      def.id,
+      auth,
+      credentials,
+      deps.oauth as OAuthTokenCache,
+      oauthCacheKey(deps.ownerUserId, def.id, auth, credentials),
+      {
+        http: deps.fetch ?? undiciRequest,
+        signal: controller.signal,
+        now: deps.now ?? Date.now,
+        onRequest: (url) => (call.target = url),
+      },
+    );
+  }
+  const secrets = () => [...plan.secrets, ...(call.session?.secrets ?? [])];
   try {
-    return await send(req, label, deps, controller.signal);
+    const pagination = plan.endpoint.pagination;
+    return pagination?.type !== undefined
+      ? await paginate(call, pagination as Pagination & { type: PaginationType })
+      : await single(call);
   } catch (err) {
-    if (err instanceof ConnectorError) throw scrub(err, req.secrets);
+    if (err instanceof ConnectorError) throw scrub(err, secrets());
     if (timedOut) {
       throw new ConnectorError(
         'TIMEOUT',
-        `${label}: no complete answer from ${req.displayUrl} within ${timeoutMs} ms`,
+        `${label}: no complete answer from ${call.target} within ${timeoutMs} ms`,
       );
     }
     if (deps.signal?.aborted) throw new ConnectorError('CANCELLED', `${label}: cancelled by the caller`);
     throw new ConnectorError(
       'UNAVAILABLE',
-      redactSecrets(`${label}: could not reach ${req.displayUrl}: ${describeNetworkError(err)}`, req.secrets),
+      redactSecrets(`${label}: could not reach ${call.target}: ${describeNetworkError(err)}`, secrets()),
     );
   } finally {
     clearTimeout(timer);
@@ -104,84 +159,195 @@ export async function executeRestEndpoint(
   }
 }
 
-async function send(
-  req: RestRequest,
-  label: string,
-  deps: RestExecutorDeps,
-  signal: AbortSignal,
-): Promise<EndpointResult> {
-  const fetch = deps.fetch ?? undiciRequest;
-  const res = await fetch(req.url, { method: req.method, headers: req.headers, signal });
-  const status = res.statusCode;
+/** One call in flight. */
+interface Call {
+  plan: RestRequestPlan;
+  label: string;
+  credentials: ConnectorCredentials;
+  deps: RestExecutorDeps;
+  signal: AbortSignal;
+  /** The display URL of the request in flight, for timeout messages. */
+  target: string;
+  session: OAuthSession | undefined;
+}
 
-  if (status < 200 || status >= 300) {
-    // Only the start of an error body is worth reading; the rest is discarded with the socket.
-    const head = await readBody(res.body, ERROR_BODY_BYTES, label, 'truncate');
-    throw errorForStatus(status, res.headers, {
-      label,
-      displayUrl: req.displayUrl,
-      bodySnippet: snippet(redactSecrets(head, req.secrets)),
+/** A 2xx answer, read. */
+interface Page {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The URL requested (secret-bearing; only for resolving relative links). */
+  url: string;
+  displayUrl: string;
+}
+
+/** One request, no pagination loop (caller-driven pagination reads has_more / next_cursor). */
+async function single(call: Call): Promise<EndpointResult> {
+  const page = await fetchPage(call, {});
+  const decoded = decodePage(call, page);
+  if (decoded.kind === 'malformed') return { results: [], count: 0, warnings: [decoded.warning] };
+  if (decoded.kind === 'empty') {
+    // No content is normal for 204 and for writes; a GET that returns nothing is worth a word.
+    return page.status === 204 || call.plan.method !== 'GET'
+      ? { results: [], count: 0 }
+      : { results: [], count: 0, warnings: ['the response body is empty; returning no records'] };
+  }
+  return applyResponseMapping(
+    decoded.body,
+    call.plan.endpoint.response_mapping,
+    call.plan.endpoint.pagination,
+  );
+}
+
+/** Runtime-driven pagination: every page up to `max_pages`, records concatenated in order. */
+async function paginate(
+  call: Call,
+  pagination: Pagination & { type: PaginationType },
+): Promise<EndpointResult> {
+  const paginator = createPaginator(pagination, new URL(call.plan.def.connection.base_url).origin);
+  const maxTotal = call.deps.maxTotalBytes ?? DEFAULT_MAX_TOTAL_BYTES;
+  const results: Record<string, unknown>[] = [];
+  const warnings: string[] = [];
+  const warn = (w: string) => {
+    if (!warnings.includes(w)) warnings.push(w);
+  };
+  let overrides = paginator.first();
+  let pages = 0;
+  let bytes = 0;
+  let hasMore = false;
+  for (;;) {
+    const page = await fetchPage(call, overrides);
+    pages += 1;
+    bytes += Buffer.byteLength(page.text, 'utf8');
+    const decoded = decodePage(call, page);
+    // An empty body is an empty page: the listing is complete.
+    if (decoded.kind === 'empty') break;
+    if (decoded.kind === 'malformed') {
+      warn(decoded.warning);
+      // An unreadable later page means the listing was cut short.
+      hasMore = pages > 1;
+      if (hasMore)
+        warn(`stopped paging at page ${pages}: its body could not be read; more results may exist`);
+      break;
+    }
+    const mapped = applyResponseMapping(decoded.body, call.plan.endpoint.response_mapping);
+    results.push(...mapped.results);
+    mapped.warnings?.forEach(warn);
+    const fetched: FetchedPage = {
+      records: mapped.results.length,
+      body: decoded.body,
+      headers: page.headers,
+      requestUrl: page.url,
+    };
+    const decision = paginator.next(fetched);
+    if (decision.kind === 'done') break;
+    if (decision.kind === 'stopped') {
+      hasMore = true;
+      warn(decision.warning);
+      break;
+    }
+    if (pages >= paginator.maxPages) {
+      hasMore = true;
+      warn(
+        `stopped after ${pages} pages (pagination.max_pages is ${paginator.maxPages}); more results are available`,
+      );
+      break;
+    }
+    if (bytes >= maxTotal) {
+      hasMore = true;
+      warn(
+        `stopped after ${pages} pages: the pages add up to more than ${maxTotal} bytes; more results are available`,
+      );
+      break;
+    }
+    overrides = decision.overrides;
+  }
+  const out: EndpointResult = { results, count: results.length, has_more: hasMore };
+  if (warnings.length > 0) out.warnings = warnings;
+  return out;
+}
+
+/**
+ * Sends one page's request and reads a 2xx answer; throws the mapped
+ * ConnectorError for anything else. With OAuth2, a 401 gets one new token
+ * and one retry.
+ */
+async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
+  let token = call.session ? await call.session.accessToken() : undefined;
+  for (let attempt = 0; ; attempt++) {
+    const req = render(call, overrides, token);
+    call.target = req.displayUrl;
+    const fetch = call.deps.fetch ?? undiciRequest;
+    const res = await fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      ...(req.body !== undefined ? { body: req.body } : {}),
+      signal: call.signal,
     });
+    const status = res.statusCode;
+    if (status === 401 && call.session && token !== undefined && attempt === 0) {
+      await readBody(res.body, ERROR_BODY_BYTES, call.label, 'truncate');
+      token = await call.session.replaceRejected(token);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      // Only the start of an error body is worth reading; the rest is discarded with the socket.
+      const head = await readBody(res.body, ERROR_BODY_BYTES, call.label, 'truncate');
+      throw errorForStatus(status, res.headers, {
+        label: call.label,
+        displayUrl: req.displayUrl,
+        bodySnippet: snippet(redactSecrets(head, [...req.secrets, ...(call.session?.secrets ?? [])])),
+      });
+    }
+    const text = await readBody(
+      res.body,
+      call.deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      call.label,
+      'fail',
+    );
+    return { status, headers: res.headers, text, url: req.url, displayUrl: req.displayUrl };
   }
-  const text = await readBody(res.body, deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, label, 'fail');
-  const mapping = req.endpoint.response_mapping;
-  if (text.trim() === '') {
-    const empty: EndpointResult = { results: [], count: 0 };
-    return status === 204
-      ? empty
-      : { ...empty, warnings: ['the response body is empty; returning no records'] };
+}
+
+function render(call: Call, overrides: PageOverrides, accessToken: string | undefined): RestRequest {
+  return renderRestRequest(call.plan, call.credentials, {
+    overrides,
+    ...(accessToken !== undefined ? { accessToken } : {}),
+  });
+}
+
+/**
+ * The decoded JSON body. HEAD answers become one `{ status, headers }`
+ * record. An empty body or one that is not JSON yields no records: seed §10
+ * says a malformed response is logged and gives an empty result, not a
+ * failure.
+ */
+function decodePage(
+  call: Call,
+  page: Page,
+): { kind: 'body'; body: unknown } | { kind: 'empty' } | { kind: 'malformed'; warning: string } {
+  if (call.plan.method === 'HEAD') {
+    return { kind: 'body', body: { status: page.status, headers: publicHeaders(page.headers) } };
   }
-  let body: unknown;
+  if (page.text.trim() === '') return { kind: 'empty' };
   try {
-    body = JSON.parse(text);
+    return { kind: 'body', body: JSON.parse(page.text) };
   } catch {
-    // Seed §10: a malformed response is logged and yields an empty result, not a failure.
     return {
-      results: [],
-      count: 0,
-      warnings: [`the response from ${req.displayUrl} is not valid JSON; returning no records`],
+      kind: 'malformed',
+      warning: `the response from ${page.displayUrl} is not valid JSON; returning no records`,
     };
   }
-  return applyResponseMapping(body, mapping, req.endpoint.pagination);
 }
 
-/**
- * The body as UTF-8 text, at most `maxBytes`: beyond that either fail
- * (UPSTREAM_ERROR) or return what arrived so far and drop the rest.
- */
-async function readBody(
-  body: AsyncIterable<Buffer | string> & { destroy?: () => unknown },
-  maxBytes: number,
-  label: string,
-  overflow: 'fail' | 'truncate',
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (size + buf.length > maxBytes) {
-      body.destroy?.();
-      if (overflow === 'truncate') {
-        chunks.push(buf.subarray(0, maxBytes - size));
-        break;
-      }
-      throw new ConnectorError('UPSTREAM_ERROR', `${label}: the response is larger than ${maxBytes} bytes`);
-    }
-    size += buf.length;
-    chunks.push(buf);
+/** Response headers as one string each, without cookies (they may carry session secrets). */
+function publicHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.toLowerCase() === 'set-cookie') continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * The first characters of an (already redacted) error body on one line.
- * Slicing before collapsing whitespace keeps the snippet far from the
- * truncation point of the error body, where a secret cut in half would no
- * longer match for redaction.
- */
-function snippet(text: string): string {
-  const head = text.slice(0, SNIPPET_CHARS).replace(/\s+/g, ' ').trim();
-  return text.length > SNIPPET_CHARS ? `${head}…` : head;
+  return out;
 }
 
 function scrub(err: ConnectorError, secrets: readonly string[]): ConnectorError {
@@ -200,13 +366,4 @@ function scrub(err: ConnectorError, secrets: readonly string[]): ConnectorError 
     ...(err.status !== undefined ? { status: err.status } : {}),
     ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
   });
-}
-
-/** A network failure by its code and message only; the error object itself may hold the full URL. */
-function describeNetworkError(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const code =
-    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  return code && !message.includes(code) ? `${code} ${message}` : message;
 }

@@ -1,7 +1,12 @@
 import { parseConnectorDefinition } from './connector-definition.js';
 import type { RestApiConnectorDefinition } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
-import { buildRestRequest, requiredCredentialNames } from './rest-request.js';
+import {
+  buildRestRequest,
+  planRestRequest,
+  renderRestRequest,
+  requiredCredentialNames,
+} from './rest-request.js';
 
 const SECRET = 's3cr3t/key+with=chars';
 
@@ -152,10 +157,13 @@ describe('buildRestRequest', () => {
     expect(thrown(() => buildRestRequest(restDef(), 'constructor', {}, {})).code).toBe('NOT_FOUND');
   });
 
-  it('UNIMPLEMENTED for methods other than GET', () => {
-    expect(thrown(() => buildRestRequest(restDef(), 'create', {}, { api_key: 'k' })).code).toBe(
-      'UNIMPLEMENTED',
-    );
+  it('builds requests for methods other than GET (a POST without body parameters has no body)', () => {
+    const req = buildRestRequest(restDef(), 'create', {}, { api_key: 'k' });
+
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('https://api.acme.test/v1/things?api_key=k');
+    expect(req.body).toBeUndefined();
+    expect(req.headers['content-type']).toBeUndefined();
   });
 
   it('FAILED_PRECONDITION when the credential the auth needs is missing or empty', () => {
@@ -182,6 +190,293 @@ describe('requiredCredentialNames', () => {
   it('names the credential each auth scheme reads', () => {
     expect(requiredCredentialNames({ type: 'api_key', key_param: 'k', in: 'query' })).toEqual(['api_key']);
     expect(requiredCredentialNames({ type: 'bearer_token' })).toEqual(['token']);
+    expect(requiredCredentialNames({ type: 'basic' })).toEqual(['username', 'password']);
+    expect(
+      requiredCredentialNames({
+        type: 'oauth2',
+        grant_type: 'client_credentials',
+        token_url: 'https://auth.test/token',
+        client_auth: 'body',
+      }),
+    ).toEqual(['client_id', 'client_secret']);
+    expect(
+      requiredCredentialNames({
+        type: 'oauth2',
+        grant_type: 'refresh_token',
+        token_url: 'https://auth.test/token',
+        client_auth: 'basic',
+      }),
+    ).toEqual(['client_id', 'client_secret', 'refresh_token']);
     expect(requiredCredentialNames({ type: 'none' })).toEqual([]);
+  });
+});
+
+describe('buildRestRequest: methods, bodies and headers', () => {
+  function def(patch: (d: Record<string, any>) => void = () => {}): RestApiConnectorDefinition {
+    const input: Record<string, any> = {
+      id: 'acme',
+      name: 'Acme',
+      type: 'rest_api',
+      connection: {
+        base_url: 'https://api.acme.test/v1',
+        auth: { type: 'none' },
+        headers: { 'X-Client': 'af' },
+      },
+      endpoints: {
+        create: {
+          method: 'POST',
+          path: '/orgs/{org}/items',
+          parameters: [
+            { name: 'org', type: 'string', required: true },
+            { name: 'title', type: 'string', required: true },
+            { name: 'tags', type: 'array' },
+            { name: 'meta', type: 'object' },
+            { name: 'count', type: 'integer', default: 1 },
+            { name: 'dry_run', type: 'boolean', in: 'query' },
+            { name: 'X-Trace-Id', type: 'string', in: 'header' },
+          ],
+        },
+      },
+    };
+    patch(input);
+    const result = parseConnectorDefinition(input);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    return result.definition as RestApiConnectorDefinition;
+  }
+
+  it('sends POST parameters as a JSON body by default, typed, with query and header parameters placed', () => {
+    const req = buildRestRequest(
+      def(),
+      'create',
+      { org: 'a b', title: 'T', tags: ['x', 1], meta: { k: [1] }, dry_run: 'true', 'X-Trace-Id': 't-1' },
+      {},
+    );
+
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('https://api.acme.test/v1/orgs/a%20b/items?dry_run=true');
+    expect(JSON.parse(req.body as string)).toEqual({
+      title: 'T',
+      tags: ['x', 1],
+      meta: { k: [1] },
+      count: 1,
+    });
+    expect(req.headers).toEqual({
+      accept: 'application/json',
+      'x-client': 'af',
+      'x-trace-id': 't-1',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('sends an empty JSON object when every body parameter is optional and absent', () => {
+    const req = buildRestRequest(
+      def(
+        (d) =>
+          (d.endpoints.create.parameters = [
+            { name: 'org', type: 'string' },
+            { name: 'note', type: 'string' },
+          ]),
+      ),
+      'create',
+      { org: 'o' },
+      {},
+    );
+    expect(req.body).toBe('{}');
+  });
+
+  it('form-encodes the body with body_format: form (arrays repeat the key, objects as JSON text)', () => {
+    const req = buildRestRequest(
+      def((d) => (d.endpoints.create.body_format = 'form')),
+      'create',
+      { org: 'o', title: 'a b&c=d', tags: ['x', 'y'], meta: { k: 1 } },
+      {},
+    );
+    expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(req.body).toBe('title=a+b%26c%3Dd&tags=x&tags=y&meta=%7B%22k%22%3A1%7D&count=1');
+  });
+
+  it.each(['PUT', 'PATCH'])('%s parameters default to the body too', (method) => {
+    const req = buildRestRequest(
+      def((d) => (d.endpoints.create.method = method)),
+      'create',
+      { org: 'o', title: 't' },
+      {},
+    );
+    expect(req.method).toBe(method);
+    expect(JSON.parse(req.body as string)).toEqual({ title: 't', count: 1 });
+  });
+
+  it('DELETE and HEAD parameters default to the query, and these requests carry no body', () => {
+    for (const method of ['DELETE', 'HEAD']) {
+      const req = buildRestRequest(
+        def((d) => {
+          d.endpoints.create.method = method;
+          d.endpoints.create.parameters = [
+            { name: 'org', type: 'string' },
+            { name: 'force', type: 'boolean' },
+          ];
+        }),
+        'create',
+        { org: 'o', force: true },
+        {},
+      );
+      expect(req.method).toBe(method);
+      expect(req.url).toBe('https://api.acme.test/v1/orgs/o/items?force=true');
+      expect(req.body).toBeUndefined();
+    }
+  });
+
+  it('a DELETE may carry explicit body parameters', () => {
+    const req = buildRestRequest(
+      def((d) => {
+        d.endpoints.create.method = 'DELETE';
+        d.endpoints.create.parameters = [
+          { name: 'org', type: 'string' },
+          { name: 'ids', type: 'array', in: 'body' },
+        ];
+      }),
+      'create',
+      { org: 'o', ids: [1, 2] },
+      {},
+    );
+    expect(req.body).toBe('{"ids":[1,2]}');
+  });
+
+  it('refuses header parameter values that would break the header, naming the input', () => {
+    for (const value of ['a\r\nX-Evil: 1', 'emoji 🙂']) {
+      const err = thrown(() =>
+        buildRestRequest(def(), 'create', { org: 'o', title: 't', 'X-Trace-Id': value }, {}),
+      );
+      expect(err).toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        violations: [{ field: 'inputs.X-Trace-Id', reason: expect.stringContaining('single-line Latin-1') }],
+      });
+    }
+  });
+
+  it('collects every input problem across locations at once', () => {
+    const err = thrown(() => buildRestRequest(def(), 'create', { tags: 'x', dry_run: 'maybe' }, {}));
+    expect(err.violations.map((v) => v.field)).toEqual([
+      'inputs.org',
+      'inputs.title',
+      'inputs.tags',
+      'inputs.dry_run',
+    ]);
+  });
+});
+
+describe('buildRestRequest: auth kinds', () => {
+  const withAuth = (auth: Record<string, unknown>) =>
+    restDef((d) => {
+      d.connection.auth = auth;
+    });
+
+  it('basic: Authorization: Basic base64(username:password), and the encoding is a secret', () => {
+    const req = buildRestRequest(
+      withAuth({ type: 'basic' }),
+      'search',
+      { org: 'o', q: 'x' },
+      {
+        username: 'ann',
+        password: 'pä:ss',
+      },
+    );
+    const encoded = Buffer.from('ann:pä:ss', 'utf8').toString('base64');
+    expect(req.headers.authorization).toBe(`Basic ${encoded}`);
+    expect(req.secrets).toEqual(expect.arrayContaining(['pä:ss', encoded]));
+    expect(req.url).not.toContain('api_key');
+  });
+
+  it('basic: FAILED_PRECONDITION for a missing password or a username with ":"', () => {
+    expect(
+      thrown(() =>
+        buildRestRequest(withAuth({ type: 'basic' }), 'search', { org: 'o', q: 'x' }, { username: 'u' }),
+      ),
+    ).toMatchObject({
+      code: 'FAILED_PRECONDITION',
+      message: expect.stringContaining('needs the credential "password" for basic auth'),
+    });
+    const err = thrown(() =>
+      buildRestRequest(
+        withAuth({ type: 'basic' }),
+        'search',
+        { org: 'o', q: 'x' },
+        { username: 'a:b', password: 'p' },
+      ),
+    );
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.message).toContain('contains ":"');
+  });
+
+  const oauth = { type: 'oauth2', grant_type: 'refresh_token', token_url: 'https://auth.acme.test/token' };
+  const oauthCreds = { client_id: 'cid', client_secret: 'csecret', refresh_token: 'rt' };
+
+  it('oauth2: sends the access token it is given as a bearer token', () => {
+    const req = buildRestRequest(withAuth(oauth), 'search', { org: 'o', q: 'x' }, oauthCreds, {
+      accessToken: 'at-1',
+    });
+    expect(req.headers.authorization).toBe('Bearer at-1');
+    expect(req.secrets).toEqual(expect.arrayContaining(['at-1', 'cid', 'csecret', 'rt']));
+  });
+
+  it('oauth2: FAILED_PRECONDITION without a token or without a stored client secret / refresh token', () => {
+    expect(
+      thrown(() => buildRestRequest(withAuth(oauth), 'search', { org: 'o', q: 'x' }, oauthCreds)).message,
+    ).toContain('no access token was obtained');
+    expect(
+      thrown(() =>
+        buildRestRequest(
+          withAuth(oauth),
+          'search',
+          { org: 'o', q: 'x' },
+          { client_id: 'c', client_secret: 's' },
+          { accessToken: 'a' },
+        ),
+      ).message,
+    ).toContain('needs the credential "refresh_token" for oauth2 auth');
+  });
+
+  it('oauth2: refuses an access token with control characters (UPSTREAM_ERROR, not echoed)', () => {
+    const err = thrown(() =>
+      buildRestRequest(withAuth(oauth), 'search', { org: 'o', q: 'x' }, oauthCreds, {
+        accessToken: 'zq9\r\nX: y',
+      }),
+    );
+    expect(err.code).toBe('UPSTREAM_ERROR');
+    expect(err.message).not.toContain('zq9');
+  });
+});
+
+describe('planRestRequest + renderRestRequest (one plan, many pages)', () => {
+  it('adds page query parameters before the api key', () => {
+    const def = restDef();
+    const plan = planRestRequest(def, 'search', { org: 'o', q: 'x' }, { api_key: 'k' });
+    const req = renderRestRequest(plan, { api_key: 'k' }, { overrides: { query: [['page', '2']] } });
+    expect(req.url).toBe('https://api.acme.test/v1/orgs/o/things?q=x&limit=10&page=2&api_key=k');
+  });
+
+  it('merges body overrides into the planned body', () => {
+    const def = restDef((d) => {
+      d.endpoints.create.parameters = [{ name: 'filter', type: 'object' }];
+    });
+    const plan = planRestRequest(def, 'create', { filter: { a: 1 } }, { api_key: 'k' });
+    expect(renderRestRequest(plan, { api_key: 'k' }, { overrides: { body: { page: 3 } } }).body).toBe(
+      '{"filter":{"a":1},"page":3}',
+    );
+  });
+
+  it('fetches a next-page URL as given, replacing an api key the server echoed with the stored one', () => {
+    const def = restDef();
+    const plan = planRestRequest(def, 'search', { org: 'o', q: 'x' }, { api_key: 'mine' });
+    const req = renderRestRequest(
+      plan,
+      { api_key: 'mine' },
+      {
+        overrides: { url: 'https://api.acme.test/v1/orgs/o/things?q=x&api_key=echoed&page=2#frag' },
+      },
+    );
+    expect(req.url).toBe('https://api.acme.test/v1/orgs/o/things?q=x&page=2&api_key=mine');
+    expect(req.displayUrl).toBe('https://api.acme.test/v1/orgs/o/things');
+    expect(req.headers['x-client']).toBe('af');
   });
 });

@@ -1,17 +1,23 @@
 /**
  * Builds the HTTP request for one `rest_api` endpoint call from the
  * definition, the caller's inputs and the decrypted credentials. Pure: no I/O,
- * so every rule (defaults, required, coercion, encoding, auth placement) is
- * unit-testable without a server.
+ * so every rule (defaults, required, coercion, parameter placement, body
+ * encoding, auth placement) is unit-testable without a server.
+ *
+ * Two steps, so a paginated call validates its inputs once and then renders
+ * one request per page: `planRestRequest` resolves and places the inputs;
+ * `renderRestRequest` adds the page's paging parameters and the auth and
+ * produces the URL, headers and body. `buildRestRequest` does both.
  */
 import type {
   ConnectorAuth,
+  HttpMethod,
   RestApiConnectorDefinition,
   RestEndpoint,
 } from './connector-definition.schema.js';
-import { pathPlaceholders } from './connector-definition.rules.js';
+import { authHeaderName, methodHasBody, restParameterLocation } from './connector-definition.rules.js';
 import { ConnectorError, type ConnectorFieldViolation } from './connector-error.js';
-import { coerceParameterValue, toQueryValues } from './parameter-values.js';
+import { coerceParameterValue, toHeaderValue, toQueryValues } from './parameter-values.js';
 
 /** Decrypted credentials by name, e.g. `{ api_key: '…' }` or `{ token: '…' }`. */
 export type ConnectorCredentials = Readonly<Record<string, string>>;
@@ -23,16 +29,63 @@ export interface RestRequest {
   /** Origin and path only, safe for messages and logs. */
   displayUrl: string;
   headers: Record<string, string>;
-  /** Credential values (raw and URL-encoded) to scrub from anything we report. */
+  /** The encoded request body (JSON or form), when the request has one. */
+  body?: string;
+  /** Credential values (raw and encoded forms) to scrub from anything we report. */
   secrets: string[];
   endpoint: RestEndpoint;
 }
 
-/** The credential name each auth scheme reads. */
+/** A validated call, before paging parameters and auth are added. */
+export interface RestRequestPlan {
+  def: RestApiConnectorDefinition;
+  endpointName: string;
+  endpoint: RestEndpoint;
+  method: HttpMethod;
+  /** `base_url` (no trailing slash) + the path with its placeholders filled and encoded. */
+  displayUrl: string;
+  /** Declared query parameters in declaration order (arrays repeat the key). */
+  query: Array<[string, string]>;
+  /** `accept`, the static connection headers and the header parameters, lower-cased. */
+  headers: Record<string, string>;
+  /** Body parameters by name, when the request carries a body. */
+  body?: { format: 'json' | 'form'; fields: Record<string, unknown> };
+  /** Every credential value and encoding of one, for `redactSecrets`. */
+  secrets: string[];
+}
+
+/** What one page adds to (or, for `url`, replaces in) the planned request. */
+export interface PageOverrides {
+  /** Extra query parameters (page, offset, cursor, page size). */
+  query?: Array<[string, string]>;
+  /** Extra body fields (paging parameters with `inject_into: body`). */
+  body?: Record<string, unknown>;
+  /** An absolute URL to fetch instead (a `Link: rel="next"` target, already checked to be on the connector's origin). */
+  url?: string;
+}
+
+export interface RenderOptions {
+  overrides?: PageOverrides;
+  /** The OAuth2 access token (required for `oauth2` auth). */
+  accessToken?: string;
+}
+
+/** The credential names each auth scheme reads (all required). */
 export function requiredCredentialNames(auth: ConnectorAuth): string[] {
-  if (auth.type === 'api_key') return ['api_key'];
-  if (auth.type === 'bearer_token') return ['token'];
-  return [];
+  switch (auth.type) {
+    case 'api_key':
+      return ['api_key'];
+    case 'bearer_token':
+      return ['token'];
+    case 'basic':
+      return ['username', 'password'];
+    case 'oauth2':
+      return auth.grant_type === 'refresh_token'
+        ? ['client_id', 'client_secret', 'refresh_token']
+        : ['client_id', 'client_secret'];
+    case 'none':
+      return [];
+  }
 }
 
 /** Looks up an endpoint by name; NOT_FOUND lists the names that exist. */
@@ -47,53 +100,213 @@ export function findRestEndpoint(def: RestApiConnectorDefinition, endpointName: 
 }
 
 /**
- * The request for `endpointName` with `inputs`. Throws ConnectorError:
- * NOT_FOUND (endpoint), UNIMPLEMENTED (non-GET), INVALID_ARGUMENT (inputs,
- * every violation listed), FAILED_PRECONDITION (missing/unsafe credential).
+ * The request for `endpointName` with `inputs` (one page; no paging
+ * parameters). Throws ConnectorError: NOT_FOUND (endpoint), INVALID_ARGUMENT
+ * (inputs, every violation listed), FAILED_PRECONDITION (missing or unusable
+ * credential, or an `oauth2` connector without `options.accessToken`).
  */
 export function buildRestRequest(
   def: RestApiConnectorDefinition,
   endpointName: string,
   inputs: Readonly<Record<string, unknown>> | undefined,
   credentials: ConnectorCredentials,
+  options: RenderOptions = {},
 ): RestRequest {
-  const endpoint = findRestEndpoint(def, endpointName);
-  if (endpoint.method !== 'GET') {
-    throw new ConnectorError(
-      'UNIMPLEMENTED',
-      `endpoint "${endpointName}" uses ${endpoint.method}; only GET can be executed yet`,
-    );
-  }
-  const values = resolveInputs(endpoint, endpointName, inputs ?? {});
+  return renderRestRequest(planRestRequest(def, endpointName, inputs, credentials), credentials, options);
+}
 
-  const placeholders = pathPlaceholders(endpoint.path);
-  const pathNames = new Set('names' in placeholders ? placeholders.names : []);
+/** Validates the inputs and credentials and places every parameter (see `restParameterLocation`). */
+export function planRestRequest(
+  def: RestApiConnectorDefinition,
+  endpointName: string,
+  inputs: Readonly<Record<string, unknown>> | undefined,
+  credentials: ConnectorCredentials,
+): RestRequestPlan {
+  const endpoint = findRestEndpoint(def, endpointName);
+  const values = resolveInputs(endpoint, endpointName, inputs ?? {});
+  checkCredentials(def, credentials);
+
   const path = endpoint.path.replace(/\{([^{}]+)\}/g, (_, name: string) =>
     encodeURIComponent(String(values.get(name))),
   );
-
-  const query: Array<[string, string]> = [];
-  for (const param of endpoint.parameters) {
-    if (pathNames.has(param.name) || !values.has(param.name)) continue;
-    for (const v of toQueryValues(values.get(param.name))) query.push([param.name, v]);
-  }
-
   const headers: Record<string, string> = { accept: 'application/json' };
   for (const [name, value] of Object.entries(def.connection.headers ?? {}))
     headers[name.toLowerCase()] = value;
-  applyAuth(def, credentials, query, headers);
 
+  const query: Array<[string, string]> = [];
+  const bodyFields: Record<string, unknown> = {};
+  let hasBodyParams = false;
+  const violations: ConnectorFieldViolation[] = [];
+  for (const param of endpoint.parameters) {
+    const where = restParameterLocation(param, endpoint);
+    if (where === 'body') hasBodyParams = true;
+    if (where === 'path' || !values.has(param.name)) continue;
+    const value = values.get(param.name);
+    if (where === 'query') {
+      for (const v of toQueryValues(value)) query.push([param.name, v]);
+    } else if (where === 'body') {
+      bodyFields[param.name] = value;
+    } else {
+      const header = toHeaderValue(value);
+      if (header === undefined) {
+        violations.push({
+          field: `inputs.${param.name}`,
+          reason: 'must be single-line Latin-1 text (it is sent in a header)',
+        });
+      } else {
+        headers[param.name.toLowerCase()] = header;
+      }
+    }
+  }
+  if (violations.length > 0) throw invalidInputs(endpointName, violations);
+
+  const injectsBody = endpoint.pagination?.type !== undefined && endpoint.pagination.inject_into === 'body';
   const base = def.connection.base_url.replace(/\/+$/, '');
-  const queryString = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  const displayUrl = `${base}${path}`;
   return {
+    def,
+    endpointName,
+    endpoint,
     method: endpoint.method,
-    url: queryString ? `${displayUrl}?${queryString}` : displayUrl,
+    displayUrl: `${base}${path}`,
+    query,
+    headers,
+    ...((hasBodyParams || injectsBody) && methodHasBody(endpoint.method)
+      ? { body: { format: endpoint.body_format ?? 'json', fields: bodyFields } }
+      : {}),
+    secrets: credentialSecrets(credentials),
+  };
+}
+
+/** The concrete request for one page: paging parameters, auth, URL and encoded body. */
+export function renderRestRequest(
+  plan: RestRequestPlan,
+  credentials: ConnectorCredentials,
+  options: RenderOptions = {},
+): RestRequest {
+  const { overrides = {} } = options;
+  const headers = { ...plan.headers };
+  const secrets = [...plan.secrets];
+  let displayUrl = plan.displayUrl;
+  let query: Array<[string, string]>;
+  let base = plan.displayUrl;
+  if (overrides.url !== undefined) {
+    const next = new URL(overrides.url);
+    next.hash = '';
+    base = `${next.origin}${next.pathname}`;
+    displayUrl = base;
+    query = [...next.searchParams];
+  } else {
+    query = [...plan.query, ...(overrides.query ?? [])];
+  }
+
+  const auth = plan.def.connection.auth;
+  switch (auth.type) {
+    case 'api_key': {
+      const key = credentials.api_key as string;
+      if (auth.in === 'header') headers[authHeaderName(auth) as string] = key;
+      else {
+        // A next-page URL from the server may echo the key; ours replaces it.
+        query = query.filter(([k]) => k !== auth.key_param);
+        query.push([auth.key_param as string, key]);
+      }
+      break;
+    }
+    case 'bearer_token':
+      headers.authorization = `Bearer ${credentials.token as string}`;
+      break;
+    case 'basic': {
+      const encoded = basicCredentials(credentials.username as string, credentials.password as string);
+      headers.authorization = `Basic ${encoded}`;
+      secrets.push(encoded);
+      break;
+    }
+    case 'oauth2': {
+      const token = options.accessToken;
+      if (token === undefined || token === '') {
+        throw new ConnectorError(
+          'FAILED_PRECONDITION',
+          `connector "${plan.def.id}" uses oauth2 auth and no access token was obtained`,
+        );
+      }
+      if (/[\u0000-\u001f\u007f]/.test(token)) {
+        throw new ConnectorError(
+          'UPSTREAM_ERROR',
+          `the token endpoint of connector "${plan.def.id}" issued an access token with control characters`,
+        );
+      }
+      headers.authorization = `Bearer ${token}`;
+      secrets.push(token, encodeURIComponent(token));
+      break;
+    }
+    case 'none':
+      break;
+  }
+
+  let body: string | undefined;
+  if (plan.body) {
+    const fields = { ...plan.body.fields, ...(overrides.body ?? {}) };
+    if (plan.body.format === 'form') {
+      const form: string[] = [];
+      for (const [k, v] of Object.entries(fields))
+        for (const item of toQueryValues(v)) form.push(`${formEncode(k)}=${formEncode(item)}`);
+      body = form.join('&');
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else {
+      body = JSON.stringify(fields);
+      headers['content-type'] = 'application/json';
+    }
+  }
+
+  const queryString = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  return {
+    method: plan.method,
+    url: queryString ? `${base}?${queryString}` : base,
     displayUrl,
     headers,
-    secrets: credentialSecrets(credentials),
-    endpoint,
+    ...(body !== undefined ? { body } : {}),
+    secrets,
+    endpoint: plan.endpoint,
   };
+}
+
+/** RFC 7617 `user-pass` in base64. The user id must not contain ":" (it would shift into the password). */
+export function basicCredentials(username: string, password: string): string {
+  return Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
+}
+
+/** application/x-www-form-urlencoded (spaces as "+"). */
+export function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, '+');
+}
+
+/**
+ * Every credential the auth scheme reads must be stored, non-empty and free
+ * of control characters (a CR/LF would split headers, and some HTTP stacks
+ * echo a bad header value in their error text).
+ */
+function checkCredentials(def: RestApiConnectorDefinition, credentials: ConnectorCredentials): void {
+  const auth = def.connection.auth;
+  for (const name of requiredCredentialNames(auth)) {
+    const secret = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
+    if (typeof secret !== 'string' || secret.length === 0) {
+      throw new ConnectorError(
+        'FAILED_PRECONDITION',
+        `connector "${def.id}" needs the credential "${name}" for ${auth.type} auth, and none is stored`,
+      );
+    }
+    if (/[\u0000-\u001f\u007f]/.test(secret)) {
+      throw new ConnectorError(
+        'FAILED_PRECONDITION',
+        `credential "${name}" of connector "${def.id}" contains control characters`,
+      );
+    }
+  }
+  if (auth.type === 'basic' && (credentials.username as string).includes(':')) {
+    throw new ConnectorError(
+      'FAILED_PRECONDITION',
+      `credential "username" of connector "${def.id}" contains ":", which basic auth cannot carry`,
+    );
+  }
 }
 
 /** Declared parameters → normalised values, with defaults applied and every violation collected. */
@@ -116,15 +329,13 @@ function resolveInputs(
       });
     }
   }
-  const placeholders = pathPlaceholders(endpoint.path);
-  const pathNames = new Set('names' in placeholders ? placeholders.names : []);
 
   const values = new Map<string, unknown>();
   for (const param of endpoint.parameters) {
     const given = Object.hasOwn(inputs, param.name) ? inputs[param.name] : undefined;
     const raw = given === undefined || given === null ? param.default : given;
     if (raw === undefined || raw === null) {
-      if (param.required || pathNames.has(param.name)) {
+      if (param.required || restParameterLocation(param, endpoint) === 'path') {
         violations.push({
           field: `inputs.${param.name}`,
           reason: `is required by endpoint "${endpointName}"`,
@@ -136,56 +347,25 @@ function resolveInputs(
     if (coerced.ok) values.set(param.name, coerced.value);
     else violations.push({ field: `inputs.${param.name}`, reason: coerced.reason });
   }
-  if (violations.length > 0) {
-    const summary = violations.map((v) => `${v.field} ${v.reason}`).join('; ');
-    throw new ConnectorError(
-      'INVALID_ARGUMENT',
-      `invalid inputs for endpoint "${endpointName}": ${summary}`,
-      { violations },
-    );
-  }
+  if (violations.length > 0) throw invalidInputs(endpointName, violations);
   return values;
 }
 
-function applyAuth(
-  def: RestApiConnectorDefinition,
-  credentials: ConnectorCredentials,
-  query: Array<[string, string]>,
-  headers: Record<string, string>,
-): void {
-  const auth = def.connection.auth;
-  if (auth.type === 'none') return;
-  const name = auth.type === 'api_key' ? 'api_key' : 'token';
-  const secret = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
-  if (typeof secret !== 'string' || secret.length === 0) {
-    throw new ConnectorError(
-      'FAILED_PRECONDITION',
-      `connector "${def.id}" needs the credential "${name}" for ${auth.type} auth, and none is stored`,
-    );
-  }
-  // A CR/LF would split headers, and some HTTP stacks echo a bad header value in their error text.
-  if (/[\u0000-\u001f\u007f]/.test(secret)) {
-    throw new ConnectorError(
-      'FAILED_PRECONDITION',
-      `credential "${name}" of connector "${def.id}" contains control characters`,
-    );
-  }
-  if (auth.type === 'bearer_token') {
-    headers.authorization = `Bearer ${secret}`;
-  } else if (auth.in === 'header') {
-    headers[(auth.header_name ?? auth.key_param ?? 'x-api-key').toLowerCase()] = secret;
-  } else {
-    query.push([auth.key_param as string, secret]);
-  }
+function invalidInputs(endpointName: string, violations: ConnectorFieldViolation[]): ConnectorError {
+  const summary = violations.map((v) => `${v.field} ${v.reason}`).join('; ');
+  return new ConnectorError('INVALID_ARGUMENT', `invalid inputs for endpoint "${endpointName}": ${summary}`, {
+    violations,
+  });
 }
 
-/** Every credential value, raw and URL-encoded, for `redactSecrets`. */
+/** Every credential value, raw, URL-encoded and form-encoded, for `redactSecrets`. */
 export function credentialSecrets(credentials: ConnectorCredentials): string[] {
   const out = new Set<string>();
   for (const value of Object.values(credentials)) {
     if (typeof value !== 'string' || value.length === 0) continue;
     out.add(value);
     out.add(encodeURIComponent(value));
+    out.add(formEncode(value));
   }
   return [...out];
 }

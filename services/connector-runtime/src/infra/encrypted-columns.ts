@@ -6,6 +6,7 @@
  */
 import { bindingCredentialAad } from './binding.repository.js';
 import { connectorCredentialAad } from './connector.repository.js';
+import { oauthTokenAad } from './oauth-token.store.js';
 
 export interface EncryptedColumn {
   table: string;
@@ -29,5 +30,11 @@ export const ENCRYPTED_COLUMNS: EncryptedColumn[] = [
     column: 'ciphertext',
     keyColumns: ['owner_user_id', 'agent_profile_id', 'connector_id', 'name'],
     aad: (r) => bindingCredentialAad(s(r.owner_user_id), s(r.agent_profile_id), s(r.connector_id), s(r.name)),
+  },
+  {
+    table: 'oauth_tokens',
+    column: 'ciphertext',
+    keyColumns: ['cache_key'],
+    aad: (r) => oauthTokenAad(s(r.cache_key)),
   },
 ];

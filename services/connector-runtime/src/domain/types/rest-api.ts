@@ -10,11 +10,14 @@ export const restApiType: ConnectorTypeModule = {
   schema: restApiConnectorSchema,
   checkRules: checkDefinitionRules,
   requiredCredentials: (def) => requiredCredentialNames((def as RestApiConnectorDefinition).connection.auth),
-  timeoutMs: (def) => ((def as RestApiConnectorDefinition).connection.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+  timeoutMs: (def) =>
+    ((def as RestApiConnectorDefinition).connection.timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
   execute: (def, endpoint, inputs, credentials, ctx) =>
     executeRestEndpoint(def, endpoint, inputs, credentials, {
       fetch: ctx.http,
       ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.oauth ? { oauth: ctx.oauth } : {}),
+      ...(ctx.ownerUserId !== undefined ? { ownerUserId: ctx.ownerUserId } : {}),
     }),
 };

@@ -1,0 +1,295 @@
+/**
+ * The HTTP client connectors get in production: undici's `request`, with the
+ * SSRF guard of `domain/egress-policy.ts` applied to every connection.
+ *
+ * - Only http and https URLs are sent.
+ * - The host is resolved here and EVERY address it resolves to must be
+ *   allowed, so a clear error names the refused host before anything is sent.
+ * - The connection itself goes through an undici Agent whose `connect.lookup`
+ *   resolves and checks again: the address checked is the address connected
+ *   to, so a DNS answer that changes between the two (DNS rebinding) is
+ *   refused too.
+ * - Redirects (301/302/303/307/308, at most `maxRedirects`) are followed here,
+ *   each hop checked like the first; when a hop changes origin only harmless
+ *   headers travel on, so an Authorization or api-key header never reaches
+ *   a host the connector did not name.
+ *
+ * Refusals are ConnectorError FAILED_PRECONDITION naming the host only —
+ * never the URL, whose query string may carry an api key. Network failures
+ * (DNS, refused connections) are rethrown as they are, for the executor to
+ * report as UNAVAILABLE.
+ */
+import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { format as formatUrl } from 'node:url';
+import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
+import { ConnectorError } from '../domain/connector-error.js';
+import type { HttpRequestFn } from '../domain/connector-type.js';
+import {
+  decideEgress,
+  egressPolicyFrom,
+  egressRefused,
+  schemeRefusal,
+  type EgressPolicy,
+} from '../domain/egress-policy.js';
+
+/** Resolves a hostname to every address it has (like `dns.lookup` with `all: true`). */
+export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface GuardedHttpOptions {
+  /** The parsed policy, or the text of `CONNECTOR_EGRESS_ALLOW` (throws when invalid). */
+  allow: EgressPolicy | string;
+  /** Applies the entries scoped to this connector (`connector-id=…`) as well as the global ones. */
+  connectorId?: string;
+  /** Defaults to the system resolver (`dns.lookup`, all addresses). */
+  resolve?: ResolveHost;
+  /** Redirects followed per request (default 5); 0 returns every 3xx as is. */
+  maxRedirects?: number;
+  /** TCP/TLS connect timeout (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** undici's `request`, guarded; `close()` ends its pooled connections. */
+export type GuardedHttp = HttpRequestFn & { close(): Promise<void> };
+
+export const DEFAULT_MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** What may follow a redirect to another origin; everything else (credentials included) is dropped. */
+const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type', 'cache-control']);
+
+const systemResolve: ResolveHost = async (hostname) => dns.lookup(hostname, { all: true });
+
+type RequestOptions = NonNullable<Parameters<HttpRequestFn>[1]>;
+type Headers = Record<string, string | string[]>;
+
+/** A guarded `request` with its own connection pool. */
+export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
+  const policy = typeof options.allow === 'string' ? egressPolicyFrom(options.allow) : options.allow;
+  const resolve = options.resolve ?? systemResolve;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  if (!Number.isInteger(maxRedirects) || maxRedirects < 0) {
+    throw new Error(`maxRedirects: must be a whole number >= 0, got ${String(options.maxRedirects)}`);
+  }
+  const connectorId = options.connectorId;
+
+  /** Throws unless every address of `url`'s host is allowed. */
+  const check = async (url: URL, hostname: string, port: number, signal?: AbortSignal | null): Promise<void> => {
+    const refusal = schemeRefusal(url.protocol);
+    if (refusal) throw egressRefused(url.host, refusal, false);
+    const addresses = isIP(hostname) ? [hostname] : (await abortable(resolve(hostname), signal)).map((a) => a.address);
+    if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    for (const address of addresses) {
+      const decision = decideEgress(policy, { host: hostname, port, address, ...(connectorId ? { connectorId } : {}) });
+      if (!decision.allowed) throw egressRefused(url.host, decision.reason, decision.allowable);
+    }
+  };
+
+  // One connector per port: `lookup` is told only the hostname, and allow-list entries may name a port.
+  const connectors = new Map<number, buildConnector.connector>();
+  const agent = new Agent({
+    connect: (opts, callback) => {
+      const port = Number(opts.port) || (opts.protocol === 'https:' ? 443 : 80);
+      let connect = connectors.get(port);
+      if (!connect) {
+        connect = buildConnector({
+          lookup: guardedLookup(port),
+          timeout: options.connectTimeoutMs ?? 10_000,
+        });
+        connectors.set(port, connect);
+      }
+      connect(opts, callback);
+    },
+  });
+
+  /** `net.connect`'s lookup: resolves, refuses the connection unless every address is allowed. */
+  function guardedLookup(port: number): LookupFunction {
+    return (hostname: string, lookupOptions: LookupOptions, callback) => {
+      resolve(hostname).then(
+        (found) => {
+          for (const { address } of found) {
+            const decision = decideEgress(policy, { host: hostname, port, address, ...(connectorId ? { connectorId } : {}) });
+            if (!decision.allowed) {
+              const host = port === 80 || port === 443 ? hostname : `${hostname}:${port}`;
+              callback(egressRefused(host, decision.reason, decision.allowable) as NodeJS.ErrnoException, '', 0);
+              return;
+            }
+          }
+          const family = lookupOptions.family === 'IPv4' ? 4 : lookupOptions.family === 'IPv6' ? 6 : lookupOptions.family;
+          const usable: LookupAddress[] = family ? found.filter((a) => a.family === family) : found;
+          if (usable.length === 0) {
+            callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+          } else if (lookupOptions.all) {
+            callback(null, usable);
+          } else {
+            callback(null, usable[0]!.address, usable[0]!.family);
+          }
+        },
+        (err: NodeJS.ErrnoException) => callback(err, '', 0),
+      );
+    };
+  }
+
+  const guarded = async (url: Parameters<HttpRequestFn>[0], requestOptions?: RequestOptions) => {
+    let current = toUrl(url);
+    const { dispatcher: _ignored, query, ...rest } = requestOptions ?? {};
+    let opts: RequestOptions = { ...rest };
+    const signal = opts.signal as AbortSignal | undefined;
+    for (let hop = 0; ; hop++) {
+      const hostname = current.hostname.replace(/^\[(.*)\]$/, '$1');
+      const port = Number(current.port) || (current.protocol === 'https:' ? 443 : 80);
+      await check(current, hostname, port, signal);
+      const res = await undiciRequest(current, {
+        ...opts,
+        ...(hop === 0 && query ? { query } : {}),
+        dispatcher: agent,
+      });
+      if (maxRedirects === 0 || !REDIRECTS.has(res.statusCode)) return res;
+      const location = headerValue(res.headers, 'location');
+      let next: URL;
+      try {
+        if (!location) return res;
+        next = new URL(location, current);
+      } catch {
+        return res; // An unusable Location: the caller sees the 3xx itself.
+      }
+      const follow = redirectOptions(res.statusCode, opts, current.origin !== next.origin);
+      if (!follow) return res;
+      await res.body.dump();
+      if (hop >= maxRedirects) {
+        throw new ConnectorError('UPSTREAM_ERROR', `${current.host}: more than ${maxRedirects} redirects`, {
+          status: res.statusCode,
+        });
+      }
+      opts = follow;
+      current = next;
+    }
+  };
+
+  return Object.assign(guarded as HttpRequestFn, { close: () => agent.close() });
+}
+
+/**
+ * A guard per connector over one policy: connectors without entries of their
+ * own share one pool; each connector with scoped entries gets its own, so a
+ * connection opened under one connector's allowance is never reused by
+ * another connector.
+ */
+export interface EgressGuard {
+  forConnector(connectorId?: string): HttpRequestFn;
+  close(): Promise<void>;
+}
+
+export function createEgressGuard(options: Omit<GuardedHttpOptions, 'connectorId'>): EgressGuard {
+  const policy = typeof options.allow === 'string' ? egressPolicyFrom(options.allow) : options.allow;
+  const scoped = new Set(policy.entries.flatMap((e) => (e.connectorId ? [e.connectorId] : [])));
+  const shared = createGuardedHttp({ ...options, allow: policy });
+  const own = new Map<string, GuardedHttp>();
+  return {
+    forConnector(connectorId) {
+      if (!connectorId || !scoped.has(connectorId)) return shared;
+      let http = own.get(connectorId);
+      if (!http) {
+        http = createGuardedHttp({ ...options, allow: policy, connectorId });
+        own.set(connectorId, http);
+      }
+      return http;
+    },
+    async close() {
+      await Promise.all([shared, ...own.values()].map((h) => h.close()));
+    },
+  };
+}
+
+/**
+ * The options for the next hop, or undefined when the redirect cannot be
+ * followed safely (a streamed body cannot be sent twice).
+ */
+function redirectOptions(status: number, opts: RequestOptions, crossOrigin: boolean): RequestOptions | undefined {
+  const method = (opts.method ?? 'GET').toUpperCase();
+  // 303 always, and 301/302 after a POST, continue as a GET without the body (RFC 9110 §15.4).
+  const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');
+  const body = toGet ? undefined : opts.body;
+  if (body !== undefined && body !== null && !(typeof body === 'string' || body instanceof Uint8Array)) return undefined;
+  let headers = normalizeHeaders(opts.headers);
+  if (toGet) {
+    const { 'content-type': _t, 'content-length': _l, ...restHeaders } = headers;
+    headers = restHeaders;
+  }
+  if (crossOrigin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.has(k)));
+  const { body: _b, method: _m, headers: _h, ...rest } = opts;
+  return {
+    ...rest,
+    method: (toGet ? 'GET' : method) as Dispatcher.HttpMethod,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  };
+}
+
+function normalizeHeaders(headers: Dispatcher.RequestOptions['headers']): Headers {
+  const out: Headers = {};
+  if (!headers) return out;
+  const add = (k: string, v: string | string[] | undefined) => {
+    if (v !== undefined) out[k.toLowerCase()] = v;
+  };
+  if (Array.isArray(headers)) {
+    // undici's flat form: [name, value, name, value, …]
+    for (let i = 0; i + 1 < headers.length; i += 2) add(String(headers[i]), String(headers[i + 1]));
+  } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [k, v] of headers as Iterable<[string, string | string[] | undefined]>) add(k, v);
+  } else {
+    for (const [k, v] of Object.entries(headers as Record<string, string | string[] | undefined>)) add(k, v);
+  }
+  return out;
+}
+
+function toUrl(url: Parameters<HttpRequestFn>[0]): URL {
+  try {
+    if (typeof url === 'string') return new URL(url);
+    if (url instanceof URL) return new URL(url.href);
+    return new URL(formatUrl(url));
+  } catch {
+    throw new ConnectorError('INVALID_ARGUMENT', 'the request URL is not a valid absolute URL');
+  }
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `promise`, or a rejection as soon as `signal` fires (a DNS lookup itself cannot be cancelled). */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal | null): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * The same egress rule for connections that are not HTTP (the `database`
+ * type's Postgres pools): every address the host resolves to must be allowed.
+ */
+export function egressHostCheck(allow: string | EgressPolicy, resolve: ResolveHost = systemResolve) {
+  const policy = typeof allow === 'string' ? egressPolicyFrom(allow) : allow;
+  return async (target: { host: string; port: number; connectorId: string }): Promise<void> => {
+    for (const { address } of await resolve(target.host)) {
+      const d = decideEgress(policy, { host: target.host, port: target.port, address, connectorId: target.connectorId });
+      if (!d.allowed) {
+        throw new ConnectorError('FAILED_PRECONDITION', `egress to ${target.host} refused: ${d.reason}; an operator can allow it with CONNECTOR_EGRESS_ALLOW`);
+      }
+    }
+  };
+}

@@ -1,0 +1,353 @@
+/**
+ * The SSRF-guarded HTTP client against real sockets.
+ * Real: undici, TCP connections, the fixture HTTP server (startFixtureServer).
+ * Faked: DNS answers for made-up hostnames (`resolve`), to script rebinding.
+ */
+import { ConfigError, loadConfig } from '@af/service-kit';
+import { freePort, startFixtureServer, type FixtureServer } from '@af/testing';
+import { connectorRuntimeEnvSchema } from '../../src/config.js';
+import { parseConnectorDefinition } from '../../src/domain/connector-definition.js';
+import { ConnectorError } from '../../src/domain/connector-error.js';
+import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
+import { createEgressGuard, createGuardedHttp, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
+
+let server: FixtureServer;
+let other: FixtureServer;
+const clients: GuardedHttp[] = [];
+
+beforeAll(async () => {
+  server = await startFixtureServer();
+  other = await startFixtureServer();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await server.close();
+  await other.close();
+});
+beforeEach(() => {
+  server.reset();
+  other.reset();
+});
+
+function guarded(options: Parameters<typeof createGuardedHttp>[0]): GuardedHttp {
+  const http = createGuardedHttp(options);
+  clients.push(http);
+  return http;
+}
+
+const fixedDns =
+  (map: Record<string, string[]>): ResolveHost =>
+  async (hostname) => {
+    const found = map[hostname];
+    if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
+async function refusal(promise: Promise<unknown>): Promise<ConnectorError> {
+  const err = await promise.then(
+    () => {
+      throw new Error('expected the request to be refused');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConnectorError);
+  return err as ConnectorError;
+}
+
+describe('guarded http: destinations', () => {
+  it('refuses loopback by default, before connecting, naming the host but not the URL or its query', async () => {
+    server.route('GET', '/search', { json: { ok: true } });
+    const http = guarded({ allow: '' });
+    const err = await refusal(http(`${server.url}/search?api_key=sk-live-123`));
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toBe(
+      `egress to 127.0.0.1:${server.port} refused: 127.0.0.1 is a loopback address; an operator can allow it with CONNECTOR_EGRESS_ALLOW`,
+    );
+    expect(err.message).not.toContain('sk-live-123');
+    expect(err.message).not.toContain('/search');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('lets an allow-listed address through, passing method, headers and body', async () => {
+    server.route('POST', '/items', (req) => ({ status: 201, json: { got: JSON.parse(req.body), auth: req.headers.authorization } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/items`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t0k', 'content-type': 'application/json' },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(res.statusCode).toBe(201);
+    expect(await res.body.json()).toEqual({ got: { a: 1 }, auth: 'Bearer t0k' });
+  });
+
+  it('passes undici query options on', async () => {
+    server.route('GET', '/q', (req) => ({ json: req.query }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/q`, { query: { a: '1', b: 'x y' } });
+    expect(await res.body.json()).toEqual({ a: '1', b: 'x y' });
+  });
+
+  it('refuses schemes other than http and https without suggesting the allow-list', async () => {
+    const http = guarded({ allow: '127.0.0.1' });
+    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:70/_x']) {
+      const err = await refusal(http(url));
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.message).toMatch(/refused: the scheme "(file|ftp|gopher)" is not allowed \(only http and https\)$/);
+    }
+  });
+
+  it('refuses an invalid URL without echoing it', async () => {
+    const err = await refusal(guarded({ allow: '' })('not a url ?key=abc'));
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'the request URL is not a valid absolute URL' });
+  });
+
+  it('refuses metadata, unspecified and IPv4-mapped loopback literals whatever their spelling', async () => {
+    const http = guarded({ allow: '10.0.0.0/8' });
+    const cases: Array<[string, RegExp]> = [
+      ['http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a cloud metadata address/],
+      ['http://[fd00:ec2::254]/latest/', /cloud metadata address/],
+      ['http://100.100.100.200/latest/', /cloud metadata address/],
+      [`http://[::ffff:127.0.0.1]:${server.port}/`, /\(IPv4 127\.0\.0\.1\) is a loopback address/],
+      [`http://0x7f000001:${server.port}/`, /127\.0\.0\.1 is a loopback address/],
+      [`http://2130706433:${server.port}/`, /127\.0\.0\.1 is a loopback address/],
+      [`http://0.0.0.0:${server.port}/`, /the unspecified address, which connectors may never reach$/],
+      ['http://192.168.1.1/', /a private network address/],
+      ['http://100.64.0.1/', /carrier-grade NAT/],
+    ];
+    for (const [url, reason] of cases) {
+      const err = await refusal(http(url));
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.message).toMatch(reason);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('resolves host names itself and connects to the address it checked', async () => {
+    server.route('GET', '/ok', (req) => ({ json: { host: req.headers.host } }));
+    const http = guarded({ allow: '127.0.0.1', resolve: fixedDns({ 'fixture.test': ['127.0.0.1'] }) });
+    const res = await http(`http://fixture.test:${server.port}/ok`);
+    expect(await res.body.json()).toEqual({ host: `fixture.test:${server.port}` });
+  });
+
+  it('refuses a name when ANY of its addresses is refused', async () => {
+    const http = guarded({ allow: '127.0.0.1', resolve: fixedDns({ 'mixed.test': ['127.0.0.1', '10.0.0.7'] }) });
+    const err = await refusal(http(`http://mixed.test:${server.port}/`));
+    expect(err.message).toContain('mixed.test resolves to 10.0.0.7, a private network address');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('DNS rebinding: an answer that turns private between the check and the connection is refused at connect time', async () => {
+    let calls = 0;
+    const rebinding: ResolveHost = async () => {
+      calls++;
+      return [{ address: calls === 1 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+    };
+    server.route('GET', '/internal', { json: { secret: 'internal data' } });
+    const http = guarded({ allow: '', resolve: rebinding });
+    const err = await refusal(http(`http://rebind.test:${server.port}/internal`));
+    expect(calls).toBe(2);
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.message).toBe(
+      `egress to rebind.test:${server.port} refused: rebind.test resolves to 127.0.0.1, a loopback address; an operator can allow it with CONNECTOR_EGRESS_ALLOW`,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('host:port entries allow that host on that port only', async () => {
+    server.route('GET', '/x', { json: {} });
+    const dns = fixedDns({ 'api.internal': ['127.0.0.1'] });
+    const http = guarded({ allow: `api.internal:${server.port}`, resolve: dns });
+    expect((await http(`http://api.internal:${server.port}/x`)).statusCode).toBe(200);
+    await refusal(http(`http://api.internal:${other.port}/x`));
+    await refusal(http(`${server.url}/x`)); // the same address by IP is not the named host
+  });
+
+  it('passes DNS failures on as network errors (not refusals)', async () => {
+    const http = guarded({ allow: '', resolve: fixedDns({}) });
+    await expect(http('http://no-such-host.test/')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  it('a caller abort ends a DNS lookup that hangs', async () => {
+    const hanging: ResolveHost = () => new Promise(() => undefined);
+    const http = guarded({ allow: '', resolve: hanging });
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(new Error('caller gave up')), 30);
+    await expect(http('http://slow-dns.test/', { signal: ctl.signal })).rejects.toThrow('caller gave up');
+  });
+});
+
+describe('guarded http: redirects', () => {
+  it('follows a same-origin redirect, keeping the headers', async () => {
+    server.route('GET', '/old', { status: 302, headers: { location: '/new?page=2' } });
+    server.route('GET', '/new', (req) => ({ json: { query: req.query, auth: req.headers.authorization } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/old`, { headers: { Authorization: 'Bearer abc' } });
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual({ query: { page: '2' }, auth: 'Bearer abc' });
+  });
+
+  it('drops credentials (any non-allow-listed header) when a redirect changes origin', async () => {
+    server.route('GET', '/start', { status: 301, headers: { location: `${other.url}/landing` } });
+    other.route('GET', '/landing', (req) => ({ json: { headers: req.headers } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/start`, {
+      headers: {
+        authorization: 'Bearer abc',
+        'api-key': 'k1',
+        'x-api-key': 'k2',
+        'x-custom-token': 'k3',
+        cookie: 'session=1',
+        accept: 'application/json',
+        'user-agent': 'af-test',
+      },
+    });
+    const { headers } = (await res.body.json()) as { headers: Record<string, string> };
+    expect(headers).toMatchObject({ accept: 'application/json', 'user-agent': 'af-test' });
+    for (const h of ['authorization', 'api-key', 'x-api-key', 'x-custom-token', 'cookie']) expect(headers[h]).toBeUndefined();
+    expect(JSON.stringify(headers)).not.toMatch(/abc|k1|k2|k3|session/);
+  });
+
+  it('drops credentials given in undici flat-array form too', async () => {
+    server.route('GET', '/start', { status: 302, headers: { location: `${other.url}/landing` } });
+    other.route('GET', '/landing', (req) => ({ json: { auth: req.headers.authorization ?? null } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/start`, { headers: ['Authorization', 'Bearer abc'] });
+    expect(await res.body.json()).toEqual({ auth: null });
+  });
+
+  it('re-checks every hop: a redirect to a refused host is refused and never sent', async () => {
+    server.route('GET', '/start', { status: 302, headers: { location: `${other.url}/internal` } });
+    const http = guarded({ allow: `127.0.0.1:${server.port}` });
+    const err = await refusal(http(`${server.url}/start`));
+    expect(err.message).toBe(
+      `egress to 127.0.0.1:${other.port} refused: 127.0.0.1 is a loopback address; an operator can allow it with CONNECTOR_EGRESS_ALLOW`,
+    );
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('refuses redirects to metadata endpoints and to other schemes', async () => {
+    server.route('GET', '/meta', { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/iam' } });
+    server.route('GET', '/file', { status: 302, headers: { location: 'file:///etc/passwd' } });
+    const http = guarded({ allow: '127.0.0.1' });
+    expect((await refusal(http(`${server.url}/meta`))).message).toContain('cloud metadata address');
+    expect((await refusal(http(`${server.url}/file`))).message).toContain('the scheme "file" is not allowed');
+  });
+
+  it('gives up after 5 redirects with UPSTREAM_ERROR', async () => {
+    server.route('GET', '/loop/:n', (req) => ({ status: 302, headers: { location: `/loop/${Number(req.params.n) + 1}` } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const err = await refusal(http(`${server.url}/loop/0`));
+    expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', message: `127.0.0.1:${server.port}: more than 5 redirects`, status: 302 });
+    expect(server.requests).toHaveLength(6);
+  });
+
+  it('maxRedirects 0 hands every 3xx back as it is', async () => {
+    server.route('GET', '/r', { status: 302, headers: { location: '/elsewhere' } });
+    const http = guarded({ allow: '127.0.0.1', maxRedirects: 0 });
+    const res = await http(`${server.url}/r`);
+    expect(res.statusCode).toBe(302);
+    await res.body.dump();
+    expect(server.requests).toHaveLength(1);
+    expect(() => createGuardedHttp({ allow: '', maxRedirects: -1 })).toThrow(/maxRedirects/);
+  });
+
+  it('returns a redirect without a usable Location as it is', async () => {
+    server.route('GET', '/none', { status: 302 });
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http(`${server.url}/none`);
+    expect(res.statusCode).toBe(302);
+    await res.body.dump();
+  });
+
+  it('303 after POST continues as GET without the body; 307 repeats the POST with it', async () => {
+    server.route('POST', '/see-other', { status: 303, headers: { location: '/result' } });
+    server.route('POST', '/temp', { status: 307, headers: { location: '/again' } });
+    server.route('GET', '/result', (req) => ({ json: { method: req.method, body: req.body, type: req.headers['content-type'] ?? null } }));
+    server.route('POST', '/again', (req) => ({ json: { method: req.method, body: req.body } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const post = { method: 'POST' as const, headers: { 'content-type': 'text/plain' }, body: 'payload' };
+    expect(await (await http(`${server.url}/see-other`, post)).body.json()).toEqual({ method: 'GET', body: '', type: null });
+    expect(await (await http(`${server.url}/temp`, post)).body.json()).toEqual({ method: 'POST', body: 'payload' });
+  });
+});
+
+describe('per-connector allow-lists', () => {
+  it('scoped entries open a destination for their connector only', async () => {
+    server.route('GET', '/x', { json: { ok: true } });
+    const guard = createEgressGuard({ allow: 'fec-mirror=127.0.0.1' });
+    try {
+      expect((await guard.forConnector('fec-mirror')(`${server.url}/x`)).statusCode).toBe(200);
+      await refusal(guard.forConnector('other-connector')(`${server.url}/x`));
+      await refusal(guard.forConnector()(`${server.url}/x`));
+      expect(guard.forConnector('fec-mirror')).toBe(guard.forConnector('fec-mirror'));
+      expect(guard.forConnector('a')).toBe(guard.forConnector('b')); // unscoped connectors share one pool
+      expect(guard.forConnector('fec-mirror')).not.toBe(guard.forConnector('a'));
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it('createGuardedHttp with connectorId applies that connector\'s entries', async () => {
+    server.route('GET', '/x', { json: {} });
+    const http = guarded({ allow: 'fec-mirror=127.0.0.1', connectorId: 'fec-mirror' });
+    expect((await http(`${server.url}/x`)).statusCode).toBe(200);
+  });
+
+  it('an invalid allow-list fails the factory and the service config, naming the variable', async () => {
+    expect(() => createGuardedHttp({ allow: '10.0.0.0/99' })).toThrow(/^CONNECTOR_EGRESS_ALLOW: entry 1/);
+    const env = { DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
+    const err = (() => {
+      try {
+        loadConfig(connectorRuntimeEnvSchema, { ...env, CONNECTOR_EGRESS_ALLOW: 'localhost' });
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      { variable: 'CONNECTOR_EGRESS_ALLOW', reason: expect.stringContaining('a hostname needs a port') },
+    ]);
+    expect(loadConfig(connectorRuntimeEnvSchema, env).CONNECTOR_EGRESS_ALLOW).toBe('');
+  });
+});
+
+describe('through the rest_api executor', () => {
+  const def = (baseUrl: string) => {
+    const parsed = parseConnectorDefinition({
+      id: 'guarded-api',
+      name: 'Guarded',
+      type: 'rest_api',
+      connection: { base_url: baseUrl, auth: { type: 'api_key', key_param: 'api_key', in: 'query' }, timeout_seconds: 5 },
+      endpoints: { search: { method: 'GET', path: '/search', response_mapping: { results_path: 'results' } } },
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors));
+    return parsed.definition;
+  };
+
+  it('a refused destination fails the call with FAILED_PRECONDITION and no key in the message', async () => {
+    const err = await refusal(
+      executeEndpoint(def(server.url), 'search', {}, { api_key: 'sk-live-999' }, { http: guarded({ allow: '' }) }),
+    );
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.message).toContain('egress to 127.0.0.1');
+    expect(err.message).not.toContain('sk-live-999');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an allowed destination runs normally', async () => {
+    server.route('GET', '/search', { json: { results: [{ id: 1 }] } });
+    const result = await executeEndpoint(def(server.url), 'search', {}, { api_key: 'k' }, { http: guarded({ allow: '127.0.0.1' }) });
+    expect(result).toMatchObject({ results: [{ id: 1 }], count: 1 });
+  });
+
+  it('a closed port is a network error (UNAVAILABLE), not a refusal', async () => {
+    const port = await freePort();
+    const err = await refusal(
+      executeEndpoint(def(`http://127.0.0.1:${port}`), 'search', {}, { api_key: 'k' }, { http: guarded({ allow: '127.0.0.1' }) }),
+    );
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(err.status).toBeUndefined();
+  });
+});
