@@ -1,1 +1,1 @@
-module.exports = require('../../jest.preset.cjs')(__dirname, 'int');
+module.exports = require('./jest.shared.cjs')('int');

@@ -3,10 +3,12 @@ import { parseKeyring, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { Bindings } from './app/bindings.js';
 import { CallPipeline } from './app/call-pipeline.js';
 import { Connectors } from './app/connectors.js';
+import { Plugins } from './app/plugins.js';
 import { Templates } from './app/templates.js';
 import { TestConnector } from './app/test-connector.js';
 import { connectorRuntimeEnvSchema } from './config.js';
 import { ConnectorModule } from './grpc/connector.controller.js';
+import { PluginRegistryModule } from './grpc/plugin-registry.controller.js';
 import { BindingRepository } from './infra/binding.repository.js';
 import { CircuitBreaker, CircuitBreakerStore } from './infra/circuit-breaker.store.js';
 import { ConnectorRepository } from './infra/connector.repository.js';
@@ -14,6 +16,8 @@ import { ExecutionRepository } from './infra/execution.repository.js';
 import { createEgressGuard, egressHostCheck } from './infra/guarded-http.js';
 import { CONNECTOR_RUNTIME_MIGRATIONS } from './infra/migrations/index.js';
 import { PgOAuthTokenStore } from './infra/oauth-token.store.js';
+import { GrpcPluginTransport } from './infra/plugin.client.js';
+import { PluginRepository } from './infra/plugin.repository.js';
 import { closeDatabasePools, PgReadOnlyRunner } from './infra/pg-readonly.js';
 import { RateLimiter } from './infra/rate-limiter.js';
 import { ResponseCache } from './infra/response-cache.js';
@@ -42,6 +46,12 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   purge.unref();
   kit.onClose(async () => clearInterval(purge));
 
+  const plugins = new Plugins(new PluginRepository(kit, keyring), new GrpcPluginTransport(), kit.log, {
+    ...(config.PLUGIN_REGISTRATION_TOKEN ? { registrationToken: config.PLUGIN_REGISTRATION_TOKEN } : {}),
+    registrationOpen: config.PLUGIN_REGISTRATION_OPEN,
+    heartbeatSeconds: config.PLUGIN_HEARTBEAT_SECONDS,
+  });
+
   const pipeline = new CallPipeline({
     egress,
     limiter: new RateLimiter(kit.db, { leaseMs: config.RATE_LIMIT_LEASE_MS }),
@@ -57,6 +67,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
       warn: (message, fields) => kit.log.warn(fields ?? {}, message),
       oauth: new PgOAuthTokenStore(kit.db, keyring, { log: kit.log }),
       sql,
+      invokePlugin: plugins.invokePlugin,
       ...(config.CONNECTOR_FILE_ROOT ? { fileRoot: config.CONNECTOR_FILE_ROOT } : {}),
     },
   });
@@ -69,7 +80,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   const templates = new Templates(templateFiles, connectors);
   const tester = new TestConnector(connectors, connectorRepo);
   const grpc = await startGrpcServer({
-    module: ConnectorModule.forRoot({ connectors, bindings, templates, tester }),
+    module: { ...ConnectorModule.forRoot({ connectors, bindings, templates, tester }), imports: [PluginRegistryModule.forRoot(plugins)] },
     packages: ['connector'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

@@ -52,5 +52,18 @@ export const connectorRuntimeEnvSchema = baseEnvSchema.extend({
    * fail with FAILED_PRECONDITION.
    */
   CONNECTOR_FILE_ROOT: z.string().refine(isAbsolute, 'must be an absolute path').optional(),
+  /**
+   * Shared secret plugin services present when they register (RegisterPlugin
+   * `registration_token`). Unset: registrations are refused with
+   * FAILED_PRECONDITION, unless PLUGIN_REGISTRATION_OPEN is true.
+   */
+  PLUGIN_REGISTRATION_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** `true` accepts plugin registrations without a token while PLUGIN_REGISTRATION_TOKEN is unset (local development only). */
+  PLUGIN_REGISTRATION_OPEN: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Seconds between plugin heartbeats (told to plugins when they register); a plugin that misses 3 is inactive. */
+  PLUGIN_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(10),
 });
 export type ConnectorRuntimeConfig = z.infer<typeof connectorRuntimeEnvSchema>;

@@ -7,6 +7,7 @@
 import { bindingCredentialAad } from './binding.repository.js';
 import { connectorCredentialAad } from './connector.repository.js';
 import { oauthTokenAad } from './oauth-token.store.js';
+import { pluginConfigAad } from './plugin.repository.js';
 
 export interface EncryptedColumn {
   table: string;
@@ -36,5 +37,11 @@ export const ENCRYPTED_COLUMNS: EncryptedColumn[] = [
     column: 'ciphertext',
     keyColumns: ['cache_key'],
     aad: (r) => oauthTokenAad(s(r.cache_key)),
+  },
+  {
+    table: 'agent_plugin_user_config',
+    column: 'config_ciphertext',
+    keyColumns: ['user_id', 'plugin_name'],
+    aad: (r) => pluginConfigAad(s(r.user_id), s(r.plugin_name)),
   },
 ];

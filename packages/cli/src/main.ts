@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+/** The `af` binary. */
+import { processIo } from './io.js';
+import { createCli } from './program.js';
+
+const stop = new AbortController();
+process.once('SIGINT', () => stop.abort());
+process.once('SIGTERM', () => stop.abort());
+
+const cli = createCli({ io: processIo, stop: stop.signal });
+cli.run(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+  // Open handles (gRPC channels) must not keep a finished command alive.
+  setTimeout(() => process.exit(code), 100).unref();
+});

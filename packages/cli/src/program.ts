@@ -1,0 +1,156 @@
+/**
+ * The `af` command line: connector authoring (validate, test) and plugin
+ * development (serve a plugin module against a registry).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { HttpRequestFn } from '@af/connector-runtime/domain';
+import { validateConnector } from './commands/connector-validate.js';
+import { loadHttp } from './http.js';
+import { CliError, type CliIo } from './io.js';
+
+export interface CliDeps {
+  io: CliIo;
+  /** Ends `af plugin dev` (SIGINT/SIGTERM in the real CLI). */
+  stop: AbortSignal;
+  http?: () => Promise<HttpRequestFn>;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from 0 to ${max}`);
+    return n;
+  };
+}
+
+/** Builds the program; `run` parses argv and returns the exit code (never calls process.exit). */
+export function createCli(deps: CliDeps): { program: Command; run(argv: string[]): Promise<number> } {
+  let code = 0;
+  const program = new Command('af')
+    .description('Agent Factory developer tools')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => deps.io.out(s.trimEnd()),
+      writeErr: (s) => deps.io.err(s.trimEnd()),
+    });
+
+  const connector = program.command('connector').description('author connector definitions (seed §4 YAML)');
+  connector
+    .command('validate')
+    .description('check a connector YAML file; problems are printed as file:line:column: field: reason')
+    .argument('<file>', 'connector YAML')
+    .action(async (file: string) => {
+      code = await validateConnector(file, deps.io);
+    });
+  connector
+    .command('test')
+    .description('call one endpoint from this machine and print the records and an inferred output_schema')
+    .argument('<file>', 'connector YAML')
+    .argument('<endpoint>', 'endpoint name')
+    .option('-p, --param <name=value>', 'an input value (repeatable)', collect, [])
+    .option(
+      '-c, --credential <name=value>',
+      'a credential the connection needs (repeatable; prefer env-expanded values over literals)',
+      collect,
+      [],
+    )
+    .option('--timeout <ms>', 'timeout of the call', positiveInt('--timeout', 600_000))
+    .option('--json', 'print one JSON document instead of the report')
+    .action(
+      async (
+        file: string,
+        endpoint: string,
+        opts: { param: string[]; credential: string[]; timeout?: number; json?: boolean },
+      ) => {
+        const { testConnector } = await import('./commands/connector-test.js');
+        code = await testConnector(
+          file,
+          endpoint,
+          {
+            params: opts.param,
+            credentials: opts.credential,
+            ...(opts.timeout !== undefined ? { timeoutMs: opts.timeout } : {}),
+            ...(opts.json ? { json: true } : {}),
+          },
+          deps.io,
+          deps.http ?? loadHttp,
+        );
+      },
+    );
+
+  const plugin = program.command('plugin').description('develop plugin services (@af/plugin-sdk)');
+  plugin
+    .command('dev')
+    .description('serve a plugin module against a plugin registry (connector-runtime) until Ctrl-C')
+    .argument(
+      '<plugin-module>',
+      'JavaScript module exporting a definePlugin(...) result as `plugin` or default',
+    )
+    .addOption(
+      new Option('--registry <host:port>', 'connector-runtime gRPC address')
+        .env('PLUGIN_REGISTRY_URL')
+        .default('127.0.0.1:50053'),
+    )
+    .addOption(
+      new Option('--token <token>', 'registration token').env('PLUGIN_REGISTRATION_TOKEN').default(''),
+    )
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0: any free one)', positiveInt('--port', 65535), 0)
+    .option('--advertise <host:port>', 'address the registry should call')
+    .option('--heartbeat <seconds>', 'heartbeat at least this often', positiveInt('--heartbeat', 3600))
+    .option('--log-level <level>', "the plugin's own log level", 'warn')
+    .action(
+      async (
+        modulePath: string,
+        opts: {
+          registry: string;
+          token: string;
+          host: string;
+          port: number;
+          advertise?: string;
+          heartbeat?: number;
+          logLevel: string;
+        },
+      ) => {
+        // Loaded on use: the plugin SDK brings gRPC and the contracts, which `validate` does not need.
+        const { pluginDev } = await import('./commands/plugin-dev.js');
+        code = await pluginDev(
+          modulePath,
+          {
+            registry: opts.registry,
+            token: opts.token,
+            host: opts.host,
+            port: opts.port,
+            logLevel: opts.logLevel,
+            ...(opts.advertise ? { advertise: opts.advertise } : {}),
+            ...(opts.heartbeat ? { heartbeatSeconds: opts.heartbeat } : {}),
+          },
+          deps.io,
+          deps.stop,
+        );
+      },
+    );
+
+  return {
+    program,
+    run: async (argv) => {
+      code = 0;
+      try {
+        await program.parseAsync(argv, { from: 'user' });
+        return code;
+      } catch (err) {
+        if (err instanceof CommanderError) return err.exitCode;
+        if (err instanceof CliError) {
+          deps.io.err(`af: ${err.message}`);
+          for (const d of err.details) deps.io.err(`  ${d}`);
+          return 1;
+        }
+        deps.io.err(`af: unexpected error: ${(err as Error)?.stack ?? String(err)}`);
+        return 1;
+      }
+    },
+  };
+}
