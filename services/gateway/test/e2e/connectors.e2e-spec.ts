@@ -126,13 +126,57 @@ describe('connector authoring', () => {
     expect((await http('POST', url('/api/agent-factory/connectors/fixture-api/test'), { token: bob, body: { endpoint: 'search_orgs', inputs: { q: 'x' } } })).status).toBe(404);
   });
 
-  it('lists templates, and an unknown template is a 404 naming the ones that exist', async () => {
+  it('lists the nine seed templates and copies one as a connector that runs through a binding override', async () => {
     const list = await http('GET', url('/api/agent-factory/connectors/templates'), { token: alice });
     expect(list.status).toBe(200);
-    expect(Array.isArray(list.body.templates)).toBe(true);
+    expect(list.body.templates.map((t: any) => t.id).sort()).toEqual([
+      'congress-gov',
+      'courtlistener-recap',
+      'fec-campaign-finance',
+      'federal-register',
+      'opencorporates',
+      'propublica-nonprofits',
+      'sec-edgar-full-text-search',
+      'usaspending-awards',
+      'wikidata-sparql',
+    ]);
+    const fec = list.body.templates.find((t: any) => t.id === 'fec-campaign-finance');
+    expect(fec).toMatchObject({ type: 'rest_api', is_template: true, category: 'government', auth_fields: ['api_key'] });
+    const gov = await http('GET', url('/api/agent-factory/connectors/templates?category=government'), { token: alice });
+    expect(gov.body.templates.every((t: any) => t.category === 'government')).toBe(true);
+
+    // A template whose auth needs a credential refuses a copy without it, naming the field.
+    const noKey = await http('POST', url('/api/agent-factory/connectors/from-template/fec-campaign-finance'), { token: alice, body: {} });
+    expect(noKey.status).toBe(400);
+    expect(JSON.stringify(noKey.body)).toContain('credentials.api_key');
+
+    const copy = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg' } });
+    expect(copy.status).toBe(201);
+    expect(copy.body.connector).toMatchObject({ id: 'my-fedreg', type: 'rest_api' });
+    const badId = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'Not Kebab' } });
+    expect(badId.status).toBe(400);
+
+    // The real host is unreachable here; an agent profile's binding points the copy at the fixture server.
+    api.route('GET', '/fedreg/api/v1/agencies', { json: [{ id: 1, name: 'Agriculture Department', short_name: 'USDA', slug: 'agriculture-department', parent_id: null, url: 'https://x', recent_articles_url: 'https://y' }] });
+    const bound = await http('PUT', url('/api/agent-factory/connectors/my-fedreg/bindings/watcher'), { token: alice, body: { config_overrides: { base_url: `${api.url}/fedreg/api/v1` } } });
+    expect(bound.status).toBe(200);
+    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'my-fedreg', endpoint: 'list_agencies', inputs: {}, idempotencyKey: '', agentProfileId: 'watcher' }));
+    expect((res.result as any).results[0]).toMatchObject({ agency_id: 1, name: 'Agriculture Department', slug: 'agriculture-department' });
+
     const missing = await http('POST', url('/api/agent-factory/connectors/from-template/no-such-template'), { token: alice, body: {} });
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toContain('no-such-template');
+  });
+
+  it('refuses egress to private addresses that are not allow-listed (SSRF guard)', async () => {
+    const res = await http('POST', url('/api/agent-factory/connectors/test'), {
+      token: alice,
+      body: { yaml: connectorYaml('http://169.254.169.254/latest'), credentials: { api_key: 'x' }, endpoint: 'search_orgs', inputs: { q: 'a' } },
+    });
+    // FAILED_PRECONDITION: the call is well-formed; the operator has not allowed the destination.
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toContain('egress to 169.254.169.254 refused');
+    expect(res.body.error.message).toContain('CONNECTOR_EGRESS_ALLOW');
   });
 });
 
