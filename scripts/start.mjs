@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // One-command start: builds if needed, then runs gateway, planner,
-// orchestrator and connector-runtime in this process.
+// orchestrator, connector-runtime and approval in this process.
 //   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
 // Ctrl-C stops everything cleanly.
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, '.af-data');
-const services = ['connector-runtime', 'planner', 'orchestrator', 'gateway'];
+const services = ['connector-runtime', 'planner', 'approval', 'orchestrator', 'gateway'];
 const t0 = Date.now();
 const say = (msg) => process.stdout.write(`[agent-factory] ${msg}\n`);
 
@@ -84,7 +84,7 @@ async function main() {
   const natsUrl = process.env.NATS_URL ?? 'memory://agent-factory';
   if (!process.env.NATS_URL) say('NATS_URL not set: using the in-process event bus (dev mode only)');
   const httpPort = process.env.HTTP_PORT ?? '8080';
-  const ports = { planner: 50051, orchestrator: 50052, connector: 50053, gateway: 50050 };
+  const ports = { planner: 50051, orchestrator: 50052, connector: 50053, approval: 50054, gateway: 50050 };
   const common = {
     LOG_LEVEL: 'warn',
     ...secrets,
@@ -96,12 +96,14 @@ async function main() {
   const env = {
     'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: '9467' },
     planner: { ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: '9465' },
+    approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: '9468', ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
     orchestrator: {
       ...common,
       GRPC_PORT: String(ports.orchestrator),
       METRICS_PORT: '9466',
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
+      APPROVAL_URL: `127.0.0.1:${ports.approval}`,
     },
     gateway: {
       ...common,
@@ -112,6 +114,7 @@ async function main() {
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+      APPROVAL_URL: `127.0.0.1:${ports.approval}`,
     },
   };
   const running = [];

@@ -13,13 +13,14 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
   planner: ['agentfactory/planner/v1/planner.proto'],
   orchestrator: ['agentfactory/orchestrator/v1/orchestrator.proto', 'agentfactory/orchestrator/v1/events.proto'],
   connector: ['agentfactory/connector/v1/connector.proto'],
+  approval: ['agentfactory/approval/v1/approval.proto', 'agentfactory/approval/v1/events.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

@@ -54,3 +54,4 @@ export {
   type WireStruct,
   type WireEnumName,
 } from './wire/plan-wire.types.js';
+export * from './flex/index.js';

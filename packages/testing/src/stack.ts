@@ -1,7 +1,8 @@
 /**
  * The whole system for an end-to-end test: a fresh database, a private NATS
  * subject prefix, free loopback ports, and the four services as separate
- * processes talking real gRPC. Crash tests may start several orchestrator
+ * processes talking real gRPC (gateway, planner, orchestrator,
+ * connector-runtime, approval). Crash tests may start several orchestrator
  * replicas; runs reach them through the JetStream work queue whichever one
  * received StartRun.
  */
@@ -59,6 +60,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     planner: await freePort(),
     orchestrators: [] as number[],
     connector: await freePort(),
+    approval: await freePort(),
     http: await freePort(),
     gatewayGrpc: await freePort(),
   };
@@ -77,11 +79,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       new ServiceProcess(
         'orchestrator',
         {
+          // Tests decide fast: reconcile waiting requests often (options.env may override it).
+          APPROVAL_RECONCILE_MS: '1000',
           ...common('orchestrator'),
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
           CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
           PLANNER_URL: `127.0.0.1:${ports.planner}`,
+          APPROVAL_URL: `127.0.0.1:${ports.approval}`,
         },
         i === 0 ? 'orchestrator' : `orchestrator-${i}`,
       ),
@@ -95,6 +100,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       CREDENTIALS_KEYS: credentialsKeys,
     }),
     planner: new ServiceProcess('planner', { ...common('planner'), GRPC_PORT: String(ports.planner) }),
+    approval: new ServiceProcess('approval', {
+      // Timeouts in tests are seconds: sweep often.
+      APPROVAL_SWEEP_INTERVAL_MS: '200',
+      ...common('approval'),
+      GRPC_PORT: String(ports.approval),
+      ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
+    }),
     orchestrator: orchestrators[0]!,
     gateway: new ServiceProcess('gateway', {
       ...common('gateway'),
@@ -105,6 +117,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+      APPROVAL_URL: `127.0.0.1:${ports.approval}`,
     }),
   };
   const all = [...Object.values(services), ...orchestrators.slice(1)];

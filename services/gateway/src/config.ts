@@ -14,6 +14,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   PLANNER_URL: grpcAddress(),
   ORCHESTRATOR_URL: grpcAddress(),
   CONNECTOR_RUNTIME_URL: grpcAddress(),
+  /** gRPC address of the approval service (approvals, human tasks, clarifications). */
+  APPROVAL_URL: grpcAddress(),
   /** Largest accepted request body. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
 });

@@ -2,11 +2,19 @@
 import 'reflect-metadata';
 import { ServiceKit, startGrpcServer } from '@af/service-kit';
 import { ExecuteRun } from './app/execute-run.use-case.js';
+import { PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
 import { RunCommands } from './app/run-commands.js';
+import { RunPolicies } from './app/run-policies.js';
 import { orchestratorEnvSchema } from './config.js';
 import { NodeExecutors } from './domain/node-executor.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
+import { humanExecutor } from './app/executors/human.executor.js';
+import { clarifying, hitlGated } from './app/executors/hitl-wrappers.js';
+import { ApprovalDecisions } from './app/approval-decisions.js';
+import { approvalClient, noApprovalService } from './infra/approval.client.js';
+import { ApprovalEventsConsumer } from './infra/approval-events.consumer.js';
+import { ApprovalWaitsStore } from './infra/approval-waits.store.js';
 import { routeExecutor } from './app/executors/route.executor.js';
 import { subflowExecutor } from './app/executors/subflow.executor.js';
 import { evaluateConditionExecutor, workflowTransformExecutor, WORKFLOW_TRANSFORM_ACTIONS } from './app/executors/workflow-transform.executor.js';
@@ -17,6 +25,7 @@ import { createLlmExecutor } from './app/executors/llm.executor.js';
 import { ConfigError } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { ORCHESTRATOR_MIGRATIONS } from './infra/migrations/index.js';
+import { PolicyStore } from './infra/policy.store.js';
 import { RunExecutionStore } from './infra/run-execution.store.js';
 import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
@@ -30,30 +39,40 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const connectors = connectorClient(config.CONNECTOR_RUNTIME_URL);
   const model = await createChatModel(llm);
   kit.log.info({ llm: describeLlmConfig(llm) }, 'llm');
+  const loadPlaybook = config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL)) : noPlanner;
+  const policyStore = new PolicyStore(kit);
+  // Replans without a given plan compile the run's stored playbook again.
+  const planSource = playbookPlanSource(loadPlaybook);
   const limits = new ConnectorLimits(config.CONNECTOR_CONCURRENCY, config.CONNECTOR_CONCURRENCY_OVERRIDES);
+  // People: approvals, human tasks and clarifications wait on the approval service.
+  const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL) : noApprovalService, waits: new ApprovalWaitsStore(kit, repo) };
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(connectors, limits))
-    .register('llm', createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }))
+    .register('llm', hitlGated(clarifying(createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }), hitl), hitl))
     .register('tool:transform_data', transformDataExecutor, { pure: true })
     .register('transform:evaluate_condition', evaluateConditionExecutor, { pure: true, raw: true })
-    .register('approval', approvalExecutor)
+    .register('approval', approvalExecutor(hitl))
+    .register('human', humanExecutor(hitl))
     .register('delay', delayExecutor)
     .register('route', routeExecutor, { pure: true })
     .register(
       'subflow',
       subflowExecutor({
         createChild: async (input) => (await repo.create(input)).run,
-        loadPlaybook: config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL)) : noPlanner,
+        loadPlaybook,
         maxDepth: config.SUBFLOW_MAX_DEPTH,
       }),
       { rawParams: ['plan'] },
     );
+  // No capability executor yet: a gated agent still gets its denial output instead of running.
+  executors.register('capability', hitlGated(clarifying((ctx) => new NodeExecutors().resolve(ctx.node)(ctx), hitl), hitl));
   for (const action of WORKFLOW_TRANSFORM_ACTIONS) {
     if (action !== 'evaluate_condition') executors.register(`transform:${action}`, workflowTransformExecutor, { pure: true, raw: true });
   }
+  const store = new RunExecutionStore(kit);
   const executor = new ExecuteRun(
     repo,
-    new RunExecutionStore(kit),
+    store,
     executors,
     {
       owner: config.SERVICE_INSTANCE_ID,
@@ -63,10 +82,12 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       mapMaxIterations: config.MAP_MAX_ITERATIONS,
     },
     kit.log,
+    new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log),
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
+  const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo), { repo, kit }),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log)),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -75,8 +96,10 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   });
   kit.onClose(() => grpc.close());
   kit.onClose(() => consumer.stop());
+  kit.onClose(() => decisions.stop());
   await consumer.start();
-  kit.log.info({ grpcPort: config.GRPC_PORT, instance: config.SERVICE_INSTANCE_ID, planner: config.PLANNER_URL ?? null }, 'orchestrator ready');
+  if (config.APPROVAL_URL) await decisions.start();
+  kit.log.info({ grpcPort: config.GRPC_PORT, instance: config.SERVICE_INSTANCE_ID, planner: config.PLANNER_URL ?? null, approval: config.APPROVAL_URL ?? null }, 'orchestrator ready');
   return { kit, close: () => kit.close() };
 }
 

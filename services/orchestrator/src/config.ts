@@ -34,6 +34,13 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   CONNECTOR_RUNTIME_URL: grpcAddress(),
   /** gRPC address of the planner: subflow nodes that name a playbook compile it there. Unset: such nodes fail with FAILED_PRECONDITION. */
   PLANNER_URL: grpcAddress().optional(),
+  /**
+   * gRPC address of the approval service, where approval, human and clarify
+   * nodes open their requests. Unset: such nodes fail with FAILED_PRECONDITION.
+   */
+  APPROVAL_URL: grpcAddress().optional(),
+  /** Waits on the approval service still undecided after this long are looked up there (a lost event cannot strand a run). */
+  APPROVAL_RECONCILE_MS: z.coerce.number().int().min(200).max(3_600_000).default(5_000),
   /** How long a replica owns a run without renewing; a dead replica's runs are taken over after this. */
   RUN_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
   /** Nodes of one run executing at once (map iterations' nodes included). */

@@ -1,21 +1,53 @@
+/** Composition root of the planner: playbooks, the flex planner, the capability registry and facet catalog. */
 import 'reflect-metadata';
+import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
 import { ServiceKit, startGrpcServer } from '@af/service-kit';
+import { CapabilityRegistry } from './app/capability-registry.service.js';
+import { FacetCatalogStore } from './app/facet-catalog.store.js';
+import { PlanTaskUseCase } from './app/plan-task.use-case.js';
 import { Playbooks } from './app/playbooks.js';
 import { plannerEnvSchema } from './config.js';
+import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
-import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { followCapabilityEvents } from './infra/capability-event.follower.js';
+import { CapabilityRepository } from './infra/capability.repository.js';
+import { FacetRepository } from './infra/facet.repository.js';
+import { FlexMetrics } from './infra/flex-metrics.js';
+import { LlmPlanner } from './infra/llm-planner.js';
+import { plannerMigrations } from './infra/migrations/index.js';
 
 export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'planner', envSchema: plannerEnvSchema, env, migrations: [Init1763800000000] });
+  const kit = await ServiceKit.start({ name: 'planner', envSchema: plannerEnvSchema, env, migrations: plannerMigrations });
+  const { config, log } = kit;
+  const startedAt = Date.now();
+  const metrics = new FlexMetrics(kit.metrics);
+  const capabilityRepo = new CapabilityRepository(kit.db);
+  const facets = new FacetCatalogStore(kit, new FacetRepository(kit.db), capabilityRepo, config.FLEX_CAPABILITY_CACHE_TTL_MS);
+  const registry = new CapabilityRegistry(kit, capabilityRepo, facets, config.FLEX_CAPABILITY_CACHE_TTL_MS, Date.now, { onChange: (event) => metrics.registry.inc({ event }) });
+
+  const llmConfig = llmConfigFromEnv(config);
+  const model = await createChatModel(llmConfig);
+  const llm = model ? new LlmPlanner({ model, modelName: describeLlmConfig(llmConfig) }) : undefined;
+  const planTask = new PlanTaskUseCase({ facets, registry, deterministic: new DeterministicPlanner(), ...(llm ? { llm } : {}), defaultRuntime: config.FLEX_PLANNER_RUNTIME, maxAttempts: config.FLEX_PLANNER_MAX_ATTEMPTS, log, metrics });
+
+  // Events from before this replica started are in its first load already (5 s margin for clock skew).
+  const follower = await followCapabilityEvents({ bus: kit.bus, subjects: kit.subjects, log, registry, facets, since: startedAt - 5_000 });
+  kit.onClose(() => follower.close());
+  const sweeper = setInterval(() => {
+    registry.sweep().catch((err) => log.warn({ err }, 'capability sweep failed'));
+  }, config.FLEX_CAPABILITY_SWEEP_MS);
+  sweeper.unref();
+  kit.onClose(() => clearInterval(sweeper));
+
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot(new Playbooks(kit)),
+    module: PlannerModule.forRoot({ playbooks: new Playbooks(kit), planTask, registry, facets }),
     packages: ['planner'],
-    host: kit.config.GRPC_HOST,
-    port: kit.config.GRPC_PORT,
-    log: kit.log,
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    log,
     metrics: kit.metrics,
   });
   kit.onClose(() => grpc.close());
-  kit.log.info({ grpcPort: kit.config.GRPC_PORT }, 'planner ready');
-  return { kit, close: () => kit.close() };
+  log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
+  return { kit, registry, facets, close: () => kit.close() };
 }

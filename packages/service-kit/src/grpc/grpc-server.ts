@@ -20,6 +20,7 @@ const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   planner: 'agentfactory.planner.v1',
   orchestrator: 'agentfactory.orchestrator.v1',
   connector: 'agentfactory.connector.v1',
+  approval: 'agentfactory.approval.v1',
 };
 
 export interface GrpcServer {

@@ -6,6 +6,8 @@ import { openApiDocument } from './openapi.js';
 import { ConnectorsController, PluginsController } from './connectors.controller.js';
 import { ActionsController, PlaybooksController } from './resources.controller.js';
 import { ExecutionsController, RunsController } from './runs.controller.js';
+import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
+import { FlexController } from './flex.controller.js';
 
 @Controller()
 class MetaController {
@@ -27,7 +29,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

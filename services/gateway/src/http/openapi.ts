@@ -3,6 +3,7 @@
  * schemas that parse the request bodies.
  */
 import { z } from 'zod';
+import { FlexJsonObjectSchema, HeartbeatBodySchema, UpsertFacetsSchema } from './flex.schemas.js';
 import {
   BindConnectorSchema,
   CreateConnectorSchema,
@@ -12,7 +13,9 @@ import {
   TestInlineConnectorSchema,
   UpdateConnectorSchema,
   ValidateConnectorSchema,
-  LoginSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
+  LoginSchema,
+  ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
+import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 
 interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -34,6 +37,8 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/executions', summary: 'Executions (runs), as in the seed API' },
   { method: 'get', path: '/api/agent-factory/executions/{id}', summary: 'One execution' },
   { method: 'post', path: '/api/v1/runs/{id}/cancel', summary: 'Cancel a run' },
+  { method: 'post', path: '/api/v1/runs/{id}/replan', summary: 'Replan an unfinished run: plan version N+1, completed steps locked', body: ReplanRunSchema },
+  { method: 'post', path: '/api/v1/runs/{id}/policies/{policyId}/trigger', summary: 'Fire a runtime policy whose trigger is manual' },
   { method: 'get', path: '/api/v1/runs/{id}/events', summary: 'Run frames as Server-Sent Events; resume with Last-Event-ID', sse: true },
   { method: 'get', path: '/api/agent-factory/connectors', summary: 'List your connectors' },
   { method: 'post', path: '/api/agent-factory/connectors', summary: 'Create a connector from YAML', body: CreateConnectorSchema },
@@ -62,6 +67,26 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=)' },
   { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
   { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML; per-step results', body: PlaybookYamlSchema },
+  { method: 'get', path: '/api/agent-factory/approvals', summary: 'Pending approvals you may act on (?kind=&status=&run_id=; `all` lifts a filter)' },
+  { method: 'get', path: '/api/agent-factory/approvals/{id}', summary: 'One approval request with its preview data and resolution' },
+  { method: 'post', path: '/api/agent-factory/approvals/{id}/approve', summary: 'Approve (optionally with instructions) and resume the run; 409 when no longer pending', body: ApproveSchema },
+  { method: 'post', path: '/api/agent-factory/approvals/{id}/reject', summary: 'Reject; the run stops or skips the step per on_reject; 409 when no longer pending', body: RejectSchema },
+  { method: 'get', path: '/api/v1/flex/tasks', summary: 'Human tasks you may work on (?capabilityId=&status=&runId=)' },
+  { method: 'post', path: '/api/v1/flex/tasks/{taskId}/decline', summary: 'Decline a human task with a reason code (the run ends per policy)', body: DeclineTaskSchema },
+  { method: 'post', path: '/api/v1/flex/hitl/resolve', summary: 'Record an operator decision (or a clarification answer)', body: HitlResolveSchema },
+  { method: 'post', path: '/api/v1/flex/run.resume', summary: 'Hand in what a run waits for: human task output, clarification answer or decision', body: RunResumeSchema },
+  { method: 'post', path: '/api/v1/flex/capabilities/register', summary: 'Register or update a capability (flex §5.6.2 payload, validated field by field)', body: FlexJsonObjectSchema },
+  { method: 'post', path: '/api/v1/flex/capabilities/{id}/heartbeat', summary: 'Capability instance heartbeat (stale instances become inactive)', body: HeartbeatBodySchema },
+  { method: 'delete', path: '/api/v1/flex/capabilities/{id}', summary: 'Deregister a capability (?instance= for one instance)' },
+  { method: 'get', path: '/api/v1/flex/capabilities', summary: 'Registered capabilities (filters in the query)' },
+  { method: 'get', path: '/api/v1/flex/capabilities/{id}', summary: 'One capability with its instances' },
+  { method: 'get', path: '/api/v1/flex/facets', summary: 'The facet catalog' },
+  { method: 'post', path: '/api/v1/flex/facets', summary: 'Add or update facets', body: UpsertFacetsSchema },
+  { method: 'post', path: '/api/v1/flex/plan', summary: 'Plan a TaskEnvelope: a validated PlanGraph with diagnostics (no run)', body: FlexJsonObjectSchema },
+  { method: 'get', path: '/api/v1/flex/sandbox/metadata', summary: 'Capabilities, facets and templates for the sandbox UI' },
+  { method: 'post', path: '/api/v1/flex/run.stream', summary: 'Plan a TaskEnvelope and run it; streams plan and run frames (SSE)', body: FlexJsonObjectSchema, sse: true },
+  { method: 'get', path: '/api/v1/flex/runs/{id}', summary: 'A flex run with its plan and outputs' },
+  { method: 'post', path: '/hitl/respond', summary: 'Seed HITL response: {request_id, decision: approved|denied, instructions?}; 409 when already resolved', body: HitlRespondSchema },
 ];
 
 const ErrorBody = {
@@ -91,7 +116,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...(params.length ? { parameters: params } : {}),
       ...(r.public ? { security: [] } : {}),
       responses: {
-        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') ? '201' : '200']: {
+        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') && !/\/(approve|reject|decline|resolve|respond)$/.test(r.path) ? '201' : '200']: {
           description: 'OK',
           ...(r.sse ? { content: { 'text/event-stream': { schema: { type: 'string' } } } } : {}),
         },

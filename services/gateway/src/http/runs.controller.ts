@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { parseLastEventId } from '@af/service-kit';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { ListRunsQuery, ResumeRunSchema, StartRunSchema } from './schemas.js';
+import { ListRunsQuery, ReplanRunSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
 import { parseBody } from './validation.js';
 import { runSummaryView, runView } from './views.js';
 
@@ -41,8 +41,41 @@ export class RunsController {
         runContext: input.run_context ?? '',
         outputContract: input.output_contract,
         goalCondition: input.goal_condition,
+        policies: input.policies,
       }),
     );
+    return { run: runView(run!) };
+  }
+
+  /**
+   * Plan version N+1: `{playbook?, rationale?, policy_id?, expected_plan_version?}`.
+   * Completed steps are locked; a plan that changes one is a 400 naming it.
+   */
+  @Post(':id/replan')
+  @HttpCode(200)
+  async replan(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
+    const input = parseBody(ReplanRunSchema, body ?? {});
+    const { planner, orchestrator } = this.deps.clients;
+    const plan = input.playbook !== undefined ? (await call(planner.compilePlaybook({ principal, yaml: input.playbook }))).plan : undefined;
+    const { run } = await call(
+      orchestrator.replanRun({
+        principal,
+        runId: id,
+        plan,
+        rationale: input.rationale ?? '',
+        policyId: input.policy_id ?? '',
+        expectedPlanVersion: input.expected_plan_version ?? 0,
+        idempotencyKey: key?.slice(0, 200) ?? '',
+      }),
+    );
+    return { run: runView(run!) };
+  }
+
+  /** Fire a runtime policy whose trigger is `manual`. */
+  @Post(':id/policies/:policyId/trigger')
+  @HttpCode(200)
+  async triggerPolicy(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Param('policyId') policyId: string, @Headers('idempotency-key') key?: string) {
+    const { run } = await call(this.deps.clients.orchestrator.triggerPolicy({ principal, runId: id, policyId, idempotencyKey: key?.slice(0, 200) ?? '' }));
     return { run: runView(run!) };
   }
 

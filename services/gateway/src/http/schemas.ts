@@ -14,6 +14,8 @@ export const StartRunSchema = z
     output_contract: z.object({ schema: z.record(z.string(), z.unknown()) }).loose().optional(),
     /** Goal conditions [{facet, path, condition: {dsl | jsonLogic}}], reported on completion. */
     goal_condition: z.array(z.record(z.string(), z.unknown())).max(100).default([]),
+    /** Runtime policies [{id, enabled?, trigger: {kind, …}, action: {type, …}}] (validated by the orchestrator). */
+    policies: z.array(z.record(z.string(), z.unknown())).max(50).default([]),
   })
   .refine((b) => (b.playbook === undefined) !== (b.playbook_id === undefined), {
     message: 'give exactly one of playbook (YAML) or playbook_id',
@@ -85,6 +87,20 @@ export const ResumeRunSchema = z.object({
   node_id: z.string().min(1).optional(),
   decision: z.enum(['approve', 'reject']).optional(),
   instructions: z.string().max(10_000).optional(),
+});
+
+/**
+ * POST /runs/:id/replan: plan version N+1 of an unfinished run. `playbook`
+ * (YAML) is compiled into the new plan; without it the run's stored playbook
+ * is compiled again. Completed steps must stay as they were.
+ */
+export const ReplanRunSchema = z.object({
+  playbook: z.string().min(1, 'must be playbook YAML').optional(),
+  rationale: z.string().max(2000).optional(),
+  /** A runtime policy with trigger `manual` and action `replan`, on whose behalf the replan happens. */
+  policy_id: z.string().min(1).max(64).optional(),
+  /** Refuse unless the run is at this plan version. */
+  expected_plan_version: z.number().int().min(1).optional(),
 });
 
 export const RUN_STATUS_NAMES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'paused', 'waiting'] as const;

@@ -33,6 +33,9 @@ export function runView(run: orchestrator.Run) {
     parent_run_id: run.parentRunId || null,
     parent_node_id: run.parentNodeId || null,
     goal_condition_results: run.goalConditionResults,
+    plan_versions: run.planVersions.map((v) => ({ version: v.version, source: v.source, policy_id: v.policyId || null, rationale: v.rationale || null, created_at: v.createdAt })),
+    policy_firings: run.policyFirings,
+    policy_gates: run.policyGates.map(nodeView),
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };

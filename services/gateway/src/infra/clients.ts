@@ -1,4 +1,4 @@
-import { connector, orchestrator, planner } from '@af/contracts';
+import { approval, connector, orchestrator, planner } from '@af/contracts';
 import { createGrpcClient } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 
@@ -8,6 +8,7 @@ export interface Clients {
   orchestrator: orchestrator.OrchestratorServiceClient;
   connectors: connector.ConnectorServiceClient;
   plugins: connector.PluginRegistryServiceClient;
+  approvals: approval.ApprovalServiceClient;
 }
 
 export function createClients(config: GatewayConfig): Clients {
@@ -16,5 +17,6 @@ export function createClients(config: GatewayConfig): Clients {
     orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL),
     connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
     plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
+    approvals: createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, config.APPROVAL_URL),
   };
 }

@@ -16,6 +16,13 @@
  * completed nodes (reverse completion order, each once); a completed run's
  * output is checked against its OutputContract and its goal conditions are
  * evaluated.
+ *
+ * Runtime policies (run-policies.ts) are looked at on the way: when the run
+ * starts, when nodes complete, when a policy timer is due and when the output
+ * contract fails. A pending policy action or an open policy gate lets running
+ * nodes finish but starts none; at the next safe point (nothing in flight) the
+ * action applies — a replan swaps in plan version N+1 and the loop goes on
+ * with it from the persisted node states.
  */
 import { interpolate, type Scope } from '@af/expr';
 import { compileNodeCondition, type PlanNode } from '@af/plan';
@@ -32,6 +39,7 @@ import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, resolveSubflow, resolveWaiting, WaitFor, type ChildRun } from '../domain/waiting.js';
 import { LeaseLostError, type Frame, type RunExecutionStore } from '../infra/run-execution.store.js';
 import { finalOutput, type RunRepository } from '../infra/run.repository.js';
+import type { PolicyRuntime, RunPolicies } from './run-policies.js';
 
 export interface ExecuteRunOptions {
   owner: string;
@@ -44,6 +52,8 @@ export interface ExecuteRunOptions {
 }
 
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
+/** A request-side replan or policy gate hands a running run back to the queue; this many immediate re-takes at most. */
+const MAX_RETAKES = 3;
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
 /** While a level has waiting nodes and work in flight, re-check them this often (a decision or a child's end may arrive). */
@@ -74,13 +84,17 @@ interface Execution {
   /** A node with rollbackOnError failed: no level starts anything more; the run rolls back. */
   abort?: { nodeId: string; message: string };
   started: number;
+  /** Runtime policies: what fired, what waits to be applied (see run-policies.ts). */
+  policy: PolicyRuntime;
 }
 
 type GraphResult =
   | { kind: 'done'; status: 'completed' | 'failed'; error?: string }
   | { kind: 'waiting'; until: Date | null }
   | { kind: 'stopped' }
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** A runtime policy stopped new nodes (a pending action or an open gate) and nothing is in flight. */
+  | { kind: 'halted' };
 
 /** The run is stopping or rolling back: leave the node as it is (it is replayed or cancelled later). */
 class Interrupted extends Error {
@@ -102,6 +116,7 @@ export class ExecuteRun {
     private readonly executors: NodeExecutors,
     private readonly options: ExecuteRunOptions,
     private readonly log: Logger,
+    private readonly policies: RunPolicies,
   ) {}
 
   /** Stop starting nodes; running executions release their runs at the next checkpoint. */
@@ -113,7 +128,12 @@ export class ExecuteRun {
     if (this.active.has(runId)) return 'not_owner';
     this.active.add(runId);
     try {
-      return await this.executeOwned(runId, keepAlive);
+      let result = await this.executeOwned(runId, keepAlive);
+      // A request-side replan (or policy gate) queues a running run again; its work item may have been dropped here while this execution was active.
+      for (let i = 0; result === 'lease_lost' && i < MAX_RETAKES && (await this.repo.get(runId))?.status === 'queued'; i++) {
+        result = await this.executeOwned(runId, keepAlive);
+      }
+      return result;
     } finally {
       this.active.delete(runId);
     }
@@ -152,29 +172,55 @@ export class ExecuteRun {
   }
 
   private async loop(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
+    for (let current = run; ; ) {
+      const result = await this.epoch(current, signal, isLost);
+      if (result !== 'replanned') return result;
+      // Plan version N+1 is in place: go on from the persisted node states with it.
+      const again = await this.store.acquireLease(current.id, this.options.owner, this.options.leaseMs);
+      if (!again) throw new LeaseLostError(current.id);
+      current = again;
+    }
+  }
+
+  /** One plan version of the run: until it finishes, parks, stops, or a policy's replan swaps the plan. */
+  private async epoch(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult | 'replanned'> {
+    const states = await this.repo.nodeStates(run.id);
     const x: Execution = {
       run,
-      states: await this.repo.nodeStates(run.id),
+      states,
       outputs: await this.repo.outputs(run.id),
       slots: new Semaphore(this.options.concurrency),
       signal,
       isLost,
       started: Date.now(),
+      policy: await this.policies.load(run, states),
     };
     if (!run.rollback) {
       const top = this.topLevel(x);
+      await this.policies.onStart(x);
       for (;;) {
+        // A safe point (nothing in flight): decided policy gates close, a pending policy action applies.
+        const step = await this.policies.settle(x);
+        if (step.kind === 'fail') {
+          await this.finish(x, 'failed', step.error, { policyId: step.policyId }, { firingKey: step.firingKey });
+          return 'finished';
+        }
+        if (step.kind === 'paused') return 'parked';
+        if (step.kind === 'replan') return (await this.policies.replan(x, step.firing)) === 'replanned' ? 'replanned' : 'parked';
+        await this.policies.checkTimers(x);
         const result = await this.runGraph(x, top);
-        if (result.kind === 'waiting') {
-          // Only waiting nodes are left: hand the run back until a decision, timer or child run moves one.
+        if (result.kind === 'stopped') return 'stopped';
+        if (result.kind === 'aborted') break;
+        if (x.policy.pending.length) continue;
+        if (result.kind === 'waiting' || result.kind === 'halted') {
+          // Only waiting nodes (or an undecided policy gate) are left: hand the run back until a decision, timer or child run moves one.
           if (await this.store.park(run.id, this.options.owner)) return 'parked';
           await sleep(20, signal);
           continue;
         }
-        if (result.kind === 'stopped') return 'stopped';
-        if (result.kind === 'aborted') break;
-        if (result.status === 'completed') await this.complete(x);
-        else await this.finish(x, 'failed', result.error ?? 'failed', {});
+        if (result.status === 'completed') {
+          if ((await this.complete(x)) === 'halted') continue;
+        } else await this.finish(x, 'failed', result.error ?? 'failed', {});
         return 'finished';
       }
     }
@@ -188,12 +234,18 @@ export class ExecuteRun {
     const inFlight = new Map<string, Promise<void>>();
     const view = this.view(x, level);
     let fatal: string | undefined;
-    const canStart = () => !fatal && !x.abort && !this.stopping;
+    const canSettle = () => !fatal && !x.abort && !this.stopping;
+    // A runtime policy's pending action or open gate lets nodes finish but none start.
+    const canStart = () => canSettle() && !this.policies.halted(x);
     for (;;) {
       if (x.isLost()) throw new LeaseLostError(x.run.id);
-      if (canStart() && this.hasWaiting(x, level)) {
+      if (canSettle() && this.hasWaiting(x, level)) {
         const failure = await this.settleWaiting(x, level);
         if (failure) fatal ??= failure;
+      }
+      if (canSettle() && x.policy.policies.length) {
+        await this.policies.observe(x, level);
+        if (!level.suffix) await this.policies.checkTimers(x);
       }
       if (canStart()) {
         for (const id of unneededFallbacks(level, view, level.fallbacks)) {
@@ -215,7 +267,7 @@ export class ExecuteRun {
         }
       }
       if (inFlight.size === 0) {
-        if (canStart() && this.hasWaiting(x, level)) return { kind: 'waiting', until: nextTimer(this.levelStates(x, level)) };
+        if (canSettle() && this.hasWaiting(x, level)) return { kind: 'waiting', until: nextTimer(this.levelStates(x, level)) };
         break;
       }
       const waits: number[] = [];
@@ -223,10 +275,13 @@ export class ExecuteRun {
         const timer = nextTimer(this.levelStates(x, level));
         waits.push(WAITING_POLL_MS, ...(timer ? [Math.max(0, timer.getTime() - Date.now())] : []));
       }
+      const deadline = level.suffix ? null : this.policies.nextDeadline(x);
+      if (deadline) waits.push(Math.max(0, deadline.getTime() - Date.now()));
       await Promise.race([...inFlight.values(), ...(waits.length ? [sleep(Math.min(...waits), x.signal)] : [])]);
     }
     if (x.abort) return { kind: 'aborted' };
     if (this.stopping && !fatal && !runOutcome(level, view).done) return { kind: 'stopped' };
+    if (!fatal && this.policies.halted(x)) return { kind: 'halted' };
     const outcome = runOutcome(level, view, fatal);
     if (!outcome.done) return { kind: 'done', status: 'failed', error: 'no node can make progress (unsatisfiable dependencies)' };
     return { kind: 'done', status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) };
@@ -549,6 +604,10 @@ export class ExecuteRun {
       } else if (outcome.kind === 'skip') {
         await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
         this.put(x, inst, { ...settled(inst, 'skipped', state.attempt), skipReason: outcome.reason });
+      } else if (outcome.kind === 'rerun') {
+        // A clarification was answered: the node that asked runs again (replayed with its attempt).
+        await this.store.nodeResumed(run.id, owner, inst);
+        this.put(x, inst, { ...state, status: 'running', waitUntil: null });
       } else {
         await this.store.nodeEnded(run.id, owner, inst, 'failed', outcome.message, {
           attempt: state.attempt,
@@ -621,21 +680,36 @@ export class ExecuteRun {
     return continues ? undefined : fatalMessage;
   }
 
-  /** A completed run: its output checked against the OutputContract, its goal conditions evaluated. */
-  private async complete(x: Execution): Promise<void> {
+  /**
+   * A completed run: its output checked against the OutputContract (a
+   * violation may fire onValidationFail policies: 'halted' when one must be
+   * applied first), its goal conditions evaluated.
+   */
+  private async complete(x: Execution): Promise<'finished' | 'halted'> {
     const { run } = x;
     const output = finalOutput(run, x.outputs);
+    let accepted = false;
     if (run.outputContract) {
       const errors = checkOutput(run.outputContract as unknown as OutputContract, output);
-      if (errors.length) {
+      if (errors.length && x.policy.validationAccepted) accepted = true;
+      else if (errors.length) {
+        const fired = x.policy.policies.length ? await this.policies.onValidationFail(x, errors, output) : 'none';
+        if (fired === 'halted') return 'halted';
         const first = errors[0]!;
         const error = `the final output does not satisfy the output contract: ${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
-        await this.finish(x, 'failed', error, {}, { before: [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }] });
-        return;
+        // When a policy fired, its statement already carried the validation_error frame.
+        await this.finish(x, 'failed', error, {}, fired === 'fired' ? {} : { before: [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }] });
+        return 'finished';
       }
     }
     const goals = run.goalCondition?.length ? evaluateGoals(run.goalCondition as GoalCondition[], output) : undefined;
-    await this.finish(x, 'completed', null, goals ? { goal_condition_results: goals, goals_met: goals.every((g) => g.satisfied) } : {}, goals ? { goalConditionResults: goals } : {});
+    const payload = {
+      ...(goals ? { goal_condition_results: goals, goals_met: goals.every((g) => g.satisfied) } : {}),
+      // An operator approved an onValidationFail policy's gate: the output stands as it is.
+      ...(accepted ? { output_contract: 'accepted_by_operator' } : {}),
+    };
+    await this.finish(x, 'completed', null, payload, goals ? { goalConditionResults: goals } : {});
+    return 'finished';
   }
 
   private async finish(
@@ -643,7 +717,7 @@ export class ExecuteRun {
     status: 'completed' | 'failed',
     error: string | null,
     payload: Record<string, unknown>,
-    opts: { before?: Frame[]; goalConditionResults?: unknown[] } = {},
+    opts: { before?: Frame[]; goalConditionResults?: unknown[]; firingKey?: string } = {},
   ): Promise<void> {
     await this.store.finish(x.run.id, this.options.owner, status, error, { durationMs: Date.now() - x.started, ...payload }, opts);
     // Subflow children still running have no one to report to.

@@ -8,7 +8,10 @@ import { AppError, type FieldViolation } from '@af/service-kit';
 import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { parseGoalConditions, parseOutputContract } from '../domain/output-contract.js';
+import { parseRuntimePolicies, type RuntimePolicy } from '../domain/runtime-policy.js';
 import type { RunRepository } from '../infra/run.repository.js';
+import { decidePolicyGate, policyGateFor } from './policy-gate.js';
+import type { ApprovalDecisions } from './approval-decisions.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,10 +26,16 @@ export interface StartRunCommand {
   outputContract?: Record<string, unknown> | undefined;
   /** Goal conditions evaluated on completion (empty: none). */
   goalCondition?: unknown[] | undefined;
+  /** Runtime policies (flex spec §5.3 RuntimePolicy; empty: none). */
+  policies?: unknown[] | undefined;
 }
 
 export class RunCommands {
-  constructor(private readonly repo: RunRepository) {}
+  constructor(
+    private readonly repo: RunRepository,
+    /** Approval nodes waiting on the approval service are decided there. */
+    private readonly approvals?: ApprovalDecisions,
+  ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
     requireUser(cmd.userId);
@@ -54,9 +63,16 @@ export class RunCommands {
       if ('violations' in parsed) violations.push(...parsed.violations.map((v) => ({ ...v, code: 'invalid_goal_condition' })));
       else goalCondition = parsed.goals;
     }
+    let policies: RuntimePolicy[] = [];
+    if (cmd.policies?.length) {
+      const parsed = parseRuntimePolicies(cmd.policies, plan);
+      if ('violations' in parsed) violations.push(...parsed.violations);
+      else policies = parsed.policies;
+    }
     if (violations.length) {
       throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
     }
+    const timeouts = policies.flatMap((p) => (p.enabled && p.trigger.kind === 'onTimeout' ? [p.trigger.ms] : []));
     const { run } = await this.repo.create({
       userId: cmd.userId,
       plan,
@@ -65,6 +81,8 @@ export class RunCommands {
       idempotencyKey: cmd.idempotencyKey || null,
       outputContract,
       goalCondition,
+      policies,
+      policyTimeoutMs: timeouts.length ? Math.min(...timeouts) : null,
     });
     return run;
   }
@@ -112,6 +130,12 @@ export class RunCommands {
     input: { nodeId: string; decision: 'approve' | 'reject' | null; instructions: string },
   ): Promise<RunView> {
     const run = await this.owned(userId, runId);
+    // A decision on a runtime policy's hitl gate (policy-gate.ts) rather than on an approval node.
+    const gate = input.decision ? await policyGateFor(this.repo, runId, input.nodeId) : null;
+    if (gate) {
+      await decidePolicyGate(this.repo, runId, run.status, gate, { decision: input.decision!, instructions: input.instructions, decidedBy: userId });
+      return (await this.repo.view(runId))!;
+    }
     let decide: Parameters<RunRepository['resume']>[1] = null;
     if (input.decision) {
       // Waiting node instances (map iterations included), without the map nodes that only wait for their iterations.
@@ -130,6 +154,11 @@ export class RunCommands {
       decide = { nodeId, decision: { decision: input.decision, instructions: input.instructions, decidedBy: userId, decidedAt: new Date().toISOString() } };
     } else if (input.nodeId || input.instructions) {
       throw AppError.invalid('decision', 'is required with node_id or instructions');
+    }
+    const requestId = decide && this.approvals ? await this.approvals.requestOf(runId, decide.nodeId) : null;
+    if (decide && requestId) {
+      await this.approvals!.decide({ userId, requestId, decision: input.decision!, instructions: input.instructions, idempotencyKey: '' });
+      return (await this.repo.view(runId))!;
     }
     const problem = await this.repo.resume(runId, decide);
     if (problem === 'not_resumable') {

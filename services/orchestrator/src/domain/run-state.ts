@@ -1,5 +1,6 @@
 /** Run and node state as the domain sees it (no wire or ORM types). */
 import type { PlanGraph } from '@af/plan';
+import type { PolicyAction, RuntimePolicy } from './runtime-policy.js';
 
 export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'paused', 'waiting'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -9,11 +10,29 @@ export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skip
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 export const TERMINAL_NODE: ReadonlySet<NodeStatus> = new Set(['completed', 'failed', 'skipped', 'cancelled']);
 
+/**
+ * How a waiting approval, human task or clarification was resolved. Requests
+ * of the approval service carry its record (`requestId`, `kind`, `status` and
+ * what was handed in); `decision` is set for approve / reject.
+ */
 export interface Decision {
-  decision: 'approve' | 'reject';
+  decision?: 'approve' | 'reject';
   instructions: string;
   decidedBy: string;
   decidedAt: string;
+  requestId?: string;
+  /** approval_gate | tool_hitl | policy_hitl | human_task | clarify; `non_streaming` when the gate was skipped by the run option. */
+  kind?: string;
+  /** approved | rejected | timed_out | expired | declined | submitted | answered | skipped. */
+  status?: string;
+  intent?: 'enhance' | 'override';
+  effectiveTask?: string;
+  /** A human task's submitted output. */
+  output?: unknown;
+  answer?: string;
+  reasonCode?: string;
+  reason?: string;
+  automatic?: boolean;
 }
 
 export interface NodeState {
@@ -57,6 +76,30 @@ export interface Run {
   goalConditionResults?: unknown[] | null;
   /** Set while (and after) the run's completed nodes are rolled back. */
   rollback?: { failedNodeId: string; error: string; order: string[] } | null;
+  /** Runtime policies, validated at StartRun. */
+  policies?: RuntimePolicy[] | null;
+  /** When the earliest onTimeout policy that has not fired is due. */
+  policyTimer?: Date | null;
+}
+
+/** A runtime policy that fired (durable: a resumed run never fires it again for the same key). */
+export interface PolicyFiring {
+  key: string;
+  policyId: string;
+  /** The trigger kind and details (`hitl` + decision for a gate's follow-up). */
+  trigger: Record<string, unknown>;
+  action: PolicyAction;
+  status: 'pending' | 'applied' | 'awaiting_plan';
+  createdAt: Date;
+}
+
+/** One version of a run's plan. */
+export interface PlanVersionInfo {
+  version: number;
+  source: 'start' | 'replan';
+  policyId: string | null;
+  rationale: string | null;
+  createdAt: Date;
 }
 
 export interface RunView extends Run {
@@ -67,6 +110,10 @@ export interface RunView extends Run {
   /** Outputs of the iteration instances, by instance id. */
   instanceOutputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
+  /** GetRun: plan history, policy firings and policy hitl gates. */
+  planVersions?: PlanVersionInfo[];
+  policyFirings?: PolicyFiring[];
+  policyGates?: NodeState[];
 }
 
 /** The frame shape of the seeds: `{type, id, timestamp, payload, runId, nodeId?}` plus `seq`. */

@@ -1,8 +1,9 @@
 import { PlanNodeSchema } from '@af/plan';
-import type { NodeState } from './run-state.js';
-import { approvalTimeoutMs, delayUntil, nextTimer, resolveSubflow, resolveWaiting } from './waiting.js';
+import type { Decision, NodeState } from './run-state.js';
+import { delayUntil, nextTimer, resolveSubflow, resolveWaiting } from './waiting.js';
 
-const node = (kind: 'approval' | 'delay', params: Record<string, unknown> = {}) => PlanNodeSchema.parse({ id: 'n', kind, params });
+const node = (kind: 'approval' | 'delay' | 'human' | 'llm', params: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  PlanNodeSchema.parse({ id: 'n', kind, params, ...extra });
 const waiting = (extra: Partial<NodeState> = {}): NodeState => ({
   nodeId: 'n',
   status: 'waiting',
@@ -48,13 +49,69 @@ describe('resolveWaiting', () => {
   });
 });
 
-describe('timers', () => {
-  it('reads approval timeouts', () => {
-    expect(approvalTimeoutMs({ timeout_minutes: 2 })).toBe(120_000);
-    expect(approvalTimeoutMs({ timeout_seconds: '3' })).toBe(3000);
-    expect(approvalTimeoutMs({})).toBeNull();
+describe('resolveWaiting with approval-service resolutions', () => {
+  const resolved = (status: string, extra: Partial<Decision> = {}): Decision => ({ instructions: '', decidedBy: 'u1', decidedAt: now.toISOString(), requestId: 'r1', kind: 'approval_gate', status, ...extra });
+  const gate = node('approval', {});
+  const tool = node('approval', { tool_names: ['send_email'], agent_id: 'mail_agent_0', on_reject: 'skip' }, { action: 'hitl_approval' });
+
+  it('completes an approved gate with the request id and, for tool HITL, the effective task', () => {
+    expect(resolveWaiting(gate, waiting({ decision: resolved('approved', { decision: 'approve', instructions: 'go' }) }), now)).toEqual({
+      kind: 'complete',
+      output: { approved: true, decision: 'approve', instructions: 'go', decided_by: 'u1', decided_at: now.toISOString(), request_id: 'r1' },
+    });
+    const d = resolved('approved', { kind: 'tool_hitl', decision: 'approve', instructions: 'also GPUs', intent: 'enhance', effectiveTask: 'T+', automatic: true });
+    expect(resolveWaiting(tool, waiting({ decision: d }), now)).toEqual({
+      kind: 'complete',
+      output: expect.objectContaining({ intent: 'enhance', effective_task: 'T+', agent_id: 'mail_agent_0', tool_names: ['send_email'], automatic: true }),
+    });
   });
 
+  it('times out: a playbook gate is skipped; a tool HITL timeout is a rejection under on_reject', () => {
+    expect(resolveWaiting(gate, waiting({ decision: resolved('timed_out') }), now)).toEqual({ kind: 'skip', reason: 'timed_out' });
+    expect(resolveWaiting(tool, waiting({ decision: resolved('timed_out') }), now)).toEqual({ kind: 'skip', reason: 'timed_out' });
+    const stopTool = node('approval', { tool_names: [], on_reject: 'stop' });
+    expect(resolveWaiting(stopTool, waiting({ decision: resolved('timed_out') }), now)).toEqual({ kind: 'fail', message: 'approval n timed out (treated as a rejection)' });
+  });
+
+  it('rejections name who rejected; expiry and the non-streaming skip are handled', () => {
+    expect(resolveWaiting(gate, waiting({ decision: resolved('rejected', { decision: 'reject' }) }), now)).toEqual({ kind: 'fail', message: 'approval n was rejected by u1' });
+    expect(resolveWaiting(gate, waiting({ decision: resolved('expired', { reason: 'run ended' }) }), now)).toEqual({ kind: 'fail', message: 'approval n expired: run ended' });
+    expect(resolveWaiting(tool, waiting({ decision: resolved('skipped', { kind: 'non_streaming', reasonCode: 'hitl_skipped_non_streaming' }) }), now)).toEqual({
+      kind: 'skip',
+      reason: 'hitl_skipped_non_streaming',
+    });
+    expect(resolveWaiting(gate, waiting({ decision: resolved('answered') }), now)).toMatchObject({ kind: 'fail' });
+  });
+
+  it('human tasks: submitted output completes; decline fails unless on_decline is skip; a missed SLA fails', () => {
+    const human = node('human', {}, { outputSchema: { type: 'object' } });
+    const d = (status: string, extra: Partial<Decision> = {}) => resolved(status, { kind: 'human_task', ...extra });
+    expect(resolveWaiting(human, waiting(), now)).toBeNull();
+    expect(resolveWaiting(human, waiting({ decision: d('submitted', { output: { brief: 'x' } }) }), now)).toEqual({ kind: 'complete', output: { brief: 'x' } });
+    expect(resolveWaiting(human, waiting({ decision: d('submitted', { output: [1] }) }), now)).toEqual({ kind: 'complete', output: { value: [1] } });
+    expect(resolveWaiting(human, waiting({ decision: d('declined', { reasonCode: 'not_qualified', reason: 'not mine' }) }), now)).toEqual({
+      kind: 'fail',
+      message: 'human task n was declined by u1 (not_qualified: not mine)',
+    });
+    expect(resolveWaiting(node('human', { on_decline: 'skip' }), waiting({ decision: d('declined', { reasonCode: 'other' }) }), now)).toEqual({ kind: 'skip', reason: 'declined' });
+    expect(resolveWaiting(human, waiting({ decision: d('timed_out') }), now)).toEqual({ kind: 'fail', message: 'human task n missed its SLA: nobody submitted it before it timed out' });
+    expect(resolveWaiting(human, waiting({ decision: d('expired', { reason: 'gone' }) }), now)).toEqual({ kind: 'fail', message: 'human task n ended as expired: gone' });
+  });
+
+  it('clarifications: an answer re-runs the node (any kind); decline and timeout fail it', () => {
+    const d = (status: string, extra: Partial<Decision> = {}) => resolved(status, { kind: 'clarify', ...extra });
+    expect(resolveWaiting(node('llm'), waiting({ decision: d('answered', { answer: '2024' }) }), now)).toEqual({ kind: 'rerun' });
+    expect(resolveWaiting(node('llm'), waiting({ decision: d('declined', { reasonCode: 'unavailable' }) }), now)).toEqual({
+      kind: 'fail',
+      message: 'node n: its clarification was declined by u1 (unavailable)',
+    });
+    expect(resolveWaiting(node('llm'), waiting({ decision: d('timed_out') }), now)).toEqual({ kind: 'fail', message: 'node n: nobody answered its clarification in time' });
+    expect(resolveWaiting(node('llm'), waiting({ decision: d('expired') }), now)).toMatchObject({ kind: 'fail' });
+    expect(resolveWaiting(node('llm'), waiting(), now)).toBeNull();
+  });
+});
+
+describe('timers', () => {
   it('reads delays and refuses bad ones', () => {
     expect(delayUntil({ durationMs: 200 }, now)).toEqual(new Date(now.getTime() + 200));
     expect(delayUntil({ seconds: 2 }, now)).toEqual(new Date(now.getTime() + 2000));

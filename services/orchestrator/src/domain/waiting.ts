@@ -4,7 +4,8 @@
  * the engine persists the result.
  */
 import type { PlanNode } from '@af/plan';
-import type { NodeState } from './run-state.js';
+import { approvalKind, NON_STREAMING } from './human-request.js';
+import type { Decision, NodeState } from './run-state.js';
 
 /** Returned by an executor whose node must wait (the engine persists it as `waiting`). */
 export class WaitFor {
@@ -22,30 +23,94 @@ export type WaitingOutcome =
   | { kind: 'complete'; output: Record<string, unknown> }
   | { kind: 'skip'; reason: string }
   | { kind: 'fail'; message: string }
+  /** A clarification was answered: the node that asked runs again (flex spec §15.x). */
+  | { kind: 'rerun' }
   | null;
 
-/** What a waiting node becomes now, or null while it still waits. */
+/**
+ * What a waiting node becomes now, or null while it still waits. Approvals,
+ * human tasks and clarifications move when their request is resolved (the
+ * approval service owns their timeouts); delays when their timer fires.
+ */
 export function resolveWaiting(node: PlanNode, state: NodeState, now: Date): WaitingOutcome {
   const timedOut = !!state.waitUntil && now.getTime() >= state.waitUntil.getTime();
+  const d = state.decision;
+  if (d?.kind === 'clarify') return resolveClarify(node, d);
   if (node.kind === 'approval') {
-    const d = state.decision;
-    if (d?.decision === 'approve') {
-      return {
-        kind: 'complete',
-        output: { approved: true, decision: 'approve', instructions: d.instructions, decided_by: d.decidedBy, decided_at: d.decidedAt },
-      };
-    }
-    if (d?.decision === 'reject') {
-      if (onReject(node) === 'skip') return { kind: 'skip', reason: 'rejected' };
-      return { kind: 'fail', message: `approval ${node.id} was rejected` };
-    }
-    // Seed §5: timeout_minutes auto-skips the gate.
+    if (d) return resolveApproval(node, d);
+    // Waits recorded before the approval service kept their own timer. Seed §5: timeout_minutes auto-skips the gate.
     return timedOut ? { kind: 'skip', reason: 'timed_out' } : null;
   }
+  if (node.kind === 'human') return d ? resolveHumanTask(node, d) : null;
   if (node.kind === 'delay') {
     return timedOut ? { kind: 'complete', output: { waited_until: state.waitUntil!.toISOString() } } : null;
   }
   return null;
+}
+
+/** The resolution's status; decisions recorded before the approval service only have approve / reject. */
+function statusOf(d: Decision): string {
+  return d.status ?? (d.decision === 'approve' ? 'approved' : 'rejected');
+}
+
+function resolveApproval(node: PlanNode, d: Decision): WaitingOutcome {
+  const status = statusOf(d);
+  const by = d.decidedBy ? ` by ${d.decidedBy}` : '';
+  switch (status) {
+    case 'approved':
+      return { kind: 'complete', output: approvedOutput(node, d) };
+    case 'rejected':
+      if (onReject(node) === 'skip') return { kind: 'skip', reason: 'rejected' };
+      return { kind: 'fail', message: `approval ${node.id} was rejected${by}` };
+    case 'timed_out':
+      // Seed §5 auto-skips a playbook gate; a tool HITL timeout is a denial (multi-agent-rag), so on_reject applies.
+      if (approvalKind(node) === 'approval_gate' || onReject(node) === 'skip') return { kind: 'skip', reason: 'timed_out' };
+      return { kind: 'fail', message: `approval ${node.id} timed out (treated as a rejection)` };
+    case 'skipped':
+      return { kind: 'skip', reason: d.reasonCode ?? NON_STREAMING };
+    case 'expired':
+      return { kind: 'fail', message: `approval ${node.id} expired: ${d.reason ?? 'the request is no longer pending'}` };
+    default:
+      return { kind: 'fail', message: `approval ${node.id} ended as ${status}, which an approval node cannot take` };
+  }
+}
+
+function approvedOutput(node: PlanNode, d: Decision): Record<string, unknown> {
+  const out: Record<string, unknown> = { approved: true, decision: 'approve', instructions: d.instructions, decided_by: d.decidedBy, decided_at: d.decidedAt };
+  if (d.requestId) out.request_id = d.requestId;
+  if (d.automatic) out.automatic = true;
+  if (approvalKind(node) === 'tool_hitl') {
+    if (d.intent) out.intent = d.intent;
+    if (d.effectiveTask !== undefined) out.effective_task = d.effectiveTask;
+    if (node.params.agent_id !== undefined) out.agent_id = node.params.agent_id;
+    if (Array.isArray(node.params.tool_names)) out.tool_names = node.params.tool_names;
+  }
+  return out;
+}
+
+function resolveHumanTask(node: PlanNode, d: Decision): WaitingOutcome {
+  const status = statusOf(d);
+  switch (status) {
+    case 'submitted': {
+      const output = d.output;
+      return { kind: 'complete', output: (output && typeof output === 'object' && !Array.isArray(output) ? output : { value: output ?? null }) as Record<string, unknown> };
+    }
+    case 'declined':
+      if (node.params.on_decline === 'skip') return { kind: 'skip', reason: 'declined' };
+      return { kind: 'fail', message: `human task ${node.id} was declined by ${d.decidedBy} (${d.reasonCode ?? 'other'}${d.reason ? `: ${d.reason}` : ''})` };
+    case 'timed_out':
+      return { kind: 'fail', message: `human task ${node.id} missed its SLA: nobody submitted it before it timed out` };
+    default:
+      return { kind: 'fail', message: `human task ${node.id} ended as ${status}${d.reason ? `: ${d.reason}` : ''}` };
+  }
+}
+
+function resolveClarify(node: PlanNode, d: Decision): WaitingOutcome {
+  const status = statusOf(d);
+  if (status === 'answered') return { kind: 'rerun' };
+  if (status === 'declined') return { kind: 'fail', message: `node ${node.id}: its clarification was declined by ${d.decidedBy} (${d.reasonCode ?? 'other'}${d.reason ? `: ${d.reason}` : ''})` };
+  if (status === 'timed_out') return { kind: 'fail', message: `node ${node.id}: nobody answered its clarification in time` };
+  return { kind: 'fail', message: `node ${node.id}: its clarification ended as ${status}${d.reason ? `: ${d.reason}` : ''}` };
 }
 
 export function onReject(node: PlanNode): 'stop' | 'skip' {
@@ -100,14 +165,6 @@ export function nextTimer(states: Iterable<NodeState>): Date | null {
     if (s.status === 'waiting' && s.waitUntil && (!next || s.waitUntil < next)) next = s.waitUntil;
   }
   return next;
-}
-
-/** How long an approval waits before it is skipped: timeout_minutes / timeout_seconds params, or forever. */
-export function approvalTimeoutMs(params: Record<string, unknown>): number | null {
-  const minutes = num(params.timeout_minutes);
-  if (minutes !== null) return minutes * 60_000;
-  const seconds = num(params.timeout_seconds);
-  return seconds !== null ? seconds * 1000 : null;
 }
 
 /** A delay's duration: durationMs | duration_ms | seconds | until (ISO time). */

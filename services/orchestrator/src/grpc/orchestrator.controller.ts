@@ -2,6 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { orchestrator } from '@af/contracts';
 import { planFromWire, PlanWireError } from '@af/plan';
 import { AppError } from '@af/service-kit';
+import { PolicyCommands } from '../app/policy-commands.js';
 import { RunCommands } from '../app/run-commands.js';
 import { streamRunEvents } from '../app/stream-run-events.js';
 import type { RunRepository } from '../infra/run.repository.js';
@@ -11,6 +12,7 @@ import { runStatusName, toWireEvent, toWireRun } from './run.mapper.js';
 
 export const RUN_COMMANDS = Symbol('RunCommands');
 export const STREAM_DEPS = Symbol('StreamDeps');
+export const POLICY_COMMANDS = Symbol('PolicyCommands');
 
 @Controller()
 @orchestrator.OrchestratorServiceControllerMethods()
@@ -18,6 +20,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
   constructor(
     @Inject(RUN_COMMANDS) private readonly runs: RunCommands,
     @Inject(STREAM_DEPS) private readonly streamDeps: { repo: RunRepository; kit: ServiceKit },
+    @Inject(POLICY_COMMANDS) private readonly policies: PolicyCommands,
   ) {}
 
   streamRunEvents(req: orchestrator.StreamRunEventsRequest): Observable<orchestrator.StreamRunEventsResponse> {
@@ -37,12 +40,28 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       idempotencyKey: req.idempotencyKey,
       outputContract: req.outputContract,
       goalCondition: req.goalCondition ?? [],
+      policies: req.policies ?? [],
     });
     return { run: toWireRun(run) };
   }
 
   async getRun(req: orchestrator.GetRunRequest): Promise<orchestrator.GetRunResponse> {
-    return { run: toWireRun(await this.runs.get(req.principal?.userId ?? '', req.runId)) };
+    return { run: toWireRun(await this.policies.view(req.principal?.userId ?? '', req.runId)) };
+  }
+
+  async replanRun(req: orchestrator.ReplanRunRequest): Promise<orchestrator.ReplanRunResponse> {
+    const run = await this.policies.replan(req.principal?.userId ?? '', req.runId, {
+      ...(req.plan ? { plan: irPlan(req.plan) } : {}),
+      rationale: req.rationale,
+      policyId: req.policyId,
+      expectedPlanVersion: req.expectedPlanVersion,
+      idempotencyKey: req.idempotencyKey,
+    });
+    return { run: toWireRun(run) };
+  }
+
+  async triggerPolicy(req: orchestrator.TriggerPolicyRequest): Promise<orchestrator.TriggerPolicyResponse> {
+    return { run: toWireRun(await this.policies.trigger(req.principal?.userId ?? '', req.runId, req.policyId, req.idempotencyKey)) };
   }
 
   async cancelRun(req: orchestrator.CancelRunRequest): Promise<orchestrator.CancelRunResponse> {

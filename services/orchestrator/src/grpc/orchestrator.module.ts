@@ -1,18 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import type { PolicyCommands } from '../app/policy-commands.js';
 import type { RunCommands } from '../app/run-commands.js';
 import type { ServiceKit } from '@af/service-kit';
 import type { RunRepository } from '../infra/run.repository.js';
-import { OrchestratorController, RUN_COMMANDS, STREAM_DEPS } from './orchestrator.controller.js';
+import { OrchestratorController, POLICY_COMMANDS, RUN_COMMANDS, STREAM_DEPS } from './orchestrator.controller.js';
 
 @Module({})
 export class OrchestratorModule {
-  static forRoot(runs: RunCommands, streamDeps: { repo: RunRepository; kit: ServiceKit }): DynamicModule {
+  static forRoot(runs: RunCommands, streamDeps: { repo: RunRepository; kit: ServiceKit }, policies: PolicyCommands): DynamicModule {
     return {
       module: OrchestratorModule,
       controllers: [OrchestratorController],
       providers: [
         { provide: RUN_COMMANDS, useValue: runs },
         { provide: STREAM_DEPS, useValue: streamDeps },
+        { provide: POLICY_COMMANDS, useValue: policies },
       ],
     };
   }

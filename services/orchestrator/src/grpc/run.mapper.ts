@@ -48,6 +48,22 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
     parentNodeId: run.parentNodeId ?? '',
     iterations: (view?.iterations ?? []).map((n) => toWireNode(n, n.nodeId, view?.instanceOutputs?.[n.nodeId] !== undefined ? JSON.stringify(view.instanceOutputs[n.nodeId]) : '')),
     goalConditionResults: (run.goalConditionResults ?? []) as Array<Record<string, unknown>>,
+    planVersions: (view?.planVersions ?? []).map((v) => ({
+      version: v.version,
+      createdAt: v.createdAt.toISOString(),
+      source: v.source,
+      policyId: v.policyId ?? '',
+      rationale: v.rationale ?? '',
+    })),
+    policyFirings: (view?.policyFirings ?? []).map((f) => ({
+      key: f.key,
+      policyId: f.policyId,
+      trigger: f.trigger,
+      action: f.action as unknown as Record<string, unknown>,
+      status: f.status,
+      firedAt: f.createdAt.toISOString(),
+    })),
+    policyGates: (view?.policyGates ?? []).map((n) => toWireNode(n, n.nodeId, '')),
   };
 }
 

@@ -208,7 +208,7 @@ export class RunExecutionStore {
     status: 'completed' | 'failed',
     error: string | null,
     payload: Record<string, unknown>,
-    opts: { before?: Frame[]; goalConditionResults?: unknown[] } = {},
+    opts: { before?: Frame[]; goalConditionResults?: unknown[]; /** A policy firing this finish applies. */ firingKey?: string } = {},
   ): Promise<void> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
     await this.transition(runId, owner, null, frames, (p) => {
@@ -223,6 +223,7 @@ export class RunExecutionStore {
            SELECT ${p(this.kit.subjects.runWork(''))}::text || x.parent_run_id::text, jsonb_build_object('runId', x.parent_run_id::text),
                   'work:' || x.parent_run_id::text || ':child:' || $1::text
              FROM runs x WHERE x.id = $1::uuid AND x.parent_run_id IS NOT NULL AND EXISTS (SELECT 1 FROM r)`,
+          ...(opts.firingKey ? [firingAppliedSql(p, opts.firingKey, 'applied')] : []),
         ],
       };
     });
@@ -237,7 +238,7 @@ export class RunExecutionStore {
     const rows = await sqlRows(
       this.kit.db,
       `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now()
-        WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+        WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (policy_timer IS NULL OR policy_timer > now())
           AND NOT EXISTS (SELECT 1 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
                            WHERE n.run_id = $1 AND n.status = 'waiting'
                              AND (n.decision IS NOT NULL OR n.wait_until <= now() OR c.status IN ${TERMINAL}))
@@ -260,6 +261,80 @@ export class RunExecutionStore {
       [runId],
     );
     return new Map(rows.map((r) => [r.node_id, Number(r.seq)]));
+  }
+
+  /**
+   * A runtime policy fired: the firing row (pending for a halting action not
+   * applied yet, applied otherwise) with `policy_triggered` and the action's
+   * own frames, in one statement. `gateId`: a hitl gate opens as a waiting
+   * entry; `policyTimer`: the next onTimeout deadline (null: none left).
+   */
+  async policyFired(
+    runId: string,
+    owner: string,
+    firing: { key: string; policyId: string; trigger: Record<string, unknown>; action: unknown; status: 'pending' | 'applied' },
+    frames: Frame[],
+    opts: { gateId?: string; policyTimer?: Date | null; nodeId?: string | null } = {},
+  ): Promise<void> {
+    await this.transition(runId, owner, opts.nodeId ?? null, frames, (p) => ({
+      ...(opts.policyTimer !== undefined ? { runSet: `policy_timer = ${p(opts.policyTimer)}::timestamptz,` } : {}),
+      changes: [
+        `INSERT INTO policy_firings (run_id, key, policy_id, trigger, action, status, applied_at)
+         SELECT $1::uuid, ${p(firing.key)}::text, ${p(firing.policyId)}::text, ${p(JSON.stringify(firing.trigger))}::jsonb, ${p(JSON.stringify(firing.action))}::jsonb,
+                ${p(firing.status)}::text, CASE WHEN ${p(firing.status)}::text = 'applied' THEN now() END FROM r`,
+        ...(opts.gateId
+          ? [
+              `INSERT INTO node_states (run_id, node_id, status, attempt, started_at) SELECT $1::uuid, ${p(opts.gateId)}::text, 'waiting', 1, now() FROM r
+               ON CONFLICT (run_id, node_id) DO NOTHING`,
+            ]
+          : []),
+      ],
+    }));
+  }
+
+  /**
+   * A pending firing is applied (or waits for a plan): its frames, and with
+   * `pause` the run is paused and its lease released, in one statement.
+   */
+  async policyApplied(runId: string, owner: string, key: string, frames: Frame[], opts: { pause?: boolean; status?: 'applied' | 'awaiting_plan' } = {}): Promise<void> {
+    await this.transition(runId, owner, null, frames, (p) => ({
+      ...(opts.pause ? { runSet: `status = 'paused', lease_owner = NULL, lease_until = NULL,` } : {}),
+      changes: [firingAppliedSql(p, key, opts.status ?? 'applied')],
+    }));
+  }
+
+  /** A decided hitl gate closes (completed on approve, skipped on reject), with its follow-up firing if any. */
+  async gateClosed(
+    runId: string,
+    owner: string,
+    gateId: string,
+    approved: boolean,
+    followUp: { firing: { key: string; policyId: string; trigger: Record<string, unknown>; action: unknown; status: 'pending' | 'applied' }; frames: Frame[]; gateId?: string } | null,
+  ): Promise<void> {
+    await this.transition(runId, owner, null, followUp?.frames ?? [], (p) => ({
+      changes: [
+        `UPDATE node_states SET status = ${p(approved ? 'completed' : 'skipped')}::text, skip_reason = ${p(approved ? null : 'rejected')}::text, finished_at = now()
+          WHERE run_id = $1::uuid AND node_id = ${p(gateId)}::text AND status = 'waiting' AND EXISTS (SELECT 1 FROM r)`,
+        ...(followUp
+          ? [
+              `INSERT INTO policy_firings (run_id, key, policy_id, trigger, action, status, applied_at)
+               SELECT $1::uuid, ${p(followUp.firing.key)}::text, ${p(followUp.firing.policyId)}::text, ${p(JSON.stringify(followUp.firing.trigger))}::jsonb,
+                      ${p(JSON.stringify(followUp.firing.action))}::jsonb, ${p(followUp.firing.status)}::text, CASE WHEN ${p(followUp.firing.status)}::text = 'applied' THEN now() END FROM r`,
+              ...(followUp.gateId
+                ? [
+                    `INSERT INTO node_states (run_id, node_id, status, attempt, started_at) SELECT $1::uuid, ${p(followUp.gateId)}::text, 'waiting', 1, now() FROM r
+                     ON CONFLICT (run_id, node_id) DO NOTHING`,
+                  ]
+                : []),
+            ]
+          : []),
+      ],
+    }));
+  }
+
+  /** Frames of the running run with no state change (e.g. plan_requested), fenced by the lease. */
+  async frames(runId: string, owner: string, frames: Frame[], nodeId: string | null = null): Promise<void> {
+    await this.transition(runId, owner, nodeId, frames, () => ({}));
   }
 
   /** A cached node output that has not expired, or undefined. */
@@ -355,4 +430,9 @@ export class RunExecutionStore {
     const rows = await sqlRows(this.kit.db, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
     if (!rows.length) throw new LeaseLostError(runId);
   }
+}
+
+/** Marks a policy firing applied (or awaiting a plan) inside a fenced statement. */
+function firingAppliedSql(p: Bind, key: string, status: 'applied' | 'awaiting_plan'): string {
+  return `UPDATE policy_firings SET status = ${p(status)}::text, applied_at = now() WHERE run_id = $1::uuid AND key = ${p(key)}::text AND EXISTS (SELECT 1 FROM r)`;
 }

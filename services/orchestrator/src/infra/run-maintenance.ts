@@ -1,6 +1,7 @@
 /**
  * Housekeeping any replica may do: re-enqueue runs nobody holds, fire due
- * timers (delays, approval timeouts), purge outputs past retention.
+ * timers (delays, approval timeouts, onTimeout policies), purge outputs past
+ * retention.
  */
 import { sqlRows, type ServiceKit } from '@af/service-kit';
 import type { RunRepository } from './run.repository.js';
@@ -23,13 +24,20 @@ export class RunMaintenance {
     return rows.map((r) => r.id);
   }
 
-  /** Waiting runs whose timer fired: flipped to queued (one replica wins each) and returned for enqueueing. */
+  /**
+   * Waiting runs whose timer fired — a node's (delay, approval timeout,
+   * subflow deadline) or an onTimeout policy's — flipped to queued (one
+   * replica wins each) and returned for enqueueing.
+   */
   async dueTimers(limit: number): Promise<string[]> {
     const rows: Array<{ id: string }> = await sqlRows(
       this.kit.db,
       `UPDATE runs SET status = 'queued', updated_at = now()
         WHERE id IN (SELECT DISTINCT n.run_id FROM node_states n JOIN runs r ON r.id = n.run_id
-                      WHERE n.status = 'waiting' AND n.wait_until <= now() AND r.status = 'waiting' LIMIT $1)
+                      WHERE n.status = 'waiting' AND n.wait_until <= now() AND r.status = 'waiting'
+                     UNION
+                     SELECT id FROM runs WHERE status = 'waiting' AND policy_timer <= now()
+                     LIMIT $1)
           AND status = 'waiting'
         RETURNING id`,
       [limit],

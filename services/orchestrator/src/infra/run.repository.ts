@@ -32,6 +32,8 @@ export interface RunRow {
   goal_condition?: unknown[] | null;
   goal_condition_results?: unknown[] | null;
   rollback?: Run['rollback'];
+  policies?: Run['policies'];
+  policy_timer?: Date | null;
 }
 
 interface NodeRow {
@@ -87,6 +89,8 @@ export const toRun = (r: RunRow): Run => ({
   goalCondition: r.goal_condition ?? null,
   goalConditionResults: r.goal_condition_results ?? null,
   rollback: r.rollback ?? null,
+  policies: r.policies ?? null,
+  policyTimer: r.policy_timer ?? null,
 });
 
 export class RunRepository {
@@ -103,12 +107,17 @@ export class RunRepository {
     parent?: { runId: string; nodeId: string; depth: number };
     outputContract?: Record<string, unknown> | null;
     goalCondition?: unknown[] | null;
+    /** Validated runtime policies, and the age (ms) at which the earliest onTimeout one fires. */
+    policies?: Run['policies'];
+    policyTimeoutMs?: number | null;
   }): Promise<{ run: Run; created: boolean }> {
     return this.kit.transaction(async (m, emit) => {
       const id = randomUUID();
       const inserted: RunRow[] = await sqlRows(m,
-        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition)
-         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb)
+        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
+                           policies, policy_timer)
+         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
+                 $12::jsonb, now() + ($13::bigint * interval '1 millisecond'))
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING *`,
         [
@@ -123,6 +132,8 @@ export class RunRepository {
           input.parent?.depth ?? 0,
           input.outputContract ? JSON.stringify(input.outputContract) : null,
           input.goalCondition?.length ? JSON.stringify(input.goalCondition) : null,
+          input.policies?.length ? JSON.stringify(input.policies) : null,
+          input.policyTimeoutMs ?? null,
         ],
       );
       if (inserted.length === 0) {
@@ -137,6 +148,7 @@ export class RunRepository {
         `INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`,
         [id, nodeIds],
       );
+      await sqlRows(m, `INSERT INTO plan_versions (run_id, version, plan, source) VALUES ($1, 1, $2::jsonb, 'start')`, [id, JSON.stringify(input.plan)]);
       await this.appendEvent(m, emit, id, 'start', undefined, {
         planVersion: 1,
         nodeCount: nodeIds.length,
@@ -329,9 +341,10 @@ export class RunRepository {
   /**
    * Next per-run sequence number, the event row and its outbox message, inside
    * the caller's transaction (request-side changes: create, pause, resume,
-   * cancel). The executor's fenced writes go through RunExecutionStore.
+   * cancel, a person's resolution — approval-waits.store.ts). The executor's
+   * fenced writes go through RunExecutionStore.
    */
-  private async appendEvent(
+  async appendEvent(
     m: EntityManager,
     emit: Emit,
     runId: string,

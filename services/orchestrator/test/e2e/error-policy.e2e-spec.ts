@@ -63,7 +63,7 @@ const tool = (id: string, endpoint: string, extra: Record<string, unknown> = {})
 
 async function run(nodes: unknown[], inputs: Record<string, unknown> = {}): Promise<orchestrator.Run> {
   const plan = planToWire(PlanGraphSchema.parse({ nodes, inputs: Object.keys(inputs).map((name) => ({ name })) }));
-  const { run: started } = await call(runs.startRun({ outputContract: undefined, goalCondition: [], principal, plan, inputs, idempotencyKey: '', runContext: 'background' }));
+  const { run: started } = await call(runs.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan, inputs, idempotencyKey: '', runContext: 'background' }));
   const deadline = Date.now() + 20_000;
   for (;;) {
     const { run: r } = await call(runs.getRun({ principal, runId: started!.id }));

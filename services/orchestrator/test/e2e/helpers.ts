@@ -30,7 +30,13 @@ export const wirePlan = (plan: Record<string, unknown>) => planToWire(PlanGraphS
 export async function start(
   h: Harness,
   plan: Record<string, unknown>,
-  opts: { inputs?: Record<string, unknown>; outputContract?: Record<string, unknown>; goalCondition?: Array<Record<string, unknown>>; key?: string } = {},
+  opts: {
+    inputs?: Record<string, unknown>;
+    outputContract?: Record<string, unknown>;
+    goalCondition?: Array<Record<string, unknown>>;
+    policies?: Array<Record<string, unknown>>;
+    key?: string;
+  } = {},
 ): Promise<string> {
   const { run } = await call(
     h.runs.startRun({
@@ -41,6 +47,7 @@ export async function start(
       runContext: 'background',
       outputContract: opts.outputContract,
       goalCondition: opts.goalCondition ?? [],
+      policies: opts.policies ?? [],
     }),
   );
   return run!.id;
@@ -133,4 +140,63 @@ export function concurrencyMeter() {
       peak = now;
     },
   };
+}
+
+/** ReplanRun; `plan` in the IR object shape (absent: the run's stored playbook is compiled again). */
+export async function replan(
+  h: Harness,
+  runId: string,
+  opts: { plan?: Record<string, unknown>; rationale?: string; policyId?: string; expectedPlanVersion?: number; key?: string } = {},
+): Promise<orchestrator.Run> {
+  const { run } = await call(
+    h.runs.replanRun({
+      principal: h.principal,
+      runId,
+      plan: opts.plan ? wirePlan(opts.plan) : undefined,
+      rationale: opts.rationale ?? '',
+      policyId: opts.policyId ?? '',
+      expectedPlanVersion: opts.expectedPlanVersion ?? 0,
+      idempotencyKey: opts.key ?? '',
+    }),
+  );
+  return run!;
+}
+
+/** A call that must fail: the AppError. */
+export async function failure(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(err instanceof AppError)) throw new Error(`expected the call to fail, got ${String(err)}`);
+  return err;
+}
+
+/**
+ * The golden-run check for concurrent branches: `expected` lists frame shapes
+ * in order; `{ parallel: [laneA, laneB] }` is a stretch where the lanes' frames
+ * interleave in any way, each lane keeping its own order (and every frame of
+ * the stretch after what precedes it and before what follows it).
+ */
+export function expectOrder(actual: string[], expected: Array<string | { parallel: string[][] }>): void {
+  const size = (part: string | { parallel: string[][] }) => (typeof part === 'string' ? 1 : part.parallel.reduce((n, lane) => n + lane.length, 0));
+  const total = expected.reduce((n, part) => n + size(part), 0);
+  const fail = (why: string) => {
+    throw new Error(`${why}\nactual: ${JSON.stringify(actual, null, 1)}`);
+  };
+  if (actual.length !== total) fail(`expected ${total} frames, got ${actual.length}`);
+  let i = 0;
+  for (const part of expected) {
+    if (typeof part === 'string') {
+      if (actual[i] !== part) fail(`frame ${i}: expected ${part}, got ${actual[i]}`);
+      i++;
+      continue;
+    }
+    const next = part.parallel.map(() => 0);
+    for (let k = 0; k < size(part); k++, i++) {
+      const lane = part.parallel.findIndex((l, j) => l[next[j]!] === actual[i]);
+      if (lane < 0) fail(`frame ${i}: ${actual[i]} is not next in any of ${JSON.stringify(part.parallel.map((l, j) => l.slice(next[j]!)))}`);
+      next[lane]!++;
+    }
+  }
 }

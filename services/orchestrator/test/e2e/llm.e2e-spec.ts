@@ -24,7 +24,7 @@ afterAll(async () => {
 
 async function runToEnd(nodes: unknown[]): Promise<orchestrator.Run> {
   const plan = planToWire(PlanGraphSchema.parse({ nodes }));
-  const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan, inputs: {}, idempotencyKey: '', runContext: 'background' }));
+  const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan, inputs: {}, idempotencyKey: '', runContext: 'background' }));
   const deadline = Date.now() + 20_000;
   for (;;) {
     const { run: r } = await call(client.getRun({ principal, runId: run!.id }));

@@ -24,7 +24,7 @@ afterAll(async () => {
 const plan = (nodes: unknown[], extra: Record<string, unknown> = {}) => planToWire(PlanGraphSchema.parse({ nodes, ...extra }));
 
 async function start(p: ReturnType<typeof plan>): Promise<string> {
-  const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: p, inputs: {}, idempotencyKey: '', runContext: 'background' }));
+  const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: p, inputs: {}, idempotencyKey: '', runContext: 'background' }));
   return run!.id;
 }
 
@@ -100,16 +100,16 @@ it('refuses invalid graphs and bad delays with field paths, persisting nothing',
   const count = async () => Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n);
   const before = await count();
   const cycle = plan([transform('a', ['b']), transform('b', ['a'])]);
-  const err = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: cycle, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
+  const err = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: cycle, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
   expect(err).toBeInstanceOf(AppError);
   expect(err.code).toBe('INVALID_ARGUMENT');
   expect(err.message).toContain('circular dependency: a → b → a');
   expect(err.violations[0]).toMatchObject({ field: 'plan.nodes[0].dependsOn', code: 'cycle' });
   const unknownDep = plan([transform('a', ['nope'])]);
-  const err2 = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: unknownDep, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
+  const err2 = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: unknownDep, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
   expect(err2.code).toBe('INVALID_ARGUMENT');
   expect(err2.violations[0].field).toMatch(/^plan\.nodes\[0\]/);
-  const badContext = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: plan([transform('a')]), inputs: {}, idempotencyKey: '', runContext: 'whenever' })).catch((e) => e);
+  const badContext = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: plan([transform('a')]), inputs: {}, idempotencyKey: '', runContext: 'whenever' })).catch((e) => e);
   expect(badContext.violations[0].field).toBe('run_context');
   expect(await count()).toBe(before);
 
@@ -166,7 +166,7 @@ it('a route takes the first matching branch, skips the others, and a join still 
   ];
   const routed = () => planToWire(PlanGraphSchema.parse({ nodes, inputs: [{ name: 'amount', type: 'number' }] }));
   const startWith = async (amount: number) => {
-    const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: routed(), inputs: { amount }, idempotencyKey: '', runContext: 'background' }));
+    const { run } = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: routed(), inputs: { amount }, idempotencyKey: '', runContext: 'background' }));
     return until(run!.id, finished);
   };
   const statusOf = (r: orchestrator.Run) => Object.fromEntries(r.nodes.map((n) => [n.nodeId, [orchestrator.nodeStatusToJSON(n.status).replace('NODE_STATUS_', '').toLowerCase(), n.skipReason]]));
@@ -189,7 +189,7 @@ it('a route takes the first matching branch, skips the others, and a join still 
 
 it('refuses a route whose target does not depend on it', async () => {
   const bad = plan([{ id: 'decide', kind: 'route', routes: [{ condition: 'true', to: ['loose'] }] }, transform('loose')]);
-  const err = await call(client.startRun({ outputContract: undefined, goalCondition: [], principal, plan: bad, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
+  const err = await call(client.startRun({ outputContract: undefined, goalCondition: [], policies: [], principal, plan: bad, inputs: {}, idempotencyKey: '', runContext: '' })).catch((e) => e);
   expect(err.code).toBe('INVALID_ARGUMENT');
   expect(err.violations[0]).toMatchObject({ field: 'plan.nodes[0].routes[0].to[0]', code: 'invalid_route' });
 });

@@ -1,10 +1,18 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import { defaultActionRegistry, planToWire, PlanWireError, type ActionContract, type PlanGraph } from '@af/plan';
+import { compileMasterPlan, defaultActionRegistry, type ActionContract } from '@af/plan';
+import type { CapabilityRegistry } from '../app/capability-registry.service.js';
+import type { FacetCatalogStore } from '../app/facet-catalog.store.js';
+import type { PlanTaskUseCase } from '../app/plan-task.use-case.js';
 import { Playbooks, type StoredPlaybook } from '../app/playbooks.js';
+import { runGoalConditions, runOutputContract } from '../domain/planning/run-contract.js';
+import { CapabilityRegistryController, FACETS, REGISTRY } from './capability-registry.controller.js';
+import { toStruct, wirePlan } from './flex.mapper.js';
 
 const PLAYBOOKS = Symbol('Playbooks');
+const PLAN_TASK = Symbol('PlanTaskUseCase');
+const MAX_MASTER_PLAN_BYTES = 1024 * 1024;
 
 const toWire = (p: StoredPlaybook): planner.Playbook => ({
   id: p.id,
@@ -21,7 +29,52 @@ const toWire = (p: StoredPlaybook): planner.Playbook => ({
 export class PlannerController implements planner.PlannerServiceController {
   private readonly actions = defaultActionRegistry();
 
-  constructor(@Inject(PLAYBOOKS) private readonly playbooks: Playbooks) {}
+  constructor(
+    @Inject(PLAYBOOKS) private readonly playbooks: Playbooks,
+    @Inject(PLAN_TASK) private readonly planTaskUseCase: PlanTaskUseCase,
+  ) {}
+
+  async planTask(req: planner.PlanTaskRequest): Promise<planner.PlanTaskResponse> {
+    const { outcome, envelope } = await this.planTaskUseCase.execute({
+      userId: req.principal?.userId ?? '',
+      envelope: req.envelope,
+      ...(req.previousPlan ? { previousPlan: req.previousPlan, completedNodeIds: req.completedNodeIds } : {}),
+      ...(req.replanTrigger ? { replanTrigger: req.replanTrigger } : {}),
+      maxAttempts: req.maxAttempts,
+      planner: req.planner,
+    });
+    const plan = outcome.plan;
+    const { failures, warnings, infos, status, satisfactionScore, satisfiedCount } = outcome.bundle;
+    return {
+      accepted: outcome.accepted,
+      plan: plan ? wirePlan(plan) : undefined,
+      planVersion: plan?.version ?? 0,
+      events: outcome.events.map((e) => ({ type: e.type, payload: toStruct(e.payload) })),
+      diagnostics: toStruct({ status: outcome.accepted ? status : 'rejected', satisfactionScore, satisfiedCount, failures, warnings, infos }),
+      outputContract: plan ? toStruct(runOutputContract(plan, envelope.outputContract)) : undefined,
+      goalCondition: plan ? runGoalConditions(plan, envelope.goalConditions).map(toStruct) : [],
+      policies: toStruct({ planner: envelope.policies.planner, runtime: envelope.policies.runtime }),
+    };
+  }
+
+  compileMasterPlan(req: planner.CompileMasterPlanRequest): planner.CompileMasterPlanResponse {
+    if (!req.json || !req.json.trim()) throw AppError.invalid('json', 'is required: the master plan as JSON text');
+    if (Buffer.byteLength(req.json) > MAX_MASTER_PLAN_BYTES) throw AppError.invalid('json', `is larger than ${MAX_MASTER_PLAN_BYTES} bytes`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(req.json);
+    } catch (e) {
+      throw AppError.invalid('json', `is not valid JSON: ${(e as Error).message}`);
+    }
+    const result = compileMasterPlan(doc, { composer: !req.omitComposer });
+    if (!result.ok) {
+      const first = result.errors[0]!;
+      throw new AppError('INVALID_ARGUMENT', `${first.message}${result.errors.length > 1 ? ` (+${result.errors.length - 1} more)` : ''}`, {
+        violations: result.errors.map((e) => ({ field: e.field, reason: e.message, code: e.code, ...(e.suggestedFix ? { suggestedFix: e.suggestedFix } : {}) })),
+      });
+    }
+    return { plan: wirePlan(result.plan) };
+  }
 
   compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
     const { plan, results } = this.playbooks.compile(req.yaml);
@@ -64,23 +117,29 @@ const toWireAction = (a: ActionContract): planner.ActionContract => {
   return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)) };
 };
 
-/** The typed wire message; a plan the wire cannot carry intact (an int32 overflow) is bad input. */
-function wirePlan(plan: PlanGraph): planner.CompilePlaybookResponse['plan'] {
-  try {
-    return planToWire(plan);
-  } catch (e) {
-    if (e instanceof PlanWireError) throw AppError.invalid(`plan.${e.field}`, e.reason, 'invalid_plan');
-    throw e;
-  }
-}
-
 function issue(i: { code: string; message: string; field?: string; suggestedFix?: string }): planner.StepIssue {
   return { code: i.code, message: i.message, field: i.field ?? '', suggestedFix: i.suggestedFix ?? '' };
 }
 
+export interface PlannerModuleDeps {
+  playbooks: Playbooks;
+  planTask: PlanTaskUseCase;
+  registry: CapabilityRegistry;
+  facets: FacetCatalogStore;
+}
+
 @Module({})
 export class PlannerModule {
-  static forRoot(playbooks: Playbooks): DynamicModule {
-    return { module: PlannerModule, controllers: [PlannerController], providers: [{ provide: PLAYBOOKS, useValue: playbooks }] };
+  static forRoot(deps: PlannerModuleDeps): DynamicModule {
+    return {
+      module: PlannerModule,
+      controllers: [PlannerController, CapabilityRegistryController],
+      providers: [
+        { provide: PLAYBOOKS, useValue: deps.playbooks },
+        { provide: PLAN_TASK, useValue: deps.planTask },
+        { provide: REGISTRY, useValue: deps.registry },
+        { provide: FACETS, useValue: deps.facets },
+      ],
+    };
   }
 }

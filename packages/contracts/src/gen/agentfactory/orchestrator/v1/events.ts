@@ -20,7 +20,8 @@ export const protobufFileName = "agentfactory/orchestrator/v1/events.proto";
  * plan_rejected, plan_generated, plan_updated, node_start, node_complete,
  * node_error, policy_triggered, hitl_request, validation_error, complete, log;
  * and the orchestrator's own subflow_started, rollback_started,
- * node_rolled_back, rollback_complete.
+ * node_rolled_back, rollback_complete; and the custom frames runtime
+ * policies `emit` (any other lowercase name).
  */
 export interface RunEvent {
   runId: string;

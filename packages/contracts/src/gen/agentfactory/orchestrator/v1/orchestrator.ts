@@ -237,6 +237,32 @@ export interface Run {
    * satisfied, error?} (also on the `complete` frame).
    */
   goalConditionResults: { [key: string]: any }[];
+  /**
+   * Every plan version of the run, oldest first (GetRun only); the current
+   * one is plan_version.
+   */
+  planVersions: PlanVersion[];
+  /**
+   * Runtime policies that fired: {key, policyId, trigger, action, status,
+   * firedAt} (GetRun only). status: pending | applied | awaiting_plan.
+   */
+  policyFirings: { [key: string]: any }[];
+  /**
+   * hitl gates opened by runtime policies (node_id `policy:<firing key>`);
+   * a waiting one is decided with ResumeRun (GetRun only).
+   */
+  policyGates: NodeState[];
+}
+
+/** One version of a run's plan. */
+export interface PlanVersion {
+  version: number;
+  createdAt: string;
+  /** start | replan */
+  source: string;
+  /** The runtime policy that asked for it, if any. */
+  policyId: string;
+  rationale: string;
 }
 
 export interface StartRunRequest {
@@ -266,6 +292,16 @@ export interface StartRunRequest {
    * evaluated on completion; results on `complete` as goal_condition_results.
    */
   goalCondition: { [key: string]: any }[];
+  /**
+   * Runtime policies (flex spec §5.3 RuntimePolicy, §5.10):
+   * [{id, enabled?, trigger: {kind, …}, action: {type, …}}]. Triggers: onStart,
+   * onNodeComplete {selector?, condition?}, onValidationFail {condition?},
+   * onTimeout {ms}, onMetricBelow {metric, threshold}, manual. Actions: replan
+   * {rationale?}, hitl {rationale?, approveAction?, rejectAction?}, fail
+   * {message?}, pause {reason?}, emit {event, payload?}. `goto` and legacy
+   * names are refused with a migration hint.
+   */
+  policies: { [key: string]: any }[];
 }
 
 export interface StartRunResponse {
@@ -342,6 +378,42 @@ export interface ResumeRunRequest {
 }
 
 export interface ResumeRunResponse {
+  run: Run | undefined;
+}
+
+export interface ReplanRunRequest {
+  principal: Principal | undefined;
+  runId: string;
+  /**
+   * The new plan; it must contain every completed node unchanged. Absent: a
+   * run started from a stored playbook compiles that playbook again through
+   * the planner.
+   */
+  plan: PlanGraph | undefined;
+  rationale: string;
+  /**
+   * A runtime policy with trigger `manual` on whose behalf the replan
+   * happens (emits policy_triggered first); empty for none.
+   */
+  policyId: string;
+  /** When non-zero, the replan is refused unless the run is at this version. */
+  expectedPlanVersion: number;
+  /** Same key, same new version: a retried ReplanRun does not replan twice. */
+  idempotencyKey: string;
+}
+
+export interface ReplanRunResponse {
+  run: Run | undefined;
+}
+
+export interface TriggerPolicyRequest {
+  principal: Principal | undefined;
+  runId: string;
+  policyId: string;
+  idempotencyKey: string;
+}
+
+export interface TriggerPolicyResponse {
   run: Run | undefined;
 }
 
@@ -628,6 +700,9 @@ function createBaseRun(): Run {
     parentNodeId: "",
     iterations: [],
     goalConditionResults: [],
+    planVersions: [],
+    policyFirings: [],
+    policyGates: [],
   };
 }
 
@@ -677,6 +752,15 @@ export const Run: MessageFns<Run> = {
     }
     for (const v of message.goalConditionResults) {
       Struct.encode(Struct.wrap(v!), writer.uint32(122).fork()).join();
+    }
+    for (const v of message.planVersions) {
+      PlanVersion.encode(v!, writer.uint32(130).fork()).join();
+    }
+    for (const v of message.policyFirings) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(138).fork()).join();
+    }
+    for (const v of message.policyGates) {
+      NodeState.encode(v!, writer.uint32(146).fork()).join();
     }
     return writer;
   },
@@ -814,6 +898,30 @@ export const Run: MessageFns<Run> = {
             message.goalConditionResults.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.planVersions.push(PlanVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.policyFirings.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.policyGates.push(NodeState.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -877,6 +985,21 @@ export const Run: MessageFns<Run> = {
         : globalThis.Array.isArray(object?.goal_condition_results)
         ? [...object.goal_condition_results]
         : [],
+      planVersions: globalThis.Array.isArray(object?.planVersions)
+        ? object.planVersions.map((e: any) => PlanVersion.fromJSON(e))
+        : globalThis.Array.isArray(object?.plan_versions)
+        ? object.plan_versions.map((e: any) => PlanVersion.fromJSON(e))
+        : [],
+      policyFirings: globalThis.Array.isArray(object?.policyFirings)
+        ? [...object.policyFirings]
+        : globalThis.Array.isArray(object?.policy_firings)
+        ? [...object.policy_firings]
+        : [],
+      policyGates: globalThis.Array.isArray(object?.policyGates)
+        ? object.policyGates.map((e: any) => NodeState.fromJSON(e))
+        : globalThis.Array.isArray(object?.policy_gates)
+        ? object.policy_gates.map((e: any) => NodeState.fromJSON(e))
+        : [],
     };
   },
 
@@ -927,6 +1050,143 @@ export const Run: MessageFns<Run> = {
     if (message.goalConditionResults?.length) {
       obj.goalConditionResults = message.goalConditionResults;
     }
+    if (message.planVersions?.length) {
+      obj.planVersions = message.planVersions.map((e) => PlanVersion.toJSON(e));
+    }
+    if (message.policyFirings?.length) {
+      obj.policyFirings = message.policyFirings;
+    }
+    if (message.policyGates?.length) {
+      obj.policyGates = message.policyGates.map((e) => NodeState.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBasePlanVersion(): PlanVersion {
+  return { version: 0, createdAt: "", source: "", policyId: "", rationale: "" };
+}
+
+export const PlanVersion: MessageFns<PlanVersion> = {
+  encode(message: PlanVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).int32(message.version);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(18).string(message.createdAt);
+    }
+    if (message.source !== "") {
+      writer.uint32(26).string(message.source);
+    }
+    if (message.policyId !== "") {
+      writer.uint32(34).string(message.policyId);
+    }
+    if (message.rationale !== "") {
+      writer.uint32(42).string(message.rationale);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.policyId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.rationale = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanVersion {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      policyId: isSet(object.policyId)
+        ? globalThis.String(object.policyId)
+        : isSet(object.policy_id)
+        ? globalThis.String(object.policy_id)
+        : "",
+      rationale: isSet(object.rationale) ? globalThis.String(object.rationale) : "",
+    };
+  },
+
+  toJSON(message: PlanVersion): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.policyId !== "") {
+      obj.policyId = message.policyId;
+    }
+    if (message.rationale !== "") {
+      obj.rationale = message.rationale;
+    }
     return obj;
   },
 };
@@ -940,6 +1200,7 @@ function createBaseStartRunRequest(): StartRunRequest {
     runContext: "",
     outputContract: undefined,
     goalCondition: [],
+    policies: [],
   };
 }
 
@@ -965,6 +1226,9 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     for (const v of message.goalCondition) {
       Struct.encode(Struct.wrap(v!), writer.uint32(58).fork()).join();
+    }
+    for (const v of message.policies) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1038,6 +1302,14 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
             message.goalCondition.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.policies.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1075,6 +1347,7 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
         : globalThis.Array.isArray(object?.goal_condition)
         ? [...object.goal_condition]
         : [],
+      policies: globalThis.Array.isArray(object?.policies) ? [...object.policies] : [],
     };
   },
 
@@ -1100,6 +1373,9 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     if (message.goalCondition?.length) {
       obj.goalCondition = message.goalCondition;
+    }
+    if (message.policies?.length) {
+      obj.policies = message.policies;
     }
     return obj;
   },
@@ -2181,6 +2457,413 @@ export const ResumeRunResponse: MessageFns<ResumeRunResponse> = {
   },
 };
 
+function createBaseReplanRunRequest(): ReplanRunRequest {
+  return {
+    principal: undefined,
+    runId: "",
+    plan: undefined,
+    rationale: "",
+    policyId: "",
+    expectedPlanVersion: 0,
+    idempotencyKey: "",
+  };
+}
+
+export const ReplanRunRequest: MessageFns<ReplanRunRequest> = {
+  encode(message: ReplanRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(26).fork()).join();
+    }
+    if (message.rationale !== "") {
+      writer.uint32(34).string(message.rationale);
+    }
+    if (message.policyId !== "") {
+      writer.uint32(42).string(message.policyId);
+    }
+    if (message.expectedPlanVersion !== 0) {
+      writer.uint32(48).int32(message.expectedPlanVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(58).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReplanRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReplanRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.rationale = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.policyId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.expectedPlanVersion = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReplanRunRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
+      rationale: isSet(object.rationale) ? globalThis.String(object.rationale) : "",
+      policyId: isSet(object.policyId)
+        ? globalThis.String(object.policyId)
+        : isSet(object.policy_id)
+        ? globalThis.String(object.policy_id)
+        : "",
+      expectedPlanVersion: isSet(object.expectedPlanVersion)
+        ? globalThis.Number(object.expectedPlanVersion)
+        : isSet(object.expected_plan_version)
+        ? globalThis.Number(object.expected_plan_version)
+        : 0,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: ReplanRunRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    if (message.rationale !== "") {
+      obj.rationale = message.rationale;
+    }
+    if (message.policyId !== "") {
+      obj.policyId = message.policyId;
+    }
+    if (message.expectedPlanVersion !== 0) {
+      obj.expectedPlanVersion = Math.round(message.expectedPlanVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseReplanRunResponse(): ReplanRunResponse {
+  return { run: undefined };
+}
+
+export const ReplanRunResponse: MessageFns<ReplanRunResponse> = {
+  encode(message: ReplanRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReplanRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReplanRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReplanRunResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: ReplanRunResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+};
+
+function createBaseTriggerPolicyRequest(): TriggerPolicyRequest {
+  return { principal: undefined, runId: "", policyId: "", idempotencyKey: "" };
+}
+
+export const TriggerPolicyRequest: MessageFns<TriggerPolicyRequest> = {
+  encode(message: TriggerPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.policyId !== "") {
+      writer.uint32(26).string(message.policyId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TriggerPolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTriggerPolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.policyId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TriggerPolicyRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      policyId: isSet(object.policyId)
+        ? globalThis.String(object.policyId)
+        : isSet(object.policy_id)
+        ? globalThis.String(object.policy_id)
+        : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: TriggerPolicyRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.policyId !== "") {
+      obj.policyId = message.policyId;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseTriggerPolicyResponse(): TriggerPolicyResponse {
+  return { run: undefined };
+}
+
+export const TriggerPolicyResponse: MessageFns<TriggerPolicyResponse> = {
+  encode(message: TriggerPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.run !== undefined) {
+      Run.encode(message.run, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TriggerPolicyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTriggerPolicyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.run = Run.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TriggerPolicyResponse {
+    return { run: isSet(object.run) ? Run.fromJSON(object.run) : undefined };
+  },
+
+  toJSON(message: TriggerPolicyResponse): unknown {
+    const obj: any = {};
+    if (message.run !== undefined) {
+      obj.run = Run.toJSON(message.run);
+    }
+    return obj;
+  },
+};
+
 function createBaseStreamRunEventsRequest(): StreamRunEventsRequest {
   return { principal: undefined, runId: "", afterSeq: "0" };
 }
@@ -2368,6 +3051,22 @@ export interface OrchestratorServiceClient {
    */
 
   streamRunEvents(request: StreamRunEventsRequest, metadata?: Metadata): Observable<StreamRunEventsResponse>;
+
+  /**
+   * Replace an unfinished run's plan with version N+1 and go on with it:
+   * completed nodes are locked (kept with their outputs, never run again),
+   * the other nodes run on the new graph. Emits [policy_triggered →]
+   * plan_requested → plan_generated → plan_updated.
+   */
+
+  replanRun(request: ReplanRunRequest, metadata?: Metadata): Observable<ReplanRunResponse>;
+
+  /**
+   * Fire a runtime policy whose trigger is `manual`; emits policy_triggered
+   * and applies its action.
+   */
+
+  triggerPolicy(request: TriggerPolicyRequest, metadata?: Metadata): Observable<TriggerPolicyResponse>;
 }
 
 /** Durable execution of PlanGraphs. */
@@ -2420,6 +3119,28 @@ export interface OrchestratorServiceController {
    */
 
   streamRunEvents(request: StreamRunEventsRequest, metadata?: Metadata): Observable<StreamRunEventsResponse>;
+
+  /**
+   * Replace an unfinished run's plan with version N+1 and go on with it:
+   * completed nodes are locked (kept with their outputs, never run again),
+   * the other nodes run on the new graph. Emits [policy_triggered →]
+   * plan_requested → plan_generated → plan_updated.
+   */
+
+  replanRun(
+    request: ReplanRunRequest,
+    metadata?: Metadata,
+  ): Promise<ReplanRunResponse> | Observable<ReplanRunResponse> | ReplanRunResponse;
+
+  /**
+   * Fire a runtime policy whose trigger is `manual`; emits policy_triggered
+   * and applies its action.
+   */
+
+  triggerPolicy(
+    request: TriggerPolicyRequest,
+    metadata?: Metadata,
+  ): Promise<TriggerPolicyResponse> | Observable<TriggerPolicyResponse> | TriggerPolicyResponse;
 }
 
 export function OrchestratorServiceControllerMethods() {
@@ -2433,6 +3154,8 @@ export function OrchestratorServiceControllerMethods() {
       "resumeRun",
       "listRunEvents",
       "streamRunEvents",
+      "replanRun",
+      "triggerPolicy",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

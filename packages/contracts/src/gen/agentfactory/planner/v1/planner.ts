@@ -113,6 +113,206 @@ export interface GetActionResponse {
   action: ActionContract | undefined;
 }
 
+export interface PlanTaskRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** The TaskEnvelope (flex spec §5.1, §10.0.1) as JSON. */
+  envelope:
+    | { [key: string]: any }
+    | undefined;
+  /** Replanning: the current plan version; its completed nodes stay locked. */
+  previousPlan: PlanGraph | undefined;
+  completedNodeIds: string[];
+  /** Why the replan was requested (policy id, rationale), echoed on plan_requested. */
+  replanTrigger:
+    | { [key: string]: any }
+    | undefined;
+  /** Planner attempts; 0 = the configured default. */
+  maxAttempts: number;
+  /** deterministic | llm; empty = the configured default. */
+  planner: string;
+}
+
+/** One planner lifecycle frame: plan_requested, plan_rejected or plan_generated. */
+export interface PlanningEvent {
+  type: string;
+  payload: { [key: string]: any } | undefined;
+}
+
+export interface PlanTaskResponse {
+  accepted: boolean;
+  /** Set when accepted. */
+  plan: PlanGraph | undefined;
+  planVersion: number;
+  /** The planner lifecycle frames of this request, in order. */
+  events: PlanningEvent[];
+  /** The last attempt's diagnostic bundle: {status, satisfactionScore, failures, warnings, infos}. */
+  diagnostics:
+    | { [key: string]: any }
+    | undefined;
+  /** The normalised OutputContract and goal conditions, ready for StartRun. */
+  outputContract: { [key: string]: any } | undefined;
+  goalCondition: { [key: string]: any }[];
+  /** The normalised runtime policies (RuntimePolicy[] under `runtime`) for the orchestrator. */
+  policies: { [key: string]: any } | undefined;
+}
+
+export interface CompileMasterPlanRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** JSON text: {query?, analysis?, execution_plan: [...] | {agents: [...]}} or a bare agent list. */
+  json: string;
+  /** Add the composer node (default true). */
+  omitComposer: boolean;
+}
+
+export interface CompileMasterPlanResponse {
+  plan: PlanGraph | undefined;
+}
+
+export interface CapabilityInstance {
+  instanceId: string;
+  scopes: string[];
+  /** gRPC address the orchestrator dispatches to (empty for human capabilities). */
+  endpoint: string;
+  /** active | inactive (stale: no heartbeat within the timeout) */
+  status: string;
+  /** 0 = never goes stale. */
+  heartbeatTimeoutSeconds: number;
+  registeredAt: string;
+  lastSeenAt: string;
+}
+
+export interface Capability {
+  capabilityId: string;
+  /** ai | human */
+  agentType: string;
+  version: string;
+  displayName: string;
+  summary: string;
+  inputFacets: string[];
+  outputFacets: string[];
+  /** active while any instance is fresh. */
+  status: string;
+  instances: CapabilityInstance[];
+  /** The latest registration payload as sent (§5.6.2). */
+  registration:
+    | { [key: string]: any }
+    | undefined;
+  /** Contracts compiled from the facets (FacetContractCompiler). */
+  inputSchema: { [key: string]: any } | undefined;
+  outputSchema: { [key: string]: any } | undefined;
+  catalogTags: string[];
+  collection: string;
+  registeredAt: string;
+  updatedAt: string;
+}
+
+export interface RegisterCapabilityRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** The registration payload (flex spec §5.6.2). */
+  registration: { [key: string]: any } | undefined;
+  idempotencyKey: string;
+}
+
+export interface RegisterCapabilityResponse {
+  capability:
+    | Capability
+    | undefined;
+  /** False when an existing capability or instance was refreshed. */
+  created: boolean;
+}
+
+export interface HeartbeatRequest {
+  principal: Principal | undefined;
+  capabilityId: string;
+  /** Empty = `default`. */
+  instanceId: string;
+  idempotencyKey: string;
+}
+
+export interface HeartbeatResponse {
+  capability: Capability | undefined;
+}
+
+export interface DeregisterCapabilityRequest {
+  principal: Principal | undefined;
+  capabilityId: string;
+  /** Empty = every instance. */
+  instanceId: string;
+  idempotencyKey: string;
+}
+
+export interface DeregisterCapabilityResponse {
+  capability: Capability | undefined;
+}
+
+export interface GetCapabilityRequest {
+  principal: Principal | undefined;
+  capabilityId: string;
+}
+
+export interface GetCapabilityResponse {
+  capability: Capability | undefined;
+}
+
+export interface ListCapabilitiesRequest {
+  principal: Principal | undefined;
+  includeInactive: boolean;
+  /** Only capabilities whose metadata.catalogTags holds this tag. */
+  catalogTag: string;
+  /** Only capabilities producing this facet. */
+  produces: string;
+}
+
+export interface ListCapabilitiesResponse {
+  capabilities: Capability[];
+}
+
+export interface Facet {
+  name: string;
+  title: string;
+  description: string;
+  /** input | output | bidirectional */
+  direction: string;
+  version: string;
+  requiredByDefault: boolean;
+  catalogTags: string[];
+  /** The whole definition: {name, title, description, schema, semantics, metadata}. */
+  definition: { [key: string]: any } | undefined;
+  collection: string;
+}
+
+export interface UpsertFacetsRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** Facet definitions (flex spec §5.6 "Facet Definition"). */
+  facets: { [key: string]: any }[];
+  /** The collection they belong to, e.g. `flex.marketing`. */
+  collection: string;
+  idempotencyKey: string;
+}
+
+export interface UpsertFacetsResponse {
+  facets: Facet[];
+  catalogRevision: string;
+}
+
+export interface ListFacetsRequest {
+  principal: Principal | undefined;
+  catalogTag: string;
+}
+
+export interface ListFacetsResponse {
+  facets: Facet[];
+  catalogRevision: string;
+}
+
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
 
 function createBaseCompilePlaybookRequest(): CompilePlaybookRequest {
@@ -1444,6 +1644,2486 @@ export const GetActionResponse: MessageFns<GetActionResponse> = {
   },
 };
 
+function createBasePlanTaskRequest(): PlanTaskRequest {
+  return {
+    principal: undefined,
+    envelope: undefined,
+    previousPlan: undefined,
+    completedNodeIds: [],
+    replanTrigger: undefined,
+    maxAttempts: 0,
+    planner: "",
+  };
+}
+
+export const PlanTaskRequest: MessageFns<PlanTaskRequest> = {
+  encode(message: PlanTaskRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.envelope !== undefined) {
+      Struct.encode(Struct.wrap(message.envelope), writer.uint32(18).fork()).join();
+    }
+    if (message.previousPlan !== undefined) {
+      PlanGraph.encode(message.previousPlan, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.completedNodeIds) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.replanTrigger !== undefined) {
+      Struct.encode(Struct.wrap(message.replanTrigger), writer.uint32(42).fork()).join();
+    }
+    if (message.maxAttempts !== 0) {
+      writer.uint32(48).int32(message.maxAttempts);
+    }
+    if (message.planner !== "") {
+      writer.uint32(58).string(message.planner);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanTaskRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanTaskRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.envelope = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.previousPlan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.completedNodeIds.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.replanTrigger = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.maxAttempts = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.planner = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanTaskRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      envelope: isObject(object.envelope) ? object.envelope : undefined,
+      previousPlan: isSet(object.previousPlan)
+        ? PlanGraph.fromJSON(object.previousPlan)
+        : isSet(object.previous_plan)
+        ? PlanGraph.fromJSON(object.previous_plan)
+        : undefined,
+      completedNodeIds: globalThis.Array.isArray(object?.completedNodeIds)
+        ? object.completedNodeIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.completed_node_ids)
+        ? object.completed_node_ids.map((e: any) => globalThis.String(e))
+        : [],
+      replanTrigger: isObject(object.replanTrigger)
+        ? object.replanTrigger
+        : isObject(object.replan_trigger)
+        ? object.replan_trigger
+        : undefined,
+      maxAttempts: isSet(object.maxAttempts)
+        ? globalThis.Number(object.maxAttempts)
+        : isSet(object.max_attempts)
+        ? globalThis.Number(object.max_attempts)
+        : 0,
+      planner: isSet(object.planner) ? globalThis.String(object.planner) : "",
+    };
+  },
+
+  toJSON(message: PlanTaskRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.envelope !== undefined) {
+      obj.envelope = message.envelope;
+    }
+    if (message.previousPlan !== undefined) {
+      obj.previousPlan = PlanGraph.toJSON(message.previousPlan);
+    }
+    if (message.completedNodeIds?.length) {
+      obj.completedNodeIds = message.completedNodeIds;
+    }
+    if (message.replanTrigger !== undefined) {
+      obj.replanTrigger = message.replanTrigger;
+    }
+    if (message.maxAttempts !== 0) {
+      obj.maxAttempts = Math.round(message.maxAttempts);
+    }
+    if (message.planner !== "") {
+      obj.planner = message.planner;
+    }
+    return obj;
+  },
+};
+
+function createBasePlanningEvent(): PlanningEvent {
+  return { type: "", payload: undefined };
+}
+
+export const PlanningEvent: MessageFns<PlanningEvent> = {
+  encode(message: PlanningEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.payload !== undefined) {
+      Struct.encode(Struct.wrap(message.payload), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanningEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanningEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.payload = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanningEvent {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      payload: isObject(object.payload) ? object.payload : undefined,
+    };
+  },
+
+  toJSON(message: PlanningEvent): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.payload !== undefined) {
+      obj.payload = message.payload;
+    }
+    return obj;
+  },
+};
+
+function createBasePlanTaskResponse(): PlanTaskResponse {
+  return {
+    accepted: false,
+    plan: undefined,
+    planVersion: 0,
+    events: [],
+    diagnostics: undefined,
+    outputContract: undefined,
+    goalCondition: [],
+    policies: undefined,
+  };
+}
+
+export const PlanTaskResponse: MessageFns<PlanTaskResponse> = {
+  encode(message: PlanTaskResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accepted !== false) {
+      writer.uint32(8).bool(message.accepted);
+    }
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(18).fork()).join();
+    }
+    if (message.planVersion !== 0) {
+      writer.uint32(24).int32(message.planVersion);
+    }
+    for (const v of message.events) {
+      PlanningEvent.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.diagnostics !== undefined) {
+      Struct.encode(Struct.wrap(message.diagnostics), writer.uint32(42).fork()).join();
+    }
+    if (message.outputContract !== undefined) {
+      Struct.encode(Struct.wrap(message.outputContract), writer.uint32(50).fork()).join();
+    }
+    for (const v of message.goalCondition) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(58).fork()).join();
+    }
+    if (message.policies !== undefined) {
+      Struct.encode(Struct.wrap(message.policies), writer.uint32(66).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlanTaskResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlanTaskResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.accepted = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.planVersion = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.events.push(PlanningEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.diagnostics = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.outputContract = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.goalCondition.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.policies = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlanTaskResponse {
+    return {
+      accepted: isSet(object.accepted) ? globalThis.Boolean(object.accepted) : false,
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
+      planVersion: isSet(object.planVersion)
+        ? globalThis.Number(object.planVersion)
+        : isSet(object.plan_version)
+        ? globalThis.Number(object.plan_version)
+        : 0,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => PlanningEvent.fromJSON(e)) : [],
+      diagnostics: isObject(object.diagnostics) ? object.diagnostics : undefined,
+      outputContract: isObject(object.outputContract)
+        ? object.outputContract
+        : isObject(object.output_contract)
+        ? object.output_contract
+        : undefined,
+      goalCondition: globalThis.Array.isArray(object?.goalCondition)
+        ? [...object.goalCondition]
+        : globalThis.Array.isArray(object?.goal_condition)
+        ? [...object.goal_condition]
+        : [],
+      policies: isObject(object.policies) ? object.policies : undefined,
+    };
+  },
+
+  toJSON(message: PlanTaskResponse): unknown {
+    const obj: any = {};
+    if (message.accepted !== false) {
+      obj.accepted = message.accepted;
+    }
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    if (message.planVersion !== 0) {
+      obj.planVersion = Math.round(message.planVersion);
+    }
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => PlanningEvent.toJSON(e));
+    }
+    if (message.diagnostics !== undefined) {
+      obj.diagnostics = message.diagnostics;
+    }
+    if (message.outputContract !== undefined) {
+      obj.outputContract = message.outputContract;
+    }
+    if (message.goalCondition?.length) {
+      obj.goalCondition = message.goalCondition;
+    }
+    if (message.policies !== undefined) {
+      obj.policies = message.policies;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileMasterPlanRequest(): CompileMasterPlanRequest {
+  return { principal: undefined, json: "", omitComposer: false };
+}
+
+export const CompileMasterPlanRequest: MessageFns<CompileMasterPlanRequest> = {
+  encode(message: CompileMasterPlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.json !== "") {
+      writer.uint32(18).string(message.json);
+    }
+    if (message.omitComposer !== false) {
+      writer.uint32(24).bool(message.omitComposer);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileMasterPlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileMasterPlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.json = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.omitComposer = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileMasterPlanRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      json: isSet(object.json) ? globalThis.String(object.json) : "",
+      omitComposer: isSet(object.omitComposer)
+        ? globalThis.Boolean(object.omitComposer)
+        : isSet(object.omit_composer)
+        ? globalThis.Boolean(object.omit_composer)
+        : false,
+    };
+  },
+
+  toJSON(message: CompileMasterPlanRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.json !== "") {
+      obj.json = message.json;
+    }
+    if (message.omitComposer !== false) {
+      obj.omitComposer = message.omitComposer;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileMasterPlanResponse(): CompileMasterPlanResponse {
+  return { plan: undefined };
+}
+
+export const CompileMasterPlanResponse: MessageFns<CompileMasterPlanResponse> = {
+  encode(message: CompileMasterPlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileMasterPlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileMasterPlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileMasterPlanResponse {
+    return { plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined };
+  },
+
+  toJSON(message: CompileMasterPlanResponse): unknown {
+    const obj: any = {};
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    return obj;
+  },
+};
+
+function createBaseCapabilityInstance(): CapabilityInstance {
+  return {
+    instanceId: "",
+    scopes: [],
+    endpoint: "",
+    status: "",
+    heartbeatTimeoutSeconds: 0,
+    registeredAt: "",
+    lastSeenAt: "",
+  };
+}
+
+export const CapabilityInstance: MessageFns<CapabilityInstance> = {
+  encode(message: CapabilityInstance, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.instanceId !== "") {
+      writer.uint32(10).string(message.instanceId);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.endpoint !== "") {
+      writer.uint32(26).string(message.endpoint);
+    }
+    if (message.status !== "") {
+      writer.uint32(34).string(message.status);
+    }
+    if (message.heartbeatTimeoutSeconds !== 0) {
+      writer.uint32(40).int32(message.heartbeatTimeoutSeconds);
+    }
+    if (message.registeredAt !== "") {
+      writer.uint32(50).string(message.registeredAt);
+    }
+    if (message.lastSeenAt !== "") {
+      writer.uint32(58).string(message.lastSeenAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CapabilityInstance {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCapabilityInstance();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.endpoint = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.heartbeatTimeoutSeconds = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.registeredAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lastSeenAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CapabilityInstance {
+    return {
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      endpoint: isSet(object.endpoint) ? globalThis.String(object.endpoint) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      heartbeatTimeoutSeconds: isSet(object.heartbeatTimeoutSeconds)
+        ? globalThis.Number(object.heartbeatTimeoutSeconds)
+        : isSet(object.heartbeat_timeout_seconds)
+        ? globalThis.Number(object.heartbeat_timeout_seconds)
+        : 0,
+      registeredAt: isSet(object.registeredAt)
+        ? globalThis.String(object.registeredAt)
+        : isSet(object.registered_at)
+        ? globalThis.String(object.registered_at)
+        : "",
+      lastSeenAt: isSet(object.lastSeenAt)
+        ? globalThis.String(object.lastSeenAt)
+        : isSet(object.last_seen_at)
+        ? globalThis.String(object.last_seen_at)
+        : "",
+    };
+  },
+
+  toJSON(message: CapabilityInstance): unknown {
+    const obj: any = {};
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.endpoint !== "") {
+      obj.endpoint = message.endpoint;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.heartbeatTimeoutSeconds !== 0) {
+      obj.heartbeatTimeoutSeconds = Math.round(message.heartbeatTimeoutSeconds);
+    }
+    if (message.registeredAt !== "") {
+      obj.registeredAt = message.registeredAt;
+    }
+    if (message.lastSeenAt !== "") {
+      obj.lastSeenAt = message.lastSeenAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseCapability(): Capability {
+  return {
+    capabilityId: "",
+    agentType: "",
+    version: "",
+    displayName: "",
+    summary: "",
+    inputFacets: [],
+    outputFacets: [],
+    status: "",
+    instances: [],
+    registration: undefined,
+    inputSchema: undefined,
+    outputSchema: undefined,
+    catalogTags: [],
+    collection: "",
+    registeredAt: "",
+    updatedAt: "",
+  };
+}
+
+export const Capability: MessageFns<Capability> = {
+  encode(message: Capability, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.capabilityId !== "") {
+      writer.uint32(10).string(message.capabilityId);
+    }
+    if (message.agentType !== "") {
+      writer.uint32(18).string(message.agentType);
+    }
+    if (message.version !== "") {
+      writer.uint32(26).string(message.version);
+    }
+    if (message.displayName !== "") {
+      writer.uint32(34).string(message.displayName);
+    }
+    if (message.summary !== "") {
+      writer.uint32(42).string(message.summary);
+    }
+    for (const v of message.inputFacets) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.outputFacets) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.status !== "") {
+      writer.uint32(66).string(message.status);
+    }
+    for (const v of message.instances) {
+      CapabilityInstance.encode(v!, writer.uint32(74).fork()).join();
+    }
+    if (message.registration !== undefined) {
+      Struct.encode(Struct.wrap(message.registration), writer.uint32(82).fork()).join();
+    }
+    if (message.inputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.inputSchema), writer.uint32(90).fork()).join();
+    }
+    if (message.outputSchema !== undefined) {
+      Struct.encode(Struct.wrap(message.outputSchema), writer.uint32(98).fork()).join();
+    }
+    for (const v of message.catalogTags) {
+      writer.uint32(106).string(v!);
+    }
+    if (message.collection !== "") {
+      writer.uint32(114).string(message.collection);
+    }
+    if (message.registeredAt !== "") {
+      writer.uint32(122).string(message.registeredAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(130).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Capability {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCapability();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capabilityId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.displayName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.inputFacets.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.outputFacets.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.instances.push(CapabilityInstance.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.registration = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.inputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.outputSchema = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.catalogTags.push(reader.string());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.collection = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.registeredAt = reader.string();
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Capability {
+    return {
+      capabilityId: isSet(object.capabilityId)
+        ? globalThis.String(object.capabilityId)
+        : isSet(object.capability_id)
+        ? globalThis.String(object.capability_id)
+        : "",
+      agentType: isSet(object.agentType)
+        ? globalThis.String(object.agentType)
+        : isSet(object.agent_type)
+        ? globalThis.String(object.agent_type)
+        : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      displayName: isSet(object.displayName)
+        ? globalThis.String(object.displayName)
+        : isSet(object.display_name)
+        ? globalThis.String(object.display_name)
+        : "",
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
+      inputFacets: globalThis.Array.isArray(object?.inputFacets)
+        ? object.inputFacets.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.input_facets)
+        ? object.input_facets.map((e: any) => globalThis.String(e))
+        : [],
+      outputFacets: globalThis.Array.isArray(object?.outputFacets)
+        ? object.outputFacets.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.output_facets)
+        ? object.output_facets.map((e: any) => globalThis.String(e))
+        : [],
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      instances: globalThis.Array.isArray(object?.instances)
+        ? object.instances.map((e: any) => CapabilityInstance.fromJSON(e))
+        : [],
+      registration: isObject(object.registration) ? object.registration : undefined,
+      inputSchema: isObject(object.inputSchema)
+        ? object.inputSchema
+        : isObject(object.input_schema)
+        ? object.input_schema
+        : undefined,
+      outputSchema: isObject(object.outputSchema)
+        ? object.outputSchema
+        : isObject(object.output_schema)
+        ? object.output_schema
+        : undefined,
+      catalogTags: globalThis.Array.isArray(object?.catalogTags)
+        ? object.catalogTags.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.catalog_tags)
+        ? object.catalog_tags.map((e: any) => globalThis.String(e))
+        : [],
+      collection: isSet(object.collection) ? globalThis.String(object.collection) : "",
+      registeredAt: isSet(object.registeredAt)
+        ? globalThis.String(object.registeredAt)
+        : isSet(object.registered_at)
+        ? globalThis.String(object.registered_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Capability): unknown {
+    const obj: any = {};
+    if (message.capabilityId !== "") {
+      obj.capabilityId = message.capabilityId;
+    }
+    if (message.agentType !== "") {
+      obj.agentType = message.agentType;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.displayName !== "") {
+      obj.displayName = message.displayName;
+    }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
+    if (message.inputFacets?.length) {
+      obj.inputFacets = message.inputFacets;
+    }
+    if (message.outputFacets?.length) {
+      obj.outputFacets = message.outputFacets;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.instances?.length) {
+      obj.instances = message.instances.map((e) => CapabilityInstance.toJSON(e));
+    }
+    if (message.registration !== undefined) {
+      obj.registration = message.registration;
+    }
+    if (message.inputSchema !== undefined) {
+      obj.inputSchema = message.inputSchema;
+    }
+    if (message.outputSchema !== undefined) {
+      obj.outputSchema = message.outputSchema;
+    }
+    if (message.catalogTags?.length) {
+      obj.catalogTags = message.catalogTags;
+    }
+    if (message.collection !== "") {
+      obj.collection = message.collection;
+    }
+    if (message.registeredAt !== "") {
+      obj.registeredAt = message.registeredAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseRegisterCapabilityRequest(): RegisterCapabilityRequest {
+  return { principal: undefined, registration: undefined, idempotencyKey: "" };
+}
+
+export const RegisterCapabilityRequest: MessageFns<RegisterCapabilityRequest> = {
+  encode(message: RegisterCapabilityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.registration !== undefined) {
+      Struct.encode(Struct.wrap(message.registration), writer.uint32(18).fork()).join();
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(26).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterCapabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterCapabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.registration = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterCapabilityRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      registration: isObject(object.registration) ? object.registration : undefined,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: RegisterCapabilityRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.registration !== undefined) {
+      obj.registration = message.registration;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseRegisterCapabilityResponse(): RegisterCapabilityResponse {
+  return { capability: undefined, created: false };
+}
+
+export const RegisterCapabilityResponse: MessageFns<RegisterCapabilityResponse> = {
+  encode(message: RegisterCapabilityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.capability !== undefined) {
+      Capability.encode(message.capability, writer.uint32(10).fork()).join();
+    }
+    if (message.created !== false) {
+      writer.uint32(16).bool(message.created);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RegisterCapabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRegisterCapabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capability = Capability.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.created = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RegisterCapabilityResponse {
+    return {
+      capability: isSet(object.capability) ? Capability.fromJSON(object.capability) : undefined,
+      created: isSet(object.created) ? globalThis.Boolean(object.created) : false,
+    };
+  },
+
+  toJSON(message: RegisterCapabilityResponse): unknown {
+    const obj: any = {};
+    if (message.capability !== undefined) {
+      obj.capability = Capability.toJSON(message.capability);
+    }
+    if (message.created !== false) {
+      obj.created = message.created;
+    }
+    return obj;
+  },
+};
+
+function createBaseHeartbeatRequest(): HeartbeatRequest {
+  return { principal: undefined, capabilityId: "", instanceId: "", idempotencyKey: "" };
+}
+
+export const HeartbeatRequest: MessageFns<HeartbeatRequest> = {
+  encode(message: HeartbeatRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.capabilityId !== "") {
+      writer.uint32(18).string(message.capabilityId);
+    }
+    if (message.instanceId !== "") {
+      writer.uint32(26).string(message.instanceId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.capabilityId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      capabilityId: isSet(object.capabilityId)
+        ? globalThis.String(object.capabilityId)
+        : isSet(object.capability_id)
+        ? globalThis.String(object.capability_id)
+        : "",
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: HeartbeatRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.capabilityId !== "") {
+      obj.capabilityId = message.capabilityId;
+    }
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseHeartbeatResponse(): HeartbeatResponse {
+  return { capability: undefined };
+}
+
+export const HeartbeatResponse: MessageFns<HeartbeatResponse> = {
+  encode(message: HeartbeatResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.capability !== undefined) {
+      Capability.encode(message.capability, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeartbeatResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeatResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capability = Capability.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeartbeatResponse {
+    return { capability: isSet(object.capability) ? Capability.fromJSON(object.capability) : undefined };
+  },
+
+  toJSON(message: HeartbeatResponse): unknown {
+    const obj: any = {};
+    if (message.capability !== undefined) {
+      obj.capability = Capability.toJSON(message.capability);
+    }
+    return obj;
+  },
+};
+
+function createBaseDeregisterCapabilityRequest(): DeregisterCapabilityRequest {
+  return { principal: undefined, capabilityId: "", instanceId: "", idempotencyKey: "" };
+}
+
+export const DeregisterCapabilityRequest: MessageFns<DeregisterCapabilityRequest> = {
+  encode(message: DeregisterCapabilityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.capabilityId !== "") {
+      writer.uint32(18).string(message.capabilityId);
+    }
+    if (message.instanceId !== "") {
+      writer.uint32(26).string(message.instanceId);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeregisterCapabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeregisterCapabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.capabilityId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeregisterCapabilityRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      capabilityId: isSet(object.capabilityId)
+        ? globalThis.String(object.capabilityId)
+        : isSet(object.capability_id)
+        ? globalThis.String(object.capability_id)
+        : "",
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: DeregisterCapabilityRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.capabilityId !== "") {
+      obj.capabilityId = message.capabilityId;
+    }
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseDeregisterCapabilityResponse(): DeregisterCapabilityResponse {
+  return { capability: undefined };
+}
+
+export const DeregisterCapabilityResponse: MessageFns<DeregisterCapabilityResponse> = {
+  encode(message: DeregisterCapabilityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.capability !== undefined) {
+      Capability.encode(message.capability, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeregisterCapabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeregisterCapabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capability = Capability.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeregisterCapabilityResponse {
+    return { capability: isSet(object.capability) ? Capability.fromJSON(object.capability) : undefined };
+  },
+
+  toJSON(message: DeregisterCapabilityResponse): unknown {
+    const obj: any = {};
+    if (message.capability !== undefined) {
+      obj.capability = Capability.toJSON(message.capability);
+    }
+    return obj;
+  },
+};
+
+function createBaseGetCapabilityRequest(): GetCapabilityRequest {
+  return { principal: undefined, capabilityId: "" };
+}
+
+export const GetCapabilityRequest: MessageFns<GetCapabilityRequest> = {
+  encode(message: GetCapabilityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.capabilityId !== "") {
+      writer.uint32(18).string(message.capabilityId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCapabilityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCapabilityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.capabilityId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCapabilityRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      capabilityId: isSet(object.capabilityId)
+        ? globalThis.String(object.capabilityId)
+        : isSet(object.capability_id)
+        ? globalThis.String(object.capability_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCapabilityRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.capabilityId !== "") {
+      obj.capabilityId = message.capabilityId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetCapabilityResponse(): GetCapabilityResponse {
+  return { capability: undefined };
+}
+
+export const GetCapabilityResponse: MessageFns<GetCapabilityResponse> = {
+  encode(message: GetCapabilityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.capability !== undefined) {
+      Capability.encode(message.capability, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCapabilityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCapabilityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capability = Capability.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCapabilityResponse {
+    return { capability: isSet(object.capability) ? Capability.fromJSON(object.capability) : undefined };
+  },
+
+  toJSON(message: GetCapabilityResponse): unknown {
+    const obj: any = {};
+    if (message.capability !== undefined) {
+      obj.capability = Capability.toJSON(message.capability);
+    }
+    return obj;
+  },
+};
+
+function createBaseListCapabilitiesRequest(): ListCapabilitiesRequest {
+  return { principal: undefined, includeInactive: false, catalogTag: "", produces: "" };
+}
+
+export const ListCapabilitiesRequest: MessageFns<ListCapabilitiesRequest> = {
+  encode(message: ListCapabilitiesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.includeInactive !== false) {
+      writer.uint32(16).bool(message.includeInactive);
+    }
+    if (message.catalogTag !== "") {
+      writer.uint32(26).string(message.catalogTag);
+    }
+    if (message.produces !== "") {
+      writer.uint32(34).string(message.produces);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapabilitiesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapabilitiesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.includeInactive = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.catalogTag = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.produces = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapabilitiesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      includeInactive: isSet(object.includeInactive)
+        ? globalThis.Boolean(object.includeInactive)
+        : isSet(object.include_inactive)
+        ? globalThis.Boolean(object.include_inactive)
+        : false,
+      catalogTag: isSet(object.catalogTag)
+        ? globalThis.String(object.catalogTag)
+        : isSet(object.catalog_tag)
+        ? globalThis.String(object.catalog_tag)
+        : "",
+      produces: isSet(object.produces) ? globalThis.String(object.produces) : "",
+    };
+  },
+
+  toJSON(message: ListCapabilitiesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.includeInactive !== false) {
+      obj.includeInactive = message.includeInactive;
+    }
+    if (message.catalogTag !== "") {
+      obj.catalogTag = message.catalogTag;
+    }
+    if (message.produces !== "") {
+      obj.produces = message.produces;
+    }
+    return obj;
+  },
+};
+
+function createBaseListCapabilitiesResponse(): ListCapabilitiesResponse {
+  return { capabilities: [] };
+}
+
+export const ListCapabilitiesResponse: MessageFns<ListCapabilitiesResponse> = {
+  encode(message: ListCapabilitiesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.capabilities) {
+      Capability.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapabilitiesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapabilitiesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.capabilities.push(Capability.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapabilitiesResponse {
+    return {
+      capabilities: globalThis.Array.isArray(object?.capabilities)
+        ? object.capabilities.map((e: any) => Capability.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListCapabilitiesResponse): unknown {
+    const obj: any = {};
+    if (message.capabilities?.length) {
+      obj.capabilities = message.capabilities.map((e) => Capability.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseFacet(): Facet {
+  return {
+    name: "",
+    title: "",
+    description: "",
+    direction: "",
+    version: "",
+    requiredByDefault: false,
+    catalogTags: [],
+    definition: undefined,
+    collection: "",
+  };
+}
+
+export const Facet: MessageFns<Facet> = {
+  encode(message: Facet, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    if (message.direction !== "") {
+      writer.uint32(34).string(message.direction);
+    }
+    if (message.version !== "") {
+      writer.uint32(42).string(message.version);
+    }
+    if (message.requiredByDefault !== false) {
+      writer.uint32(48).bool(message.requiredByDefault);
+    }
+    for (const v of message.catalogTags) {
+      writer.uint32(58).string(v!);
+    }
+    if (message.definition !== undefined) {
+      Struct.encode(Struct.wrap(message.definition), writer.uint32(66).fork()).join();
+    }
+    if (message.collection !== "") {
+      writer.uint32(74).string(message.collection);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Facet {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFacet();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.direction = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.version = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.requiredByDefault = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.catalogTags.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.definition = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.collection = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Facet {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      direction: isSet(object.direction) ? globalThis.String(object.direction) : "",
+      version: isSet(object.version) ? globalThis.String(object.version) : "",
+      requiredByDefault: isSet(object.requiredByDefault)
+        ? globalThis.Boolean(object.requiredByDefault)
+        : isSet(object.required_by_default)
+        ? globalThis.Boolean(object.required_by_default)
+        : false,
+      catalogTags: globalThis.Array.isArray(object?.catalogTags)
+        ? object.catalogTags.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.catalog_tags)
+        ? object.catalog_tags.map((e: any) => globalThis.String(e))
+        : [],
+      definition: isObject(object.definition) ? object.definition : undefined,
+      collection: isSet(object.collection) ? globalThis.String(object.collection) : "",
+    };
+  },
+
+  toJSON(message: Facet): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.direction !== "") {
+      obj.direction = message.direction;
+    }
+    if (message.version !== "") {
+      obj.version = message.version;
+    }
+    if (message.requiredByDefault !== false) {
+      obj.requiredByDefault = message.requiredByDefault;
+    }
+    if (message.catalogTags?.length) {
+      obj.catalogTags = message.catalogTags;
+    }
+    if (message.definition !== undefined) {
+      obj.definition = message.definition;
+    }
+    if (message.collection !== "") {
+      obj.collection = message.collection;
+    }
+    return obj;
+  },
+};
+
+function createBaseUpsertFacetsRequest(): UpsertFacetsRequest {
+  return { principal: undefined, facets: [], collection: "", idempotencyKey: "" };
+}
+
+export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
+  encode(message: UpsertFacetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.facets) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(18).fork()).join();
+    }
+    if (message.collection !== "") {
+      writer.uint32(26).string(message.collection);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertFacetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertFacetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.facets.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.collection = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertFacetsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      facets: globalThis.Array.isArray(object?.facets) ? [...object.facets] : [],
+      collection: isSet(object.collection) ? globalThis.String(object.collection) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: UpsertFacetsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.facets?.length) {
+      obj.facets = message.facets;
+    }
+    if (message.collection !== "") {
+      obj.collection = message.collection;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseUpsertFacetsResponse(): UpsertFacetsResponse {
+  return { facets: [], catalogRevision: "" };
+}
+
+export const UpsertFacetsResponse: MessageFns<UpsertFacetsResponse> = {
+  encode(message: UpsertFacetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.facets) {
+      Facet.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.catalogRevision !== "") {
+      writer.uint32(18).string(message.catalogRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpsertFacetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpsertFacetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.facets.push(Facet.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.catalogRevision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpsertFacetsResponse {
+    return {
+      facets: globalThis.Array.isArray(object?.facets) ? object.facets.map((e: any) => Facet.fromJSON(e)) : [],
+      catalogRevision: isSet(object.catalogRevision)
+        ? globalThis.String(object.catalogRevision)
+        : isSet(object.catalog_revision)
+        ? globalThis.String(object.catalog_revision)
+        : "",
+    };
+  },
+
+  toJSON(message: UpsertFacetsResponse): unknown {
+    const obj: any = {};
+    if (message.facets?.length) {
+      obj.facets = message.facets.map((e) => Facet.toJSON(e));
+    }
+    if (message.catalogRevision !== "") {
+      obj.catalogRevision = message.catalogRevision;
+    }
+    return obj;
+  },
+};
+
+function createBaseListFacetsRequest(): ListFacetsRequest {
+  return { principal: undefined, catalogTag: "" };
+}
+
+export const ListFacetsRequest: MessageFns<ListFacetsRequest> = {
+  encode(message: ListFacetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.catalogTag !== "") {
+      writer.uint32(18).string(message.catalogTag);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFacetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFacetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.catalogTag = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFacetsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      catalogTag: isSet(object.catalogTag)
+        ? globalThis.String(object.catalogTag)
+        : isSet(object.catalog_tag)
+        ? globalThis.String(object.catalog_tag)
+        : "",
+    };
+  },
+
+  toJSON(message: ListFacetsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.catalogTag !== "") {
+      obj.catalogTag = message.catalogTag;
+    }
+    return obj;
+  },
+};
+
+function createBaseListFacetsResponse(): ListFacetsResponse {
+  return { facets: [], catalogRevision: "" };
+}
+
+export const ListFacetsResponse: MessageFns<ListFacetsResponse> = {
+  encode(message: ListFacetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.facets) {
+      Facet.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.catalogRevision !== "") {
+      writer.uint32(18).string(message.catalogRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFacetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFacetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.facets.push(Facet.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.catalogRevision = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFacetsResponse {
+    return {
+      facets: globalThis.Array.isArray(object?.facets) ? object.facets.map((e: any) => Facet.fromJSON(e)) : [],
+      catalogRevision: isSet(object.catalogRevision)
+        ? globalThis.String(object.catalogRevision)
+        : isSet(object.catalog_revision)
+        ? globalThis.String(object.catalog_revision)
+        : "",
+    };
+  },
+
+  toJSON(message: ListFacetsResponse): unknown {
+    const obj: any = {};
+    if (message.facets?.length) {
+      obj.facets = message.facets.map((e) => Facet.toJSON(e));
+    }
+    if (message.catalogRevision !== "") {
+      obj.catalogRevision = message.catalogRevision;
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -1467,6 +4147,19 @@ export interface PlannerServiceClient {
   listActions(request: ListActionsRequest, metadata?: Metadata): Observable<ListActionsResponse>;
 
   getAction(request: GetActionRequest, metadata?: Metadata): Observable<GetActionResponse>;
+
+  /**
+   * TaskEnvelope → validated PlanGraph (flex spec §5.7–§5.9): draft, validate,
+   * reject with diagnostics and draft again, up to max_attempts. A bad
+   * envelope is INVALID_ARGUMENT naming each field; a plan that never passes
+   * is a normal answer with accepted = false and every attempt's diagnostics.
+   */
+
+  planTask(request: PlanTaskRequest, metadata?: Metadata): Observable<PlanTaskResponse>;
+
+  /** A master agent's execution plan (agents with depends_on) → PlanGraph. */
+
+  compileMasterPlan(request: CompileMasterPlanRequest, metadata?: Metadata): Observable<CompileMasterPlanResponse>;
 }
 
 /**
@@ -1508,6 +4201,25 @@ export interface PlannerServiceController {
     request: GetActionRequest,
     metadata?: Metadata,
   ): Promise<GetActionResponse> | Observable<GetActionResponse> | GetActionResponse;
+
+  /**
+   * TaskEnvelope → validated PlanGraph (flex spec §5.7–§5.9): draft, validate,
+   * reject with diagnostics and draft again, up to max_attempts. A bad
+   * envelope is INVALID_ARGUMENT naming each field; a plan that never passes
+   * is a normal answer with accepted = false and every attempt's diagnostics.
+   */
+
+  planTask(
+    request: PlanTaskRequest,
+    metadata?: Metadata,
+  ): Promise<PlanTaskResponse> | Observable<PlanTaskResponse> | PlanTaskResponse;
+
+  /** A master agent's execution plan (agents with depends_on) → PlanGraph. */
+
+  compileMasterPlan(
+    request: CompileMasterPlanRequest,
+    metadata?: Metadata,
+  ): Promise<CompileMasterPlanResponse> | Observable<CompileMasterPlanResponse> | CompileMasterPlanResponse;
 }
 
 export function PlannerServiceControllerMethods() {
@@ -1519,6 +4231,8 @@ export function PlannerServiceControllerMethods() {
       "listPlaybooks",
       "listActions",
       "getAction",
+      "planTask",
+      "compileMasterPlan",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
@@ -1535,6 +4249,127 @@ export function PlannerServiceControllerMethods() {
 }
 
 export const PLANNER_SERVICE_NAME = "PlannerService";
+
+/**
+ * Capability registry and facet catalog (flex spec §5.6, §9.1, §11). Agents
+ * (AI or human) register on start, heartbeat, and deregister on shutdown.
+ */
+
+export interface CapabilityRegistryServiceClient {
+  /**
+   * Validates the §5.6.2 payload field by field (unknown facets and direction
+   * mismatches are INVALID_ARGUMENT) and upserts the capability and instance.
+   */
+
+  registerCapability(request: RegisterCapabilityRequest, metadata?: Metadata): Observable<RegisterCapabilityResponse>;
+
+  /** Marks an instance seen now (re-activating a stale one); NOT_FOUND when it never registered. */
+
+  heartbeat(request: HeartbeatRequest, metadata?: Metadata): Observable<HeartbeatResponse>;
+
+  /** Removes one instance (or all); the capability stays listed as inactive. */
+
+  deregisterCapability(
+    request: DeregisterCapabilityRequest,
+    metadata?: Metadata,
+  ): Observable<DeregisterCapabilityResponse>;
+
+  getCapability(request: GetCapabilityRequest, metadata?: Metadata): Observable<GetCapabilityResponse>;
+
+  listCapabilities(request: ListCapabilitiesRequest, metadata?: Metadata): Observable<ListCapabilitiesResponse>;
+
+  /**
+   * Adds or replaces facet definitions; refused when a registered capability
+   * would break (a facet it uses removed from its direction).
+   */
+
+  upsertFacets(request: UpsertFacetsRequest, metadata?: Metadata): Observable<UpsertFacetsResponse>;
+
+  listFacets(request: ListFacetsRequest, metadata?: Metadata): Observable<ListFacetsResponse>;
+}
+
+/**
+ * Capability registry and facet catalog (flex spec §5.6, §9.1, §11). Agents
+ * (AI or human) register on start, heartbeat, and deregister on shutdown.
+ */
+
+export interface CapabilityRegistryServiceController {
+  /**
+   * Validates the §5.6.2 payload field by field (unknown facets and direction
+   * mismatches are INVALID_ARGUMENT) and upserts the capability and instance.
+   */
+
+  registerCapability(
+    request: RegisterCapabilityRequest,
+    metadata?: Metadata,
+  ): Promise<RegisterCapabilityResponse> | Observable<RegisterCapabilityResponse> | RegisterCapabilityResponse;
+
+  /** Marks an instance seen now (re-activating a stale one); NOT_FOUND when it never registered. */
+
+  heartbeat(
+    request: HeartbeatRequest,
+    metadata?: Metadata,
+  ): Promise<HeartbeatResponse> | Observable<HeartbeatResponse> | HeartbeatResponse;
+
+  /** Removes one instance (or all); the capability stays listed as inactive. */
+
+  deregisterCapability(
+    request: DeregisterCapabilityRequest,
+    metadata?: Metadata,
+  ): Promise<DeregisterCapabilityResponse> | Observable<DeregisterCapabilityResponse> | DeregisterCapabilityResponse;
+
+  getCapability(
+    request: GetCapabilityRequest,
+    metadata?: Metadata,
+  ): Promise<GetCapabilityResponse> | Observable<GetCapabilityResponse> | GetCapabilityResponse;
+
+  listCapabilities(
+    request: ListCapabilitiesRequest,
+    metadata?: Metadata,
+  ): Promise<ListCapabilitiesResponse> | Observable<ListCapabilitiesResponse> | ListCapabilitiesResponse;
+
+  /**
+   * Adds or replaces facet definitions; refused when a registered capability
+   * would break (a facet it uses removed from its direction).
+   */
+
+  upsertFacets(
+    request: UpsertFacetsRequest,
+    metadata?: Metadata,
+  ): Promise<UpsertFacetsResponse> | Observable<UpsertFacetsResponse> | UpsertFacetsResponse;
+
+  listFacets(
+    request: ListFacetsRequest,
+    metadata?: Metadata,
+  ): Promise<ListFacetsResponse> | Observable<ListFacetsResponse> | ListFacetsResponse;
+}
+
+export function CapabilityRegistryServiceControllerMethods() {
+  return function (constructor: Function) {
+    const grpcMethods: string[] = [
+      "registerCapability",
+      "heartbeat",
+      "deregisterCapability",
+      "getCapability",
+      "listCapabilities",
+      "upsertFacets",
+      "listFacets",
+    ];
+    for (const method of grpcMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcMethod("CapabilityRegistryService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+    const grpcStreamMethods: string[] = [];
+    for (const method of grpcStreamMethods) {
+      const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
+      GrpcStreamMethod("CapabilityRegistryService", method)(constructor.prototype[method], method, descriptor);
+      Object.defineProperty(constructor.prototype, method, descriptor);
+    }
+  };
+}
+
+export const CAPABILITY_REGISTRY_SERVICE_NAME = "CapabilityRegistryService";
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

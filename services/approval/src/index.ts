@@ -1,0 +1,1 @@
+export { bootstrapApproval } from './bootstrap.js';

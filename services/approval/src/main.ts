@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapApproval } from './bootstrap.js';
+
+runMain('approval', () => bootstrapApproval());

@@ -1,0 +1,206 @@
+/**
+ * Waits on the approval service against real PostgreSQL: ApprovalWaitsStore
+ * (register, apply, clarifications, reconciliation cursor) and the
+ * ApprovalEventsConsumer's event handling and reconciliation, with the
+ * approval service itself replaced by an in-memory fake (bus: in-process).
+ */
+import { randomUUID } from 'node:crypto';
+import { PlanGraphSchema } from '@af/plan';
+import { AppError, encodeJson, ServiceKit, sqlRows } from '@af/service-kit';
+import { createTestDatabase, type TestDatabase } from '@af/testing';
+import type { ApprovalService } from '../../src/app/approval-port.js';
+import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config.js';
+import type { RequestView } from '../../src/domain/human-request.js';
+import { ApprovalEventsConsumer } from '../../src/infra/approval-events.consumer.js';
+import { ApprovalWaitsStore } from '../../src/infra/approval-waits.store.js';
+import { ORCHESTRATOR_MIGRATIONS } from '../../src/infra/migrations/index.js';
+import { RunExecutionStore } from '../../src/infra/run-execution.store.js';
+import { RunRepository } from '../../src/infra/run.repository.js';
+
+let db: TestDatabase;
+let kit: ServiceKit<OrchestratorConfig>;
+let repo: RunRepository;
+let store: RunExecutionStore;
+let waits: ApprovalWaitsStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  kit = await ServiceKit.start({
+    name: 'orchestrator',
+    envSchema: orchestratorEnvSchema,
+    env: { DATABASE_URL: db.url, NATS_URL: 'memory://approval-waits-test', CONNECTOR_RUNTIME_URL: '127.0.0.1:1', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    migrations: ORCHESTRATOR_MIGRATIONS,
+  });
+  repo = new RunRepository(kit);
+  store = new RunExecutionStore(kit);
+  waits = new ApprovalWaitsStore(kit, repo);
+});
+
+afterAll(async () => {
+  await kit?.close();
+  await db?.drop();
+});
+
+const plan = PlanGraphSchema.parse({ metadata: { non_streaming: true }, nodes: [{ id: 'gate', kind: 'approval' }, { id: 'next', kind: 'tool', dependsOn: ['gate'] }] });
+
+/** A run whose `gate` waits for request `requestId`; `park` leaves it parked (status waiting). */
+async function waitingRun(requestId: string, park = true): Promise<string> {
+  const { run } = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: null });
+  await store.acquireLease(run.id, 'A', 60_000);
+  await store.nodeStarted(run.id, 'A', 'gate', 1, {});
+  await waits.register(run.id, 'gate', requestId, null);
+  await store.nodeWaiting(run.id, 'A', 'gate', null, { type: 'hitl_request', payload: { requestId } });
+  if (park) expect(await store.park(run.id, 'A')).toBe(true);
+  return run.id;
+}
+
+const resolved = (runId: string, id: string, over: Partial<RequestView> = {}): RequestView => ({
+  id,
+  kind: 'approval_gate',
+  status: 'approved',
+  ownerUserId: 'u1',
+  runId,
+  nodeId: 'gate',
+  timeoutAt: null,
+  resolution: { decidedBy: 'u2', decidedAt: '2026-01-01T00:00:00.000Z', decision: 'approve', instructions: 'go' },
+  ...over,
+});
+
+const workItems = (runId: string) => sqlRows<{ msg_id: string }>(kit.db, `SELECT msg_id FROM outbox WHERE msg_id LIKE $1`, [`work:${runId}:resume:%`]);
+
+describe('ApprovalWaitsStore', () => {
+  it('records a resolution on the waiting node once, with a log frame, and queues the parked run', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId);
+    expect(await waits.requestOf(runId, 'gate')).toBe(requestId);
+    expect(await waits.apply(resolved(runId, requestId))).toBe(true);
+    const state = (await repo.nodeStates(runId)).get('gate')!;
+    expect(state.decision).toMatchObject({ decision: 'approve', status: 'approved', requestId, decidedBy: 'u2', instructions: 'go', kind: 'approval_gate' });
+    expect((await repo.get(runId))!.status).toBe('queued');
+    expect((await repo.events(runId, 0)).at(-1)).toMatchObject({ type: 'log', nodeId: 'gate', payload: { event: 'decision', hitlEvent: 'hitl_approved', requestId } });
+    expect(await workItems(runId)).toEqual([{ msg_id: `work:${runId}:resume:${requestId}` }]);
+    // The same resolution again (event after ResumeRun, redelivery, reconciliation): nothing more.
+    expect(await waits.apply(resolved(runId, requestId))).toBe(false);
+    expect((await repo.events(runId, 0)).filter((e) => e.type === 'log')).toHaveLength(1);
+  });
+
+  it('ignores resolutions of another request, of pending requests, and without run', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId);
+    expect(await waits.apply(resolved(runId, randomUUID()))).toBe(false);
+    expect(await waits.apply(resolved(runId, requestId, { status: 'pending' }))).toBe(false);
+    expect(await waits.apply(resolved('', requestId))).toBe(false);
+    expect(await waits.apply(resolved(randomUUID(), requestId))).toBe(false);
+    expect((await repo.nodeStates(runId)).get('gate')!.decision ?? null).toBeNull();
+    expect((await repo.get(runId))!.status).toBe('waiting');
+  });
+
+  it('leaves a running run running and a paused run paused (only the decision is recorded)', async () => {
+    const r1 = randomUUID();
+    const running = await waitingRun(r1, false);
+    expect(await waits.apply(resolved(running, r1))).toBe(true);
+    expect((await repo.get(running))!.status).toBe('running');
+    expect(await workItems(running)).toEqual([]);
+    const r2 = randomUUID();
+    const paused = await waitingRun(r2);
+    await repo.pause(paused, 'u1');
+    expect(await waits.apply(resolved(paused, r2))).toBe(true);
+    expect((await repo.get(paused))!.status).toBe('paused');
+  });
+
+  it('keeps the run’s hitlClarifications: questions as asked, answers as they arrive', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId);
+    await waits.addQuestion(runId, { requestId, nodeId: 'gate', capabilityId: 'cap', questionId: 'q-year', question: 'Which year?', createdAt: '2026-01-01T00:00:00.000Z' });
+    await waits.addQuestion(runId, { requestId, nodeId: 'gate', questionId: 'dup', question: 'ignored', createdAt: '2026-01-01T00:00:00.000Z' });
+    expect(await waits.clarifications(runId)).toEqual([{ nodeId: 'gate', capabilityId: 'cap', questionId: 'q-year', question: 'Which year?', createdAt: '2026-01-01T00:00:00.000Z' }]);
+    expect(await waits.apply(resolved(runId, requestId, { kind: 'clarify', status: 'answered', resolution: { decidedBy: 'u1', decidedAt: '2026-01-01T00:01:00.000Z', answer: '2024' } }))).toBe(true);
+    expect(await waits.clarifications(runId)).toEqual([
+      { nodeId: 'gate', capabilityId: 'cap', questionId: 'q-year', question: 'Which year?', answer: '2024', createdAt: '2026-01-01T00:00:00.000Z', answeredAt: '2026-01-01T00:01:00.000Z' },
+    ]);
+  });
+
+  it('re-registering clears an earlier decision; node states and run options are readable', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId, false);
+    await waits.apply(resolved(runId, requestId));
+    await store.nodeResumed(runId, 'A', 'gate');
+    const next = randomUUID();
+    await waits.register(runId, 'gate', next, null);
+    const state = (await repo.nodeStates(runId)).get('gate')!;
+    expect(state.decision ?? null).toBeNull();
+    expect(await waits.nodeState(runId, 'gate')).toEqual({ status: 'running', skipReason: null });
+    expect(await waits.nodeState(runId, 'nope')).toBeNull();
+    expect(await waits.runOptions(runId)).toEqual({ non_streaming: true });
+  });
+
+  it('can attach a request to a row that already waits (a runtime policy gate) and records its resolution there', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(randomUUID());
+    await sqlRows(kit.db, `INSERT INTO node_states (run_id, node_id, status, attempt) VALUES ($1, 'policy:qa', 'waiting', 1)`, [runId]);
+    await waits.register(runId, 'policy:qa', requestId, null);
+    expect(await waits.apply(resolved(runId, requestId, { kind: 'policy_hitl', nodeId: 'policy:qa', status: 'rejected', resolution: { decidedBy: 'u1', decidedAt: 't', decision: 'reject' } }))).toBe(true);
+    expect((await repo.nodeStates(runId)).get('policy:qa')!.decision).toMatchObject({ decision: 'reject', kind: 'policy_hitl', status: 'rejected' });
+  });
+});
+
+describe('ApprovalEventsConsumer', () => {
+  const fake = (answers: Map<string, RequestView | 'missing' | 'down'>): ApprovalService => ({
+    create: async () => {
+      throw new Error('not used');
+    },
+    decide: async () => {
+      throw new Error('not used');
+    },
+    get: async (_user, id) => {
+      const a = answers.get(id);
+      if (a === 'missing' || !a) throw AppError.notFound('request', id);
+      if (a === 'down') throw new AppError('UNAVAILABLE', 'down');
+      return a;
+    },
+  });
+
+  it('applies a decided event and drops unreadable ones', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId);
+    const consumer = new ApprovalEventsConsumer(kit, waits, fake(new Map()), 60_000);
+    expect(await consumer.handle(new TextEncoder().encode('{nope'))).toBe(false);
+    expect(await consumer.handle(encodeJson({ type: 'decided', requestId: 'x' }))).toBe(false);
+    const event = {
+      type: 'decided',
+      requestId,
+      kind: 'approval_gate',
+      status: 'timed_out',
+      ownerUserId: 'u1',
+      runId,
+      nodeId: 'gate',
+      notify: false,
+      timestamp: new Date().toISOString(),
+      resolution: { decidedBy: 'system:timeout', decidedAt: '2026-01-01T00:00:00.000Z', reasonCode: 'timeout', reason: 'nobody acted' },
+    };
+    expect(await consumer.handle(encodeJson(event))).toBe(true);
+    expect((await repo.nodeStates(runId)).get('gate')!.decision).toMatchObject({ status: 'timed_out', decidedBy: 'system:timeout', reasonCode: 'timeout' });
+  });
+
+  it('reconciles undecided waits with the service: resolved ones are applied, others checked again later', async () => {
+    await sqlRows(kit.db, `UPDATE node_states SET decision = '{}'::jsonb WHERE status = 'waiting' AND decision IS NULL`);
+    const [done, open, missing, down] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const runs = { done: await waitingRun(done), open: await waitingRun(open), missing: await waitingRun(missing), down: await waitingRun(down) };
+    await sqlRows(kit.db, `UPDATE node_states SET approval_checked_at = now() - interval '1 hour' WHERE approval_request_id IS NOT NULL`);
+    const answers = new Map<string, RequestView | 'missing' | 'down'>([
+      [done, resolved(runs.done, done, { status: 'rejected', resolution: { decidedBy: 'u1', decidedAt: '2026-01-01T00:00:00.000Z', decision: 'reject' } })],
+      [open, resolved(runs.open, open, { status: 'pending', resolution: null })],
+      [missing, 'missing'],
+      [down, 'down'],
+    ]);
+    const consumer = new ApprovalEventsConsumer(kit, waits, fake(answers), 60_000);
+    expect(await consumer.reconcile()).toBe(1);
+    expect((await repo.nodeStates(runs.done)).get('gate')!.decision).toMatchObject({ status: 'rejected' });
+    expect((await repo.get(runs.done))!.status).toBe('queued');
+    // Everything was just checked: nothing is due again until the interval passes.
+    expect(await waits.toReconcile(60_000, 100)).toEqual([]);
+    const later = await waits.toReconcile(0, 100);
+    expect(later.map((w) => w.requestId).sort()).toEqual([open, missing, down].sort());
+    expect(later.every((w) => w.userId === 'u1' && w.nodeId === 'gate')).toBe(true);
+  });
+});
