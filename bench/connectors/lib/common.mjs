@@ -15,12 +15,17 @@ export const RESULTS_DIR = join(here, '..', '..', 'results');
 
 /** undici as connector-runtime has it installed (one copy for both sides). */
 export const undici = createRequire(join(runtimeRoot, 'package.json'))('undici');
+/** That install's version (the global dispatcher may be Node's bundled undici instead). */
+export const undiciVersion = createRequire(join(runtimeRoot, 'package.json'))('undici/package.json').version;
 
 const dist = (p) => import(join(runtimeRoot, 'dist', p));
 export const domain = await dist('domain/index.js');
 export const tokenBucket = await dist('domain/token-bucket.js');
 export const { RateLimiter } = await dist('infra/rate-limiter.js');
 export const { CircuitBreaker, CircuitBreakerStore } = await dist('infra/circuit-breaker.store.js');
+export const { CallPipeline } = await dist('app/call-pipeline.js');
+export const { createEgressGuard } = await dist('infra/guarded-http.js');
+export const { ResponseCache } = await dist('infra/response-cache.js');
 const { Limits1764100000002 } = await dist('infra/migrations/1764100000002-limits.js');
 
 /** When the dist used was built (another build may land while a bench runs). */

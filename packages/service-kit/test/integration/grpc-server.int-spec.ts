@@ -34,6 +34,13 @@ class FakePlanner {
   getAction(): never {
     throw AppError.notFound('action', 'x');
   }
+  // Every RPC of the service must exist for the controller decorator; these are not exercised here.
+  planTask(): never {
+    throw new AppError('UNIMPLEMENTED', 'planTask is not part of this fake');
+  }
+  compileMasterPlan(): never {
+    throw new AppError('UNIMPLEMENTED', 'compileMasterPlan is not part of this fake');
+  }
 }
 
 @Module({ controllers: [FakePlanner] })

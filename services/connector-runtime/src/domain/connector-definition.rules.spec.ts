@@ -166,7 +166,76 @@ describe('rest_api parameter placement', () => {
       'endpoints.create.body_format',
       'must be one of json, form',
     ],
+    [
+      'bracketed name in the path',
+      (d) => {
+        d.endpoints.create.path = '/orgs/{org}/items/{ids[]}';
+        d.endpoints.create.parameters.push({ name: 'ids[]', type: 'string', in: 'path' });
+      },
+      'endpoints.create.parameters[2].name',
+      '"ids[]" has brackets, which a path placeholder cannot carry; only query parameters may use bracketed names',
+    ],
+    [
+      'bracketed path placeholder',
+      (d) => (d.endpoints.create.path = '/orgs/{org}/items/{ids[]}'),
+      'endpoints.create.path',
+      'placeholder "{ids[]}" cannot use a bracketed name: brackets are for query parameters only',
+    ],
+    [
+      'bracketed name sent in the body by default',
+      (d) => d.endpoints.create.parameters.push({ name: 'filter[state]', type: 'string' }),
+      'endpoints.create.parameters[2].name',
+      '"filter[state]" has brackets, which only query parameters may use; it would be sent in the body (set in: query)',
+    ],
+    [
+      'bracketed header name',
+      (d) => d.endpoints.list.parameters.push({ name: 'X-Opt[a]', type: 'string', in: 'header' }),
+      'endpoints.list.parameters[1].name',
+      'it would be sent in the header',
+    ],
+    [
+      'unbalanced bracket',
+      (d) => d.endpoints.list.parameters.push({ name: 'conditions[term', type: 'string' }),
+      'endpoints.list.parameters[1].name',
+      'optionally followed by [key] or [] groups',
+    ],
+    [
+      'brackets first',
+      (d) => d.endpoints.list.parameters.push({ name: '[term]', type: 'string' }),
+      'endpoints.list.parameters[1].name',
+      'must start with a letter or _',
+    ],
+    [
+      'nested brackets',
+      (d) => d.endpoints.list.parameters.push({ name: 'a[b[c]]', type: 'string' }),
+      'endpoints.list.parameters[1].name',
+      'optionally followed by [key] or [] groups',
+    ],
   ];
+
+  it('accepts bracketed names for query parameters (GET by default, POST with in: query)', () => {
+    const def = ok((d) => {
+      d.endpoints.list.parameters.push(
+        { name: 'conditions[term]', type: 'string' },
+        { name: 'conditions[type][]', type: 'array' },
+        { name: 'conditions[publication_date][gte]', type: 'date' },
+      );
+      d.endpoints.create.parameters.push({ name: 'opts[dry_run]', type: 'boolean', in: 'query' });
+    });
+    expect(def.endpoints.list!.parameters.map((p) => restParameterLocation(p, def.endpoints.list!))).toEqual([
+      'query',
+      'query',
+      'query',
+      'query',
+    ]);
+    expect(restParameterLocation(def.endpoints.create!.parameters[2]!, def.endpoints.create!)).toBe('query');
+  });
+
+  it('reports a bracketed name only once when it is also not a valid header name', () => {
+    expect(errorsOf((d) => d.endpoints.list.parameters.push({ name: 'X-Opt[a]', type: 'string', in: 'header' }))).toEqual([
+      { field: 'endpoints.list.parameters[1].name', reason: expect.stringContaining('has brackets') },
+    ]);
+  });
 
   it.each(cases)('refuses %s, naming the field', (_label, mutate, field, reason) => {
     expect(errorsOf(mutate)).toContainEqual({ field, reason: expect.stringContaining(reason) });
@@ -361,6 +430,8 @@ describe('rest_api pagination types', () => {
     [{ type: 'offset', offset_param: 'skip', limit_param: 'take', limit: 25, total_path: 'meta.total' }],
     [{ type: 'cursor', cursor_param: 'after', next_cursor_path: 'meta.next', has_more_path: 'meta.more' }],
     [{ type: 'link_header', page_size_param: 'per_page', page_size: 100 }],
+    [{ type: 'next_url', next_url_path: 'next' }],
+    [{ type: 'next_url', next_url_path: 'links.next', page_size_param: 'page_size', page_size: 50, max_pages: 3 }],
   ])('accepts %j', (pagination) => {
     expect(parse(paging(pagination))).toMatchObject({ ok: true, warnings: [] });
   });
@@ -389,6 +460,9 @@ describe('rest_api pagination types', () => {
       ['cursor_param', 'c'],
     ]);
     expect(managedPaginationParams({ type: 'link_header' })).toEqual([]);
+    expect(managedPaginationParams({ type: 'next_url', next_url_path: 'next', page_size_param: 'n', page_size: 5 })).toEqual([
+      ['page_size_param', 'n'],
+    ]);
     expect(managedPaginationParams({ cursor_param: 'c', next_cursor_path: 'n' })).toEqual([]);
   });
 
@@ -518,6 +592,36 @@ describe('rest_api pagination types', () => {
       paging({ type: 'page_number', page_sise: 10 }),
       'endpoints.list.pagination.page_sise',
       'did you mean "page_size"?',
+    ],
+    [
+      'next_url without next_url_path',
+      paging({ type: 'next_url' }),
+      'endpoints.list.pagination.next_url_path',
+      'is required for type next_url',
+    ],
+    [
+      'next_url_path on page_number',
+      paging({ type: 'page_number', next_url_path: 'next' }),
+      'endpoints.list.pagination.next_url_path',
+      'does not apply to pagination type page_number',
+    ],
+    [
+      'next_url_path without a type',
+      paging({ next_url_path: 'next', has_more_path: 'more' }),
+      'endpoints.list.pagination.next_url_path',
+      'needs pagination.type (next_url)',
+    ],
+    [
+      'next_url_path that is not a dot path',
+      paging({ type: 'next_url', next_url_path: 'links..next' }),
+      'endpoints.list.pagination.next_url_path',
+      'must be a dot path',
+    ],
+    [
+      'cursor_param on next_url',
+      paging({ type: 'next_url', next_url_path: 'next', cursor_param: 'cursor' }),
+      'endpoints.list.pagination.cursor_param',
+      'does not apply to pagination type next_url',
     ],
   ];
 

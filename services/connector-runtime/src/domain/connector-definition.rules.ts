@@ -191,9 +191,19 @@ function checkLocations(
   endpoint.parameters.forEach((p, i) => {
     const field = `${at}.parameters[${i}].in`;
     const where = restParameterLocation(p, endpoint);
+    const bracketed = p.name.includes('[');
+    if (bracketed && where !== 'query') {
+      errors.push({
+        field: `${at}.parameters[${i}].name`,
+        reason:
+          where === 'path'
+            ? `"${p.name}" has brackets, which a path placeholder cannot carry; only query parameters may use bracketed names`
+            : `"${p.name}" has brackets, which only query parameters may use; it would be sent in the ${where}${p.in === undefined ? ' (set in: query)' : ''}`,
+      });
+    }
     if (pathNames.has(p.name) && where !== 'path') {
       errors.push({ field, reason: `"${p.name}" is a placeholder in the path, so it must be in: path` });
-    } else if (where === 'path' && !pathNames.has(p.name)) {
+    } else if (where === 'path' && !pathNames.has(p.name) && !bracketed) {
       errors.push({ field, reason: `is path, but the path has no {${p.name}} placeholder` });
     }
     if (where === 'body') {
@@ -207,7 +217,9 @@ function checkLocations(
     }
     if (where === 'header') {
       const header = p.name.toLowerCase();
-      if (!HEADER_NAME.test(p.name)) {
+      if (bracketed) {
+        // Reported above.
+      } else if (!HEADER_NAME.test(p.name)) {
         errors.push({ field: `${at}.parameters[${i}].name`, reason: 'must be a valid HTTP header name' });
       } else if (CREDENTIAL_HEADERS.has(header) || header === authHeader) {
         errors.push({
@@ -285,8 +297,13 @@ export function pathPlaceholders(path: string): { names: string[] } | { problem:
   let m: RegExpExecArray | null;
   while ((m = re.exec(path)) !== null) {
     const name = m[1] ?? '';
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name))
-      return { problem: `placeholder "{${name}}" is not a valid parameter name` };
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) {
+      return {
+        problem: /[[\]]/.test(name)
+          ? `placeholder "{${name}}" cannot use a bracketed name: brackets are for query parameters only`
+          : `placeholder "{${name}}" is not a valid parameter name`,
+      };
+    }
     names.push(name);
   }
   if (/[{}]/.test(path.replace(re, ''))) return { problem: 'has an unbalanced "{" or "}"' };
@@ -378,6 +395,16 @@ const PAGINATION_KEYS: Record<PaginationType | 'caller', ReadonlySet<string>> = 
     'max_pages',
     'inject_into',
   ]),
+  next_url: new Set([
+    'type',
+    'next_url_path',
+    'page_size_param',
+    'page_size',
+    'has_more_path',
+    'total_path',
+    'max_pages',
+    'inject_into',
+  ]),
 };
 
 function checkPagination(
@@ -424,6 +451,12 @@ function checkPagination(
       errors.push({ field: `${field}.cursor_param`, reason: 'is required for type cursor' });
     if (p.next_cursor_path === undefined)
       errors.push({ field: `${field}.next_cursor_path`, reason: 'is required for type cursor' });
+  }
+  if (kind === 'next_url' && p.next_url_path === undefined) {
+    errors.push({
+      field: `${field}.next_url_path`,
+      reason: "is required for type next_url (where the next page's URL is in the response body, e.g. next)",
+    });
   }
   if (kind === 'offset' && p.limit === undefined) {
     errors.push({

@@ -12,7 +12,8 @@
  * parameter placement (`in: query | path | header | body`, `body_format`),
  * auth kinds `api_key`, `bearer_token`, `basic` and `oauth2`
  * (`client_credentials` / `refresh_token` grants), and runtime-driven
- * `pagination.type` (`page_number`, `offset`, `cursor`, `link_header`).
+ * `pagination.type` (`page_number`, `offset`, `cursor`, `link_header`,
+ * `next_url`).
  *
  * Unknown keys are refused everywhere we execute (top level, `rest_api`
  * connection and endpoints, response mappings): a misspelt `results_path`
@@ -41,7 +42,15 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 const KEBAB_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const ENDPOINT_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+/**
+ * `rest_api` parameter names may end in Rails/PHP-style bracket groups
+ * (`conditions[term]`, `conditions[type][]`); the rules allow those in the
+ * query only.
+ */
+const REST_PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*(?:\[[A-Za-z0-9_.-]*\])*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** An RFC 9110 §11.1 auth-scheme (a token). */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const VERSION = /^\d+(?:\.\d+){0,2}(?:[-+][0-9A-Za-z.-]+)?$/;
 const OUTPUT_FIELD_TYPE = /^(?:string|number|integer|date|boolean|object|array|record)(?:\[\])?$/;
 
@@ -67,11 +76,18 @@ export const PARAMETER_LOCATIONS = ['query', 'path', 'header', 'body'] as const;
 export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
 
 /**
- * A `rest_api` parameter: the shared shape plus `in`. Without `in` it goes in
+ * A `rest_api` parameter: the shared shape plus `in`, and names that may carry
+ * bracket groups (query parameters only). Without `in` it goes in
  * the path when the path has `{name}`, else in the query for GET, DELETE and
  * HEAD and in the body for POST, PUT and PATCH (`restParameterLocation`).
  */
 export const restParameterSchema = parameterSchema.extend({
+  name: z
+    .string()
+    .regex(
+      REST_PARAMETER_NAME,
+      'must start with a letter or _ and contain only letters, digits, _, . or -, optionally followed by [key] or [] groups (e.g. conditions[term], ids[])',
+    ),
   in: z.enum(PARAMETER_LOCATIONS).optional(),
 });
 export type RestParameter = z.output<typeof restParameterSchema>;
@@ -163,7 +179,20 @@ export const authSchema = z.discriminatedUnion('type', [
     header_name: z.string().regex(HEADER_NAME, 'must be a valid HTTP header name').optional(),
     env_var: z.string().optional(),
   }),
-  z.strictObject({ type: z.literal('bearer_token'), env_var: z.string().optional() }),
+  /**
+   * `Authorization: <scheme> <token>`; `scheme` defaults to `Bearer` (RFC 6750)
+   * and names another where the API wants one, e.g. `Token` (Django REST
+   * framework: CourtListener).
+   */
+  z.strictObject({
+    type: z.literal('bearer_token'),
+    scheme: z
+      .string()
+      .max(40, 'must be at most 40 characters')
+      .regex(AUTH_SCHEME, 'must be an HTTP authentication scheme name such as Bearer or Token (no spaces)')
+      .optional(),
+    env_var: z.string().optional(),
+  }),
   /** RFC 7617 Basic: credentials `username` and `password`. */
   z.strictObject({ type: z.literal('basic'), env_var: z.string().optional() }),
   /**
@@ -223,7 +252,7 @@ export const restConnectionSchema = z.strictObject({
 });
 export type RestConnection = z.output<typeof restConnectionSchema>;
 
-export const PAGINATION_TYPES = ['page_number', 'offset', 'cursor', 'link_header'] as const;
+export const PAGINATION_TYPES = ['page_number', 'offset', 'cursor', 'link_header', 'next_url'] as const;
 export type PaginationType = (typeof PAGINATION_TYPES)[number];
 
 /** Pages one call may fetch unless `max_pages` says otherwise, and the most it may say. */
@@ -243,6 +272,8 @@ export const paginationSchema = z.strictObject({
   type: z.enum(PAGINATION_TYPES).optional(),
   /** Where the next page's cursor is in the raw response body. */
   next_cursor_path: dotPath.optional(),
+  /** `next_url`: where the next page's URL is in the raw response body (e.g. `next`). */
+  next_url_path: dotPath.optional(),
   /** Where a boolean "more pages" flag is in the raw response body. */
   has_more_path: dotPath.optional(),
   /** Caller-driven: the declared parameter a caller sets to the cursor. `cursor`: the request parameter the runtime sets. */
@@ -250,7 +281,7 @@ export const paginationSchema = z.strictObject({
   /** `page_number`: the page parameter (default "page") and the first page (default 1). */
   page_param: text.optional(),
   start_page: z.number().int('must be a whole number').min(0, 'must not be negative').optional(),
-  /** `page_number`, `cursor`, `link_header`: page size sent as `page_size_param`. */
+  /** `page_number`, `cursor`, `link_header`, `next_url`: page size sent as `page_size_param` (on the first request for the URL-following types). */
   page_size_param: text.optional(),
   page_size: pageCount.optional(),
   /** `offset`: offset (default "offset") and limit (default "limit") parameters, and the limit. */
@@ -285,7 +316,12 @@ export const restEndpointSchema = z.strictObject({
   /** How `in: body` parameters are encoded (default json). */
   body_format: z.enum(['json', 'form']).optional(),
   /** Serve repeated calls with the same inputs from a cache for this long (reads only; off by default). */
-  cache_ttl_seconds: z.number().int('must be a whole number of seconds').positive('must be at least 1').max(7 * 24 * 3600, 'must be at most 604800 (7 days)').optional(),
+  cache_ttl_seconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .positive('must be at least 1')
+    .max(7 * 24 * 3600, 'must be at most 604800 (7 days)')
+    .optional(),
   response_mapping: responseMappingSchema.optional(),
   output_schema: outputSchemaSchema.optional(),
   pagination: paginationSchema.optional(),

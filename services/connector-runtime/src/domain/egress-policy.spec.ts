@@ -93,6 +93,32 @@ describe('classifyAddress', () => {
   });
 });
 
+describe('classifyAddress memo', () => {
+  it('gives the same frozen answer for the same text, and keeps answering right past its size bound', () => {
+    const first = classifyAddress('10.1.2.3');
+    expect(classifyAddress('10.1.2.3')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(classifyAddress('not-an-ip')).toBeUndefined();
+    expect(classifyAddress('not-an-ip')).toBeUndefined();
+    for (let i = 0; i < 5000; i++) classifyAddress(`100.${(i >> 8) & 255}.${i & 255}.1`);
+    expect(classifyAddress('10.1.2.3')).toEqual({ category: 'private', address: '10.1.2.3' });
+    expect(classifyAddress('100.64.0.1')).toEqual({ category: 'cgnat', address: '100.64.0.1' });
+    expect(classifyAddress('8.8.8.8')).toEqual({ category: 'public', address: '8.8.8.8' });
+  });
+
+  it('decides for host names without treating them as addresses', () => {
+    const policy = { entries: [] };
+    expect(decideEgress(policy, { host: 'api.example.com', port: 443, address: '93.184.216.34' })).toEqual({
+      allowed: true,
+      category: 'public',
+    });
+    expect(decideEgress(policy, { host: '127.0.0.1.nip.io', port: 80, address: '127.0.0.1' })).toMatchObject({
+      allowed: false,
+      reason: '127.0.0.1.nip.io resolves to 127.0.0.1, a loopback address',
+    });
+  });
+});
+
 describe('parseEgressAllowList', () => {
   const ok = (text: string): EgressPolicy => {
     const r = parseEgressAllowList(text);

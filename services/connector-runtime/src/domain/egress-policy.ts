@@ -71,8 +71,24 @@ type Ip = ipaddr.IPv4 | ipaddr.IPv6;
 
 const METADATA = new Set(METADATA_ADDRESSES.map((a) => ipaddr.parse(a).toString()));
 
-/** Classifies an IP address; `undefined` when `text` is not one. */
-export function classifyAddress(text: string): AddressClass | undefined {
+/** Classified addresses by text (`null`: not an IP). Every request classifies the addresses it connects to. */
+const CLASSIFIED = new Map<string, Readonly<AddressClass> | null>();
+/** Beyond this many distinct addresses the cache starts over. */
+const MAX_CLASSIFIED = 4096;
+
+/** Classifies an IP address; `undefined` when `text` is not one. The result is shared: do not change it. */
+export function classifyAddress(text: string): Readonly<AddressClass> | undefined {
+  let cls = CLASSIFIED.get(text);
+  if (cls === undefined) {
+    const fresh = classifyUncached(text);
+    cls = fresh ? Object.freeze(fresh) : null;
+    if (CLASSIFIED.size >= MAX_CLASSIFIED) CLASSIFIED.clear();
+    CLASSIFIED.set(text, cls);
+  }
+  return cls ?? undefined;
+}
+
+function classifyUncached(text: string): AddressClass | undefined {
   const ip = parseIp(text);
   if (!ip) return undefined;
   const address = ip.toString();
@@ -145,10 +161,13 @@ function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   return undefined;
 }
 
+const FOUR_PART_DECIMAL = /^(0|[1-9]\d*)(\.(0|[1-9]\d*)){3}$/;
+
 /** A strictly written IP: IPv4 as four decimal parts, IPv6 with optional brackets and zone. */
 function parseIp(text: string): Ip | undefined {
   const t = text.trim().replace(/^\[(.*)\]$/, '$1');
-  if (ipaddr.IPv4.isValidFourPartDecimal(t)) return ipaddr.IPv4.parse(t);
+  // The same test ipaddr.js makes, first: its own validation throws (slowly) on every host name.
+  if (FOUR_PART_DECIMAL.test(t) && ipaddr.IPv4.isValidFourPartDecimal(t)) return ipaddr.IPv4.parse(t);
   if (t.includes(':') && ipaddr.IPv6.isValid(t)) {
     const v6 = ipaddr.IPv6.parse(t);
     // Zones only matter for link-local, which is refused anyway; compare without them.
@@ -246,7 +265,8 @@ function parseEntry(source: string): EgressAllowEntry | string {
 
   const ip = parseIp(target);
   if (ip) return { kind: 'ip', address: ip.toString(), ...scope, source };
-  if ((target.match(/:/g) ?? []).length > 1) return 'not a valid IPv6 address; write [address]:port to add a port';
+  if ((target.match(/:/g) ?? []).length > 1)
+    return 'not a valid IPv6 address; write [address]:port to add a port';
 
   const hostPort = /^([^:]+):([^:]*)$/.exec(target);
   if (hostPort) {
@@ -301,7 +321,12 @@ export function decideEgress(policy: EgressPolicy, target: EgressTarget): Egress
   const host = normalizeHost(target.host);
   const cls = classifyAddress(target.address);
   if (!cls) {
-    return { allowed: false, category: 'invalid', reason: `"${target.address}" is not an IP address`, allowable: false };
+    return {
+      allowed: false,
+      category: 'invalid',
+      reason: `"${target.address}" is not an IP address`,
+      allowable: false,
+    };
   }
   if (cls.category === 'public') return { allowed: true, category: 'public' };
   const shown = cls.embeddedIPv4 ? `${cls.address} (IPv4 ${cls.embeddedIPv4})` : cls.address;

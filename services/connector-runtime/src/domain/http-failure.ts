@@ -87,13 +87,112 @@ function headerValue(
 /** The longest error-body excerpt put into a message. */
 export const SNIPPET_CHARS = 200;
 
+/** A response body: undici's (a Readable with `.text()`), or any async iterable of chunks (test doubles). */
+export type ResponseBody = AsyncIterable<Buffer | string> & {
+  destroy?: () => unknown;
+  text?: () => Promise<string>;
+  on?: unknown;
+};
+
 /**
  * A response body as UTF-8 text, at most `maxBytes`: beyond that either fail
  * (UPSTREAM_ERROR, naming `label`) or return what arrived so far and drop the
  * rest.
  */
-export async function readBody(
-  body: AsyncIterable<Buffer | string> & { destroy?: () => unknown },
+export function readBody(
+  body: ResponseBody,
+  maxBytes: number,
+  label: string,
+  overflow: 'fail' | 'truncate',
+): Promise<string> {
+  return isEventStream(body)
+    ? readStream(body, maxBytes, label, overflow)
+    : readIterable(body, maxBytes, label, overflow);
+}
+
+interface EventStream {
+  on(event: 'data', fn: (chunk: Buffer | string) => void): unknown;
+  on(event: 'end' | 'close', fn: () => void): unknown;
+  on(event: 'error', fn: (err: unknown) => void): unknown;
+  off(event: string, fn: (...args: never[]) => void): unknown;
+  destroy(): unknown;
+  readableEnded?: boolean;
+}
+
+const ignore = () => undefined;
+
+function isEventStream(body: unknown): body is EventStream {
+  const b = body as Partial<Record<'on' | 'off' | 'destroy', unknown>>;
+  return typeof b.on === 'function' && typeof b.off === 'function' && typeof b.destroy === 'function';
+}
+
+/** Node streams by their events: no async-iterator machinery per response. */
+function readStream(
+  body: EventStream,
+  maxBytes: number,
+  label: string,
+  overflow: 'fail' | 'truncate',
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const text = () =>
+      chunks.length === 1
+        ? (chunks[0] as Buffer).toString('utf8')
+        : Buffer.concat(chunks, size).toString('utf8');
+    const onData = (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (size + buf.length > maxBytes) {
+        done();
+        // Destroying the body makes it emit its abort error: nobody else is listening for it.
+        body.on('error', ignore);
+        body.destroy();
+        if (overflow === 'truncate') {
+          chunks.push(buf.subarray(0, maxBytes - size));
+          size = maxBytes;
+          resolve(text());
+        } else {
+          reject(
+            new ConnectorError('UPSTREAM_ERROR', `${label}: the response is larger than ${maxBytes} bytes`),
+          );
+        }
+        return;
+      }
+      size += buf.length;
+      chunks.push(buf);
+    };
+    const onEnd = () => {
+      done();
+      resolve(text());
+    };
+    const onError = (err: unknown) => {
+      done();
+      reject(err);
+    };
+    // Destroyed without an error or an end (e.g. by another reader): the body is incomplete.
+    const onClose = () => {
+      done();
+      reject(
+        Object.assign(new Error('the response body ended before it was complete'), {
+          code: 'ERR_STREAM_PREMATURE_CLOSE',
+        }),
+      );
+    };
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
+}
+
+async function readIterable(
+  body: ResponseBody,
   maxBytes: number,
   label: string,
   overflow: 'fail' | 'truncate',
@@ -114,6 +213,37 @@ export async function readBody(
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A response as `readResponseText` needs it (undici's `request` answer, or a test double). */
+export interface ReadableResponse {
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: ResponseBody;
+}
+
+/**
+ * A 2xx body as UTF-8 text, at most `maxBytes` (beyond that UPSTREAM_ERROR,
+ * naming `label`). When the answer declares a Content-Length within the cap
+ * the client's own reader takes it in one go (undici's `body.text()`, which
+ * cannot receive more than the declared length); otherwise it is read chunk
+ * by chunk and refused as soon as it passes the cap.
+ */
+export async function readResponseText(
+  res: ReadableResponse,
+  maxBytes: number,
+  label: string,
+): Promise<string> {
+  const declared = headerValue(res.headers, 'content-length');
+  if (declared !== undefined && typeof res.body.text === 'function' && /^\d{1,15}$/.test(declared)) {
+    const length = Number(declared);
+    if (length > maxBytes) {
+      if (isEventStream(res.body)) res.body.on('error', ignore);
+      res.body.destroy?.();
+      throw new ConnectorError('UPSTREAM_ERROR', `${label}: the response is larger than ${maxBytes} bytes`);
+    }
+    return res.body.text();
+  }
+  return readBody(res.body, maxBytes, label, 'fail');
 }
 
 /**

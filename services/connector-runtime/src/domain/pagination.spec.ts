@@ -265,6 +265,84 @@ describe('link_header', () => {
   });
 });
 
+describe('next_url', () => {
+  const nextUrl = (extra: Record<string, unknown> = {}) =>
+    createPaginator({ type: 'next_url', next_url_path: 'next', ...extra }, ORIGIN);
+
+  it('first sends the page size; then follows the URL at next_url_path, resolving a relative one', () => {
+    const p = nextUrl({ page_size_param: 'page_size', page_size: 2 });
+    expect(p.type).toBe('next_url');
+    expect(p.first()).toEqual({ query: [['page_size', '2']] });
+    expect(p.next(page(2, { next: 'https://api.acme.test/v1/items?cursor=abc&page_size=2' }))).toEqual({
+      kind: 'next',
+      overrides: { url: 'https://api.acme.test/v1/items?cursor=abc&page_size=2' },
+    });
+    expect(p.next(page(2, { next: '/v1/items?cursor=def#x' }))).toEqual({
+      kind: 'next',
+      overrides: { url: 'https://api.acme.test/v1/items?cursor=def' },
+    });
+  });
+
+  it('reads a nested path', () => {
+    const p = nextUrl({ next_url_path: 'links.next' });
+    expect(p.next(page(1, { links: { next: 'https://api.acme.test/v1/items?p=2' } }))).toMatchObject({
+      kind: 'next',
+    });
+  });
+
+  it.each([[null], [''], ['   '], [42], [{ href: 'x' }], [undefined]])(
+    'is done when the next URL is %j',
+    (next) => {
+      expect(nextUrl().next(page(2, { next }))).toEqual({ kind: 'done' });
+    },
+  );
+
+  it('refuses to follow a URL to another origin or with credentials, and stops on one that is not a URL', () => {
+    for (const target of [
+      'https://evil.test/v1/items?page=2',
+      'http://api.acme.test/v1/items?page=2',
+      'https://api.acme.test:8443/v1/items?page=2',
+      'https://u:p@api.acme.test/v1/items?page=2',
+      'javascript:alert(1)',
+    ]) {
+      expect(nextUrl().next(page(1, { next: target }))).toEqual({
+        kind: 'stopped',
+        warning:
+          'stopped paging: the next-page URL (at next) points away from https://api.acme.test and is not followed',
+      });
+    }
+    expect(nextUrl().next(page(1, { next: 'http://[' }))).toEqual({
+      kind: 'stopped',
+      warning: 'stopped paging: the next-page URL (at next) is not a valid URL',
+    });
+  });
+
+  it('stops with a warning on a URL it already followed (fragments ignored)', () => {
+    const p = nextUrl();
+    expect(p.next(page(1, { next: 'https://api.acme.test/v1/items?c=2' })).kind).toBe('next');
+    expect(p.next(page(1, { next: 'https://api.acme.test/v1/items?c=2#again' }))).toEqual({
+      kind: 'stopped',
+      warning: 'stopped paging: the next-page URL (at next) repeats an earlier page',
+    });
+  });
+
+  it('still stops on an empty page, has_more_path false or total_path reached although a next URL is present', () => {
+    const next = 'https://api.acme.test/v1/items?c=2';
+    expect(nextUrl().next(page(0, { next }))).toEqual({ kind: 'done' });
+    expect(nextUrl({ has_more_path: 'more' }).next(page(2, { next, more: false }))).toEqual({ kind: 'done' });
+    expect(nextUrl({ total_path: 'count' }).next(page(2, { next, count: 2 }))).toEqual({ kind: 'done' });
+  });
+
+  it('keeps a body-injected page size on every page', () => {
+    const p = nextUrl({ inject_into: 'body', page_size_param: 'size', page_size: 5 });
+    expect(p.first()).toEqual({ body: { size: 5 } });
+    expect(p.next(page(5, { next: 'https://api.acme.test/v1/search?c=2' }))).toEqual({
+      kind: 'next',
+      overrides: { url: 'https://api.acme.test/v1/search?c=2', body: { size: 5 } },
+    });
+  });
+});
+
 describe('parseLinkHeader / nextLink (RFC 8288)', () => {
   it('parses GitHub-style headers with several links', () => {
     const header =

@@ -8,12 +8,13 @@
  *   offset       offset_param = 0, limit, 2·limit, …          (+ limit_param = limit)
  *   cursor       cursor_param = <next_cursor_path of the previous body>
  *   link_header  the previous answer's `Link: <…>; rel="next"` (RFC 8288), same origin only
+ *   next_url     the URL at `next_url_path` in the previous body (e.g. DRF's `next`), same origin only
  *
  * A loop ends ("done", nothing left) on an empty page, `has_more_path` not
  * true, `total_path` reached, fewer records than the page size, or no next
- * cursor / link. It is "stopped" (more may exist; the result then says
- * `has_more: true` with a warning) when the upstream repeats a cursor or
- * link, or points the next link at another origin. The `max_pages` guard is
+ * cursor / link / URL. It is "stopped" (more may exist; the result then says
+ * `has_more: true` with a warning) when the upstream repeats a cursor, link
+ * or URL, or points the next link or URL at another origin. The `max_pages` guard is
  * applied by the caller.
  *
  * Without `type`, pagination is caller-driven and handled by
@@ -30,7 +31,7 @@ import {
   type Pagination,
   type PaginationType,
 } from './connector-definition.schema.js';
-import { getByDotPath } from './dot-path.js';
+import { compileDotPath, getByDotPath } from './dot-path.js';
 import type { PageOverrides } from './rest-request.js';
 
 /** One fetched page, as the paginator needs it. */
@@ -66,7 +67,7 @@ export interface Paginator {
  * A paginator for a `pagination` block with a `type` (checked by the rules:
  * cursor has cursor_param and next_cursor_path, offset has limit).
  * `origin` is the connector's base_url origin, the only one `link_header`
- * follows.
+ * and `next_url` follow.
  */
 export function createPaginator(p: Pagination & { type: PaginationType }, origin: string): Paginator {
   const maxPages = Math.min(p.max_pages ?? DEFAULT_MAX_PAGES, MAX_PAGES_LIMIT);
@@ -163,9 +164,12 @@ export function createPaginator(p: Pagination & { type: PaginationType }, origin
         },
       };
     }
-    case 'link_header': {
+    case 'link_header':
+    case 'next_url': {
       const seen = new Set<string>();
       const firstOverrides = params(sizePair());
+      const urlPath = p.type === 'next_url' ? compileDotPath(p.next_url_path as string) : undefined;
+      const what = p.type === 'next_url' ? `next-page URL (at ${p.next_url_path})` : 'next-page Link';
       return {
         type: p.type,
         maxPages,
@@ -173,24 +177,27 @@ export function createPaginator(p: Pagination & { type: PaginationType }, origin
         next: (fetchedPage) => {
           const stop = commonStop(fetchedPage);
           if (stop) return stop;
-          const link = nextLink(fetchedPage.headers.link);
-          if (link === undefined) return { kind: 'done' };
+          const target =
+            p.type === 'next_url'
+              ? nextUrlOf(urlPath ? getByDotPath(fetchedPage.body, urlPath) : undefined)
+              : nextLink(fetchedPage.headers.link);
+          if (target === undefined) return { kind: 'done' };
           let url: URL;
           try {
-            url = new URL(link, fetchedPage.requestUrl);
+            url = new URL(target, fetchedPage.requestUrl);
           } catch {
-            return { kind: 'stopped', warning: 'stopped paging: the next-page Link is not a valid URL' };
+            return { kind: 'stopped', warning: `stopped paging: the ${what} is not a valid URL` };
           }
           if (url.origin !== origin || url.username !== '' || url.password !== '') {
             return {
               kind: 'stopped',
-              warning: `stopped paging: the next-page Link points away from ${origin} and is not followed`,
+              warning: `stopped paging: the ${what} points away from ${origin} and is not followed`,
             };
           }
           url.hash = '';
           const key = url.toString();
           if (seen.has(key)) {
-            return { kind: 'stopped', warning: 'stopped paging: the next-page Link repeats an earlier page' };
+            return { kind: 'stopped', warning: `stopped paging: the ${what} repeats an earlier page` };
           }
           seen.add(key);
           // Body-injected page size is kept on every page; the URL carries everything else.
@@ -202,6 +209,11 @@ export function createPaginator(p: Pagination & { type: PaginationType }, origin
       };
     }
   }
+}
+
+/** A next-page URL from a body: a non-empty string; `null`, `""` or a missing value mean there is none. */
+function nextUrlOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
 /** A non-negative whole count from a number or numeric string. */

@@ -90,6 +90,39 @@ describe('applyResponseMapping', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('keeps a mapped field named __proto__ as an own value instead of setting the record’s prototype', () => {
+    const result = applyResponseMapping([{ a: { polluted: true } }, { b: 1 }], {
+      fields: { ['__proto__']: 'a', b: 'b' },
+    });
+
+    const [first, second] = result.results as Array<Record<string, unknown>>;
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(first, '__proto__')?.value).toEqual({ polluted: true });
+    expect(first?.polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(second, '__proto__')?.value).toBeNull();
+    expect(Object.keys(second ?? {})).toEqual(['__proto__', 'b']);
+  });
+
+  it('maps every record to the same fields in declaration order, whatever each item holds', () => {
+    const mapping = { fields: { z: 'z', a: 'deep.a', m: 'list[1]' } };
+    const result = applyResponseMapping(
+      [{ deep: { a: 1 }, list: [0, 'x'] }, { z: 'last' }, 'scalar'],
+      mapping,
+    );
+    expect(result.results).toEqual([
+      { z: null, a: 1, m: 'x' },
+      { z: 'last', a: null, m: null },
+      { z: null, a: null, m: null },
+    ]);
+    expect(result.results.map((r) => Object.keys(r))).toEqual([
+      ['z', 'a', 'm'],
+      ['z', 'a', 'm'],
+      ['z', 'a', 'm'],
+    ]);
+    // A second call with the same mapping object reuses its compiled paths and gives the same answer.
+    expect(applyResponseMapping([{ z: 0 }], mapping).results).toEqual([{ z: 0, a: null, m: null }]);
+  });
+
   describe('pagination', () => {
     const page = {
       results: [{ a: 1 }],

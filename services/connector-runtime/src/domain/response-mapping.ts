@@ -4,7 +4,7 @@
  * `has_more`). Pure: the same body and mapping always give the same records.
  */
 import type { Pagination, ResponseMapping } from './connector-definition.schema.js';
-import { getByDotPath } from './dot-path.js';
+import { compileDotPath, getByDotPath, type PathSegment } from './dot-path.js';
 
 /** What one endpoint call produces (the `call_connector` output contract). */
 export interface EndpointResult {
@@ -33,12 +33,15 @@ export function applyResponseMapping(
   pagination?: Pagination,
 ): EndpointResult {
   const warnings: string[] = [];
-  const items = selectItems(body, mapping?.results_path, warnings);
-  const fields = mapping?.fields;
-  const results = items.map((item) => {
+  const compiled = mapping ? compileMapping(mapping) : undefined;
+  const items = selectItems(body, mapping?.results_path, compiled?.resultsPath, warnings);
+  const fields = compiled?.fields;
+  const results: Record<string, unknown>[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     const record = isRecord(item) ? item : { value: item };
-    return fields ? mapFields(record, fields) : { ...record };
-  });
+    results[i] = fields ? mapFields(record, fields) : { ...record };
+  }
   const result: EndpointResult = { results, count: results.length };
   // Runtime-driven paginators (`pagination.type`) report has_more themselves (rest-api-executor).
   if (pagination && pagination.type === undefined) Object.assign(result, readPagination(body, pagination));
@@ -46,8 +49,48 @@ export function applyResponseMapping(
   return result;
 }
 
-function selectItems(body: unknown, resultsPath: string | undefined, warnings: string[]): unknown[] {
-  const selected = resultsPath === undefined ? body : getByDotPath(body, resultsPath);
+/** A mapping with its dot paths parsed once (per mapping object: definitions are not changed after parsing). */
+interface CompiledMapping {
+  resultsPath: readonly PathSegment[] | undefined;
+  fields: CompiledFields | undefined;
+}
+
+interface CompiledFields {
+  /** Local names in order, and the path each reads (a malformed path, refused by the schema, reads nothing). */
+  names: readonly string[];
+  paths: ReadonlyArray<readonly PathSegment[] | undefined>;
+  /** Every local name set to null: each record starts as a copy, so all records share one shape. */
+  template: Readonly<Record<string, null>>;
+}
+
+const COMPILED_MAPPINGS = new WeakMap<ResponseMapping, CompiledMapping>();
+
+function compileMapping(mapping: ResponseMapping): CompiledMapping {
+  let compiled = COMPILED_MAPPINGS.get(mapping);
+  if (!compiled) {
+    compiled = {
+      resultsPath: mapping.results_path === undefined ? undefined : compileDotPath(mapping.results_path),
+      fields: mapping.fields ? compileFields(mapping.fields) : undefined,
+    };
+    COMPILED_MAPPINGS.set(mapping, compiled);
+  }
+  return compiled;
+}
+
+function compileFields(fields: Record<string, string>): CompiledFields {
+  const names = Object.keys(fields);
+  // Own data properties even for a name like "__proto__" (a plain assignment would set the prototype).
+  const template = Object.fromEntries(names.map((n) => [n, null])) as Record<string, null>;
+  return { names, paths: names.map((n) => compileDotPath(fields[n] as string)), template };
+}
+
+function selectItems(
+  body: unknown,
+  resultsPath: string | undefined,
+  segments: readonly PathSegment[] | undefined,
+  warnings: string[],
+): unknown[] {
+  const selected = resultsPath === undefined ? body : segments ? getByDotPath(body, segments) : undefined;
   if (selected === undefined) {
     warnings.push(`results_path "${resultsPath}" was not found in the response; returning no records`);
     return [];
@@ -60,11 +103,22 @@ function selectItems(body: unknown, resultsPath: string | undefined, warnings: s
   return [];
 }
 
-function mapFields(item: Record<string, unknown>, fields: Record<string, string>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [local, path] of Object.entries(fields)) {
-    const value = getByDotPath(item, path);
-    out[local] = value === undefined ? null : value;
+function mapFields(item: Record<string, unknown>, fields: CompiledFields): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...fields.template };
+  const { names, paths } = fields;
+  for (let i = 0; i < names.length; i++) {
+    const path = paths[i];
+    // Most mapped paths are one key of the record itself.
+    const key = path?.length === 1 ? path[0] : undefined;
+    const value =
+      typeof key === 'string'
+        ? Object.hasOwn(item, key)
+          ? item[key]
+          : undefined
+        : path
+          ? getByDotPath(item, path)
+          : undefined;
+    if (value !== undefined) out[names[i] as string] = value;
   }
   return out;
 }

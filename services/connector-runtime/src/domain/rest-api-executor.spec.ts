@@ -282,6 +282,69 @@ describe('executeRestEndpoint against a real server', () => {
     });
   });
 
+  describe('body reading', () => {
+    const body = JSON.stringify({ results: [{ amount: 7, contributor: { name: 'Zoë' } }] });
+
+    it('reads a body with a Content-Length in one go, the same as a chunked one', async () => {
+      server.route('GET', '/v1/orgs/:org/contributions', {
+        body,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      });
+      const sized = await search();
+      server.route('GET', '/v1/orgs/:org/contributions', {
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      const chunked = await search();
+
+      expect(sized).toEqual({
+        results: [{ donor: 'Zoë', amount: 7, city: null }],
+        count: 1,
+        has_more: false,
+      });
+      expect(chunked).toEqual(sized);
+    });
+
+    it('refuses a declared Content-Length over maxResponseBytes without reading the body', async () => {
+      const big = JSON.stringify({ results: Array(100).fill({ amount: 1 }) });
+      server.route('GET', '/v1/orgs/:org/contributions', {
+        body: big,
+        headers: { 'content-length': String(Buffer.byteLength(big)) },
+      });
+
+      const err = await failure(search({ org: 'o' }, { maxResponseBytes: 256 }));
+
+      expect(err).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        message: expect.stringContaining('larger than 256 bytes'),
+      });
+    });
+
+    it('keeps the cap for a body that sends more than the cap in many small chunks', async () => {
+      server.route('GET', '/v1/orgs/:org/contributions', (_req, { res }) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let i = 0; i < 40; i++) res.write('{"padding": "xxxxxxxxxxxxxxxxxxxx"} ');
+        res.end();
+      });
+
+      const err = await failure(search({ org: 'o' }, { maxResponseBytes: 300 }));
+
+      expect(err).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        message: expect.stringContaining('larger than 300 bytes'),
+      });
+    });
+
+    it('ignores a UTF-8 byte order mark before the JSON, with and without Content-Length', async () => {
+      const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]);
+      const variants: Array<Record<string, string>> = [{}, { 'content-length': String(withBom.length) }];
+      for (const headers of variants) {
+        server.route('GET', '/v1/orgs/:org/contributions', { body: withBom, headers });
+        expect(await search()).toMatchObject({ count: 1, results: [{ donor: 'Zoë' }] });
+      }
+    });
+  });
+
   describe('malformed responses (seed §10: empty result and a warning)', () => {
     it('returns no records and a warning for a body that is not JSON', async () => {
       server.route('GET', '/v1/orgs/:org/contributions', {
@@ -326,6 +389,25 @@ describe('executeRestEndpoint against a real server', () => {
       expect(err).toMatchObject({ code: 'TIMEOUT', retryable: true, grpcStatusName: 'DEADLINE_EXCEEDED' });
       expect(err.message).toContain('within 50 ms');
       expect(server.count('GET', '/v1/orgs/o/contributions')).toBe(1);
+    });
+
+    it('calls due at the same moment time out together, each on its own, and others are untouched', async () => {
+      const gate = server.hold('GET', '/v1/orgs/:org/contributions');
+      server.route('GET', '/v1/orgs/:org/contributions', { json: { results: [] } });
+      server.route('GET', '/v1/committee/:id', { json: { result: { name: 'fast' } } });
+      const started = Date.now();
+
+      const slow = [1, 2, 3].map(() => failure(search({ org: 'o' }, { timeoutMs: 120 })));
+      const fast = executeRestEndpoint(definition(), 'committee', { id: '1' }, CREDS, { timeoutMs: 120 });
+
+      expect(await fast).toEqual({ results: [{ name: 'fast' }], count: 1 });
+      for (const err of await Promise.all(slow)) {
+        expect(err).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('within 120 ms') });
+      }
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(115);
+      expect(elapsed).toBeLessThan(1000);
+      gate.release();
     });
 
     it('deps.timeoutMs overrides the definition', async () => {

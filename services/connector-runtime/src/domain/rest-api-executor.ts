@@ -17,7 +17,8 @@ import { request as undiciRequest } from 'undici';
 import type { ConnectorDefinition, Pagination, PaginationType } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
 import type { OAuthTokenCache } from './connector-type.js';
-import { describeNetworkError, errorForStatus, readBody, snippet } from './http-failure.js';
+import { startDeadline } from './call-deadline.js';
+import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from './http-failure.js';
 import { OAuthSession, oauthCacheKey } from './oauth.js';
 import { createPaginator, type FetchedPage } from './pagination.js';
 import { redactSecrets } from './redaction.js';
@@ -101,21 +102,13 @@ export async function executeRestEndpoint(
   if (deps.signal?.aborted)
     throw new ConnectorError('CANCELLED', `${label}: cancelled before the request was sent`);
 
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onCallerAbort = () => controller.abort();
-  deps.signal?.addEventListener('abort', onCallerAbort, { once: true });
-
+  const deadline = startDeadline(timeoutMs, deps.signal);
   const call: Call = {
     plan,
     label,
     credentials,
     deps,
-    signal: controller.signal,
+    signal: deadline.signal,
     target: plan.displayUrl,
     session: undefined,
   };
@@ -128,7 +121,7 @@ export async function executeRestEndpoint(
       oauthCacheKey(deps.ownerUserId, def.id, auth, credentials),
       {
         http: deps.fetch ?? undiciRequest,
-        signal: controller.signal,
+        signal: deadline.signal,
         now: deps.now ?? Date.now,
         onRequest: (url) => (call.target = url),
       },
@@ -142,7 +135,7 @@ export async function executeRestEndpoint(
       : await single(call);
   } catch (err) {
     if (err instanceof ConnectorError) throw scrub(err, secrets());
-    if (timedOut) {
+    if (deadline.timedOut) {
       throw new ConnectorError(
         'TIMEOUT',
         `${label}: no complete answer from ${call.target} within ${timeoutMs} ms`,
@@ -154,10 +147,11 @@ export async function executeRestEndpoint(
       redactSecrets(`${label}: could not reach ${call.target}: ${describeNetworkError(err)}`, secrets()),
     );
   } finally {
-    clearTimeout(timer);
-    deps.signal?.removeEventListener('abort', onCallerAbort);
+    deadline.release();
   }
 }
+
+type HttpMethodName = NonNullable<NonNullable<Parameters<typeof undiciRequest>[1]>['method']>;
 
 /** One call in flight. */
 interface Call {
@@ -278,10 +272,11 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
     const req = render(call, overrides, token);
     call.target = req.displayUrl;
     const fetch = call.deps.fetch ?? undiciRequest;
+    // One options shape for every request (undici copies it; a stable shape keeps that cheap).
     const res = await fetch(req.url, {
-      method: req.method,
+      method: req.method as HttpMethodName,
       headers: req.headers,
-      ...(req.body !== undefined ? { body: req.body } : {}),
+      body: req.body,
       signal: call.signal,
     });
     const status = res.statusCode;
@@ -299,11 +294,10 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
         bodySnippet: snippet(redactSecrets(head, [...req.secrets, ...(call.session?.secrets ?? [])])),
       });
     }
-    const text = await readBody(
-      res.body,
+    const text = await readResponseText(
+      res,
       call.deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       call.label,
-      'fail',
     );
     return { status, headers: res.headers, text, url: req.url, displayUrl: req.displayUrl };
   }
@@ -329,9 +323,11 @@ function decodePage(
   if (call.plan.method === 'HEAD') {
     return { kind: 'body', body: { status: page.status, headers: publicHeaders(page.headers) } };
   }
-  if (page.text.trim() === '') return { kind: 'empty' };
+  // A UTF-8 byte order mark is not JSON, but harmless (RFC 8259 §8.1 lets parsers ignore it).
+  const text = page.text.charCodeAt(0) === 0xfeff ? page.text.slice(1) : page.text;
+  if (text.trim() === '') return { kind: 'empty' };
   try {
-    return { kind: 'body', body: JSON.parse(page.text) };
+    return { kind: 'body', body: JSON.parse(text) };
   } catch {
     return {
       kind: 'malformed',

@@ -111,6 +111,33 @@ describe('buildRestRequest', () => {
     ).toBe('Bearer tok');
   });
 
+  it('puts bearer_token.scheme in front of the token when set (e.g. DRF "Token")', () => {
+    const def = restDef((d) => (d.connection.auth = { type: 'bearer_token', scheme: 'Token' }));
+    expect(def.connection.auth).toEqual({ type: 'bearer_token', scheme: 'Token' });
+    expect(
+      buildRestRequest(def, 'search', { org: 'o', q: 'x' }, { token: 'tok' }).headers.authorization,
+    ).toBe('Token tok');
+    expect(requiredCredentialNames(def.connection.auth)).toEqual(['token']);
+  });
+
+  it.each([['Token x'], [''], ['Bearer:'], ['a'.repeat(41)]])('refuses bearer_token.scheme %j', (scheme) => {
+    const result = parseConnectorDefinition({
+      id: 'acme',
+      name: 'Acme',
+      type: 'rest_api',
+      connection: { base_url: 'https://api.acme.test', auth: { type: 'bearer_token', scheme } },
+      endpoints: { ping: { path: '/ping' } },
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        field: 'connection.auth.scheme',
+        reason: expect.stringMatching(/scheme name|at most 40/),
+      }),
+    ]);
+  });
+
   it('sends no credentials with auth none', () => {
     const def = restDef((d) => delete d.connection.auth);
     const req = buildRestRequest(def, 'search', { org: 'o', q: 'x' }, {});
@@ -478,5 +505,97 @@ describe('planRestRequest + renderRestRequest (one plan, many pages)', () => {
     expect(req.url).toBe('https://api.acme.test/v1/orgs/o/things?q=x&page=2&api_key=mine');
     expect(req.displayUrl).toBe('https://api.acme.test/v1/orgs/o/things');
     expect(req.headers['x-client']).toBe('af');
+  });
+});
+
+describe('bracketed query parameter names (Rails / PHP style)', () => {
+  const def = () =>
+    restDef((d) => {
+      d.connection.auth = { type: 'none' };
+      d.endpoints.docs = {
+        path: '/documents.json',
+        parameters: [
+          { name: 'conditions[term]', type: 'string' },
+          { name: 'conditions[type][]', type: 'array' },
+          { name: 'conditions[publication_date][gte]', type: 'date' },
+        ],
+      };
+    });
+
+  it('sends them as query keys, repeating [] keys per array element, and takes inputs by the full name', () => {
+    const req = buildRestRequest(
+      def(),
+      'docs',
+      {
+        'conditions[term]': 'clean air',
+        'conditions[type][]': ['RULE', 'PRORULE'],
+        'conditions[publication_date][gte]': '2024-01-01',
+      },
+      {},
+    );
+    expect(req.url).toBe(
+      'https://api.acme.test/v1/documents.json?conditions%5Bterm%5D=clean%20air&conditions%5Btype%5D%5B%5D=RULE&conditions%5Btype%5D%5B%5D=PRORULE&conditions%5Bpublication_date%5D%5Bgte%5D=2024-01-01',
+    );
+    expect([...new URL(req.url).searchParams]).toEqual([
+      ['conditions[term]', 'clean air'],
+      ['conditions[type][]', 'RULE'],
+      ['conditions[type][]', 'PRORULE'],
+      ['conditions[publication_date][gte]', '2024-01-01'],
+    ]);
+  });
+
+  it('reports a bad input under its bracketed name', () => {
+    const err = thrown(() =>
+      buildRestRequest(
+        def(),
+        'docs',
+        { 'conditions[publication_date][gte]': 'last week', 'conditions[x]': 1 },
+        {},
+      ),
+    );
+    expect(err.violations).toEqual([
+      {
+        field: 'inputs.conditions[x]',
+        reason: expect.stringContaining('is not a parameter of endpoint "docs"'),
+      },
+      {
+        field: 'inputs.conditions[publication_date][gte]',
+        reason: expect.stringContaining('expected a date'),
+      },
+    ]);
+  });
+});
+
+describe('compiled endpoint plans', () => {
+  it('are reused across calls of the same definition without leaking one call’s inputs into the next', () => {
+    const def = restDef((d) => {
+      d.endpoints.search.parameters.push({ name: 'X-Trace', type: 'string', in: 'header' });
+    });
+    const a = buildRestRequest(def, 'search', { org: 'a', q: '1', 'X-Trace': 't1' }, { api_key: 'k1' });
+    const b = buildRestRequest(def, 'search', { org: 'b/c', q: '2' }, { api_key: 'k2' });
+    expect(a.url).toBe('https://api.acme.test/v1/orgs/a/things?q=1&limit=10&api_key=k1');
+    expect(a.headers['x-trace']).toBe('t1');
+    expect(b.url).toBe('https://api.acme.test/v1/orgs/b%2Fc/things?q=2&limit=10&api_key=k2');
+    expect(b.headers['x-trace']).toBeUndefined();
+    expect(b.secrets).not.toContain('k1');
+  });
+
+  it('follow an endpoint replaced on the definition object', () => {
+    const def = restDef();
+    expect(buildRestRequest(def, 'search', { org: 'o', q: 'x' }, { api_key: 'k' }).displayUrl).toBe(
+      'https://api.acme.test/v1/orgs/o/things',
+    );
+    const other = restDef((d) => (d.endpoints.search.path = '/v2/{org}/items'));
+    (def.endpoints as Record<string, unknown>).search = other.endpoints.search;
+    expect(buildRestRequest(def, 'search', { org: 'o', q: 'x' }, { api_key: 'k' }).displayUrl).toBe(
+      'https://api.acme.test/v1/v2/o/items',
+    );
+  });
+
+  it('keep inherited names out: an endpoint called "constructor" or "__proto__" is NOT_FOUND', () => {
+    const def = restDef();
+    buildRestRequest(def, 'search', { org: 'o', q: 'x' }, { api_key: 'k' });
+    expect(thrown(() => buildRestRequest(def, '__proto__', {}, {})).code).toBe('NOT_FOUND');
+    expect(thrown(() => buildRestRequest(def, 'constructor', {}, {})).code).toBe('NOT_FOUND');
   });
 });

@@ -12,8 +12,10 @@
 import type {
   ConnectorAuth,
   HttpMethod,
+  ParameterLocation,
   RestApiConnectorDefinition,
   RestEndpoint,
+  RestParameter,
 } from './connector-definition.schema.js';
 import { authHeaderName, methodHasBody, restParameterLocation } from './connector-definition.rules.js';
 import { ConnectorError, type ConnectorFieldViolation } from './connector-error.js';
@@ -70,6 +72,9 @@ export interface RenderOptions {
   accessToken?: string;
 }
 
+/** The Authorization scheme of `bearer_token` auth unless `scheme` names another (e.g. `Token`). */
+export const DEFAULT_BEARER_SCHEME = 'Bearer';
+
 /** The credential names each auth scheme reads (all required). */
 export function requiredCredentialNames(auth: ConnectorAuth): string[] {
   switch (auth.type) {
@@ -115,6 +120,65 @@ export function buildRestRequest(
   return renderRestRequest(planRestRequest(def, endpointName, inputs, credentials), credentials, options);
 }
 
+/**
+ * What does not change from call to call of one endpoint, worked out once per
+ * definition object (definitions from `parseConnectorDefinition` are not
+ * changed afterwards): where each parameter goes, the path split around its
+ * placeholders, the static headers, whether the request has a body.
+ */
+interface CompiledEndpoint {
+  endpoint: RestEndpoint;
+  params: ReadonlyArray<{ param: RestParameter; where: ParameterLocation }>;
+  declared: ReadonlySet<string>;
+  /** `a, b, c` (or `none`), for the unknown-input message. */
+  declaredList: string;
+  /** Literal text at even indexes, placeholder names at odd ones. */
+  pathParts: readonly string[];
+  /** `accept` and the static connection headers, lower-cased. */
+  headers: Readonly<Record<string, string>>;
+  /** `base_url` without trailing slashes. */
+  base: string;
+  body: { format: 'json' | 'form' } | undefined;
+}
+
+const COMPILED_ENDPOINTS = new WeakMap<RestApiConnectorDefinition, Map<string, CompiledEndpoint>>();
+
+function compiledEndpoint(def: RestApiConnectorDefinition, endpointName: string): CompiledEndpoint {
+  const endpoint = findRestEndpoint(def, endpointName);
+  let byName = COMPILED_ENDPOINTS.get(def);
+  if (!byName) {
+    byName = new Map();
+    COMPILED_ENDPOINTS.set(def, byName);
+  }
+  let compiled = byName.get(endpointName);
+  if (compiled && compiled.endpoint === endpoint) return compiled;
+  const params = endpoint.parameters.map((param) => ({
+    param,
+    where: restParameterLocation(param, endpoint),
+  }));
+  const headers: Record<string, string> = { accept: 'application/json' };
+  for (const [name, value] of Object.entries(def.connection.headers ?? {}))
+    headers[name.toLowerCase()] = value;
+  const hasBodyParams = params.some((p) => p.where === 'body');
+  const injectsBody = endpoint.pagination?.type !== undefined && endpoint.pagination.inject_into === 'body';
+  const declared = new Set(endpoint.parameters.map((p) => p.name));
+  compiled = {
+    endpoint,
+    params,
+    declared,
+    declaredList: [...declared].join(', ') || 'none',
+    pathParts: endpoint.path.split(/\{([^{}]+)\}/),
+    headers,
+    base: def.connection.base_url.replace(/\/+$/, ''),
+    body:
+      (hasBodyParams || injectsBody) && methodHasBody(endpoint.method)
+        ? { format: endpoint.body_format ?? 'json' }
+        : undefined,
+  };
+  byName.set(endpointName, compiled);
+  return compiled;
+}
+
 /** Validates the inputs and credentials and places every parameter (see `restParameterLocation`). */
 export function planRestRequest(
   def: RestApiConnectorDefinition,
@@ -122,24 +186,22 @@ export function planRestRequest(
   inputs: Readonly<Record<string, unknown>> | undefined,
   credentials: ConnectorCredentials,
 ): RestRequestPlan {
-  const endpoint = findRestEndpoint(def, endpointName);
-  const values = resolveInputs(endpoint, endpointName, inputs ?? {});
+  const compiled = compiledEndpoint(def, endpointName);
+  const { endpoint } = compiled;
+  const values = resolveInputs(compiled, endpointName, inputs ?? {});
   checkCredentials(def, credentials);
 
-  const path = endpoint.path.replace(/\{([^{}]+)\}/g, (_, name: string) =>
-    encodeURIComponent(String(values.get(name))),
-  );
-  const headers: Record<string, string> = { accept: 'application/json' };
-  for (const [name, value] of Object.entries(def.connection.headers ?? {}))
-    headers[name.toLowerCase()] = value;
+  let path = '';
+  const parts = compiled.pathParts;
+  for (let i = 0; i < parts.length; i++) {
+    path += i % 2 === 0 ? parts[i] : encodeURIComponent(String(values.get(parts[i] as string)));
+  }
+  const headers: Record<string, string> = { ...compiled.headers };
 
   const query: Array<[string, string]> = [];
   const bodyFields: Record<string, unknown> = {};
-  let hasBodyParams = false;
   const violations: ConnectorFieldViolation[] = [];
-  for (const param of endpoint.parameters) {
-    const where = restParameterLocation(param, endpoint);
-    if (where === 'body') hasBodyParams = true;
+  for (const { param, where } of compiled.params) {
     if (where === 'path' || !values.has(param.name)) continue;
     const value = values.get(param.name);
     if (where === 'query') {
@@ -160,19 +222,15 @@ export function planRestRequest(
   }
   if (violations.length > 0) throw invalidInputs(endpointName, violations);
 
-  const injectsBody = endpoint.pagination?.type !== undefined && endpoint.pagination.inject_into === 'body';
-  const base = def.connection.base_url.replace(/\/+$/, '');
   return {
     def,
     endpointName,
     endpoint,
     method: endpoint.method,
-    displayUrl: `${base}${path}`,
+    displayUrl: `${compiled.base}${path}`,
     query,
     headers,
-    ...((hasBodyParams || injectsBody) && methodHasBody(endpoint.method)
-      ? { body: { format: endpoint.body_format ?? 'json', fields: bodyFields } }
-      : {}),
+    ...(compiled.body ? { body: { format: compiled.body.format, fields: bodyFields } } : {}),
     secrets: credentialSecrets(credentials),
   };
 }
@@ -212,7 +270,7 @@ export function renderRestRequest(
       break;
     }
     case 'bearer_token':
-      headers.authorization = `Bearer ${credentials.token as string}`;
+      headers.authorization = `${auth.scheme ?? DEFAULT_BEARER_SCHEME} ${credentials.token as string}`;
       break;
     case 'basic': {
       const encoded = basicCredentials(credentials.username as string, credentials.password as string);
@@ -257,7 +315,11 @@ export function renderRestRequest(
     }
   }
 
-  const queryString = query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  let queryString = '';
+  for (let i = 0; i < query.length; i++) {
+    const [k, v] = query[i] as [string, string];
+    queryString += `${i === 0 ? '' : '&'}${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+  }
   return {
     method: plan.method,
     url: queryString ? `${base}?${queryString}` : base,
@@ -311,32 +373,29 @@ function checkCredentials(def: RestApiConnectorDefinition, credentials: Connecto
 
 /** Declared parameters → normalised values, with defaults applied and every violation collected. */
 function resolveInputs(
-  endpoint: RestEndpoint,
+  compiled: CompiledEndpoint,
   endpointName: string,
   inputs: Readonly<Record<string, unknown>>,
 ): Map<string, unknown> {
-  const violations: ConnectorFieldViolation[] = [];
   if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) {
     throw ConnectorError.invalid('inputs', 'must be an object of parameter values');
   }
-  const declared = new Set(endpoint.parameters.map((p) => p.name));
-  for (const key of Object.keys(inputs)) {
-    if (!declared.has(key)) {
-      const known = [...declared].join(', ') || 'none';
-      violations.push({
-        field: `inputs.${key}`,
-        reason: `is not a parameter of endpoint "${endpointName}" (declared: ${known})`,
-      });
-    }
+  let violations: ConnectorFieldViolation[] | undefined;
+  for (const key in inputs) {
+    if (!Object.hasOwn(inputs, key) || compiled.declared.has(key)) continue;
+    (violations ??= []).push({
+      field: `inputs.${key}`,
+      reason: `is not a parameter of endpoint "${endpointName}" (declared: ${compiled.declaredList})`,
+    });
   }
 
   const values = new Map<string, unknown>();
-  for (const param of endpoint.parameters) {
+  for (const { param, where } of compiled.params) {
     const given = Object.hasOwn(inputs, param.name) ? inputs[param.name] : undefined;
     const raw = given === undefined || given === null ? param.default : given;
     if (raw === undefined || raw === null) {
-      if (param.required || restParameterLocation(param, endpoint) === 'path') {
-        violations.push({
+      if (param.required || where === 'path') {
+        (violations ??= []).push({
           field: `inputs.${param.name}`,
           reason: `is required by endpoint "${endpointName}"`,
         });
@@ -345,9 +404,9 @@ function resolveInputs(
     }
     const coerced = coerceParameterValue(param.type, raw);
     if (coerced.ok) values.set(param.name, coerced.value);
-    else violations.push({ field: `inputs.${param.name}`, reason: coerced.reason });
+    else (violations ??= []).push({ field: `inputs.${param.name}`, reason: coerced.reason });
   }
-  if (violations.length > 0) throw invalidInputs(endpointName, violations);
+  if (violations) throw invalidInputs(endpointName, violations);
   return values;
 }
 

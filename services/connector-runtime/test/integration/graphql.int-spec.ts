@@ -15,6 +15,7 @@ import {
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
+import { InMemoryOAuthTokenCache } from '../../src/domain/oauth-token-cache.js';
 
 const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-graphql.connector.yaml'), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/graphql', name), 'utf8');
@@ -286,6 +287,140 @@ describe('upstream failures', () => {
 
     expect(err.code).toBe('UPSTREAM_ERROR');
     expect(err.message).toContain('larger than');
+  });
+});
+
+describe('oauth2 auth (the rest_api OAuth session, through ctx.oauth)', () => {
+  const CLIENT = { client_id: 'gql-client', client_secret: 'gql-secret/+=' };
+
+  /** The seed with oauth2 client credentials instead of the bearer token. */
+  function oauthSeed(grant = 'client_credentials'): ConnectorDefinition {
+    return parse(
+      SEED.replace('https://api.github.com/graphql', `${server.url}/graphql`).replace(
+        /  auth:\n    type: bearer_token\n    env_var: GITHUB_TOKEN\n/,
+        `  auth:\n    type: oauth2\n    grant_type: ${grant}\n    token_url: ${server.url}/oauth/token\n    scopes: read:org repo\n`,
+      ),
+    );
+  }
+
+  /** The token endpoint: issues access-1, access-2, … and records each grant. */
+  function tokenEndpoint(expiresIn = 3600) {
+    let issued = 0;
+    server.route('POST', '/oauth/token', () => {
+      issued += 1;
+      return { json: { access_token: `access-${issued}`, token_type: 'bearer', expires_in: expiresIn } };
+    });
+    return { issued: () => issued };
+  }
+
+  it('gets a client_credentials token, sends it as Bearer, and reuses it from the token store', async () => {
+    const tokens = tokenEndpoint();
+    server.route('POST', '/graphql', { body: fixture('search-repos.json') });
+    const oauth = new InMemoryOAuthTokenCache();
+    const def = oauthSeed();
+
+    const first = await executeEndpoint(def, 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth, ownerUserId: 'u1' }));
+    await executeEndpoint(def, 'search_repos', { query: 'y' }, CLIENT, ctx({ oauth, ownerUserId: 'u1' }));
+
+    expect(first.count).toBe(2);
+    expect(tokens.issued()).toBe(1);
+    const grant = new URLSearchParams(server.requestsTo('POST', '/oauth/token')[0]?.body ?? '');
+    expect(Object.fromEntries(grant)).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'read:org repo',
+      client_id: 'gql-client',
+      client_secret: 'gql-secret/+=',
+    });
+    expect(server.requestsTo('POST', '/graphql').map((r) => r.headers.authorization)).toEqual([
+      'Bearer access-1',
+      'Bearer access-1',
+    ]);
+  });
+
+  it('a 401 from the GraphQL endpoint forces one new token and one retry', async () => {
+    const tokens = tokenEndpoint();
+    server.route('POST', '/graphql', (req) =>
+      req.headers.authorization === 'Bearer access-1'
+        ? { status: 401, json: { message: 'Bad credentials' } }
+        : { body: fixture('search-repos.json') },
+    );
+
+    const result = await executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth: new InMemoryOAuthTokenCache() }));
+
+    expect(result.count).toBe(2);
+    expect(tokens.issued()).toBe(2);
+    expect(server.requestsTo('POST', '/graphql').map((r) => r.headers.authorization)).toEqual([
+      'Bearer access-1',
+      'Bearer access-2',
+    ]);
+  });
+
+  it('a 401 that persists after the new token is AUTH_FAILED, without the token in the message', async () => {
+    const tokens = tokenEndpoint();
+    server.route('POST', '/graphql', (req) => ({ status: 401, body: `rejected ${req.headers.authorization}` }));
+
+    const err = await failure(
+      executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth: new InMemoryOAuthTokenCache() })),
+    );
+
+    expect(err).toMatchObject({ code: 'AUTH_FAILED', status: 401 });
+    expect(tokens.issued()).toBe(2);
+    expect(err.message).not.toMatch(/access-\d/);
+    expect(err.message).toContain('[REDACTED]');
+  });
+
+  it('a token endpoint that refuses the client is AUTH_FAILED, and the query is never sent', async () => {
+    server.route('POST', '/oauth/token', { status: 400, json: { error: 'invalid_client' } });
+
+    const err = await failure(
+      executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth: new InMemoryOAuthTokenCache() })),
+    );
+
+    expect(err.code).toBe('AUTH_FAILED');
+    expect(err.message).toContain('invalid_client');
+    expect(err.message).not.toContain('gql-secret');
+    expect(server.requestsTo('POST', '/graphql')).toHaveLength(0);
+  });
+
+  it('the refresh_token grant spends the stored refresh token and keeps the rotated one', async () => {
+    let n = 0;
+    server.route('POST', '/oauth/token', (req) => {
+      n += 1;
+      const form = new URLSearchParams(req.body);
+      return { json: { access_token: `access-${n}`, token_type: 'Bearer', expires_in: 60, refresh_token: `rt-${n}`, got: form.get('refresh_token') } };
+    });
+    server.route('POST', '/graphql', { body: fixture('search-repos.json') });
+    const oauth = new InMemoryOAuthTokenCache();
+    const creds = { ...CLIENT, refresh_token: 'rt-0' };
+    const def = oauthSeed('refresh_token');
+
+    // expires_in 60 is inside the 120 s refresh buffer, so every call refreshes with the latest refresh token.
+    await executeEndpoint(def, 'search_repos', { query: 'x' }, creds, ctx({ oauth }));
+    await executeEndpoint(def, 'search_repos', { query: 'x' }, creds, ctx({ oauth }));
+
+    expect(server.requestsTo('POST', '/oauth/token').map((r) => new URLSearchParams(r.body).get('refresh_token'))).toEqual(['rt-0', 'rt-1']);
+  });
+
+  it('FAILED_PRECONDITION without a token store or without the client credentials, before anything is sent', async () => {
+    const noStore = await failure(executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx()));
+    expect(noStore).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('no OAuth token store') });
+
+    const noSecret = await failure(
+      executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, { client_id: 'gql-client' }, ctx({ oauth: new InMemoryOAuthTokenCache() })),
+    );
+    expect(noSecret).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('"client_secret"') });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('TIMEOUT when the token endpoint hangs', async () => {
+    server.route('POST', '/oauth/token', { delayMs: 3000, json: { access_token: 'late' } });
+
+    const err = await failure(
+      executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth: new InMemoryOAuthTokenCache(), timeoutMs: 150 })),
+    );
+
+    expect(err.code).toBe('TIMEOUT');
+    expect(server.requestsTo('POST', '/graphql')).toHaveLength(0);
   });
 });
 

@@ -299,6 +299,13 @@ endpoints:
     });
   });
 
+  it('bearer_token with another scheme (scheme: Token)', async () => {
+    echo();
+    const def = load(authYaml('    type: bearer_token\n    scheme: Token'));
+    expect(requiredCredentials(def)).toEqual(['token']);
+    expect((await run(def, 'me', {}, { token: 'tkn' })).results[0]).toMatchObject({ authorization: 'Token tkn' });
+  });
+
   it('basic (username and password, UTF-8), on GET and POST', async () => {
     const seen: string[] = [];
     const check = (req: { headers: Record<string, unknown> }) => {
@@ -504,6 +511,54 @@ ${pagination}
     expect(other.requests).toHaveLength(0);
   });
 
+  it('next_url: follows the URL in the body (DRF "next"), re-applying auth, until it is null', async () => {
+    server.route('GET', '/api/rows', (req) => {
+      const page = Number(req.query.page ?? 1);
+      const next =
+        page === 1
+          ? `${server.url}/api/rows?page=2&page_size=10&key=leaked-by-server`
+          : page === 2
+            ? '/api/rows?page=3&page_size=10'
+            : null;
+      return { json: { count: 23, next, previous: null, data: ROWS.slice((page - 1) * 10, page * 10) } };
+    });
+    const def = paged('      type: next_url\n      next_url_path: next\n      page_size_param: page_size\n      page_size: 10');
+
+    const result = await run(def, 'list', { q: 'x' }, { api_key: 'K' });
+
+    expect(ids(result)).toEqual(all);
+    expect(result).toEqual({ results: expect.any(Array), count: 23, has_more: false });
+    expect(server.requests.map((r) => r.query)).toEqual([
+      { q: 'x', page_size: '10', key: 'K' },
+      { page: '2', page_size: '10', key: 'K' },
+      { page: '3', page_size: '10', key: 'K' },
+    ]);
+  });
+
+  it('next_url: never follows a URL to another origin, and stops on a URL it already fetched', async () => {
+    other.route('GET', '/api/rows', { json: { data: [{ id: 'stolen' }] } });
+    server.route('GET', '/api/rows', { json: { data: ROWS.slice(0, 10), next: `${other.url}/api/rows?page=2` } });
+
+    const away = await run(paged('      type: next_url\n      next_url_path: next'), 'list', {}, { api_key: 'K' });
+
+    expect(ids(away)).toEqual(all.slice(0, 10));
+    expect(away).toMatchObject({
+      has_more: true,
+      warnings: [`stopped paging: the next-page URL (at next) points away from ${server.url} and is not followed`],
+    });
+    expect(other.requests).toHaveLength(0);
+
+    server.reset();
+    server.route('GET', '/api/rows', { json: { data: [{ id: 1 }], next: `${server.url}/api/rows?page=2` } });
+    const looped = await run(paged('      type: next_url\n      next_url_path: next'), 'list', {}, { api_key: 'K' });
+    expect(looped).toMatchObject({
+      count: 2,
+      has_more: true,
+      warnings: ['stopped paging: the next-page URL (at next) repeats an earlier page'],
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('max_pages stops an endless listing with has_more: true and a warning', async () => {
     server.route('GET', '/api/rows', (req) => ({ json: { data: [{ id: Number(req.query.page) }] } }));
 
@@ -546,6 +601,60 @@ endpoints:
     });
     expect(await run(full, 'list', { cursor: 'c-2' })).toMatchObject({ results: [{ id: 'c-2' }] });
     expect(server.requests).toHaveLength(2);
+  });
+});
+
+describe('bracketed query parameter names', () => {
+  it('sends Rails-style keys the server decodes back, [] keys once per array element', async () => {
+    server.route('GET', '/api/documents.json', (req) => ({ json: { results: [{ query: req.query }] } }));
+    const def = load(`
+id: fr
+name: FR
+type: rest_api
+connection: { base_url: BASE }
+endpoints:
+  search:
+    path: /documents.json
+    parameters:
+      - { name: "conditions[term]", type: string, required: true }
+      - { name: "conditions[type][]", type: array }
+      - { name: "conditions[publication_date][gte]", type: date }
+      - { name: per_page, type: integer, default: 5 }
+    response_mapping: { results_path: results }
+`);
+
+    const result = await run(def, 'search', {
+      'conditions[term]': 'clean water',
+      'conditions[type][]': ['RULE', 'PRORULE'],
+      'conditions[publication_date][gte]': '2024-06-01',
+    });
+
+    expect(result.results[0]?.query).toEqual({
+      'conditions[term]': 'clean water',
+      'conditions[type][]': ['RULE', 'PRORULE'],
+      'conditions[publication_date][gte]': '2024-06-01',
+      per_page: '5',
+    });
+  });
+
+  it('refuses a bracketed path parameter with a clear error before anything runs', () => {
+    const result = parseConnectorYaml(`
+id: fr
+name: FR
+type: rest_api
+connection: { base_url: https://x.test }
+endpoints:
+  get:
+    path: /documents/{doc[id]}
+    parameters:
+      - { name: "doc[id]", type: string, in: path }
+`);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((e) => [e.field, e.reason])).toEqual([
+      ['endpoints.get.path', 'placeholder "{doc[id]}" cannot use a bracketed name: brackets are for query parameters only'],
+      ['endpoints.get.parameters[0].name', '"doc[id]" has brackets, which a path placeholder cannot carry; only query parameters may use bracketed names'],
+    ]);
   });
 });
 

@@ -730,6 +730,57 @@ describe('federal-register (Federal Register API v1)', () => {
     expect(result.results[2]).toMatchObject({ document_number: '2024-27987', type: 'Proposed Rule', agency: 'Interior Department' });
   });
 
+  it('search_documents sends the bracketed conditions[...] filters (arrays once per value) and pages until count', async () => {
+    server.route(
+      'GET',
+      '/api/v1/documents.json',
+      byParam('page', { '1': recorded(ID, 'documents-page1.json'), '2': recorded(ID, 'documents-page2.json') }),
+    );
+    const def = templateDefinition(ID, '/api/v1', (raw) => {
+      raw.endpoints.search_documents.pagination.page_size = 2;
+    });
+    const filters = {
+      'conditions[term]': 'sanctions "blocked persons"',
+      'conditions[type][]': ['NOTICE', 'PRORULE'],
+      'conditions[agencies][]': ['treasury-department'],
+      'conditions[publication_date][gte]': '2024-11-01',
+      'conditions[publication_date][lte]': '2024-12-31',
+    };
+
+    const result = await run(def, 'search_documents', filters);
+
+    const expectedQuery = (page: string) => ({
+      'conditions[term]': 'sanctions "blocked persons"',
+      'conditions[type][]': ['NOTICE', 'PRORULE'],
+      'conditions[agencies][]': 'treasury-department',
+      'conditions[publication_date][gte]': '2024-11-01',
+      'conditions[publication_date][lte]': '2024-12-31',
+      order: 'newest',
+      page,
+      per_page: '2',
+    });
+    expect(server.requests.map((r) => r.query)).toEqual([expectedQuery('1'), expectedQuery('2')]);
+    // Rails reads repeated [] keys as one array: each value is its own pair on the wire.
+    expect(server.requests[0]?.url).toContain('conditions%5Btype%5D%5B%5D=NOTICE&conditions%5Btype%5D%5B%5D=PRORULE');
+    expect(result).toMatchObject({ count: 3, has_more: false });
+    expect(result.results.map((r) => [r.document_number, r.type])).toEqual([
+      [expect.any(String), expect.any(String)],
+      ['2024-28004', 'Notice'],
+      ['2024-27987', 'Proposed Rule'],
+    ]);
+  });
+
+  it('search_documents refuses a malformed date filter under its bracketed name, before any request', async () => {
+    const err = await run(templateDefinition(ID, '/api/v1'), 'search_documents', { 'conditions[publication_date][gte]': '11/01/2024' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      violations: [{ field: 'inputs.conditions[publication_date][gte]', reason: expect.stringContaining('expected a date') }],
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('get_document reads an executive order; list_agencies reads the bare agency list', async () => {
     server.route('GET', '/api/v1/documents/:file', { json: recorded(ID, 'document-2025-02004.json') });
     server.route('GET', '/api/v1/agencies', { json: recorded(ID, 'agencies.json') });
@@ -848,24 +899,33 @@ describe('congress-gov (Congress.gov API v3)', () => {
 
 describe('courtlistener-recap (CourtListener REST API v4)', () => {
   const ID = 'courtlistener-recap';
-  const login = { username: 'analyst', password: 's3cret-pass' };
-  const basic = `Basic ${Buffer.from('analyst:s3cret-pass').toString('base64')}`;
+  const token = { token: 'cl-token-5f3a9e' };
+  const tokenHeader = 'Token cl-token-5f3a9e';
+  const PAGE2_CURSOR = 'cz0xNy44NjUzMyZzPTY3MzU5NDgyJnQ9ciZkPTIwMjQtMTEtMjAmcD0y';
+  /** A recorded page as the API would send it from this origin (its next/previous URLs point at the API itself). */
+  const fromHere = (file: string): unknown =>
+    JSON.parse(JSON.stringify(recorded(ID, file)).replaceAll('https://www.courtlistener.com', server.url));
 
-  it('search_recap authenticates with basic auth and returns one page with the next-page URL', async () => {
-    server.route('GET', '/api/rest/v4/search/', { json: recorded(ID, 'search-recap.json') });
-    const result = await run(templateDefinition(ID, '/api/rest/v4'), 'search_recap', { q: '"Meridian Holdings"' }, login);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]).toMatchObject({
-      path: '/api/rest/v4/search/',
-      query: { q: '"Meridian Holdings"', type: 'r', order_by: 'score desc' },
-    });
-    expect(server.requests[0]?.headers.authorization).toBe(basic);
-    expect(result).toMatchObject({
-      count: 20,
-      has_more: true,
-      next_cursor:
-        'https://www.courtlistener.com/api/rest/v4/search/?cursor=cz0xNy44NjUzMyZzPTY3MzU5NDgyJnQ9ciZkPTIwMjQtMTEtMjAmcD0y&order_by=score+desc&q=%22Meridian+Holdings%22&type=r',
-    });
+  it('search_recap sends "Authorization: Token …" and follows the next URL of every page until it is null', async () => {
+    server.route(
+      'GET',
+      '/api/rest/v4/search/',
+      byParam('cursor', { '': fromHere('search-recap.json'), [PAGE2_CURSOR]: fromHere('search-recap-page2.json') }),
+    );
+    const def = templateDefinition(ID, '/api/rest/v4');
+    expect(requiredCredentials(def)).toEqual(['token']);
+
+    const result = await run(def, 'search_recap', { q: '"Meridian Holdings"' }, token);
+
+    expect(server.requests.map((r) => [r.path, r.query])).toEqual([
+      ['/api/rest/v4/search/', { q: '"Meridian Holdings"', type: 'r', order_by: 'score desc' }],
+      // The next URL as the API gave it: cursor plus the original query.
+      ['/api/rest/v4/search/', { cursor: PAGE2_CURSOR, order_by: 'score desc', q: '"Meridian Holdings"', type: 'r' }],
+    ]);
+    expect(server.requests.every((r) => r.headers.authorization === tokenHeader)).toBe(true);
+    expect(result).toMatchObject({ count: 22, has_more: false });
+    expect(result.next_cursor).toBeUndefined();
+    expect(result.warnings).toBeUndefined();
     expect(result.results[0]).toEqual({
       case_name: 'Federal Trade Commission v. Meridian Holdings Group, Inc.',
       docket_number: '1:23-cv-03872',
@@ -882,6 +942,32 @@ describe('courtlistener-recap (CourtListener REST API v4)', () => {
       firms: ['Federal Trade Commission', 'Wilmer Cutler Pickering Hale and Dorr LLP'],
       url: '/docket/68412390/federal-trade-commission-v-meridian-holdings-group-inc/',
     });
+    expect(result.results[21]).toMatchObject({
+      case_name: 'Ortega v. Meridian Holdings Group, Inc.',
+      docket_id: 66213081,
+      court_id: 'nysd',
+      parties: ['Luis Ortega', 'Meridian Holdings Group, Inc.'],
+    });
+  });
+
+  it('search_recap never sends the token to a next URL on another host', async () => {
+    // The recorded page names www.courtlistener.com; the connector here talks to the fixture server.
+    server.route('GET', '/api/rest/v4/search/', { json: recorded(ID, 'search-recap.json') });
+
+    const result = await run(templateDefinition(ID, '/api/rest/v4'), 'search_recap', { q: '"Meridian Holdings"' }, token);
+
+    expect(server.requests).toHaveLength(1);
+    expect(result).toMatchObject({
+      count: 20,
+      has_more: true,
+      warnings: [`stopped paging: the next-page URL (at next) points away from ${server.url} and is not followed`],
+    });
+  });
+
+  it('refuses to call without a stored token, before any request is sent', async () => {
+    const err = await run(templateDefinition(ID, '/api/rest/v4'), 'search_opinions', { q: 'x' }, {}).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('needs the credential "token"') });
+    expect(server.requests).toHaveLength(0);
   });
 
   it('list_dockets pages by page number (non-cursor ordering) until count', async () => {
@@ -894,13 +980,13 @@ describe('courtlistener-recap (CourtListener REST API v4)', () => {
       templateDefinition(ID, '/api/rest/v4'),
       'list_dockets',
       { court__id: 'nysd', date_filed__gte: '2024-11-01' },
-      login,
+      token,
     );
     expect(server.requests.map((r) => r.query)).toEqual([
       { court__id: 'nysd', date_filed__gte: '2024-11-01', order_by: '-date_filed', page: '1' },
       { court__id: 'nysd', date_filed__gte: '2024-11-01', order_by: '-date_filed', page: '2' },
     ]);
-    expect(server.requests.every((r) => r.headers.authorization === basic)).toBe(true);
+    expect(server.requests.every((r) => r.headers.authorization === tokenHeader)).toBe(true);
     expect(result).toMatchObject({ count: 23, has_more: false });
     expect(result.results[0]).toEqual({
       docket_id: 69001234,
@@ -921,13 +1007,13 @@ describe('courtlistener-recap (CourtListener REST API v4)', () => {
     expect(result.results[22]).toMatchObject({ docket_id: 68799428, date_filed: '2024-11-08', docket_number: '1:24-cv-09056' });
   });
 
-  it('search_opinions maps case law hits; a last page has no next URL and no has_more', async () => {
+  it('search_opinions maps case law hits; a last page (next: null) ends the call with has_more false', async () => {
     server.route('GET', '/api/rest/v4/search/', { json: recorded(ID, 'search-opinions.json') });
     const result = await run(
       templateDefinition(ID, '/api/rest/v4'),
       'search_opinions',
       { q: 'antitrust monopoly', court: 'cadc dcd', filed_after: '01/01/2024' },
-      login,
+      token,
     );
     expect(server.requests[0]?.query).toEqual({
       q: 'antitrust monopoly',

@@ -19,7 +19,12 @@ import type { DefinitionIssue } from '../connector-definition.rules.js';
 import { ConnectorError, type ConnectorFieldViolation } from '../connector-error.js';
 import { parseDotPath } from '../dot-path.js';
 import { coerceParameterValue } from '../parameter-values.js';
-import { basicCredentials, requiredCredentialNames, type ConnectorCredentials } from '../rest-request.js';
+import {
+  basicCredentials,
+  DEFAULT_BEARER_SCHEME,
+  requiredCredentialNames,
+  type ConnectorCredentials,
+} from '../rest-request.js';
 
 const ENDPOINT_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
@@ -163,13 +168,32 @@ export function checkStaticHeaders(
   }
 }
 
-/** Supported schemes only; api_key needs somewhere to go; env_var is accepted for the seeds but never read. */
-export function checkAuth(auth: ConnectorAuth, at: string, sink: RuleSink): void {
-  if (!SUPPORTED_AUTH_TYPES.has(auth.type)) {
+/**
+ * Supported schemes only (`supported`, by default those `authPlacement` can
+ * send); api_key needs somewhere to go; env_var is accepted for the seeds but
+ * never read.
+ */
+export function checkAuth(
+  auth: ConnectorAuth,
+  at: string,
+  sink: RuleSink,
+  supported: ReadonlySet<string> = SUPPORTED_AUTH_TYPES,
+): void {
+  if (!supported.has(auth.type)) {
     sink.errors.push({
       field: `${at}.type`,
-      reason: `${auth.type} is not supported by this connector type; use ${[...SUPPORTED_AUTH_TYPES].join(', ')}`,
+      reason: `${auth.type} is not supported by this connector type; use ${[...supported].join(', ')}`,
     });
+  }
+  if (auth.type === 'oauth2' && supported.has('oauth2')) {
+    const url = new URL(auth.token_url);
+    const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+    if (url.protocol === 'http:' && !loopback) {
+      sink.warnings.push({
+        field: `${at}.token_url`,
+        reason: 'uses plain http: the client secret and tokens travel unencrypted; use https',
+      });
+    }
   }
   if (auth.type === 'api_key') {
     if (auth.in === 'query' && !auth.key_param) {
@@ -310,27 +334,13 @@ export function authPlacement(
   connectorId: string,
 ): { headers: Record<string, string>; query: Array<[string, string]> } {
   const out = { headers: {} as Record<string, string>, query: [] as Array<[string, string]> };
-  for (const name of requiredCredentialNames(auth)) {
-    const secret = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
-    if (typeof secret !== 'string' || secret.length === 0) {
-      throw new ConnectorError(
-        'FAILED_PRECONDITION',
-        `connector "${connectorId}" needs the credential "${name}" for ${auth.type} auth, and none is stored`,
-      );
-    }
-    if (/[\u0000-\u001f\u007f]/.test(secret)) {
-      throw new ConnectorError(
-        'FAILED_PRECONDITION',
-        `credential "${name}" of connector "${connectorId}" contains control characters`,
-      );
-    }
-  }
+  checkStoredCredentials(auth, credentials, connectorId);
   const cred = (name: string) => credentials[name] as string;
   switch (auth.type) {
     case 'none':
       return out;
     case 'bearer_token':
-      out.headers.authorization = `Bearer ${cred('token')}`;
+      out.headers.authorization = `${auth.scheme ?? DEFAULT_BEARER_SCHEME} ${cred('token')}`;
       return out;
     case 'basic':
       if (cred('username').includes(':')) {
@@ -351,6 +361,32 @@ export function authPlacement(
         'UNIMPLEMENTED',
         `connector "${connectorId}" uses ${auth.type} auth, which this type cannot send`,
       );
+  }
+}
+
+/**
+ * Every credential `auth` reads is stored, non-empty and free of control
+ * characters; FAILED_PRECONDITION naming the first that is not.
+ */
+export function checkStoredCredentials(
+  auth: ConnectorAuth,
+  credentials: ConnectorCredentials,
+  connectorId: string,
+): void {
+  for (const name of requiredCredentialNames(auth)) {
+    const secret = Object.hasOwn(credentials, name) ? credentials[name] : undefined;
+    if (typeof secret !== 'string' || secret.length === 0) {
+      throw new ConnectorError(
+        'FAILED_PRECONDITION',
+        `connector "${connectorId}" needs the credential "${name}" for ${auth.type} auth, and none is stored`,
+      );
+    }
+    if (/[\u0000-\u001f\u007f]/.test(secret)) {
+      throw new ConnectorError(
+        'FAILED_PRECONDITION',
+        `credential "${name}" of connector "${connectorId}" contains control characters`,
+      );
+    }
   }
 }
 

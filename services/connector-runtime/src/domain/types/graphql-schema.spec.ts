@@ -119,14 +119,19 @@ describe('graphql definitions', () => {
       'must be one of',
     ],
     [
-      'connection.auth.type',
+      'connection.auth.token_url',
       (d: any) =>
         (d.connection.auth = {
           type: 'oauth2',
           grant_type: 'client_credentials',
-          token_url: 'https://x.test/token',
+          token_url: 'ftp://x.test/token',
         }),
-      'oauth2 is not supported',
+      'must use http or https',
+    ],
+    [
+      'connection.auth.scheme',
+      (d: any) => (d.connection.auth = { type: 'bearer_token', scheme: 'Token x' }),
+      'must be an HTTP authentication scheme name',
     ],
     [
       'connection.auth.key_param',
@@ -158,6 +163,43 @@ describe('graphql definitions', () => {
     const errors = errorsOf(parseConnectorDefinition(base(patch)));
 
     expect(errors).toContainEqual({ field, reason: expect.stringContaining(reason) });
+  });
+
+  it('accepts oauth2 auth (both grants), with its credentials required and a warning for a plain-http token_url', () => {
+    for (const grant_type of ['client_credentials', 'refresh_token'] as const) {
+      const parsed = parseConnectorDefinition(
+        base(
+          (d) =>
+            (d.connection.auth = {
+              type: 'oauth2',
+              grant_type,
+              token_url: 'https://x.test/token',
+              scopes: 'read:org repo',
+            }),
+        ),
+      );
+      expect(parsed).toMatchObject({ ok: true, warnings: [] });
+      if (!parsed.ok) return;
+      expect(graphqlType.requiredCredentials(parsed.definition)).toEqual(
+        grant_type === 'refresh_token'
+          ? ['client_id', 'client_secret', 'refresh_token']
+          : ['client_id', 'client_secret'],
+      );
+    }
+    const plain = parseConnectorDefinition(
+      base(
+        (d) =>
+          (d.connection.auth = {
+            type: 'oauth2',
+            grant_type: 'client_credentials',
+            token_url: 'http://auth.x.test/token',
+          }),
+      ),
+    );
+    expect(plain).toMatchObject({
+      ok: true,
+      warnings: [{ field: 'connection.auth.token_url', reason: expect.stringContaining('uses plain http') }],
+    });
   });
 
   it('refuses an api key query parameter already in the endpoint URL', () => {

@@ -21,6 +21,7 @@ import {
   outputSchemaField,
   parametersSchema,
   rateLimitSchema,
+  SUPPORTED_AUTH_TYPES,
   text,
   timeoutSecondsSchema,
 } from './graphql-rss-web-definition.js';
@@ -74,6 +75,9 @@ export const graphqlConnectorSchema = connectorSchemaOf(
 );
 export type GraphqlConnectorDefinition = z.output<typeof graphqlConnectorSchema>;
 
+/** GraphQL connectors send every scheme the HTTP types share, plus OAuth2 (the rest_api session code). */
+export const GRAPHQL_AUTH_TYPES: ReadonlySet<string> = new Set([...SUPPORTED_AUTH_TYPES, 'oauth2']);
+
 export const GRAPHQL_KNOWN_KEYS = [
   'endpoint',
   'query',
@@ -99,7 +103,7 @@ export function checkGraphqlRules(def: GraphqlConnectorDefinition): {
   warnings: DefinitionIssue[];
 } {
   const sink = newRuleSink();
-  checkAuth(def.connection.auth, 'connection.auth', sink);
+  checkAuth(def.connection.auth, 'connection.auth', sink, GRAPHQL_AUTH_TYPES);
   checkStaticHeaders(def.connection.headers, 'connection.headers', sink);
   const auth = def.connection.auth;
   if (auth.type === 'api_key' && auth.in === 'query' && auth.key_param) {

@@ -1,17 +1,19 @@
 /**
  * `graphql` connectors (seed §4 "Type: graphql", `_create_graphql_tool`):
  * POST `{query, variables, operationName}` as JSON to `connection.endpoint`,
- * auth like rest_api, records by `response_mapping`, and optional cursor
+ * auth like rest_api (OAuth2 included, through the same session code), records by `response_mapping`, and optional cursor
  * pagination through the connection's `pageInfo` (`hasNextPage`/`endCursor`).
  * See `graphql-response.ts` for how `errors` are surfaced.
  */
 import { ConnectorError } from '../connector-error.js';
-import type { ConnectorTypeModule, ExecutionContext } from '../connector-type.js';
+import type { ConnectorTypeModule, ExecutionContext, OAuthTokenCache } from '../connector-type.js';
+import { OAuthSession, oauthCacheKey } from '../oauth.js';
 import { redactSecrets } from '../redaction.js';
 import type { EndpointResult } from '../response-mapping.js';
 import { credentialSecrets, requiredCredentialNames, type ConnectorCredentials } from '../rest-request.js';
 import {
   authPlacement,
+  checkStoredCredentials,
   findEndpoint,
   lowerCaseHeaders,
   resolveInputs,
@@ -59,6 +61,7 @@ async function executeGraphql(
   credentials: ConnectorCredentials,
   ctx: ExecutionContext,
 ): Promise<EndpointResult> {
+  // Grows with the OAuth tokens the call handles; the scope scrubs messages with it.
   const secrets = credentialSecrets(credentials);
   const label = `${def.id}/${endpointName}`;
   let req: GraphqlRequest;
@@ -67,8 +70,28 @@ async function executeGraphql(
   } catch (err) {
     throw err instanceof ConnectorError ? scrubError(err, secrets) : err;
   }
+  const auth = def.connection.auth;
+  if (auth.type === 'oauth2' && !ctx.oauth) {
+    throw new ConnectorError(
+      'FAILED_PRECONDITION',
+      `${label}: connector uses oauth2 auth, but no OAuth token store is configured for this runtime`,
+    );
+  }
   const timeoutMs = (def.connection.timeout_seconds ?? GRAPHQL_DEFAULT_TIMEOUT_SECONDS) * 1000;
-  const result = await withCallScope(ctx, { label, timeoutMs, secrets }, (scope) => fetchPages(scope, req));
+  const result = await withCallScope(ctx, { label, timeoutMs, secrets }, (scope) => {
+    const session =
+      auth.type === 'oauth2'
+        ? new OAuthSession(
+            def.id,
+            auth,
+            credentials,
+            ctx.oauth as OAuthTokenCache,
+            oauthCacheKey(ctx.ownerUserId, def.id, auth, credentials),
+            { http: scope.http, signal: scope.signal, now: Date.now },
+          )
+        : undefined;
+    return fetchPages(scope, req, session, secrets);
+  });
   if (result.warnings) {
     result.warnings = [...new Set(result.warnings.map((w) => redactSecrets(w, secrets)))];
     for (const w of result.warnings) ctx.warn?.(w, { connector: def.id, endpoint: endpointName });
@@ -76,7 +99,7 @@ async function executeGraphql(
   return result;
 }
 
-/** The request without I/O: variables resolved, auth placed. */
+/** The request without I/O: variables resolved, auth placed (an OAuth2 token is added per request). */
 export function buildGraphqlRequest(
   def: GraphqlConnectorDefinition,
   endpointName: string,
@@ -85,7 +108,14 @@ export function buildGraphqlRequest(
 ): GraphqlRequest {
   const endpoint = findEndpoint(def, endpointName);
   const values = resolveInputs(graphqlVariables(endpoint), endpointName, inputs);
-  const auth = authPlacement(def.connection.auth, credentials, def.id);
+  const connectionAuth = def.connection.auth;
+  let auth: { headers: Record<string, string>; query: Array<[string, string]> };
+  if (connectionAuth.type === 'oauth2') {
+    checkStoredCredentials(connectionAuth, credentials, def.id);
+    auth = { headers: {}, query: [] };
+  } else {
+    auth = authPlacement(connectionAuth, credentials, def.id);
+  }
   const url = new URL(def.connection.endpoint);
   for (const [k, v] of auth.query) url.searchParams.append(k, v);
   return {
@@ -104,12 +134,78 @@ export function buildGraphqlRequest(
 }
 
 /**
+ * POSTs one page. With OAuth2 the session's access token goes in
+ * `Authorization: Bearer`, and a 401 gets one new token and one retry (as
+ * for rest_api).
+ */
+async function postPage(
+  scope: CallScope,
+  req: GraphqlRequest,
+  body: string,
+  session: OAuthSession | undefined,
+  secrets: string[],
+): Promise<string> {
+  let token = session ? await sessionToken(scope, session, undefined, secrets) : undefined;
+  for (let attempt = 0; ; attempt++) {
+    const headers = token === undefined ? req.headers : { ...req.headers, authorization: `Bearer ${token}` };
+    try {
+      return (
+        await fetchText(
+          scope,
+          { url: req.url, displayUrl: req.displayUrl, method: 'POST', headers, body },
+          describeGraphqlErrorBody,
+        )
+      ).text;
+    } catch (err) {
+      if (
+        session &&
+        token !== undefined &&
+        attempt === 0 &&
+        err instanceof ConnectorError &&
+        err.status === 401
+      ) {
+        token = await sessionToken(scope, session, token, secrets);
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+/** A usable access token (a new one when `rejected` was refused), its values added to `secrets`. */
+async function sessionToken(
+  scope: CallScope,
+  session: OAuthSession,
+  rejected: string | undefined,
+  secrets: string[],
+): Promise<string> {
+  let token: string;
+  try {
+    token = rejected === undefined ? await session.accessToken() : await session.replaceRejected(rejected);
+  } finally {
+    for (const s of session.secrets) if (!secrets.includes(s)) secrets.push(s);
+  }
+  if (/[\u0000-\u001f\u007f]/.test(token)) {
+    throw new ConnectorError(
+      'UPSTREAM_ERROR',
+      `${scope.label}: the token endpoint issued an access token with control characters`,
+    );
+  }
+  return token;
+}
+
+/**
  * Page 1, then (with pagination) the next pages while `hasNextPage` and
  * fewer than `max_pages`. A later page that fails ends the call with the
  * pages so far, `has_more` and the cursor to resume from, plus a warning;
  * cancellation always throws.
  */
-async function fetchPages(scope: CallScope, req: GraphqlRequest): Promise<EndpointResult> {
+async function fetchPages(
+  scope: CallScope,
+  req: GraphqlRequest,
+  session: OAuthSession | undefined,
+  secrets: string[],
+): Promise<EndpointResult> {
   const { endpoint } = req;
   const pagination = endpoint.pagination;
   const maxPages = pagination?.max_pages ?? 1;
@@ -128,19 +224,7 @@ async function fetchPages(scope: CallScope, req: GraphqlRequest): Promise<Endpoi
         variables,
         ...(endpoint.operation_name ? { operationName: endpoint.operation_name } : {}),
       };
-      text = (
-        await fetchText(
-          scope,
-          {
-            url: req.url,
-            displayUrl: req.displayUrl,
-            method: 'POST',
-            headers: req.headers,
-            body: JSON.stringify(payload),
-          },
-          describeGraphqlErrorBody,
-        )
-      ).text;
+      text = await postPage(scope, req, JSON.stringify(payload), session, secrets);
     } catch (err) {
       if (page === 1 || !(err instanceof ConnectorError) || err.code === 'CANCELLED') throw err;
       warnings.push(
