@@ -13,7 +13,7 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
@@ -21,6 +21,8 @@ const files: Record<ProtoPackage, string[]> = {
   orchestrator: ['agentfactory/orchestrator/v1/orchestrator.proto', 'agentfactory/orchestrator/v1/events.proto'],
   connector: ['agentfactory/connector/v1/connector.proto'],
   approval: ['agentfactory/approval/v1/approval.proto', 'agentfactory/approval/v1/events.proto'],
+  // Served by AI agents (capability nodes), not by a service of ours.
+  agent: ['agentfactory/agent/v1/agent.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

@@ -12,7 +12,7 @@ import { connectBus } from './events/index.js';
 import { Subjects } from './events/subjects.js';
 import { createLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
-import { OutboxRelay, type OutboxMessage } from './outbox/outbox-relay.js';
+import { OutboxRelay, type OutboxMessage, type OutboxRow } from './outbox/outbox-relay.js';
 import { appendOutbox, PgOutboxStore } from './outbox/pg-outbox-store.js';
 
 export interface ServiceKitOptions<S extends z.ZodObject> {
@@ -44,7 +44,7 @@ export class ServiceKit<C extends BaseEnv = BaseEnv> {
   ) {
     this.subjects = subjects;
     this.metrics = new Metrics(name);
-    this.relay = new OutboxRelay(new PgOutboxStore(db, schema), bus, log);
+    this.relay = new OutboxRelay(new PgOutboxStore(db, schema), bus, log, { publishDelayMs: Number(process.env.AF_EXP_PUBLISH_DELAY_MS ?? 0) }); // EXPERIMENT
   }
 
   static async start<S extends z.ZodObject>(options: ServiceKitOptions<S>): Promise<ServiceKit<z.infer<S> & BaseEnv>> {
@@ -74,16 +74,18 @@ export class ServiceKit<C extends BaseEnv = BaseEnv> {
 
   /**
    * Run `fn` in one transaction; messages it emits are written to the outbox
-   * in the same transaction and published after commit.
+   * in the same transaction and published after commit (by this process at
+   * once, the outbox relay being the fallback).
    */
   async transaction<T>(fn: (m: EntityManager, emit: (...msgs: OutboxMessage[]) => void) => Promise<T>): Promise<T> {
     const pending: OutboxMessage[] = [];
+    let rows: OutboxRow[] = [];
     const result = await this.db.transaction(async (m) => {
       const value = await fn(m, (...msgs) => pending.push(...msgs));
-      await appendOutbox(m, pending);
+      rows = await appendOutbox(m, pending);
       return value;
     });
-    if (pending.length) this.relay.kick();
+    this.relay.publishCommitted(rows);
     return result;
   }
 

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { ServiceKit, startGrpcServer } from '@af/service-kit';
 import { ExecuteRun } from './app/execute-run.use-case.js';
-import { PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
+import { flexPlanSource, PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
 import { RunCommands } from './app/run-commands.js';
 import { RunPolicies } from './app/run-policies.js';
 import { orchestratorEnvSchema } from './config.js';
@@ -10,6 +10,8 @@ import { NodeExecutors } from './domain/node-executor.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
 import { humanExecutor } from './app/executors/human.executor.js';
+import { capabilityExecutor } from './app/executors/capability.executor.js';
+import { CapabilityAgentClients, capabilityDirectory, capabilityRegistryClient } from './infra/capability-agent.client.js';
 import { clarifying, hitlGated } from './app/executors/hitl-wrappers.js';
 import { ApprovalDecisions } from './app/approval-decisions.js';
 import { approvalClient, noApprovalService } from './infra/approval.client.js';
@@ -20,7 +22,7 @@ import { subflowExecutor } from './app/executors/subflow.executor.js';
 import { evaluateConditionExecutor, workflowTransformExecutor, WORKFLOW_TRANSFORM_ACTIONS } from './app/executors/workflow-transform.executor.js';
 import { OrchestratorModule } from './grpc/orchestrator.module.js';
 import { callConnectorExecutor, connectorClient, ConnectorLimits, connectorTools } from './infra/connector.client.js';
-import { noPlanner, plannerClient, playbookPlanLoader } from './infra/planner.client.js';
+import { flexReplanner, noFlexReplanner, noPlanner, plannerClient, playbookPlanLoader } from './infra/planner.client.js';
 import { createLlmExecutor } from './app/executors/llm.executor.js';
 import { ConfigError } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
@@ -41,8 +43,8 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   kit.log.info({ llm: describeLlmConfig(llm) }, 'llm');
   const loadPlaybook = config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL)) : noPlanner;
   const policyStore = new PolicyStore(kit);
-  // Replans without a given plan compile the run's stored playbook again.
-  const planSource = playbookPlanSource(loadPlaybook);
+  // Replans without a given plan: a planner-made run is planned again from its task envelope (PlanTask), a playbook run's stored playbook compiled again.
+  const planSource = flexPlanSource(config.PLANNER_URL ? flexReplanner(plannerClient(config.PLANNER_URL)) : noFlexReplanner, playbookPlanSource(loadPlaybook));
   const limits = new ConnectorLimits(config.CONNECTOR_CONCURRENCY, config.CONNECTOR_CONCURRENCY_OVERRIDES);
   // People: approvals, human tasks and clarifications wait on the approval service.
   const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL) : noApprovalService, waits: new ApprovalWaitsStore(kit, repo) };
@@ -64,12 +66,19 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       }),
       { rawParams: ['plan'] },
     );
-  // No capability executor yet: a gated agent still gets its denial output instead of running.
-  executors.register('capability', hitlGated(clarifying((ctx) => new NodeExecutors().resolve(ctx.node)(ctx), hitl), hitl));
+  // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
+  const agents = new CapabilityAgentClients();
+  kit.onClose(() => agents.close());
+  const capabilities = capabilityExecutor({
+    directory: config.PLANNER_URL ? capabilityDirectory(capabilityRegistryClient(config.PLANNER_URL)) : undefined,
+    agents,
+    frame: (ctx, frame) => store.frames(ctx.runId, config.SERVICE_INSTANCE_ID, [frame], ctx.instanceId),
+  });
+  executors.register('capability', hitlGated(clarifying(capabilities, hitl), hitl));
   for (const action of WORKFLOW_TRANSFORM_ACTIONS) {
     if (action !== 'evaluate_condition') executors.register(`transform:${action}`, workflowTransformExecutor, { pure: true, raw: true });
   }
-  const store = new RunExecutionStore(kit);
+  const store = new RunExecutionStore(kit, { batchMax: config.PURE_NODE_BATCH });
   const executor = new ExecuteRun(
     repo,
     store,
@@ -82,12 +91,15 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       mapMaxIterations: config.MAP_MAX_ITERATIONS,
     },
     kit.log,
-    new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log),
+    // Policy hitl gates are policy_hitl requests in the approval service when there is one.
+    new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log, config.APPROVAL_URL ? hitl : undefined),
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
+  // Runs queued by requests served here start here at once when there is room (their work items still go out).
+  repo.onQueued((runId) => consumer.dispatchLocal(runId));
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

@@ -47,6 +47,14 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Runs one replica executes at once. */
   RUNS_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(64),
+  /**
+   * Settlements of pure nodes (transforms, routes, skips, decided waits) one
+   * run may hold in memory and commit with its next write — the next
+   * side-effecting node's start, a wait or the finish — instead of one
+   * commit each; a crash before that commit only recomputes them. 0: every
+   * node commits on its own before the next one starts.
+   */
+  PURE_NODE_BATCH: z.coerce.number().int().min(0).max(10_000).default(256),
   /** Calls to one connector (per owner) in flight at once on one replica, across all its runs. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   /** Per-connector overrides of CONNECTOR_CONCURRENCY: `fec-api=2,slow-api=1`. */

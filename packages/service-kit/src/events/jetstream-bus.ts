@@ -27,7 +27,8 @@ export class JetStreamBus implements EventBus {
   ) {}
 
   static async connect(url: string, subjects: Subjects, log: Logger): Promise<JetStreamBus> {
-    const nc = await connect({ servers: url, name: `af-${process.pid}`, maxReconnectAttempts: -1 });
+    // noAsyncTraces: a request (every JetStream publish) would otherwise build two Error objects with stack traces up front.
+    const nc = await connect({ servers: url, name: `af-${process.pid}`, maxReconnectAttempts: -1, noAsyncTraces: true });
     const jsm = await jetstreamManager(nc);
     const bus = new JetStreamBus(nc, jetstream(nc), jsm, subjects, log);
     await bus.ensureStreams();

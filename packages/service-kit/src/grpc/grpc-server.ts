@@ -21,6 +21,7 @@ const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   orchestrator: 'agentfactory.orchestrator.v1',
   connector: 'agentfactory.connector.v1',
   approval: 'agentfactory.approval.v1',
+  agent: 'agentfactory.agent.v1',
 };
 
 export interface GrpcServer {

@@ -3,20 +3,28 @@ import { OutboxRelay, type OutboxRow, type OutboxStore } from './outbox-relay.js
 
 /** A store in memory; `failMarkOnce` simulates a crash after publishing but before marking. */
 class MemoryStore implements OutboxStore {
-  rows: Array<OutboxRow & { published: boolean }> = [];
+  rows: Array<OutboxRow & { published: boolean; createdAt: number }> = [];
   busy = false;
   failMarkOnce = false;
+  reads = 0;
+  marks: string[][] = [];
+  failMarks = false;
 
-  add(n: number) {
+  add(n: number): OutboxRow[] {
+    const added: OutboxRow[] = [];
     for (let i = 0; i < n; i++) {
       const id = String(this.rows.length + 1);
-      this.rows.push({ id, subject: `af.run.r1.e${id}`, payload: { seq: Number(id) }, msgId: `run:r1:${id}`, published: false });
+      const row = { id, subject: `af.run.r1.e${id}`, payload: { seq: Number(id) }, msgId: `run:r1:${id}` };
+      this.rows.push({ ...row, published: false, createdAt: Date.now() });
+      added.push(row);
     }
+    return added;
   }
 
-  async withBatch(limit: number, publish: (rows: OutboxRow[]) => Promise<string[]>): Promise<number> {
+  async withBatch(limit: number, publish: (rows: OutboxRow[]) => Promise<string[]>, minAgeMs = 0): Promise<number> {
     if (this.busy) return -1;
-    const batch = this.rows.filter((r) => !r.published).slice(0, limit);
+    this.reads++;
+    const batch = this.rows.filter((r) => !r.published && r.createdAt <= Date.now() - minAgeMs).slice(0, limit);
     if (!batch.length) return 0;
     const done = await publish(batch);
     if (this.failMarkOnce) {
@@ -26,14 +34,23 @@ class MemoryStore implements OutboxStore {
     for (const r of this.rows) if (done.includes(r.id)) r.published = true;
     return done.length;
   }
+
+  async markPublished(ids: string[]): Promise<void> {
+    if (this.failMarks) throw new Error('database went away');
+    this.marks.push(ids);
+    for (const r of this.rows) if (ids.includes(r.id)) r.published = true;
+  }
 }
 
 /** A bus that de-duplicates by msgId like JetStream's duplicate window. */
 class DedupBus {
   stored: Array<{ subject: string; data: string; msgId: string }> = [];
   attempts = 0;
+  /** msgIds whose next publish fails (once each). */
+  failOnce = new Set<string>();
   async publish(subject: string, data: Uint8Array, msgId: string) {
     this.attempts++;
+    if (this.failOnce.delete(msgId)) throw new Error('no stream response');
     if (this.stored.some((m) => m.msgId === msgId)) return;
     this.stored.push({ subject, data: Buffer.from(data).toString(), msgId });
   }
@@ -88,5 +105,81 @@ describe('OutboxRelay', () => {
     relay.kick();
     await new Promise((r) => setTimeout(r, 30));
     expect(bus.stored).toHaveLength(2);
+  });
+
+  describe('direct path (publishCommitted)', () => {
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    it('publishes committed rows at once, in order, without reading the store, and marks them in bulk', async () => {
+      const store = new MemoryStore();
+      const bus = new DedupBus();
+      const relay = new OutboxRelay(store, bus, log, { intervalMs: 60_000 });
+      relay.publishCommitted(store.add(3));
+      relay.publishCommitted(store.add(2));
+      await relay.flushDirect();
+      expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r1:1', 'run:r1:2', 'run:r1:3', 'run:r1:4', 'run:r1:5']);
+      expect(store.reads).toBe(0);
+      expect(store.rows.every((r) => r.published)).toBe(true);
+      // Marks go in lots: fewer statements than rows.
+      expect(store.marks.flat().sort()).toEqual(['1', '2', '3', '4', '5']);
+      expect(store.marks.length).toBeLessThanOrEqual(2);
+    });
+
+    it('leaves a row whose publish failed to the relay, which takes it at once', async () => {
+      const store = new MemoryStore();
+      const bus = new DedupBus();
+      bus.failOnce.add('run:r1:2');
+      const relay = new OutboxRelay(store, bus, log, { intervalMs: 60_000, graceMs: 60_000 });
+      relay.start();
+      relay.publishCommitted(store.add(3));
+      await until(() => bus.stored.length === 3);
+      await relay.stop();
+      expect(bus.stored.map((m) => m.msgId).sort()).toEqual(['run:r1:1', 'run:r1:2', 'run:r1:3']);
+      expect(store.rows.every((r) => r.published)).toBe(true);
+    });
+
+    it('the periodic relay leaves young unmarked rows to their committer, then publishes them after the grace period', async () => {
+      const store = new MemoryStore();
+      const bus = new DedupBus();
+      const relay = new OutboxRelay(store, bus, log, { intervalMs: 10, graceMs: 80 });
+      store.add(1); // committed by a process that died before publishing
+      relay.start();
+      await new Promise((r) => setTimeout(r, 40));
+      expect(bus.stored).toHaveLength(0);
+      await until(() => bus.stored.length === 1);
+      await relay.stop();
+      expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r1:1']);
+    });
+
+    it('a failed mark is only a later re-publish, which the bus drops', async () => {
+      const store = new MemoryStore();
+      const bus = new DedupBus();
+      store.failMarks = true;
+      const relay = new OutboxRelay(store, bus, log, { intervalMs: 10, graceMs: 30 });
+      relay.start();
+      relay.publishCommitted(store.add(2));
+      await relay.flushDirect();
+      expect(store.rows.some((r) => r.published)).toBe(false);
+      store.failMarks = false;
+      await until(() => store.rows.every((r) => r.published));
+      await relay.stop();
+      expect(store.rows.every((r) => r.published)).toBe(true);
+      expect(bus.attempts).toBe(4);
+      expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r1:1', 'run:r1:2']);
+    });
+
+    it('without a store that marks, committed rows go through the relay', async () => {
+      const store = new MemoryStore();
+      const plain: OutboxStore = { withBatch: (limit, publish, minAgeMs) => store.withBatch(limit, publish, minAgeMs) };
+      const bus = new DedupBus();
+      const relay = new OutboxRelay(plain, bus, log, { intervalMs: 60_000, graceMs: 60_000 });
+      relay.start();
+      relay.publishCommitted(store.add(2));
+      await until(() => bus.stored.length === 2);
+      await relay.stop();
+      expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r1:1', 'run:r1:2']);
+    });
   });
 });

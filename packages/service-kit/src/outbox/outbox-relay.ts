@@ -1,8 +1,17 @@
 /**
  * Transactional outbox (DESIGN §3): a service writes its state and the events
- * describing it in one transaction; this relay publishes committed rows in
- * order and marks them. A crash between publish and mark re-publishes with the
- * same msgId, which the bus drops as a duplicate — so each event lands once.
+ * describing it in one transaction; the rows are published after the commit
+ * and marked. A crash between publish and mark re-publishes with the same
+ * msgId, which the bus drops as a duplicate — so each event lands once.
+ *
+ * Two paths publish:
+ * - direct: the process that committed rows hands them over
+ *   (`publishCommitted`) and they are published at once, pipelined, without
+ *   reading them back; their marks are written in bulk, a statement per lot,
+ *   as a best-effort write (a lost mark only re-publishes, see above);
+ * - the relay: a periodic batch (one relay at a time per store) publishes
+ *   rows still unmarked after a grace period — rows whose committer died, or
+ *   whose direct publish failed — and, right after `kick()`, any unmarked row.
  */
 import type { Logger } from '../logger.js';
 import { encodeJson, type EventBus } from '../events/bus.js';
@@ -20,17 +29,34 @@ export interface OutboxRow extends OutboxMessage {
 
 export interface OutboxStore {
   /**
-   * Hand the oldest unpublished rows to `publish` inside one exclusive batch
-   * (one relay at a time per store) and mark the ids it returns as published.
-   * Returns how many rows were marked, or -1 if another relay holds the batch.
+   * Hand the oldest unpublished rows (at least `minAgeMs` old) to `publish`
+   * inside one exclusive batch (one relay at a time per store) and mark the
+   * ids it returns as published. Returns how many rows were marked, or -1 if
+   * another relay holds the batch.
    */
-  withBatch(limit: number, publish: (rows: OutboxRow[]) => Promise<string[]>): Promise<number>;
+  withBatch(limit: number, publish: (rows: OutboxRow[]) => Promise<string[]>, minAgeMs?: number): Promise<number>;
+  /** Mark rows published by the direct path (best effort: a lost mark only re-publishes). */
+  markPublished?(ids: string[]): Promise<void>;
 }
 
 export interface OutboxRelayOptions {
   batchSize?: number;
-  /** Poll interval; commits in this process also `kick()` the relay directly. */
+  /**
+   * Direct path: rows handed over are sent after this long (0: right after
+   * the current turn of the event loop), so lots from several commits share
+   * one write to the bus (default 0).
+   */
+  publishDelayMs?: number;
+  /** Direct path: published rows are marked once this many wait, or after `markDelayMs` (default 500 / 20 ms). */
+  markBatch?: number;
+  markDelayMs?: number;
+  /** Poll interval of the relay. */
   intervalMs?: number;
+  /**
+   * Age after which the relay publishes an unmarked row even though its
+   * committer may still be publishing it directly (default 2 s).
+   */
+  graceMs?: number;
 }
 
 export class OutboxRelay {
@@ -38,8 +64,21 @@ export class OutboxRelay {
   private running?: Promise<void>;
   private again = false;
   private stopped = true;
+  /** The next relay batch takes every unmarked row, however young (after kick()). */
+  private eager = false;
   private readonly batchSize: number;
   private readonly intervalMs: number;
+  private readonly graceMs: number;
+  /** Direct path: rows handed over and not yet sent, ids published and not yet marked. */
+  private toSend: OutboxRow[] = [];
+  private sending?: Promise<void>;
+  private sendScheduled = false;
+  private toMark: string[] = [];
+  private marking?: Promise<void>;
+  private markTimer?: NodeJS.Timeout;
+  private readonly markBatch: number;
+  private readonly markDelayMs: number;
+  private readonly publishDelayMs: number;
 
   constructor(
     private readonly store: OutboxStore,
@@ -49,6 +88,10 @@ export class OutboxRelay {
   ) {
     this.batchSize = options.batchSize ?? 256;
     this.intervalMs = options.intervalMs ?? 250;
+    this.graceMs = options.graceMs ?? 2_000;
+    this.markBatch = options.markBatch ?? 500;
+    this.markDelayMs = options.markDelayMs ?? 20;
+    this.publishDelayMs = options.publishDelayMs ?? 0;
   }
 
   start(): void {
@@ -60,30 +103,123 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
+    await this.flushDirect();
   }
 
-  /** Publish soon: called after a transaction that wrote outbox rows commits. */
+  /** Publish soon: rows were committed that nobody publishes directly (the next batch takes every unmarked row). */
   kick(): void {
     if (this.stopped) return;
+    this.eager = true;
     if (this.running) this.again = true;
     else this.schedule(0);
   }
 
+  /**
+   * Publish rows this process just committed (in their id order), now,
+   * without reading them back; their marks follow in bulk. Rows whose
+   * publish fails are left to the relay.
+   */
+  publishCommitted(rows: readonly OutboxRow[]): void {
+    if (!rows.length) return;
+    if (!this.store.markPublished) {
+      this.kick();
+      return;
+    }
+    for (const r of rows) this.toSend.push(r);
+    // After the committer's own continuation (e.g. its next statement) is on its way: publishing is not on its path.
+    if (!this.sendScheduled && !this.sending) {
+      this.sendScheduled = true;
+      const go = () => {
+        this.sendScheduled = false;
+        this.sending ??= this.send();
+      };
+      if (this.publishDelayMs > 0) setTimeout(go, this.publishDelayMs);
+      else setImmediate(go);
+    }
+  }
+
   /** Publish one batch; returns rows published (-1 when another relay is busy). */
-  async runOnce(): Promise<number> {
-    return this.store.withBatch(this.batchSize, async (rows) => {
-      // Pipelined on one connection: the bus receives them in id order.
-      await Promise.all(rows.map((r) => this.bus.publish(r.subject, encodeJson(r.payload), r.msgId)));
-      return rows.map((r) => r.id);
-    });
+  async runOnce(minAgeMs = 0): Promise<number> {
+    return this.store.withBatch(
+      this.batchSize,
+      async (rows) => {
+        // Pipelined on one connection: the bus receives them in id order.
+        await Promise.all(rows.map((r) => this.bus.publish(r.subject, encodeJson(r.payload), r.msgId)));
+        return rows.map((r) => r.id);
+      },
+      minAgeMs,
+    );
   }
 
   /** Publish until nothing is left (used at shutdown and in tests). */
   async drain(): Promise<void> {
+    await this.flushDirect();
     for (let i = 0; i < 1000; i++) {
       const n = await this.runOnce();
       if (n === 0) return;
       if (n < 0) await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Wait until rows handed over directly are sent and their marks written. */
+  async flushDirect(): Promise<void> {
+    while (this.sendScheduled || this.sending || this.marking || this.toMark.length) {
+      if (this.sendScheduled) await new Promise((r) => setTimeout(r, this.publishDelayMs));
+      await this.sending;
+      if (this.toMark.length && !this.marking) this.startMarking();
+      await this.marking;
+    }
+  }
+
+  /** Marks are written in lots: at once when `markBatch` wait, else after `markDelayMs`. */
+  private queueMarks(): void {
+    if (this.marking) return;
+    if (this.toMark.length >= this.markBatch) this.startMarking();
+    else this.markTimer ??= setTimeout(() => this.startMarking(), this.markDelayMs);
+  }
+
+  private startMarking(): void {
+    if (this.markTimer) clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    this.marking ??= this.mark();
+  }
+
+  /** Direct path: send what was handed over, lot by lot (each pipelined), then queue the marks. */
+  private async send(): Promise<void> {
+    try {
+      while (this.toSend.length) {
+        const lot = this.toSend;
+        this.toSend = [];
+        const results = await Promise.allSettled(lot.map((r) => this.bus.publish(r.subject, encodeJson(r.payload), r.msgId)));
+        const failed = results.filter((x) => x.status === 'rejected').length;
+        if (failed) {
+          this.log.warn({ err: (results.find((x) => x.status === 'rejected') as PromiseRejectedResult).reason, failed }, 'outbox: direct publish failed; the relay retries');
+          this.kick();
+        }
+        for (let i = 0; i < lot.length; i++) if (results[i]!.status === 'fulfilled') this.toMark.push(lot[i]!.id);
+        this.queueMarks();
+      }
+    } finally {
+      this.sending = undefined;
+    }
+  }
+
+  /** Direct path: mark what was published, one statement per lot. */
+  private async mark(): Promise<void> {
+    try {
+      while (this.toMark.length) {
+        const ids = this.toMark;
+        this.toMark = [];
+        try {
+          await this.store.markPublished!(ids);
+        } catch (err) {
+          // Unmarked rows are published again by the relay after the grace period; the bus drops the duplicates.
+          this.log.warn({ err, rows: ids.length }, 'outbox: marking published rows failed');
+        }
+      }
+    } finally {
+      this.marking = undefined;
+      if (this.toMark.length) this.queueMarks();
     }
   }
 
@@ -97,9 +233,11 @@ export class OutboxRelay {
   private async tick(): Promise<void> {
     if (this.running) return;
     let published = 0;
+    const minAgeMs = this.eager ? 0 : this.graceMs;
+    this.eager = false;
     this.running = (async () => {
       try {
-        published = await this.runOnce();
+        published = await this.runOnce(minAgeMs);
       } catch (err) {
         this.log.warn({ err }, 'outbox relay batch failed; will retry');
       }

@@ -126,3 +126,31 @@ it('hands each work item to one of two competing consumers and redelivers an una
   await b.close();
   expect(seen.sort()).toEqual(['w1:1', 'w2:0', 'w3:0']);
 });
+
+it('publishes committed rows directly with their ids, marks them in one statement, and the relay leaves young rows alone', async () => {
+  await sqlRows(ds, 'DELETE FROM outbox');
+  const rows = await ds.transaction((m) =>
+    appendOutbox(
+      m,
+      [10, 11].map((seq) => ({ subject: subjects.run('r2', `e${seq}`), payload: { seq }, msgId: `run:r2:${seq}` })),
+    ),
+  );
+  const stored = await sqlRows(ds, 'SELECT id::text AS id, msg_id FROM outbox ORDER BY id');
+  expect(rows.map((r) => [r.id, r.msgId])).toEqual(stored.map((r) => [r.id, r.msg_id]));
+
+  const store = new PgOutboxStore(ds, 'kit_test');
+  // Young rows are the committer's: a relay batch with a grace period does not take them; one without does.
+  expect(await store.withBatch(10, async (batch) => batch.map((r) => r.id), 60_000)).toBe(0);
+  const relay = new OutboxRelay(store, bus, log, { intervalMs: 60_000 });
+  relay.publishCommitted(rows);
+  await relay.flushDirect();
+  const marked = await sqlRows(ds, 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NOT NULL');
+  expect(marked[0].n).toBe(2);
+  expect(await store.withBatch(10, async (batch) => batch.map((r) => r.id))).toBe(0);
+
+  const received: BusMessage[] = [];
+  const sub = await bus.subscribe(subjects.runAll('r2'), (m) => received.push(m));
+  for (let i = 0; i < 50 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+  await sub.close();
+  expect(received.map((m) => decodeJson<{ seq: number }>(m.data).seq)).toEqual([10, 11]);
+});

@@ -78,8 +78,8 @@ describe('tool HITL', () => {
     const run = await c.waitForEnd(dana, runId);
     expect(run.status).toBe('completed');
     expect(node(run, 'mail_agent_0__approval').output).toMatchObject({ approved: true, intent: 'enhance', effective_task: res.body.approval.effective_task, tool_names: ['send_email'] });
-    // No capability executor exists yet: the approved agent was attempted (not short-circuited) and skipped by its error policy.
-    expect(node(run, 'mail_agent_0').error).toContain('is not supported by this orchestrator yet (node mail_agent_0)');
+    // The approved agent was attempted (not short-circuited): nothing is registered for it, so its error policy skipped it.
+    expect(node(run, 'mail_agent_0').error).toContain("capability 'mail_agent' is not registered in the capability registry");
   });
 
   it('override instructions replace the task', async () => {

@@ -10,6 +10,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, 
 import { orchestrator, planner, type common } from '@af/contracts';
 import { AppError, call, createGrpcClient, followRunFrames, type Closeable } from '@af/service-kit';
 import type { Request, Response } from 'express';
+import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { DeregisterQuery, FlexJsonObjectSchema, HeartbeatBodySchema, ListCapabilitiesQuery, ListFacetsQuery, PlanQuery, UpsertFacetsSchema } from './flex.schemas.js';
@@ -275,7 +276,7 @@ export class FlexController {
         return events.map((e) => ({ ...e, seq: Number(e.seq), payload: e.payload ?? {}, ...(e.nodeId ? { nodeId: e.nodeId } : {}) }));
       },
       onFrame: (f) => {
-        if (f.type !== 'start') write(f.type, f.payload, String(f.seq), f.timestamp, f.nodeId, String(f.seq));
+        if (f.type !== 'start') write(f.type, f.payload, String(f.seq), isoTimestamp(f.timestamp), f.nodeId, String(f.seq));
       },
       onEnd: end,
     });

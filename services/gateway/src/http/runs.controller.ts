@@ -4,6 +4,7 @@ import { call, AppError, followRunFrames, type Closeable } from '@af/service-kit
 import { orchestrator, type common } from '@af/contracts';
 import type { Request, Response } from 'express';
 import { parseLastEventId } from '@af/service-kit';
+import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ListRunsQuery, ReplanRunSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
@@ -188,7 +189,7 @@ export class RunsController {
 
 /** The seeds' frame: `{type, id, timestamp, payload, runId, nodeId?}`. */
 function toSseFrame(f: WireFrame) {
-  return { type: f.type, id: String(f.seq), timestamp: f.timestamp, payload: f.payload, runId: f.runId, ...(f.nodeId ? { nodeId: f.nodeId } : {}) };
+  return { type: f.type, id: String(f.seq), timestamp: isoTimestamp(f.timestamp), payload: f.payload, runId: f.runId, ...(f.nodeId ? { nodeId: f.nodeId } : {}) };
 }
 
 /** The seed's execution routes (agent-factory-architecture.md §3) over the same runs. */

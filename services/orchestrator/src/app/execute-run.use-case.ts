@@ -34,7 +34,7 @@ import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } f
 import { rollbackNode, rollbackOrder, type RollbackState } from '../domain/rollback.js';
 import { TERMINAL_RUN, type NodeState, type Run, type RunStatus } from '../domain/run-state.js';
 import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks, type StateLookup } from '../domain/scheduler.js';
-import { levelScope, runVars } from '../domain/scope.js';
+import { LevelScopes, OutputMap, runVars } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, resolveSubflow, resolveWaiting, WaitFor, type ChildRun } from '../domain/waiting.js';
 import { LeaseLostError, type Frame, type RunExecutionStore } from '../infra/run-execution.store.js';
@@ -54,6 +54,8 @@ export interface ExecuteRunOptions {
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 /** A request-side replan or policy gate hands a running run back to the queue; this many immediate re-takes at most. */
 const MAX_RETAKES = 3;
+/** Runs this process finished, remembered so a late work item for one of them costs no query. */
+const FINISHED_MEMORY = 4096;
 
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
 /** While a level has waiting nodes and work in flight, re-check them this often (a decision or a child's end may arrive). */
@@ -77,7 +79,7 @@ interface Execution {
   /** By instance id. */
   states: Map<string, NodeState>;
   /** By instance id (and `<map instance>#items`). */
-  outputs: Map<string, unknown>;
+  outputs: OutputMap;
   slots: Semaphore;
   signal: AbortSignal;
   isLost: () => boolean;
@@ -108,7 +110,12 @@ export class ExecuteRun {
   private stopping = false;
   /** Runs executing in this process: the lease is per replica, so a second work item for one of them is dropped here. */
   private readonly active = new Set<string>();
+  /** Active runs queued again meanwhile (a resume, a replan): looked at again when their execution here ends. */
+  private readonly requeued = new Set<string>();
+  /** Runs that finished here, oldest first (bounded). */
+  private readonly finished = new Set<string>();
   private readonly bodyFallbacks = new WeakMap<PlanNode, Map<string, string[]>>();
+  private readonly scopes = new LevelScopes<Level>();
 
   constructor(
     private readonly repo: RunRepository,
@@ -125,17 +132,29 @@ export class ExecuteRun {
   }
 
   async execute(runId: string, keepAlive: () => void = () => {}): Promise<ExecuteResult> {
-    if (this.active.has(runId)) return 'not_owner';
+    if (this.active.has(runId)) {
+      this.requeued.add(runId);
+      return 'not_owner';
+    }
+    if (this.finished.has(runId)) return 'not_owner';
     this.active.add(runId);
     try {
       let result = await this.executeOwned(runId, keepAlive);
-      // A request-side replan (or policy gate) queues a running run again; its work item may have been dropped here while this execution was active.
-      for (let i = 0; result === 'lease_lost' && i < MAX_RETAKES && (await this.repo.get(runId))?.status === 'queued'; i++) {
+      // A request-side replan (or policy gate, or a resume) queues the run again; its work item (or local dispatch) may have been dropped here while this execution was active.
+      for (let i = 0; i < MAX_RETAKES; i++) {
+        const again = this.requeued.delete(runId);
+        if (result === 'finished' || result === 'stopped' || (result !== 'lease_lost' && !again)) break;
+        if ((await this.repo.get(runId))?.status !== 'queued') break;
         result = await this.executeOwned(runId, keepAlive);
+      }
+      if (result === 'finished') {
+        this.finished.add(runId);
+        if (this.finished.size > FINISHED_MEMORY) this.finished.delete(this.finished.values().next().value!);
       }
       return result;
     } finally {
       this.active.delete(runId);
+      this.requeued.delete(runId);
     }
   }
 
@@ -168,6 +187,7 @@ export class ExecuteRun {
     } finally {
       clearInterval(heartbeat);
       abort.abort();
+      this.store.discard(runId);
     }
   }
 
@@ -188,7 +208,7 @@ export class ExecuteRun {
     const x: Execution = {
       run,
       states,
-      outputs: await this.repo.outputs(run.id),
+      outputs: new OutputMap(await this.repo.outputs(run.id)),
       slots: new Semaphore(this.options.concurrency),
       signal,
       isLost,
@@ -249,12 +269,12 @@ export class ExecuteRun {
       }
       if (canStart()) {
         for (const id of unneededFallbacks(level, view, level.fallbacks)) {
-          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded');
+          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded', { defer: true });
           this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: 'primary_succeeded' });
         }
         const outputs = { get: (id: string) => x.outputs.get(id + level.suffix) };
         for (const id of routeSkips(level, view, outputs)) {
-          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN);
+          await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN, { defer: true });
           this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
         for (const node of readyNodes(level, view, new Set(inFlight.keys()), level.fallbacks)) {
@@ -305,7 +325,7 @@ export class ExecuteRun {
         return this.fail(x, level, node, attempt, toAppError(err), 'condition');
       }
       if (!pass) {
-        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false');
+        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false', { defer: true });
         this.put(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: 'condition_false' });
         return undefined;
       }
@@ -388,6 +408,8 @@ export class ExecuteRun {
             },
             primary ? primary.id + level.suffix : undefined,
             started ? undefined : { attempt, ...startPayload },
+            // A pure node (never started on its own) is computed again if this is lost: it may ride on the run's next statement.
+            { defer: !started && cacheKey === undefined },
           );
           x.outputs.set(inst, output);
           if (primary) x.outputs.set(primary.id + level.suffix, output);
@@ -594,15 +616,21 @@ export class ExecuteRun {
       const outcome = resolveWaiting(node, state, now);
       if (!outcome) continue;
       if (outcome.kind === 'complete') {
-        await this.store.nodeCompleted(run.id, owner, inst, outcome.output, {
-          attempt: state.attempt,
-          outputKey: node.outputKey ?? node.id,
-          summary: summarize(outcome.output),
-        });
+        // Decided (durably) or timed out: resolved the same way again if this is lost.
+        await this.store.nodeCompleted(
+          run.id,
+          owner,
+          inst,
+          outcome.output,
+          { attempt: state.attempt, outputKey: node.outputKey ?? node.id, summary: summarize(outcome.output) },
+          undefined,
+          undefined,
+          { defer: true },
+        );
         x.outputs.set(inst, outcome.output);
         this.put(x, inst, settled(inst, 'completed', state.attempt));
       } else if (outcome.kind === 'skip') {
-        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason);
+        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason, { defer: true });
         this.put(x, inst, { ...settled(inst, 'skipped', state.attempt), skipReason: outcome.reason });
       } else if (outcome.kind === 'rerun') {
         // A clarification was answered: the node that asked runs again (replayed with its attempt).
@@ -738,7 +766,7 @@ export class ExecuteRun {
     let state: RollbackState | null | undefined = run.rollback;
     if (!state) {
       const abort = x.abort ?? { nodeId: '', message: 'rollback requested' };
-      const completions = await this.store.completions(run.id);
+      const completions = await this.store.completions(run.id, owner);
       const order = rollbackOrder(completions, (id) => !!this.rollbackTarget(run, id));
       state = { failedNodeId: abort.nodeId, error: abort.message, order };
       await this.store.rollbackStarted(run.id, owner, state, { failedNodeId: abort.nodeId, error: abort.message, nodes: order });
@@ -860,7 +888,7 @@ export class ExecuteRun {
   }
 
   private scopeOf(x: Execution, level: Level): Scope {
-    return levelScope(level.nodes, level.suffix, level.vars, (id) => (x.outputs.has(id) ? { value: x.outputs.get(id) } : undefined), x.run.id, level.loop);
+    return this.scopes.scopeOf(level, x.outputs, x.run.id);
   }
 
   /** The level's node states by plan node id. */

@@ -1,20 +1,22 @@
 /**
  * The request side of replans and runtime policies: ReplanRun (plan version
- * N+1 from a given plan, or the run's stored playbook compiled again),
- * TriggerPolicy (a `manual` policy), and GetRun's plan history, firings and
- * policy gates. Ownership as in RunCommands: another user's run is "not found".
+ * N+1 from a given plan, or — without one — planned again: from the task
+ * envelope for a planner-made plan, from the stored playbook for a playbook
+ * run), TriggerPolicy (a `manual` policy), and GetRun's plan history,
+ * firings and policy gates. Ownership as in RunCommands: another user's run
+ * is "not found".
  */
 import { AppError, type Logger } from '@af/service-kit';
 import { firingKey, gateId, isGateId, triggeredPayload } from '../domain/policy-evaluation.js';
 import { TERMINAL_RUN, type Run, type RunView } from '../domain/run-state.js';
 import type { RuntimePolicy } from '../domain/runtime-policy.js';
-import type { PlaybookPlanLoader } from '../infra/planner.client.js';
+import type { FlexReplanner, PlaybookPlanLoader } from '../infra/planner.client.js';
 import type { PolicyStore } from '../infra/policy.store.js';
 import type { Frame } from '../infra/run-execution.store.js';
 import type { RunRepository } from '../infra/run.repository.js';
-import { policyGateRequest } from './policy-gate.js';
+import { openPolicyGate, policyGateRequest, registerPolicyGate, type GateHitl } from './policy-gate.js';
 import { missingInputs, parsePlan } from './run-commands.js';
-import type { PlanSource } from './run-policies.js';
+import { lockedNodeIds, type PlanSource } from './run-policies.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,12 +46,35 @@ export function playbookPlanSource(load: PlaybookPlanLoader): PlanSource {
   };
 }
 
+/** The task envelope a planner-made plan was planned from (`metadata.flex.envelope`, set by PlanTask), if any. */
+export function flexEnvelope(plan: Pick<Run['plan'], 'metadata'>): Record<string, unknown> | undefined {
+  const flex = plan.metadata?.flex;
+  if (!flex || typeof flex !== 'object' || Array.isArray(flex)) return undefined;
+  const envelope = (flex as Record<string, unknown>).envelope;
+  return envelope && typeof envelope === 'object' && !Array.isArray(envelope) ? (envelope as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A planner-made run is planned again by the planner (PlanTask with the
+ * envelope, the current plan version and its locked nodes, and the trigger);
+ * any other run goes to `otherwise`.
+ */
+export function flexPlanSource(replan: FlexReplanner, otherwise: PlanSource): PlanSource {
+  return async (run, ctx) => {
+    const envelope = flexEnvelope(run.plan);
+    if (!envelope) return otherwise(run, ctx);
+    return replan(run.userId, { envelope, previousPlan: { ...run.plan, version: run.planVersion }, completedNodeIds: ctx.completedNodeIds, trigger: ctx.trigger });
+  };
+}
+
 export class PolicyCommands {
   constructor(
     private readonly repo: RunRepository,
     private readonly store: PolicyStore,
     private readonly planSource: PlanSource,
     private readonly log: Logger,
+    /** The approval service: a manual hitl opens a `policy_hitl` request there (absent: the gate waits in the orchestrator). */
+    private readonly hitl?: GateHitl,
   ) {}
 
   /** GetRun: the run with its plan history, policy firings and policy gates. */
@@ -78,7 +103,7 @@ export class PolicyCommands {
       firing = { policy, key: await this.manualKey(runId, policy.id, cmd.idempotencyKey) };
     }
     const rationale = cmd.rationale || (firing?.policy.action.type === 'replan' ? firing.policy.action.rationale : undefined) || undefined;
-    const plan = parsePlan(cmd.plan ?? (await this.planSource(run)));
+    const plan = parsePlan(cmd.plan ?? (await this.planSource(run, await this.replanContext(run, firing ? 'manual' : 'api', firing?.policy.id, rationale))));
     const missing = missingInputs(plan, run.inputs);
     if (missing.length) {
       throw new AppError('INVALID_ARGUMENT', `the new plan needs input(s) the run does not have: ${missing.join(', ')}`, {
@@ -125,16 +150,28 @@ export class PolicyCommands {
     if (action.type === 'replan') return this.replan(userId, runId, { rationale: '', policyId: '', expectedPlanVersion: 0, idempotencyKey }, { policy, key });
     const frames: Frame[] = [];
     let gate: string | undefined;
+    let request: Awaited<ReturnType<typeof openPolicyGate>> | undefined;
     if (action.type === 'emit') frames.push({ type: action.event, payload: { policyId: policy.id, ...(action.payload ?? {}) } });
     if (action.type === 'pause') frames.push({ type: 'log', payload: { event: 'paused', by: `policy:${policy.id}`, reason: action.reason ?? null } });
     if (action.type === 'hitl') {
       gate = gateId(key);
-      frames.push(policyGateRequest(gate, { policyId: policy.id, trigger: 'manual', action, runContext: run.runContext }));
+      const input = { policyId: policy.id, trigger: 'manual', action, runContext: run.runContext };
+      // The request first (idempotent by run and gate), so the frame names it; the gate is registered on it once recorded.
+      if (this.hitl) request = await openPolicyGate(this.hitl, run, gate, input);
+      frames.push(policyGateRequest(gate, input, request));
     }
     const payload = triggeredPayload(policy, key, action, { by: userId });
     const { children } = await this.store.triggerManual(runId, { key, policyId: policy.id, trigger: { ...policy.trigger }, action, payload }, frames, gate);
+    if (request && gate) await registerPolicyGate(this.hitl!, runId, gate, request);
     await this.cancelChildren(runId, children);
     return this.fullView(runId);
+  }
+
+  /** What the plan source knows of a request-side replan: the locked nodes, and who asked. */
+  private async replanContext(run: Run, source: 'manual' | 'api', policyId: string | undefined, rationale: string | undefined) {
+    const states = await this.repo.nodeStates(run.id);
+    const outputs = await this.repo.outputs(run.id);
+    return { completedNodeIds: lockedNodeIds(run, states, outputs), trigger: { source, ...(policyId ? { policyId } : {}), ...(rationale ? { rationale } : {}) } };
   }
 
   private manualPolicy(run: Run, policyId: string): RuntimePolicy {

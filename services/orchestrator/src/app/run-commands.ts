@@ -133,7 +133,7 @@ export class RunCommands {
     // A decision on a runtime policy's hitl gate (policy-gate.ts) rather than on an approval node.
     const gate = input.decision ? await policyGateFor(this.repo, runId, input.nodeId) : null;
     if (gate) {
-      await decidePolicyGate(this.repo, runId, run.status, gate, { decision: input.decision!, instructions: input.instructions, decidedBy: userId });
+      await decidePolicyGate(this.repo, runId, run.status, gate, { decision: input.decision!, instructions: input.instructions, decidedBy: userId }, this.approvals);
       return (await this.repo.view(runId))!;
     }
     let decide: Parameters<RunRepository['resume']>[1] = null;

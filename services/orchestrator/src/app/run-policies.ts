@@ -6,14 +6,17 @@
  * run never fires it again) and applies the action:
  *
  * - `emit`: its custom frame, in the same statement; the run goes on.
- * - `hitl`: a gate opens at once (policy-gate.ts); no new node starts until a
+ * - `hitl`: a gate opens at once (policy-gate.ts: a `policy_hitl` request in
+ *   the approval service when one is configured); no new node starts until a
  *   person decides — approve runs `approveAction` (default: go on), reject
- *   runs `rejectAction` (default: fail).
+ *   (or a request that timed out or expired) runs `rejectAction` (default:
+ *   fail).
  * - `fail`, `pause`, `replan`: recorded pending; no new node starts, and once
  *   nothing is in flight (a safe point) the engine applies it. A replan asks
- *   the plan source (a stored playbook, compiled again by the planner) for
- *   plan version N+1 with completed nodes locked; without one the run pauses
- *   with `plan_rejected` until ReplanRun brings a plan.
+ *   the plan source for plan version N+1 with completed nodes locked — the
+ *   planner's PlanTask for a planner-made (flex) plan, a stored playbook
+ *   compiled again for a playbook run; without one the run pauses with
+ *   `plan_rejected` until ReplanRun brings a plan.
  */
 import type { PlanGraph } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
@@ -30,19 +33,32 @@ import {
   policyVars,
   selectorMatches,
   triggeredPayload,
+  validationSubjects,
   type PolicyFacts,
 } from '../domain/policy-evaluation.js';
+import type { RequestView } from '../domain/human-request.js';
 import type { NodeState, PolicyFiring, Run } from '../domain/run-state.js';
 import type { PolicyAction, RuntimePolicy } from '../domain/runtime-policy.js';
 import { runInputsWithDefaults } from '../domain/scope.js';
 import type { PolicyStore } from '../infra/policy.store.js';
 import type { Frame, RunExecutionStore } from '../infra/run-execution.store.js';
 import { finalOutput, type RunRepository } from '../infra/run.repository.js';
-import { policyGateRequest } from './policy-gate.js';
+import { gateOutcome, openPolicyGate, policyGateRequest, registerPolicyGate, type GateHitl } from './policy-gate.js';
 import { missingInputs, parsePlan } from './run-commands.js';
 
-/** Where a policy's replan gets its new plan (the IR object shape, parsed here). */
-export type PlanSource = (run: Run) => Promise<unknown>;
+/** What a replan knows besides the run: its completed (locked) top-level nodes, and why it was asked for. */
+export interface ReplanContext {
+  completedNodeIds: string[];
+  trigger: Record<string, unknown>;
+}
+
+/** Where a replan gets its new plan (the IR object shape, parsed by the caller). */
+export type PlanSource = (run: Run, ctx: ReplanContext) => Promise<unknown>;
+
+/** Top-level plan nodes the next plan version must keep: completed ones, and failed primaries whose fallback's output stands in (domain/replan.ts). */
+export function lockedNodeIds(run: Pick<Run, 'plan'>, states: ReadonlyMap<string, Pick<NodeState, 'status'>>, outputIds: { has(id: string): boolean }): string[] {
+  return run.plan.nodes.filter((n) => states.get(n.id)?.status === 'completed' || (states.get(n.id)?.status === 'failed' && outputIds.has(n.id))).map((n) => n.id);
+}
 
 /** The policy state of one execution of a run. */
 export interface PolicyRuntime {
@@ -84,6 +100,8 @@ export class RunPolicies {
     private readonly planSource: PlanSource,
     private readonly owner: string,
     private readonly log: Logger,
+    /** The approval service: hitl gates are `policy_hitl` requests there (absent: they wait in the orchestrator). */
+    private readonly hitl?: GateHitl,
   ) {}
 
   /** The policy state of a run about to execute (no query when it has neither policies nor gates). */
@@ -96,7 +114,26 @@ export class RunPolicies {
     const validationAccepted = firings.some(
       (f) => f.trigger.kind === 'onValidationFail' && f.action.type === 'hitl' && !f.action.approveAction && states.get(gateId(f.key))?.status === 'completed',
     );
+    for (const gate of gates) if (!states.get(gate)?.decision) await this.adoptGate(run, gate, fired.get(keyOfGate(gate)));
     return { policies, fired, pending: firings.filter((f) => f.status === 'pending'), seen: new Set(), validationAccepted, gates };
+  }
+
+  /**
+   * An undecided gate that waits for no request (the process stopped between
+   * recording the gate and registering its request, or the gate is older than
+   * the approval service) is registered on its request, opened again
+   * idempotently. A failure leaves the gate as it is: ResumeRun still decides
+   * it directly.
+   */
+  private async adoptGate(run: Run, gate: string, firing: PolicyFiring | undefined): Promise<void> {
+    if (!this.hitl || firing?.action.type !== 'hitl') return;
+    try {
+      if (await this.hitl.waits.requestOf(run.id, gate)) return;
+      const request = await openPolicyGate(this.hitl, run, gate, { policyId: firing.policyId, trigger: String(firing.trigger.kind ?? ''), action: firing.action, runContext: run.runContext });
+      await registerPolicyGate(this.hitl, run.id, gate, request);
+    } catch (err) {
+      this.log.warn({ err, runId: run.id, gate }, 'policy gate not registered with the approval service; ResumeRun still decides it');
+    }
   }
 
   /** No new node may start: a halting action waits for a safe point, or a gate for a person. */
@@ -167,10 +204,15 @@ export class RunPolicies {
     let before: Frame[] = [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }];
     let fired = false;
     for (const p of candidates) {
-      const evaluation = conditionHolds(p.trigger.kind === 'onValidationFail' ? p.trigger.condition : undefined, { ...policyVars(this.facts(x, { errors })), output });
+      if (p.trigger.kind !== 'onValidationFail') continue;
+      // With a selector, only errors about the selected nodes' outputs count (and the condition sees only those).
+      const subjects = p.trigger.selector ? validationSubjects(p.trigger, errors as Array<{ path?: unknown }>, x.run.plan.nodes) : undefined;
+      if (subjects && !subjects.nodeIds.length) continue;
+      const seen = subjects ? subjects.errors : errors;
+      const evaluation = conditionHolds(p.trigger.condition, { ...policyVars(this.facts(x, { errors: seen })), output });
       if (evaluation.error) await this.conditionError(x, p, null, evaluation.error);
       if (!evaluation.fire) continue;
-      await this.fire(x, p, p.id, { errors: errors.length }, before);
+      await this.fire(x, p, p.id, { errors: seen.length, ...(subjects ? { nodeIds: subjects.nodeIds } : {}) }, before);
       before = [];
       fired = true;
     }
@@ -190,7 +232,7 @@ export class RunPolicies {
       for (const gate of open) {
         const row = fresh.get(gate);
         if (!row?.decision) continue;
-        await this.closeGate(x, gate, row.decision.decision === 'approve', row.decision.decidedBy);
+        await this.closeGate(x, gate, gateOutcome(gate, row.decision));
       }
     }
     const next = x.policy.pending[0];
@@ -217,7 +259,7 @@ export class RunPolicies {
     await this.store.frames(run.id, this.owner, [{ type: 'plan_requested', payload: { previousVersion: run.planVersion, trigger } }]);
     let plan: PlanGraph;
     try {
-      plan = parsePlan(await this.planSource(run));
+      plan = parsePlan(await this.planSource(run, { completedNodeIds: lockedNodeIds(run, x.states, x.outputs), trigger }));
       const missing = missingInputs(plan, run.inputs);
       if (missing.length) throw new AppError('INVALID_ARGUMENT', `the new plan needs input(s) the run does not have: ${missing.join(', ')}`, { violations: missing.map((m) => ({ field: `inputs.${m}`, reason: 'is required by the new plan' })) });
     } catch (err) {
@@ -254,12 +296,13 @@ export class RunPolicies {
     if (f) x.policy.fired.set(key, { ...f, status: 'applied' });
   }
 
-  private async closeGate(x: PolicyExecution, gate: string, approved: boolean, decidedBy: string): Promise<void> {
+  private async closeGate(x: PolicyExecution, gate: string, outcome: { approved: boolean; decidedBy: string; reason: string }): Promise<void> {
+    const { approved, decidedBy } = outcome;
     const key = keyOfGate(gate);
     const firing = x.policy.fired.get(key);
     const policy = firing ? (x.run.policies ?? []).find((p) => p.id === firing.policyId) : undefined;
     const hitl = firing?.action.type === 'hitl' ? firing.action : undefined;
-    let follow: PolicyAction | undefined = approved ? hitl?.approveAction : (hitl?.rejectAction ?? { type: 'fail', message: `the operator (${decidedBy}) rejected gate ${gate}` });
+    let follow: PolicyAction | undefined = approved ? hitl?.approveAction : (hitl?.rejectAction ?? { type: 'fail', message: outcome.reason });
     if (!policy || !firing) follow = undefined;
     x.policy.gates.delete(gate);
     if (!follow) {
@@ -270,15 +313,26 @@ export class RunPolicies {
     }
     const followKey = followUpKey(key, approved ? 'approve' : 'reject');
     const trigger = { kind: 'hitl', decision: approved ? 'approve' : 'reject', gate, decidedBy };
-    const record = this.record(x, policy!, followKey, follow, trigger, { gate, decision: trigger.decision });
+    // A follow-up hitl opens a gate of its own.
+    const request = follow.type === 'hitl' ? await this.openGate(x, policy!.id, gateId(followKey), follow, 'hitl') : undefined;
+    const record = this.record(x, policy!, followKey, follow, trigger, { gate, decision: trigger.decision }, undefined, request);
     await this.store.gateClosed(x.run.id, this.owner, gate, approved, { firing: record.firing, frames: record.frames, ...(record.gate ? { gateId: record.gate } : {}) });
     x.states.set(gate, { ...x.states.get(gate)!, status: approved ? 'completed' : 'skipped', finishedAt: new Date() });
     this.remember(x, record);
+    if (request && record.gate) await registerPolicyGate(this.hitl!, x.run.id, record.gate, request);
+  }
+
+  /** The approval service's request behind a gate about to open (undefined without one). */
+  private async openGate(x: PolicyExecution, policyId: string, gate: string, action: Extract<PolicyAction, { type: 'hitl' }>, trigger: string, subject?: string): Promise<RequestView | undefined> {
+    if (!this.hitl) return undefined;
+    return openPolicyGate(this.hitl, x.run, gate, { policyId, trigger, action, runContext: x.run.runContext, ...(subject ? { subject } : {}) });
   }
 
   /** Records a firing of `policy` under `key` and applies what applies at once (emit, hitl gate). */
   private async fire(x: PolicyExecution, policy: RuntimePolicy, key: string, extra: Record<string, unknown>, before: Frame[] = [], nodeId?: string): Promise<void> {
-    const record = this.record(x, policy, key, policy.action, { ...policy.trigger }, extra, nodeId);
+    // A hitl gate's request is opened first, so its hitl_request frame names it; it is registered once the gate is recorded.
+    const request = policy.action.type === 'hitl' ? await this.openGate(x, policy.id, gateId(key), policy.action, policy.trigger.kind, nodeId) : undefined;
+    const record = this.record(x, policy, key, policy.action, { ...policy.trigger }, extra, nodeId, request);
     const policyTimer = policy.trigger.kind === 'onTimeout' ? nextPolicyDeadline(x.policy.policies, x.run.createdAt, (k) => k === key || x.policy.fired.has(k)) : undefined;
     this.log.info({ runId: x.run.id, policyId: policy.id, key, action: policy.action.type }, 'runtime policy fired');
     await this.store.policyFired(x.run.id, this.owner, record.firing, [...before, ...record.frames], {
@@ -287,16 +341,17 @@ export class RunPolicies {
       nodeId: nodeId ?? null,
     });
     this.remember(x, record);
+    if (request && record.gate) await registerPolicyGate(this.hitl!, x.run.id, record.gate, request);
   }
 
-  private record(x: PolicyExecution, policy: RuntimePolicy, key: string, action: PolicyAction, trigger: Record<string, unknown>, extra: Record<string, unknown>, subject?: string) {
+  private record(x: PolicyExecution, policy: RuntimePolicy, key: string, action: PolicyAction, trigger: Record<string, unknown>, extra: Record<string, unknown>, subject?: string, request?: RequestView) {
     const status: 'pending' | 'applied' = isHalting(action) ? 'pending' : 'applied';
     const frames: Frame[] = [{ type: 'policy_triggered', payload: triggeredPayload({ id: policy.id, trigger: trigger as RuntimePolicy['trigger'] }, key, action, extra) }];
     let gate: string | undefined;
     if (action.type === 'emit') frames.push({ type: action.event, payload: { policyId: policy.id, ...(action.payload ?? {}) } });
     if (action.type === 'hitl') {
       gate = gateId(key);
-      frames.push(policyGateRequest(gate, { policyId: policy.id, trigger: String(trigger.kind), action, runContext: x.run.runContext, ...(subject ? { subject } : {}) }));
+      frames.push(policyGateRequest(gate, { policyId: policy.id, trigger: String(trigger.kind), action, runContext: x.run.runContext, ...(subject ? { subject } : {}) }, request));
     }
     return { firing: { key, policyId: policy.id, trigger, action, status }, frames, gate };
   }

@@ -12,6 +12,7 @@ import {
   policyVars,
   selectorMatches,
   triggeredPayload,
+  validationSubjects,
 } from './policy-evaluation.js';
 import type { RuntimePolicy } from './runtime-policy.js';
 
@@ -58,6 +59,35 @@ describe('conditions and selectors', () => {
     expect(selectorMatches(t({ kind: 'llm' }), node)).toBe(false);
     expect(selectorMatches(t({ capabilityId: 'qa.review' }), node)).toBe(false);
     expect(selectorMatches(t({ capabilityId: 'qa.review' }), { ...node, capabilityId: 'qa.review' })).toBe(true);
+  });
+});
+
+describe('validationSubjects (onValidationFail with a selector)', () => {
+  const nodes = [
+    { id: 'fetch', kind: 'tool', outputKey: 'rows' },
+    { id: 'draft', kind: 'capability', capabilityId: 'writer.Copy' },
+    { id: 'a/b', kind: 'tool' },
+  ];
+  const errors = [
+    { path: '/rows/0/name', keyword: 'required', message: 'x' },
+    { path: '/draft/title', keyword: 'minLength', message: 'y' },
+    { path: '/', keyword: 'type', message: 'z' },
+    { path: '/draft', keyword: 'type', message: 'w' },
+    { path: '/a~1b', keyword: 'type', message: 'v' },
+    { path: '/unknown', keyword: 'required', message: 'u' },
+    { keyword: 'odd' },
+  ];
+  const t = (selector: object) => ({ kind: 'onValidationFail' as const, selector });
+
+  it('keeps the errors about the selected nodes’ outputs (by output key, the pointer’s first segment)', () => {
+    expect(validationSubjects(t({ nodeId: 'fetch' }), errors, nodes)).toEqual({ nodeIds: ['fetch'], errors: [errors[0]] });
+    expect(validationSubjects(t({ capabilityId: 'writer.Copy' }), errors, nodes)).toEqual({ nodeIds: ['draft'], errors: [errors[1], errors[3]] });
+    expect(validationSubjects(t({ kind: 'tool' }), errors, nodes)).toEqual({ nodeIds: ['fetch', 'a/b'], errors: [errors[0], errors[4]] });
+  });
+
+  it('errors about the whole output, unknown keys or without a pointer concern no node', () => {
+    expect(validationSubjects(t({ kind: 'map' }), errors, nodes)).toEqual({ nodeIds: [], errors: [] });
+    expect(validationSubjects(t({ nodeId: 'fetch' }), [errors[2]!, errors[5]!, errors[6]!], nodes)).toEqual({ nodeIds: [], errors: [] });
   });
 });
 

@@ -68,14 +68,39 @@ export function conditionHolds(condition: PolicyCondition | undefined, vars: Rec
   }
 }
 
-/** An onNodeComplete policy's selector matches the node (by base id for map iteration instances). */
-export function selectorMatches(trigger: Extract<PolicyTrigger, { kind: 'onNodeComplete' }>, node: NonNullable<PolicyFacts['node']>): boolean {
+/** An onNodeComplete (or onValidationFail) policy's selector matches the node (by base id for map iteration instances). */
+export function selectorMatches(trigger: Extract<PolicyTrigger, { kind: 'onNodeComplete' | 'onValidationFail' }>, node: Pick<NonNullable<PolicyFacts['node']>, 'nodeId' | 'kind' | 'capabilityId'>): boolean {
   const s = trigger.selector;
   if (!s) return true;
   if (s.nodeId !== undefined && s.nodeId !== node.nodeId) return false;
   if (s.kind !== undefined && s.kind !== node.kind) return false;
   if (s.capabilityId !== undefined && s.capabilityId !== node.capabilityId) return false;
   return true;
+}
+
+/**
+ * An onValidationFail policy with a selector looks at the output contract's
+ * errors about what the selected top-level nodes produced: an error is about
+ * the node whose output key is the first segment of its JSON pointer (the
+ * final output is keyed by output key). Errors about the output as a whole
+ * (pointer `/`) concern no node.
+ */
+export function validationSubjects<E extends { path?: unknown }>(
+  trigger: Extract<PolicyTrigger, { kind: 'onValidationFail' }>,
+  errors: readonly E[],
+  nodes: readonly { id: string; kind: string; capabilityId?: string | undefined; outputKey?: string | undefined }[],
+): { nodeIds: string[]; errors: E[] } {
+  const byKey = new Map(nodes.map((n) => [n.outputKey ?? n.id, n]));
+  const nodeIds = new Set<string>();
+  const matched: E[] = [];
+  for (const e of errors) {
+    const first = typeof e.path === 'string' ? e.path.split('/')[1] : undefined;
+    const node = first ? byKey.get(first.replace(/~1/g, '/').replace(/~0/g, '~')) : undefined;
+    if (!node || !selectorMatches(trigger, { nodeId: node.id, kind: node.kind, ...(node.capabilityId ? { capabilityId: node.capabilityId } : {}) })) continue;
+    nodeIds.add(node.id);
+    matched.push(e);
+  }
+  return { nodeIds: [...nodeIds], errors: matched };
 }
 
 /** An onMetricBelow policy's metric, when it reads as a finite number. */

@@ -97,7 +97,7 @@ describe('parseRuntimePolicies', () => {
       { id: 'met', trigger: { kind: 'onMetricBelow', metric: 'a..b' }, action: { type: 'fail' } },
       { id: 'emit1', trigger: { kind: 'onStart' }, action: { type: 'emit', event: 'complete' } },
       { id: 'emit2', trigger: { kind: 'onStart' }, action: { type: 'emit', event: 'Bad.Name', payload: [1] } },
-      { id: 'val', trigger: { kind: 'onValidationFail', selector: { kind: 'tool' } }, action: { type: 'fail' } },
+      { id: 'val', trigger: { kind: 'onValidationFail', selector: { nodeId: 'visit', kind: 'tool' } }, action: { type: 'fail' } },
       { id: 'extra', trigger: { kind: 'onStart', when: 1 }, action: { type: 'fail', note: 'x' }, priority: 1 },
       'not an object',
     ]);
@@ -116,7 +116,7 @@ describe('parseRuntimePolicies', () => {
       'policies[7].action.event',
       'policies[8].action.event',
       'policies[8].action.payload',
-      'policies[9].trigger.selector',
+      'policies[9].trigger.selector.nodeId',
       'policies[10].priority',
       'policies[10].trigger.when',
       'policies[10].action.note',
@@ -126,6 +126,38 @@ describe('parseRuntimePolicies', () => {
     expect(v[3]!.suggestedFix).toBe('fail');
     expect(v[4]).toMatchObject({ reason: 'the plan has no node "fetcj"', suggestedFix: 'fetch' });
     expect(v[10]!.reason).toContain('a frame the engine emits itself');
+  });
+
+  it('onValidationFail takes a selector (flex seed §5.3 PolicyTrigger): nodeId, kind, capabilityId; its bad fields are named', () => {
+    const r = parseRuntimePolicies(
+      [
+        { id: 'fetch_bad', trigger: { kind: 'onValidationFail', selector: { nodeId: 'fetch' } }, action: { type: 'replan' } },
+        { id: 'maps_bad', trigger: { kind: 'onValidationFail', selector: { kind: 'map', capabilityId: 'writer.Copy' }, condition: 'run.completed > 0' }, action: { type: 'fail' } },
+      ],
+      plan,
+    );
+    if (!('policies' in r)) throw new Error(JSON.stringify(r.violations));
+    expect(r.policies.map((p) => p.trigger)).toEqual([
+      { kind: 'onValidationFail', selector: { nodeId: 'fetch' } },
+      { kind: 'onValidationFail', selector: { kind: 'map', capabilityId: 'writer.Copy' }, condition: { dsl: 'run.completed > 0' } },
+    ]);
+    const v = violations([
+      { id: 'a', trigger: { kind: 'onValidationFail', selector: { nodeId: 'fecth' } }, action: { type: 'fail' } },
+      { id: 'b', trigger: { kind: 'onValidationFail', selector: { kind: 'robot', capabilityId: '' } }, action: { type: 'fail' } },
+      { id: 'c', trigger: { kind: 'onValidationFail', selector: 'fetch' }, action: { type: 'fail' } },
+      { id: 'd', trigger: { kind: 'onValidationFail', selector: { nodeId: 'visit' } }, action: { type: 'fail' } },
+      { id: 'e', trigger: { kind: 'onValidationFail', selector: { relation: 'next' } }, action: { type: 'fail' } },
+    ]);
+    expect(v.map((x) => [x.field, x.code])).toEqual([
+      ['policies[0].trigger.selector.nodeId', 'invalid_policy'],
+      ['policies[1].trigger.selector.kind', 'invalid_policy'],
+      ['policies[1].trigger.selector.capabilityId', 'invalid_policy'],
+      ['policies[2].trigger.selector', 'invalid_policy'],
+      ['policies[3].trigger.selector.nodeId', 'invalid_policy'],
+      ['policies[4].trigger.selector.relation', 'deprecated_selector'],
+    ]);
+    expect(v[0]).toMatchObject({ reason: 'the plan has no node "fecth"', suggestedFix: 'fetch' });
+    expect(v[4]!.reason).toBe("visit is inside a map body: the output contract checks the final output, which holds top-level nodes' outputs");
   });
 
   it('a selector may name a node inside a map body', () => {

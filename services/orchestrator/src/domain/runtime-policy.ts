@@ -36,7 +36,7 @@ export interface PolicyCondition {
 export type PolicyTrigger =
   | { kind: 'onStart' }
   | { kind: 'onNodeComplete'; selector?: NodeSelector; condition?: PolicyCondition }
-  | { kind: 'onValidationFail'; condition?: PolicyCondition }
+  | { kind: 'onValidationFail'; selector?: NodeSelector; condition?: PolicyCondition }
   | { kind: 'onTimeout'; ms: number }
   | { kind: 'onMetricBelow'; metric: string; threshold: number }
   | { kind: 'manual' };
@@ -112,6 +112,7 @@ export function parseRuntimePolicies(raw: unknown, plan: Pick<PlanGraph, 'nodes'
   const out: PolicyViolation[] = [];
   if (raw.length > MAX_POLICIES) out.push({ field, reason: `at most ${MAX_POLICIES} policies per run, got ${raw.length}`, code: 'invalid_policy' });
   const nodeIds = allNodeIds(plan.nodes);
+  const topIds = new Set(plan.nodes.map((n) => n.id));
   const seen = new Set<string>();
   const policies: RuntimePolicy[] = [];
   raw.slice(0, MAX_POLICIES).forEach((entry, i) => {
@@ -124,7 +125,7 @@ export function parseRuntimePolicies(raw: unknown, plan: Pick<PlanGraph, 'nodes'
     else if (seen.has(id)) bad(`${at}.id`, `'${id}' is used by another policy`);
     else seen.add(id);
     if (entry.enabled !== undefined && typeof entry.enabled !== 'boolean') bad(`${at}.enabled`, 'must be true or false');
-    const trigger = parseTrigger(entry.trigger, `${at}.trigger`, nodeIds, bad);
+    const trigger = parseTrigger(entry.trigger, `${at}.trigger`, nodeIds, topIds, bad);
     const action = parseAction(entry.action, `${at}.action`, 0, bad);
     if (trigger && action && typeof id === 'string') policies.push({ id, enabled: entry.enabled !== false, trigger, action });
   });
@@ -133,7 +134,7 @@ export function parseRuntimePolicies(raw: unknown, plan: Pick<PlanGraph, 'nodes'
 
 type Bad = (field: string, reason: string, extra?: Partial<PolicyViolation>) => void;
 
-function parseTrigger(raw: unknown, at: string, nodeIds: ReadonlySet<string>, bad: Bad): PolicyTrigger | undefined {
+function parseTrigger(raw: unknown, at: string, nodeIds: ReadonlySet<string>, topIds: ReadonlySet<string>, bad: Bad): PolicyTrigger | undefined {
   if (!isObject(raw)) {
     bad(at, `must be an object {kind, …}; kind is one of ${TRIGGER_KINDS.join(', ')}`);
     return undefined;
@@ -161,12 +162,14 @@ function parseTrigger(raw: unknown, at: string, nodeIds: ReadonlySet<string>, ba
       return before.n ? undefined : { kind, ...(selector ? { selector } : {}), ...(condition ? { condition } : {}) };
     }
     case 'onValidationFail': {
-      if (raw.selector !== undefined) {
-        track(`${at}.selector`, "onValidationFail watches the run's output contract (validation_error scope output_contract); a node selector does not apply");
-      }
+      // A selector narrows the output contract's errors to those about the selected nodes' outputs (policy-evaluation.ts validationSubjects).
       unknownKeys(raw, ['kind', 'selector', 'condition'], at, track);
+      const selector = raw.selector === undefined ? undefined : parseSelector(raw.selector, `${at}.selector`, nodeIds, track);
+      if (selector?.nodeId !== undefined && !topIds.has(selector.nodeId)) {
+        track(`${at}.selector.nodeId`, `${selector.nodeId} is inside a map body: the output contract checks the final output, which holds top-level nodes' outputs`);
+      }
       const condition = raw.condition === undefined ? undefined : parseCondition(raw.condition, `${at}.condition`, track);
-      return before.n ? undefined : { kind, ...(condition ? { condition } : {}) };
+      return before.n ? undefined : { kind, ...(selector ? { selector } : {}), ...(condition ? { condition } : {}) };
     }
     case 'onTimeout': {
       unknownKeys(raw, ['kind', 'ms'], at, track);

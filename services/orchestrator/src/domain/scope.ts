@@ -45,3 +45,88 @@ export function levelScope(
 export function buildScope(plan: PlanGraph, inputs: Record<string, unknown>, outputs: ReadonlyMap<string, unknown>, runId: string): Scope {
   return levelScope(plan.nodes, '', runVars(plan, inputs), (id) => (outputs.has(id) ? { value: outputs.get(id) } : undefined), runId);
 }
+
+/**
+ * Node outputs by instance id that also logs the order keys were set in, so
+ * a level's scope can be brought up to date from the previous one instead of
+ * being rebuilt from every node (`LevelScopes`). Entries given to the
+ * constructor are not logged (a scope built afterwards reads them).
+ */
+export class OutputMap extends Map<string, unknown> {
+  readonly log: string[] = [];
+
+  override set(key: string, value: unknown): this {
+    // The Map constructor calls set() before the field above exists.
+    this.log?.push(key);
+    return super.set(key, value);
+  }
+}
+
+interface LevelIndex {
+  /** Level nodes by instance id. */
+  byInstance: Map<string, PlanNode>;
+  /** Two nodes of the level answer to one name (id or outputKey): plan order decides, so scopes are rebuilt. */
+  ambiguous: boolean;
+}
+
+interface CachedScope {
+  outputs: OutputMap;
+  seen: number;
+  scope: Scope;
+}
+
+/**
+ * `levelScope` per graph level, kept up to date incrementally: a level's
+ * scope is rebuilt only when an output of one of its nodes was set since,
+ * and then by applying those outputs to a copy of the previous variables —
+ * O(new outputs + variables) instead of O(level nodes) lookups per node.
+ * Scopes are shared between callers: treat them as read-only.
+ */
+export class LevelScopes<L extends { nodes: readonly PlanNode[]; suffix: string; vars: Record<string, unknown>; loop?: { current: unknown; index: number } }> {
+  private readonly cache = new WeakMap<L, CachedScope>();
+  private readonly indexes = new WeakMap<L, LevelIndex>();
+
+  scopeOf(level: L, outputs: OutputMap, runId: string): Scope {
+    const cached = this.cache.get(level);
+    const seen = outputs.log.length;
+    if (cached && cached.outputs === outputs && cached.seen === seen) return cached.scope;
+    const index = this.indexOf(level);
+    let scope: Scope;
+    if (cached && cached.outputs === outputs && !index.ambiguous) {
+      let vars: Record<string, unknown> | undefined;
+      for (let i = cached.seen; i < seen; i++) {
+        const node = index.byInstance.get(outputs.log[i]!);
+        if (!node) continue;
+        vars ??= { ...cached.scope.vars };
+        const value = outputs.get(outputs.log[i]!);
+        vars[node.id] = value;
+        if (node.outputKey) vars[node.outputKey] = value;
+      }
+      scope = vars ? { ...cached.scope, vars } : cached.scope;
+    } else {
+      scope = levelScope(level.nodes, level.suffix, level.vars, (id) => (outputs.has(id) ? { value: outputs.get(id) } : undefined), runId, level.loop);
+    }
+    this.cache.set(level, { outputs, seen, scope });
+    return scope;
+  }
+
+  private indexOf(level: L): LevelIndex {
+    let index = this.indexes.get(level);
+    if (!index) {
+      const names = new Set<string>();
+      let ambiguous = false;
+      const byInstance = new Map<string, PlanNode>();
+      for (const node of level.nodes) {
+        byInstance.set(node.id + level.suffix, node);
+        for (const name of node.outputKey && node.outputKey !== node.id ? [node.id, node.outputKey] : [node.id]) {
+          if (names.has(name)) ambiguous = true;
+          names.add(name);
+        }
+      }
+      index = { byInstance, ambiguous };
+      this.indexes.set(level, index);
+    }
+    return index;
+  }
+}
+

@@ -1,5 +1,6 @@
 /** Domain run ⇄ wire messages. */
 import { orchestrator } from '@af/contracts';
+import { isoTimestamp } from '../domain/frame-time.js';
 import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
 
 const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
@@ -97,7 +98,8 @@ export function toWireEvent(frame: RunFrame): import('@af/contracts').orchestrat
     runId: frame.runId,
     seq: String(frame.seq),
     type: frame.type,
-    timestamp: frame.timestamp,
+    // Live frames come through the outbox with a PostgreSQL-rendered time: always ISO 8601 on the wire.
+    timestamp: isoTimestamp(frame.timestamp),
     nodeId: frame.nodeId ?? '',
     payload: frame.payload,
   };

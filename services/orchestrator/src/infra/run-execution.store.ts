@@ -3,8 +3,18 @@
  * every state transition, each ONE statement fenced by the lease — a replica
  * that lost a run cannot write to it any more. Node ids here are instance ids
  * (`<id>` or `<id>[i]` inside a map iteration).
+ *
+ * Deferred settlements (`batchMax` > 0): the settlement of a node whose work
+ * can simply be done again — a pure node's start and completion, a skip, a
+ * decided wait — may be held in memory and committed with the run's next
+ * write (the next side-effecting node's start, a wait, the finish), in the
+ * same fenced statement and in the order they happened. A crash before that
+ * commit loses only work that is recomputed identically on replay; nothing
+ * with an effect outside the run starts before the settlements it may depend
+ * on are committed (they ride on its own node_start statement).
  */
-import { sqlRows, type ServiceKit } from '@af/service-kit';
+import type { OutboxRow, ServiceKit } from '@af/service-kit';
+import { preparedRows } from './prepared.js';
 import type { Run } from '../domain/run-state.js';
 import type { RollbackState } from '../domain/rollback.js';
 import { toRun, type RunRow } from './run.repository.js';
@@ -30,16 +40,72 @@ interface TransitionParts {
   runSet?: string;
   /** Further data-modifying statements (each becomes a CTE). */
   changes?: string[];
+  /** An `INSERT INTO outbox … RETURNING id, subject, payload, msg_id` of further messages (published after the commit). */
+  outbox?: string;
 }
 
 const TERMINAL = `('completed','failed','cancelled')`;
 
+/** What a transition statement returns: the new last seq and the outbox rows it wrote. */
+interface TransitionRow {
+  last_seq: string;
+  ob_ids: string[] | null;
+  ob_msg_ids: string[] | null;
+  more: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null;
+}
+
+export interface RunExecutionStoreOptions {
+  /**
+   * Settlements held per run before they are written on their own (0: none
+   * are held; every settlement is its own statement).
+   */
+  batchMax?: number;
+}
+
+/** A node settlement held for the run's next statement. */
+interface Deferred {
+  nodeId: string;
+  frames: Frame[];
+  timestamp: string;
+  status: 'completed' | 'skipped';
+  /** null: keep the stored attempt. */
+  attempt: number | null;
+  skipReason: string | null;
+  /** The output (JSON) stored under `nodeId` and each alias. */
+  output?: { json: string; ids: string[] };
+}
+
+/** Deferred settlements of one run and the statement carrying an earlier lot, if one is in flight. */
+interface RunBatch {
+  items: Deferred[];
+  /** Node ids the items write (states and outputs). */
+  ids: Set<string>;
+  carrying?: Promise<unknown>;
+  /** A statement carrying settlements failed for another reason than the lease: this execution must not write on. */
+  poisoned?: Error;
+}
+
 export class RunExecutionStore {
-  constructor(private readonly kit: ServiceKit) {}
+  private readonly batchMax: number;
+  private readonly batches = new Map<string, RunBatch>();
+
+  constructor(
+    private readonly kit: ServiceKit,
+    options: RunExecutionStoreOptions = {},
+  ) {
+    this.batchMax = Math.max(0, options.batchMax ?? 0);
+  }
+
+  /** Whether settlements may be deferred (see the header). */
+  get batching(): boolean {
+    return this.batchMax > 0;
+  }
 
   /** Take or renew the lease; returns the run if this owner now holds it and it is not finished. */
   async acquireLease(runId: string, owner: string, leaseMs: number): Promise<Run | null> {
-    const rows: RunRow[] = await sqlRows(
+    // A new execution starts from the stored states: nothing an earlier one held applies.
+    this.batches.delete(runId);
+    const rows: RunRow[] = await preparedRows(
       this.kit.db,
       `UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
               status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now()
@@ -52,7 +118,7 @@ export class RunExecutionStore {
   }
 
   async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {
-    const rows = await sqlRows(
+    const rows = await preparedRows(
       this.kit.db,
       `UPDATE runs SET lease_until = now() + ($3::int * interval '1 millisecond')
         WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
@@ -62,7 +128,8 @@ export class RunExecutionStore {
   }
 
   async releaseLease(runId: string, owner: string): Promise<void> {
-    await sqlRows(this.kit.db, 'UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2', [runId, owner]);
+    await this.flush(runId, owner).catch(() => undefined);
+    await preparedRows(this.kit.db, 'UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2', [runId, owner]);
   }
 
   async nodeStarted(runId: string, owner: string, nodeId: string, attempt: number, payload: Record<string, unknown>): Promise<void> {
@@ -84,8 +151,23 @@ export class RunExecutionStore {
     aliasNodeId?: string,
     /** When given, the node's `node_start` frame is written in the same statement, just before. */
     startPayload?: Record<string, unknown>,
+    /** The completion may be held for the run's next statement (see the header). */
+    opts: { defer?: boolean } = {},
   ): Promise<void> {
     const frames: Frame[] = [...(startPayload ? [{ type: 'node_start', payload: startPayload }] : []), { type: 'node_complete', payload }];
+    if (opts.defer && this.batching) {
+      const ids = aliasNodeId ? [nodeId, aliasNodeId] : [nodeId];
+      await this.defer(runId, owner, {
+        nodeId,
+        frames,
+        timestamp: new Date().toISOString(),
+        status: 'completed',
+        attempt: typeof payload.attempt === 'number' ? payload.attempt : null,
+        skipReason: null,
+        output: { json: JSON.stringify(output ?? null), ids },
+      });
+      return;
+    }
     await this.transition(runId, owner, nodeId, frames, (p) => ({
       changes: [
         `UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
@@ -107,7 +189,20 @@ export class RunExecutionStore {
     error: string | null,
     payload: Record<string, unknown>,
     skipReason: string | null = null,
+    /** A skip may be held for the run's next statement (see the header). */
+    opts: { defer?: boolean } = {},
   ): Promise<void> {
+    if (opts.defer && status === 'skipped' && this.batching) {
+      await this.defer(runId, owner, {
+        nodeId,
+        frames: [{ type: 'node_complete', payload }],
+        timestamp: new Date().toISOString(),
+        status: 'skipped',
+        attempt: null,
+        skipReason,
+      });
+      return;
+    }
     await this.transition(runId, owner, nodeId, [{ type: status === 'failed' ? 'node_error' : 'node_complete', payload }], (p) => ({
       changes: [
         `UPDATE node_states SET status = ${p(status)}::text, error = ${p(error)}::text, skip_reason = ${p(skipReason)}::text, finished_at = now(), wait_until = NULL
@@ -164,7 +259,8 @@ export class RunExecutionStore {
           WHERE run_id = $1::uuid AND node_id = ANY(${p(reset)}::text[]) AND status <> 'completed' AND EXISTS (SELECT 1 FROM r)`,
       ],
     });
-    if (frame) await this.transition(runId, owner, nodeId, [frame], parts);
+    // Its reset touches other node instances than its own: held settlements go first, on their own.
+    if (frame) await this.transition(runId, owner, nodeId, [frame], parts, { exclusive: true });
     else await this.fenced(runId, owner, nodeId, (p) => parts(p).changes!);
   }
 
@@ -184,7 +280,7 @@ export class RunExecutionStore {
       changes: [
         `UPDATE node_states SET rollback_status = 'pending' WHERE run_id = $1::uuid AND node_id = ANY(${p(state.order)}::text[]) AND EXISTS (SELECT 1 FROM r)`,
       ],
-    }));
+    }), { exclusive: true });
   }
 
   /** One node's rollback action ran (ok) or failed; recorded once. */
@@ -211,20 +307,23 @@ export class RunExecutionStore {
     opts: { before?: Frame[]; goalConditionResults?: unknown[]; /** A policy firing this finish applies. */ firingKey?: string } = {},
   ): Promise<void> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
-    await this.transition(runId, owner, null, frames, (p) => {
+    await this.transition(runId, owner, null, frames, (p, heldIds) => {
       const parent = `(SELECT parent_run_id FROM runs WHERE id = $1::uuid)`;
       return {
         runSet: `status = ${p(status)}::text, error = ${p(error)}::text, lease_owner = NULL, lease_until = NULL,
                  goal_condition_results = ${p(opts.goalConditionResults ? JSON.stringify(opts.goalConditionResults) : null)}::jsonb,`,
         changes: [
-          `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting') AND EXISTS (SELECT 1 FROM r)`,
+          // Held settlements written by this same statement are not cancelled (one statement must not update a row twice).
+          `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting')
+              AND node_id <> ALL(${heldIds()}::text[]) AND EXISTS (SELECT 1 FROM r)`,
           `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = ${parent} AND status = 'waiting' AND EXISTS (SELECT 1 FROM r)`,
-          `INSERT INTO outbox (subject, payload, msg_id)
-           SELECT ${p(this.kit.subjects.runWork(''))}::text || x.parent_run_id::text, jsonb_build_object('runId', x.parent_run_id::text),
-                  'work:' || x.parent_run_id::text || ':child:' || $1::text
-             FROM runs x WHERE x.id = $1::uuid AND x.parent_run_id IS NOT NULL AND EXISTS (SELECT 1 FROM r)`,
           ...(opts.firingKey ? [firingAppliedSql(p, opts.firingKey, 'applied')] : []),
         ],
+        outbox: `INSERT INTO outbox (subject, payload, msg_id)
+           SELECT ${p(this.kit.subjects.runWork(''))}::text || x.parent_run_id::text, jsonb_build_object('runId', x.parent_run_id::text),
+                  'work:' || x.parent_run_id::text || ':child:' || $1::text
+             FROM runs x WHERE x.id = $1::uuid AND x.parent_run_id IS NOT NULL AND EXISTS (SELECT 1 FROM r)
+           RETURNING id, subject, payload, msg_id`,
       };
     });
   }
@@ -235,7 +334,8 @@ export class RunExecutionStore {
    * finished child run; then false: keep executing).
    */
   async park(runId: string, owner: string): Promise<boolean> {
-    const rows = await sqlRows(
+    await this.flush(runId, owner);
+    const rows = await preparedRows(
       this.kit.db,
       `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now()
         WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (policy_timer IS NULL OR policy_timer > now())
@@ -250,9 +350,10 @@ export class RunExecutionStore {
     return false;
   }
 
-  /** Completed node instances and the seq of their (last) `node_complete` — not cached or skipped ones. */
-  async completions(runId: string): Promise<Map<string, number>> {
-    const rows = await sqlRows<{ node_id: string; seq: string }>(
+  /** Completed node instances and the seq of their (last) `node_complete` — not cached or skipped ones (held settlements are written first). */
+  async completions(runId: string, owner: string): Promise<Map<string, number>> {
+    await this.flush(runId, owner);
+    const rows = await preparedRows<{ node_id: string; seq: string }>(
       this.kit.db,
       `SELECT e.node_id, max(e.seq) AS seq FROM run_events e JOIN node_states n ON n.run_id = e.run_id AND n.node_id = e.node_id
         WHERE e.run_id = $1 AND e.type = 'node_complete' AND n.status = 'completed'
@@ -339,12 +440,12 @@ export class RunExecutionStore {
 
   /** A cached node output that has not expired, or undefined. */
   async cacheGet(userId: string, key: string): Promise<{ output: unknown } | undefined> {
-    const rows = await sqlRows(this.kit.db, 'SELECT output FROM node_cache WHERE user_id = $1 AND key = $2 AND expires_at > now()', [userId, key]);
+    const rows = await preparedRows(this.kit.db, 'SELECT output FROM node_cache WHERE user_id = $1 AND key = $2 AND expires_at > now()', [userId, key]);
     return rows[0] ? { output: rows[0].output } : undefined;
   }
 
   async cachePut(userId: string, key: string, output: unknown, ttlSeconds: number): Promise<void> {
-    await sqlRows(
+    await preparedRows(
       this.kit.db,
       `INSERT INTO node_cache (user_id, key, output, expires_at) VALUES ($1, $2, $3::jsonb, now() + ($4::int * interval '1 second'))
        ON CONFLICT (user_id, key) DO UPDATE SET output = EXCLUDED.output, expires_at = EXCLUDED.expires_at`,
@@ -352,60 +453,162 @@ export class RunExecutionStore {
     );
   }
 
+  /** Writes the run's held settlements now (no-op when none are held). */
+  async flush(runId: string, owner: string): Promise<void> {
+    await this.untilCarried(runId);
+    if (this.batches.get(runId)?.items.length) await this.transition(runId, owner, null, [], () => ({}));
+  }
+
+  /** Forgets what this execution held for the run (the execution ended; the stored states are what counts). */
+  discard(runId: string): void {
+    this.batches.delete(runId);
+  }
+
+  /** Hold a settlement for the run's next statement; written at once when `batchMax` are held. */
+  private async defer(runId: string, owner: string, item: Deferred): Promise<void> {
+    const ids = item.output?.ids ?? [item.nodeId];
+    let batch = this.batches.get(runId);
+    if (batch?.poisoned) throw batch.poisoned;
+    // One statement must not write a row twice: a second settlement of the same node goes after the first.
+    if (batch && ids.some((id) => batch!.ids.has(id))) await this.flush(runId, owner);
+    batch = this.batches.get(runId);
+    if (!batch) {
+      batch = { items: [], ids: new Set() };
+      this.batches.set(runId, batch);
+    }
+    batch.items.push(item);
+    for (const id of ids) batch.ids.add(id);
+    if (batch.items.length >= this.batchMax) await this.flush(runId, owner);
+  }
+
+  /** Waits until no statement carrying held settlements of the run is in flight; throws when one failed. */
+  private async untilCarried(runId: string): Promise<void> {
+    for (let batch = this.batches.get(runId); batch; batch = this.batches.get(runId)) {
+      if (batch.poisoned) throw batch.poisoned;
+      if (!batch.carrying) return;
+      await batch.carrying;
+    }
+  }
+
   /**
    * One state transition of a running run as ONE statement (one round trip,
    * atomic on its own): bump the per-run sequence — fenced by the lease —,
    * append the frames' event rows and outbox messages, and apply the parts
-   * (which may use $1 run id and $4 node id). Throws LeaseLostError when fenced.
+   * (which may use $1 run id and $4 node id). Settlements held for the run
+   * come first, in the same statement (`exclusive`: in a statement of their
+   * own before, for parts that touch other nodes' rows). Throws
+   * LeaseLostError when fenced.
    */
-  private async transition(runId: string, owner: string, nodeId: string | null, frames: Frame[], build: (p: Bind) => TransitionParts): Promise<number> {
-    const timestamp = new Date().toISOString();
-    // $1 run, $2 owner, $3 time, $4 node, $5 subject prefix, $6 frame types, $7 frame payloads; the parts bind from $8.
+  private async transition(
+    runId: string,
+    owner: string,
+    nodeId: string | null,
+    frames: Frame[],
+    /** `heldIds()` binds the ids of the settlements this statement carries (text[]). */
+    build: (p: Bind, heldIds: () => string) => TransitionParts,
+    opts: { exclusive?: boolean } = {},
+  ): Promise<number> {
+    // Causal order: a statement carrying earlier settlements commits before this one is sent.
+    await this.untilCarried(runId);
+    let batch = this.batches.get(runId);
+    if (batch?.items.length && (opts.exclusive || (nodeId !== null && batch.ids.has(nodeId)))) {
+      await this.transition(runId, owner, null, [], () => ({}));
+      await this.untilCarried(runId);
+      batch = this.batches.get(runId);
+    }
+    const held = batch?.items.splice(0) ?? [];
+    batch?.ids.clear();
+    const now = new Date().toISOString();
+    const all = [...held.flatMap((d) => d.frames), ...frames];
+    // $1 run, $2 owner, $3 frame times, $4 node, $5 subject prefix, $6 frame types, $7 frame payloads, $8 frame nodes,
+    // $9 frame count; the parts bind from $10.
     const params: unknown[] = [
       runId,
       owner,
-      timestamp,
+      [...held.flatMap((d) => d.frames.map(() => d.timestamp)), ...frames.map(() => now)],
       nodeId,
       this.kit.subjects.run(runId, ''),
-      frames.map((f) => f.type),
-      frames.map((f) => JSON.stringify(f.payload)),
+      all.map((f) => f.type),
+      all.map((f) => JSON.stringify(f.payload)),
+      [...held.flatMap((d) => d.frames.map(() => d.nodeId)), ...frames.map(() => nodeId)],
+      all.length,
     ];
-    const parts = build((value) => {
+    const p: Bind = (value) => {
       params.push(value);
       return `$${params.length}`;
-    });
-    const n = frames.length;
-    const changes = (parts.changes ?? []).map((sql, i) => `, c${i} AS (\n${sql}\n)`).join('');
-    const rows = await sqlRows<{ last_seq: string }>(
+    };
+    const parts = build(p, () => p(held.flatMap((d) => d.output?.ids ?? [d.nodeId])));
+    const changes = [...(held.length ? heldSql(p, held) : []), ...(parts.changes ?? [])].map((sql, i) => `, c${i} AS (\n${sql}\n)`).join('');
+    const more = parts.outbox ? `, more AS (\n${parts.outbox}\n)` : '';
+    const statement = preparedRows<TransitionRow>(
       this.kit.db,
       `WITH r AS (
-         UPDATE runs SET ${parts.runSet ?? ''} last_seq = last_seq + ${n}, updated_at = now()
-          WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq
+         UPDATE runs SET ${parts.runSet ?? ''} last_seq = last_seq + $9::int, updated_at = now()
+          WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq, $4::text AS node_id
        ), f AS (
-         SELECT r.last_seq - ${n} + x.i AS seq, x.type, x.payload
-           FROM r, unnest($6::text[], $7::jsonb[]) WITH ORDINALITY AS x(type, payload, i)
+         SELECT r.last_seq - $9::int + x.i AS seq, x.type, x.payload, x.node_id, x.ts
+           FROM r, unnest($6::text[], $7::jsonb[], $8::text[], $3::text[]) WITH ORDINALITY AS x(type, payload, node_id, ts, i)
        ), e AS (
          INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
-         SELECT $1::uuid, seq, type, $4::text, payload, $3::timestamptz FROM f
+         SELECT $1::uuid, seq, type, node_id, payload, ts::timestamptz FROM f
        ), ob AS (
          INSERT INTO outbox (subject, payload, msg_id)
          SELECT $5::text || type,
-                jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', $3::text, 'payload', payload)
-                  || CASE WHEN $4::text IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', $4::text) END,
+                jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', ts, 'payload', payload)
+                  || CASE WHEN node_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', node_id) END,
                 'run:' || $1::text || ':' || seq
            FROM f ORDER BY seq
-       )${changes}
-       SELECT last_seq FROM r`,
+         RETURNING id, msg_id
+       )${changes}${more}
+       SELECT last_seq, (SELECT array_agg(id) FROM ob) AS ob_ids, (SELECT array_agg(msg_id) FROM ob) AS ob_msg_ids,
+              ${more ? `(SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id)) FROM more)` : 'NULL'} AS more
+         FROM r`,
       params,
     );
+    if (held.length && batch) {
+      // Settles either way (failures are the caller's to handle; the next writer only waits).
+      const carrying: Promise<unknown> = statement.then(
+        () => undefined,
+        () => undefined,
+      ).finally(() => {
+        if (batch!.carrying === carrying) batch!.carrying = undefined;
+      });
+      batch.carrying = carrying;
+    }
+    let rows: TransitionRow[];
+    try {
+      rows = await statement;
+    } catch (err) {
+      // The held settlements are gone with the statement; the execution's memory no longer matches the stored run.
+      if (held.length && batch && this.batches.get(runId) === batch) batch.poisoned = err as Error;
+      throw err;
+    }
     if (!rows.length) throw new LeaseLostError(runId);
-    for (const f of frames) this.kit.metrics.events.inc({ type: f.type });
-    this.kit.relay.kick();
-    return Number(rows[0]!.last_seq);
+    const row = rows[0]!;
+    const lastSeq = Number(row.last_seq);
+    for (const f of all) this.kit.metrics.events.inc({ type: f.type });
+    // Published from here at once (the relay is the fallback), built from what this statement wrote.
+    const ids = new Map((row.ob_msg_ids ?? []).map((m, i) => [m, String(row.ob_ids![i])]));
+    const times = params[2] as string[];
+    const nodes = params[7] as Array<string | null>;
+    const messages: OutboxRow[] = all.map((f, i) => {
+      const seq = lastSeq - all.length + i + 1;
+      const msgId = `run:${runId}:${seq}`;
+      return {
+        id: ids.get(msgId)!,
+        subject: this.kit.subjects.run(runId, f.type),
+        payload: { runId, seq, type: f.type, timestamp: times[i], payload: f.payload, ...(nodes[i] !== null ? { nodeId: nodes[i] } : {}) },
+        msgId,
+      };
+    });
+    for (const m of row.more ?? []) messages.push({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId });
+    this.kit.relay.publishCommitted(messages.filter((m) => m.id !== undefined));
+    return lastSeq;
   }
 
   /** A write without a frame, fenced by the lease in the same statement (the run row is locked, like a transition). */
   private async fenced(runId: string, owner: string, nodeId: string, build: (p: Bind) => string[]): Promise<void> {
+    await this.flush(runId, owner);
     // $3 is unused (kept so node id is $4, as in transitions).
     const params: unknown[] = [runId, owner, null, nodeId];
     const changes = build((value) => {
@@ -414,7 +617,7 @@ export class RunExecutionStore {
     })
       .map((sql, i) => `, c${i} AS (\n${sql}\n)`)
       .join('');
-    const rows = await sqlRows(
+    const rows = await preparedRows(
       this.kit.db,
       `WITH r AS (
          UPDATE runs SET updated_at = now() WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING id, $3::text AS fence_unused, $4::text AS fence_node
@@ -427,9 +630,31 @@ export class RunExecutionStore {
 
   /** Throws LeaseLostError unless `owner` holds the lease on a running run. */
   private async fence(runId: string, owner: string): Promise<void> {
-    const rows = await sqlRows(this.kit.db, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
+    const rows = await preparedRows(this.kit.db, `SELECT 1 FROM runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'`, [runId, owner]);
     if (!rows.length) throw new LeaseLostError(runId);
   }
+}
+
+/** The held settlements' node states and outputs, as parts of a fenced statement. */
+function heldSql(p: Bind, held: Deferred[]): string[] {
+  const outputs = held.flatMap((d) => (d.output ? d.output.ids.map((id) => [id, d.output!.json] as const) : []));
+  return [
+    `UPDATE node_states n SET status = d.status, attempt = COALESCE(d.attempt, n.attempt),
+            skip_reason = CASE WHEN d.status = 'skipped' THEN d.skip_reason ELSE n.skip_reason END,
+            error = CASE WHEN d.status = 'skipped' THEN NULL ELSE n.error END,
+            started_at = CASE WHEN d.status = 'completed' THEN COALESCE(n.started_at, now()) ELSE n.started_at END,
+            finished_at = now(), wait_until = NULL
+       FROM unnest(${p(held.map((d) => d.nodeId))}::text[], ${p(held.map((d) => d.status))}::text[], ${p(held.map((d) => d.attempt))}::int[],
+                   ${p(held.map((d) => d.skipReason))}::text[]) AS d(node_id, status, attempt, skip_reason)
+      WHERE n.run_id = $1::uuid AND n.node_id = d.node_id AND EXISTS (SELECT 1 FROM r)`,
+    ...(outputs.length
+      ? [
+          `INSERT INTO node_outputs (run_id, node_id, output)
+           SELECT $1::uuid, o.node_id, o.output FROM r, unnest(${p(outputs.map((o) => o[0]))}::text[], ${p(outputs.map((o) => o[1]))}::jsonb[]) AS o(node_id, output)
+           ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()`,
+        ]
+      : []),
+  ];
 }
 
 /** Marks a policy firing applied (or awaiting a plan) inside a fenced statement. */

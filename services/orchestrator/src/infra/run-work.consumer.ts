@@ -2,6 +2,12 @@
  * Work distribution: runs to execute arrive on the JetStream work queue; any
  * replica takes one. A sweeper re-enqueues runs whose lease lapsed (a dead
  * replica) so nothing depends on a message surviving.
+ *
+ * A run queued by a request this replica served (StartRun, ResumeRun, …) is
+ * also started here at once when the replica has room (`dispatchLocal`),
+ * without waiting for its work item to make the trip through the outbox and
+ * JetStream; the work item still goes out, and whichever execution takes the
+ * lease first runs it — the other finds it taken (or finished) and drops it.
  */
 import { decodeJson, PgOutboxStore, type Closeable, type ServiceKit } from '@af/service-kit';
 import type { ExecuteRun } from '../app/execute-run.use-case.js';
@@ -20,6 +26,7 @@ export class RunWorkConsumer {
   private timers?: NodeJS.Timeout;
   private purger?: NodeJS.Timeout;
   private readonly active = new Set<Promise<unknown>>();
+  private stopped = false;
 
   constructor(
     private readonly kit: ServiceKit<OrchestratorConfig>,
@@ -27,6 +34,22 @@ export class RunWorkConsumer {
     private readonly maintenance: RunMaintenance,
     private readonly executor: ExecuteRun,
   ) {}
+
+  /**
+   * Start executing a run this replica just queued, unless it is at capacity
+   * (RUNS_IN_FLIGHT executions) or stopping; returns whether it started. The
+   * run's work item covers a refusal, a lost lease race or a crash.
+   */
+  dispatchLocal(runId: string): boolean {
+    if (this.stopped || this.active.size >= this.kit.config.RUNS_IN_FLIGHT) return false;
+    const work = this.executor
+      .execute(runId)
+      .then((result) => this.kit.log.debug({ runId, result }, 'run executed locally'))
+      .catch((err) => this.kit.log.warn({ err, runId }, 'local execution failed; the work item or the sweeper takes the run over'))
+      .finally(() => this.active.delete(work));
+    this.active.add(work);
+    return true;
+  }
 
   async start(): Promise<void> {
     const { RUN_LEASE_MS, RUNS_IN_FLIGHT } = this.kit.config;
@@ -93,6 +116,7 @@ export class RunWorkConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.sweeper) clearTimeout(this.sweeper);
     if (this.timers) clearTimeout(this.timers);
     if (this.purger) clearTimeout(this.purger);

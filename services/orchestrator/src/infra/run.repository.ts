@@ -10,6 +10,7 @@ import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
 import type { Decision, NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { preparedRows } from './prepared.js';
 
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -94,7 +95,25 @@ export const toRun = (r: RunRow): Run => ({
 });
 
 export class RunRepository {
+  private queued: (runId: string) => void = () => {};
+
   constructor(private readonly kit: ServiceKit) {}
+
+  /**
+   * Told, after the commit, of each run a request here queued for execution
+   * (created, resumed, woken by its child's cancel) — besides its work item.
+   */
+  onQueued(listener: (runId: string) => void): void {
+    this.queued = listener;
+  }
+
+  /** kit.transaction, then the queued listener for the runs `queue` names. */
+  private async queueing<T>(fn: (m: EntityManager, emit: Emit, queue: (runId: string) => void) => Promise<T>): Promise<T> {
+    const ids: string[] = [];
+    const result = await this.kit.transaction((m, emit) => fn(m, emit, (id) => ids.push(id)));
+    for (const id of ids) this.queued(id);
+    return result;
+  }
 
   /** Create the run, its node states, the `start` frame and the work item — or return the run an earlier call with the same key created. */
   async create(input: {
@@ -111,7 +130,7 @@ export class RunRepository {
     policies?: Run['policies'];
     policyTimeoutMs?: number | null;
   }): Promise<{ run: Run; created: boolean }> {
-    return this.kit.transaction(async (m, emit) => {
+    return this.queueing(async (m, emit, queue) => {
       const id = randomUUID();
       const inserted: RunRow[] = await sqlRows(m,
         `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
@@ -156,12 +175,13 @@ export class RunRepository {
         ...(input.parent ? { parentRunId: input.parent.runId, parentNodeId: input.parent.nodeId } : {}),
       });
       emit({ subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` });
+      queue(id);
       return { run: toRun(inserted[0]!), created: true };
     });
   }
 
   async get(runId: string): Promise<Run | null> {
-    const rows: RunRow[] = await sqlRows(this.kit.db, 'SELECT * FROM runs WHERE id = $1', [runId]);
+    const rows: RunRow[] = await preparedRows(this.kit.db, 'SELECT * FROM runs WHERE id = $1', [runId]);
     return rows[0] ? toRun(rows[0]) : null;
   }
 
@@ -177,13 +197,13 @@ export class RunRepository {
   }
 
   async nodeStates(runId: string): Promise<Map<string, NodeState>> {
-    const rows: NodeRow[] = await sqlRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
+    const rows: NodeRow[] = await preparedRows(this.kit.db, 'SELECT * FROM node_states WHERE run_id = $1', [runId]);
     return new Map(rows.map((r) => [r.node_id, toNodeState(r)]));
   }
 
   /** The run's waiting node states, fresh, with each subflow child's status. */
   async waitingStates(runId: string): Promise<Map<string, WaitingRow>> {
-    const rows: Array<NodeRow & { child_status: string | null }> = await sqlRows(
+    const rows: Array<NodeRow & { child_status: string | null }> = await preparedRows(
       this.kit.db,
       `SELECT n.*, c.status AS child_status FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
         WHERE n.run_id = $1 AND n.status = 'waiting'`,
@@ -193,7 +213,7 @@ export class RunRepository {
   }
 
   async outputs(runId: string): Promise<Map<string, unknown>> {
-    const rows: Array<{ node_id: string; output: unknown }> = await sqlRows(this.kit.db, 
+    const rows: Array<{ node_id: string; output: unknown }> = await preparedRows(this.kit.db, 
       'SELECT node_id, output FROM node_outputs WHERE run_id = $1',
       [runId],
     );
@@ -202,7 +222,7 @@ export class RunRepository {
 
   async events(runId: string, afterSeq: number): Promise<RunFrame[]> {
     const rows: Array<{ seq: string; type: string; node_id: string | null; payload: Record<string, unknown>; created_at: Date }> =
-      await sqlRows(this.kit.db, 'SELECT * FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
+      await preparedRows(this.kit.db, 'SELECT * FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq', [runId, afterSeq]);
     return rows.map((r) => ({
       runId,
       seq: Number(r.seq),
@@ -249,7 +269,7 @@ export class RunRepository {
     runId: string,
     decide: { nodeId: string; decision: Decision } | null,
   ): Promise<'not_resumable' | 'node_not_waiting' | null> {
-    return this.kit.transaction(async (m, emit) => {
+    return this.queueing(async (m, emit, queue) => {
       const [run] = await sqlRows<{ status: RunStatus }>(m, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
       if (!run) throw AppError.notFound('run', runId);
       if (!decide && run.status !== 'paused') return 'not_resumable';
@@ -272,6 +292,7 @@ export class RunRepository {
       if (run.status === 'paused' || run.status === 'waiting') {
         await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1`, [runId]);
         emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId: `work:${runId}:resume:${Date.now()}` });
+        queue(runId);
       }
       return null;
     });
@@ -282,7 +303,7 @@ export class RunRepository {
    * unfinished descendant subflow run; a cancelled child wakes its parent.
    */
   async cancel(runId: string, reason?: string): Promise<boolean> {
-    return this.kit.transaction(async (m, emit) => {
+    return this.queueing(async (m, emit, queue) => {
       const rows = await sqlRows<{ id: string; parent_run_id: string | null }>(
         m,
         `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
@@ -306,7 +327,7 @@ export class RunRepository {
         await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}) });
       }
       const parent = rows[0]!.parent_run_id;
-      if (parent) await this.wakeParent(m, emit, parent, runId);
+      if (parent && (await this.wakeParent(m, emit, parent, runId))) queue(parent);
       return true;
     });
   }
@@ -332,10 +353,11 @@ export class RunRepository {
     await this.kit.transaction(async (_m, emit) => emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId }));
   }
 
-  /** A parked parent whose child ended is queued again and gets a work item. */
-  private async wakeParent(m: EntityManager, emit: Emit, parentRunId: string, childRunId: string): Promise<void> {
-    await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting'`, [parentRunId]);
+  /** A parked parent whose child ended is queued again and gets a work item; true when it was parked. */
+  private async wakeParent(m: EntityManager, emit: Emit, parentRunId: string, childRunId: string): Promise<boolean> {
+    const woken = await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting' RETURNING id`, [parentRunId]);
     emit({ subject: this.kit.subjects.runWork(parentRunId), payload: { runId: parentRunId }, msgId: `work:${parentRunId}:child:${childRunId}` });
+    return woken.length > 0;
   }
 
   /**

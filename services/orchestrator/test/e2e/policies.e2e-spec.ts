@@ -92,6 +92,8 @@ describe('runtime policies: golden runs', () => {
     const request = (await frames(h, runId)).find((f) => f.type === 'hitl_request')!;
     expect(request.payload).toEqual({
       pendingNodeId: 'policy:review@a',
+      // The gate is a policy_hitl request in the approval service (policy-approvals.e2e-spec.ts decides one there).
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       kind: 'policy_gate',
       policyId: 'review',
       trigger: 'onNodeComplete',
@@ -232,6 +234,23 @@ describe('runtime policies: golden runs', () => {
     expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
     expect(run.error).toBe("the final output does not satisfy the output contract: /missing must have required property 'missing'");
     expect(shape(await frames(h, runId))).toEqual(['start', 'node_start:a', 'node_complete:a', 'validation_error', 'policy_triggered', 'contract_broken', 'complete']);
+  });
+
+  it('onValidationFail with a selector fires only for errors about the selected node’s output', async () => {
+    const contract = { schema: { type: 'object', properties: { a: { type: 'object', properties: { count: { type: 'integer', minimum: 5 } } } } } };
+    const runId = await start(h, chain, {
+      outputContract: contract,
+      policies: [
+        { id: 'about_b', trigger: { kind: 'onValidationFail', selector: { nodeId: 'b' } }, action: { type: 'emit', event: 'b_broken' } },
+        { id: 'about_a', trigger: { kind: 'onValidationFail', selector: { nodeId: 'a', kind: 'tool' } }, action: { type: 'emit', event: 'a_broken' } },
+      ],
+    });
+    const run = await until(h, runId);
+    expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
+    const fs = await frames(h, runId);
+    expect(shape(fs)).toEqual(['start', 'node_start:a', 'node_complete:a', 'node_start:b', 'node_complete:b', 'validation_error', 'policy_triggered', 'a_broken', 'complete']);
+    expect(fs[6]!.payload).toMatchObject({ policyId: 'about_a', trigger: 'onValidationFail', errors: 1, nodeIds: ['a'] });
+    expect(run.policyFirings.map((f) => f.key)).toEqual(['about_a']);
   });
 });
 

@@ -244,7 +244,7 @@ describe('rollback bookkeeping', () => {
     await store.nodeCompleted(run.id, 'R', 'p', 2, { attempt: 1 }, undefined, { attempt: 1 });
     await store.nodeCompleted(run.id, 'R', 'r', 3, { attempt: 1, cached: true });
     await store.nodeEnded(run.id, 'R', 's', 'skipped', null, { skipped: true }, 'condition_false');
-    const completions = await store.completions(run.id);
+    const completions = await store.completions(run.id, 'R');
     expect([...completions.keys()].sort()).toEqual(['p', 'q']);
     expect(completions.get('p')! > completions.get('q')!).toBe(true);
 

@@ -1,15 +1,16 @@
 // Planner benchmarks (issue 7 acceptance), run by hand after `pnpm --filter @af/planner build`:
-//   node services/planner/bench/planner.bench.mjs [rounds=50]
+//   node bench/planner/planner.bench.mjs [rounds=50]
 // 1. deterministic planning (analysis, backward chaining, assembly, all validators)
 //    against a synthetic registry of 200 capabilities and 100 facets — target < 50 ms;
 // 2. validation (structural + facet + constraint validators) of an assembled 100-node plan — target < 5 ms.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { cpus } from 'node:os';
 import { FacetCatalog, FacetContractCompiler, parseTaskEnvelope } from '@af/plan';
-import { planTask, validateAssembled } from '../dist/domain/planning/planning-loop.js';
-import { DeterministicPlanner } from '../dist/domain/planning/planner.js';
-import { analyzeEnvelope } from '../dist/domain/planning/envelope-analysis.js';
-import { assemblePlan } from '../dist/domain/planning/plan-assembler.js';
+import { planTask, validateAssembled } from '../../services/planner/dist/domain/planning/planning-loop.js';
+import { DeterministicPlanner } from '../../services/planner/dist/domain/planning/planner.js';
+import { analyzeEnvelope } from '../../services/planner/dist/domain/planning/envelope-analysis.js';
+import { assemblePlan } from '../../services/planner/dist/domain/planning/plan-assembler.js';
 
 const rounds = Number(process.argv[2] ?? 50);
 const FACETS = 100;
@@ -83,4 +84,8 @@ const result = {
   planning: { capabilities: CAPS, facets: FACETS, accepted: first.accepted, nodes: first.plan?.nodes.length, medianMs: +median(planTimes).toFixed(2), p95Ms: +p95(planTimes).toFixed(2), targetMs: 50 },
   validation: { nodes: assembled.plan?.nodes.length, medianMs: +median(validateTimes).toFixed(3), p95Ms: +p95(validateTimes).toFixed(3), targetMs: 5 },
 };
+result.machine.date = new Date().toISOString();
+const out = new URL('../results/planner.json', import.meta.url);
+mkdirSync(new URL('.', out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 console.log(JSON.stringify(result, null, 2));
