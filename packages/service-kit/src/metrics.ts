@@ -27,6 +27,16 @@ export class Metrics {
     });
   }
 
+  /** A histogram in this service's registry (a service's own metrics, e.g. `flex_node_duration_ms`). */
+  histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+    return new Histogram({ name, help, labelNames: [...labelNames], buckets, registers: [this.registry] });
+  }
+
+  /** A counter in this service's registry. */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
+  }
+
   async listen(host: string, port: number): Promise<number> {
     this.server = createServer((req, res) => {
       if (req.url !== '/metrics') {

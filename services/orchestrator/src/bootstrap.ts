@@ -68,11 +68,13 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     );
   // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
   const agents = new CapabilityAgentClients();
+  const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);
   kit.onClose(() => agents.close());
   const capabilities = capabilityExecutor({
     directory: config.PLANNER_URL ? capabilityDirectory(capabilityRegistryClient(config.PLANNER_URL)) : undefined,
     agents,
     frame: (ctx, frame) => store.frames(ctx.runId, config.SERVICE_INSTANCE_ID, [frame], ctx.instanceId),
+    observe: (capabilityId, outcome, ms) => nodeDuration.observe({ capability: capabilityId, outcome }, ms),
   });
   executors.register('capability', hitlGated(clarifying(capabilities, hitl), hitl));
   for (const action of WORKFLOW_TRANSFORM_ACTIONS) {

@@ -126,6 +126,19 @@ describe('capabilityExecutor', () => {
     expect(f.calls[0]!.call).toMatchObject({ inputSchema: INPUT, outputSchema: OUTPUT });
   });
 
+  it('reports the duration and outcome (flex.node.duration_ms)', async () => {
+    const seen: Array<[string, string, number]> = [];
+    const f = fakes({ 'writer.en': { instances: [inst('a')], inputSchema: INPUT, outputSchema: OUTPUT } }, { 'a:1': ok({ post_copy: 'hi' }) });
+    const observe = (id: string, outcome: string, ms: number) => void seen.push([id, outcome, ms]);
+    await capabilityExecutor({ ...f.deps, observe })(ctx({ capabilityId: 'writer.en', inputs: { brief: { topic: 't' } } }));
+    await failure(capabilityExecutor({ ...f.deps, observe })(ctx({ capabilityId: 'writer.en', inputs: { brief: {} } })));
+    expect(seen.map(([id, outcome]) => [id, outcome])).toEqual([
+      ['writer.en', 'completed'],
+      ['writer.en', 'failed'],
+    ]);
+    expect(seen.every(([, , ms]) => ms >= 0)).toBe(true);
+  });
+
   it('refuses inputs that break the node input schema before any call (validation_error frame, not retried)', async () => {
     const f = fakes({ 'writer.en': { instances: [inst('a')] } });
     const err = await failure(capabilityExecutor(f.deps)(ctx({ inputs: { brief: { topic: 3 } }, inputSchema: INPUT })));

@@ -91,6 +91,8 @@ export interface CapabilityExecutorDeps {
   frame?: (ctx: NodeContext, frame: { type: string; payload: Record<string, unknown> }) => Promise<void>;
   /** Longest wait for the registry per lookup (default 10 s; never past the node timeout). */
   registryTimeoutMs?: number;
+  /** Told how long each capability node took and how it ended (the seed's `flex.node.duration_ms`). */
+  observe?: (capabilityId: string, outcome: 'completed' | 'failed', ms: number) => void;
 }
 
 interface Tried {
@@ -102,6 +104,24 @@ interface Tried {
 }
 
 export function capabilityExecutor(deps: CapabilityExecutorDeps): NodeExecutor {
+  const run = dispatchCapability(deps);
+  if (!deps.observe) return run;
+  const observe = deps.observe;
+  return async (ctx) => {
+    const started = performance.now();
+    const capabilityId = ctx.node.capabilityId ?? 'unknown';
+    try {
+      const out = await run(ctx);
+      observe(capabilityId, 'completed', performance.now() - started);
+      return out;
+    } catch (err) {
+      observe(capabilityId, 'failed', performance.now() - started);
+      throw err;
+    }
+  };
+}
+
+function dispatchCapability(deps: CapabilityExecutorDeps): NodeExecutor {
   return async (ctx) => {
     const node = ctx.node;
     const candidates = dispatchCandidates(node, ctx.params);
