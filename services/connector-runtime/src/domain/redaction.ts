@@ -5,6 +5,8 @@
  * echo a URL or header that carries a credential.
  */
 
+import { ConnectorError } from './connector-error.js';
+
 export const REDACTED = '[REDACTED]';
 
 /** `text` with every occurrence of every secret replaced by `[REDACTED]`. */
@@ -14,4 +16,24 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   let out = text;
   for (const secret of ordered) out = out.split(secret).join(REDACTED);
   return out;
+}
+
+/** `err` with every secret removed from its message and violations (the same error when nothing changed). */
+export function scrubError(err: ConnectorError, secrets: readonly string[]): ConnectorError {
+  if (secrets.length === 0) return err;
+  const message = redactSecrets(err.message, secrets);
+  const violations = err.violations.map((v) => ({
+    field: redactSecrets(v.field, secrets),
+    reason: redactSecrets(v.reason, secrets),
+  }));
+  const changed =
+    message !== err.message ||
+    violations.some((v, i) => v.field !== err.violations[i]?.field || v.reason !== err.violations[i]?.reason);
+  if (!changed) return err;
+  return new ConnectorError(err.code, message, {
+    retryable: err.retryable,
+    violations,
+    ...(err.status !== undefined ? { status: err.status } : {}),
+    ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
+  });
 }

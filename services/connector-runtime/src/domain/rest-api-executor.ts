@@ -21,7 +21,7 @@ import { startDeadline } from './call-deadline.js';
 import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from './http-failure.js';
 import { OAuthSession, oauthCacheKey } from './oauth.js';
 import { createPaginator, type FetchedPage } from './pagination.js';
-import { redactSecrets } from './redaction.js';
+import { redactSecrets, scrubError as scrub } from './redaction.js';
 import { applyResponseMapping, type EndpointResult } from './response-mapping.js';
 import {
   credentialSecrets,
@@ -346,20 +346,3 @@ function publicHeaders(headers: Record<string, string | string[] | undefined>): 
   return out;
 }
 
-function scrub(err: ConnectorError, secrets: readonly string[]): ConnectorError {
-  const message = redactSecrets(err.message, secrets);
-  const violations = err.violations.map((v) => ({
-    field: redactSecrets(v.field, secrets),
-    reason: redactSecrets(v.reason, secrets),
-  }));
-  const changed =
-    message !== err.message ||
-    violations.some((v, i) => v.field !== err.violations[i]?.field || v.reason !== err.violations[i]?.reason);
-  if (!changed) return err;
-  return new ConnectorError(err.code, message, {
-    retryable: err.retryable,
-    violations,
-    ...(err.status !== undefined ? { status: err.status } : {}),
-    ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
-  });
-}

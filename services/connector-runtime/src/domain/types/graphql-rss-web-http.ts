@@ -14,8 +14,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ConnectorError } from '../connector-error.js';
 import type { ExecutionContext, HttpRequestFn } from '../connector-type.js';
-import { errorForStatus } from '../http-failure.js';
-import { redactSecrets } from '../redaction.js';
+import { describeNetworkError, errorForStatus } from '../http-failure.js';
+import { redactSecrets, scrubError } from '../redaction.js';
+
+export { scrubError };
 
 /** Responses larger than this are refused rather than buffered (same as rest_api). */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -238,35 +240,6 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
 export function snippet(text: string, max = SNIPPET_CHARS): string {
   const head = text.slice(0, max).replace(/\s+/g, ' ').trim();
   return text.length > max ? `${head}…` : head;
-}
-
-/** `err` with every secret removed from its message and violations. */
-export function scrubError(err: ConnectorError, secrets: readonly string[]): ConnectorError {
-  if (secrets.length === 0) return err;
-  const message = redactSecrets(err.message, secrets);
-  const violations = err.violations.map((v) => ({
-    field: redactSecrets(v.field, secrets),
-    reason: redactSecrets(v.reason, secrets),
-  }));
-  const changed =
-    message !== err.message ||
-    violations.some((v, i) => v.field !== err.violations[i]?.field || v.reason !== err.violations[i]?.reason);
-  if (!changed) return err;
-  return new ConnectorError(err.code, message, {
-    retryable: err.retryable,
-    violations,
-    ...(err.status !== undefined ? { status: err.status } : {}),
-    ...(err.retryAfterMs !== undefined ? { retryAfterMs: err.retryAfterMs } : {}),
-  });
-}
-
-/** A network failure by its code and message only; the error object itself may hold the full URL. */
-function describeNetworkError(err: unknown): string {
-  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
-  const code =
-    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  const message = typeof e?.message === 'string' ? e.message : String(err);
-  return code && !message.includes(code) ? `${code} ${message}` : message;
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
