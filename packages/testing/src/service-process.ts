@@ -32,7 +32,7 @@ export class ServiceProcess {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  async start(timeoutMs = 30_000): Promise<void> {
+  async start(timeoutMs = 60_000): Promise<void> {
     const main = join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first`);
     const child = spawn(process.execPath, [main], {
