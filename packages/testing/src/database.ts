@@ -23,6 +23,9 @@ export async function createTestDatabase(prefix = 'af_test'): Promise<TestDataba
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  // An idle connection the server ends (a restart, a forced drop) must not crash the test process;
+  // the pool replaces it and the next query reconnects.
+  pool.on('error', () => undefined);
   return {
     name,
     url: url.toString(),
