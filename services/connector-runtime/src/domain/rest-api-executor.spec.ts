@@ -397,16 +397,17 @@ describe('executeRestEndpoint against a real server', () => {
       server.route('GET', '/v1/committee/:id', { json: { result: { name: 'fast' } } });
       const started = Date.now();
 
-      const slow = [1, 2, 3].map(() => failure(search({ org: 'o' }, { timeoutMs: 120 })));
-      const fast = executeRestEndpoint(definition(), 'committee', { id: '1' }, CREDS, { timeoutMs: 120 });
+      // Long enough that the fast call answers well inside it even on a loaded machine.
+      const slow = [1, 2, 3].map(() => failure(search({ org: 'o' }, { timeoutMs: 800 })));
+      const fast = executeRestEndpoint(definition(), 'committee', { id: '1' }, CREDS, { timeoutMs: 800 });
 
       expect(await fast).toEqual({ results: [{ name: 'fast' }], count: 1 });
       for (const err of await Promise.all(slow)) {
-        expect(err).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('within 120 ms') });
+        expect(err).toMatchObject({ code: 'TIMEOUT', message: expect.stringContaining('within 800 ms') });
       }
       const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(115);
-      expect(elapsed).toBeLessThan(1000);
+      expect(elapsed).toBeGreaterThanOrEqual(790);
+      expect(elapsed).toBeLessThan(10_000);
       gate.release();
     });
 
