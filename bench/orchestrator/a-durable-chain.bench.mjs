@@ -5,7 +5,12 @@
 //               connector-runtime as processes via @af/testing startStack);
 //               a playbook of 100 sequential transform_data steps started with
 //               POST /api/v1/runs; per node = (StartRun commit → `complete`
-//               commit) / 100, from the orchestrator's own timestamps.
+//               commit) / 100, from the orchestrator's own timestamps. The
+//               orchestrator runs with PURE_NODE_BATCH=0: every node's state
+//               is committed (one statement: node_start + node_complete,
+//               state, output, outbox rows) before the next node starts —
+//               by default pure nodes ride on the next write instead (see
+//               b-pure-chain.bench.mjs).
 //   LANGGRAPH   StateGraph of 100 sequential nodes + PostgresSaver on the same
 //               PostgreSQL (fresh database per invoke), durability "sync"
 //               (checkpoint committed before the next step — the like-for-like
@@ -13,8 +18,8 @@
 //   FLOOR       100 sequential single-row BEGIN; INSERT; COMMIT on one pg
 //               connection (fresh database).
 //   REPLAY      our per-node SQL replayed with raw pg (see lib/replay.mjs):
-//               how much of our per-node time is the SQL itself; and a
-//               what-if with the same writes as one statement per transition.
+//               today's one named statement per node, and the first
+//               version's two transactions (with a per-statement breakdown).
 //
 // Ours and the references are interleaved round by round (order rotated) and
 // summarised by medians. Run by hand after `pnpm build`, with PostgreSQL on
@@ -49,11 +54,12 @@ const machine = await machineFacts(TEST_DATABASE_URL);
 // The services load the build present now (another build may land while this runs).
 const build = { orchestratorDistBuiltAt: statSync(new URL('../../services/orchestrator/dist/main.js', import.meta.url)).mtime.toISOString() };
 progress(`starting the stack (${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.join(' ')})`);
-const stack = await startOurStack();
+// Every node committed before the next starts: pure nodes are not held for the next write here.
+const stack = await startOurStack({ orchestrator: { PURE_NODE_BATCH: '0' } });
 const samples = {
   ours: [], oursWall: [], oursDispatch: [], oursIntervals: [], oursCommitsPerNode: [],
   lgPgSync: [], lgPgSyncIntervals: [], lgPgAsync: [], lgPgAsyncIntervals: [], lgMem: [], lgMemIntervals: [],
-  floor: [], floorCommits: [], replay: [], replayIntervals: [], replayRelay: [], replayRelayIntervals: [], replayOne: [], replayOneIntervals: [],
+  floor: [], floorCommits: [], replay: [], replayIntervals: [], replayRelay: [], replayRelayIntervals: [], replayCurrent: [], replayCurrentIntervals: [],
 };
 let templateRunId;
 const oursCpu = [];
@@ -82,6 +88,7 @@ try {
   }
   await prepareReplaySchema(stack.db.url);
   await replayRun(stack.db.url, templateRunId, NODES, { withRelay: true });
+  await replayRun(stack.db.url, templateRunId, NODES, { mode: 'current' });
 
   const sides = {
     async ours() {
@@ -127,9 +134,9 @@ try {
       const relay = await replayRun(stack.db.url, templateRunId, NODES, { withRelay: true });
       samples.replayRelay.push(relay.reduce((a, b) => a + b, 0) / NODES);
       samples.replayRelayIntervals.push(...relay);
-      const one = await replayRun(stack.db.url, templateRunId, NODES, { oneStatement: true });
-      samples.replayOne.push(one.reduce((a, b) => a + b, 0) / NODES);
-      samples.replayOneIntervals.push(...one);
+      const current = await replayRun(stack.db.url, templateRunId, NODES, { mode: 'current' });
+      samples.replayCurrent.push(current.reduce((a, b) => a + b, 0) / NODES);
+      samples.replayCurrentIntervals.push(...current);
     },
   };
   const order = Object.keys(sides);
@@ -149,7 +156,7 @@ const lgPgAsync = median(samples.lgPgAsync);
 const lgMem = median(samples.lgMem);
 const replay = median(samples.replay);
 const replayRelay = median(samples.replayRelay);
-const replayOne = median(samples.replayOne);
+const replayCurrent = median(samples.replayCurrent);
 
 console.log(`\nbench/orchestrator (a): ${NODES}-node chain, every node durably committed before the next starts`);
 console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.postgres} (synchronous_commit=${machine.postgresSettings.synchronous_commit}); ${ROUNDS} rounds, medians\n`);
@@ -162,9 +169,9 @@ printTable(
     ['LangGraph + PostgresSaver, durability "async" (default)', fmt(lgPgAsync), fmt(percentile(samples.lgPgAsyncIntervals, 99)), fmt(ours / lgPgAsync, 2)],
     ['LangGraph + MemorySaver', fmt(lgMem), fmt(percentile(samples.lgMemIntervals, 99)), fmt(ours / lgMem, 2)],
     ['FLOOR: BEGIN; INSERT 1 row; COMMIT (per commit)', fmt(floor), fmt(percentile(samples.floorCommits, 99)), fmt(ours / floor, 2)],
-    ['REPLAY: our per-node SQL, raw pg, 1 connection', fmt(replay), fmt(percentile(samples.replayIntervals, 99)), fmt(ours / replay, 2)],
-    ['REPLAY + outbox relay batch after each commit', fmt(replayRelay), fmt(percentile(samples.replayRelayIntervals, 99)), fmt(ours / replayRelay, 2)],
-    ['WHAT-IF (not implemented): same writes, 1 statement per transition', fmt(replayOne), fmt(percentile(samples.replayOneIntervals, 99)), fmt(ours / replayOne, 2)],
+    ['REPLAY: our per-node statement today (1 named statement), raw pg', fmt(replayCurrent), fmt(percentile(samples.replayCurrentIntervals, 99)), fmt(ours / replayCurrent, 2)],
+    ['REPLAY: first version (2 transactions per node), raw pg', fmt(replay), fmt(percentile(samples.replayIntervals, 99)), fmt(ours / replay, 2)],
+    ['REPLAY: first version + its relay batch after each commit', fmt(replayRelay), fmt(percentile(samples.replayRelayIntervals, 99)), fmt(ours / replayRelay, 2)],
   ],
 );
 const statementBreakdown = Object.entries(statementMs).map(([label, xs]) => ({
@@ -174,7 +181,7 @@ const statementBreakdown = Object.entries(statementMs).map(([label, xs]) => ({
   p99Ms: Number(percentile(xs, 99).toFixed(3)),
   sumPerNodeMs: Number((xs.reduce((a, b) => a + b, 0) / (ROUNDS * NODES)).toFixed(3)),
 }));
-console.log('\nREPLAY (without relay), where the SQL time of one node goes:');
+console.log('\nREPLAY of the first version (without relay), where the SQL time of one node went:');
 printTable(
   ['statement', 'per node', 'median ms', 'p99 ms', 'mean ms per node'],
   statementBreakdown.map((s) => [s.statement, s.perNode, fmt(s.medianMs), fmt(s.p99Ms), fmt(s.sumPerNodeMs)]),
@@ -184,10 +191,10 @@ console.log('\nOURS, CPU ms per node by process (summed over the runs, /proc; "e
 printTable(['where', 'CPU ms per node'], Object.entries(cpuPerNode).map(([k, v]) => [k, fmt(v)]));
 const meets = ours <= TARGET_RATIO_TO_FLOOR * floor;
 console.log(`
-Ours: node_start and node_complete are separate transactions (2 commits per node, each with its event row
-and outbox row); measured ${fmt(median(samples.oursCommitsPerNode), 1)} commits per node in the stack's database including the outbox
-relay's batches. Dispatch (StartRun → first node_start: outbox → NATS work queue → lease) median ${fmt(median(samples.oursDispatch), 1)} ms,
-included above. Earlier reference figures on this machine class: LangGraph ${REFERENCE.langgraphPostgresSaverMsPerStep} ms/step with
+Ours (PURE_NODE_BATCH=0): one statement per node (node_start + node_complete frames, state, output, outbox rows)
+committed before the next node starts; measured ${fmt(median(samples.oursCommitsPerNode), 1)} commits per node in the stack's database including the
+outbox marks. Dispatch (StartRun's commit → first node's commit: the in-process hand-off, lease, state reads and the
+first node) median ${fmt(median(samples.oursDispatch), 1)} ms, included above. Earlier reference figures on this machine class: LangGraph ${REFERENCE.langgraphPostgresSaverMsPerStep} ms/step with
 PostgresSaver, ${REFERENCE.langgraphMemorySaverMsPerStep} ms with MemorySaver, raw commit ≈ ${REFERENCE.rawCommitMs} ms.
 Target: durable node ≤ ${TARGET_RATIO_TO_FLOOR}× the raw-commit floor (≤ ${fmt(TARGET_RATIO_TO_FLOOR * floor)} ms): ${meets ? 'MET' : 'NOT MET'} (${fmt(ours / floor, 1)}×).`);
 
@@ -202,15 +209,14 @@ writeResult('a', {
     ours: {
       path: 'POST /api/v1/runs (gateway → planner CompilePlaybook → orchestrator StartRun), 100 transform_data steps (limit 10), waited by polling orchestrator.runs every 5 ms',
       perNode: '(runs.updated_at of the complete transaction − runs.created_at of StartRun) / 100, PostgreSQL clock',
-      orchestrator: orchestratorSettings(stack),
-      commitsPerNodeDesign: 2,
+      orchestrator: { ...orchestratorSettings(stack), PURE_NODE_BATCH: '0 (every node committed before the next starts)' },
+      commitsPerNodeDesign: 1,
     },
     langgraph: '@langchain/langgraph 1.7.3 StateGraph, 100 sequential nodes (slice(0,10) of the rows), recursionLimit 10000, fresh thread per invoke; PostgresSaver (@langchain/langgraph-checkpoint-postgres 1.0.5) on a fresh database per round',
     floor: 'one pg.Client, fresh database, BEGIN; INSERT INTO steps (run_id, step, state jsonb); COMMIT × 100',
     replay: {
       statementsPerNode: REPLAY_SHAPE,
-      whatIf: 'each transition as one data-modifying CTE (fenced UPDATE runs … RETURNING last_seq, INSERT run_events, UPDATE node_states, INSERT node_outputs, INSERT outbox) in an implicit transaction: 2 round trips and 2 commits per node; not how the orchestrator works today',
-      note: 'copies of the orchestrator tables (same columns, indexes, foreign keys) in schema bench_replay of the stack database',
+      note: 'copies of the orchestrator tables (same columns, indexes, foreign keys) in schema bench_replay of the stack database; one pg.Client',
     },
   },
   results: {
@@ -221,9 +227,9 @@ writeResult('a', {
       langgraphPostgresAsyncDefault: summary(samples.lgPgAsync),
       langgraphMemory: summary(samples.lgMem),
       floorRawCommit: summary(samples.floor),
-      replayOurSql: summary(samples.replay),
-      replayOurSqlWithRelay: summary(samples.replayRelay),
-      whatIfOneStatementPerTransition: summary(samples.replayOne),
+      replayCurrentStatement: summary(samples.replayCurrent),
+      replayFirstVersionSql: summary(samples.replay),
+      replayFirstVersionSqlWithRelay: summary(samples.replayRelay),
     },
     singleIntervalMs: {
       oursNodeStartToNodeStart: summary(samples.oursIntervals),
@@ -231,9 +237,9 @@ writeResult('a', {
       langgraphPostgresAsyncDefault: summary(samples.lgPgAsyncIntervals),
       langgraphMemory: summary(samples.lgMemIntervals),
       floorCommit: summary(samples.floorCommits),
-      replayOurSql: summary(samples.replayIntervals),
-      replayOurSqlWithRelay: summary(samples.replayRelayIntervals),
-      whatIfOneStatementPerTransition: summary(samples.replayOneIntervals),
+      replayCurrentStatement: summary(samples.replayCurrentIntervals),
+      replayFirstVersionSql: summary(samples.replayIntervals),
+      replayFirstVersionSqlWithRelay: summary(samples.replayRelayIntervals),
     },
     replayStatementBreakdown: statementBreakdown,
     oursCpuMsPerNode: cpuPerNode,
@@ -244,8 +250,8 @@ writeResult('a', {
       oursOverLanggraphPostgresSync: Number((ours / lgPgSync).toFixed(2)),
       oursOverLanggraphPostgresAsyncDefault: Number((ours / lgPgAsync).toFixed(2)),
       oursOverLanggraphMemory: Number((ours / lgMem).toFixed(2)),
-      oursOverReplayOurSql: Number((ours / replay).toFixed(2)),
-      oursOverReplayOurSqlWithRelay: Number((ours / replayRelay).toFixed(2)),
+      oursOverReplayCurrentStatement: Number((ours / replayCurrent).toFixed(2)),
+      replayCurrentStatementOverFloor: Number((replayCurrent / floor).toFixed(2)),
     },
   },
   reference: REFERENCE,

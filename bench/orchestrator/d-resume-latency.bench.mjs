@@ -14,13 +14,12 @@
 //                           − the client's send time of ResumeRun (wall clock of
 //                           this machine, µs, calibrated against Date.now()).
 //               Also from run_events: the same to next's node_start frame
-//               (orchestrator clock, ms), to the run's `complete` frame (written
-//               after next's statement returned — an upper bound of its commit),
-//               from the `decision` log frame (written in ResumeRun's own
-//               transaction) to next's node_start frame, a breakdown of the
-//               hop (with the outbox relay batch that published ResumeRun's
-//               work item: outbox.published_at), and the ResumeRun RPC round
-//               trip itself.
+//               (orchestrator clock, ms), to the run's `complete` frame (taken
+//               just before the statement that commits it — with the default
+//               PURE_NODE_BATCH the same statement as next's), from the
+//               `decision` log frame (written in ResumeRun's own transaction)
+//               to next's node_start frame, a breakdown of the hop, and the
+//               ResumeRun RPC round trip itself.
 //   LANGGRAPH   @langchain/langgraph 1.7.3, StateGraph gate (interrupt()) →
 //               next, PostgresSaver durability "sync" on a fresh database,
 //               N threads parked at the interrupt, then
@@ -237,18 +236,9 @@ try {
       [principal.userId],
     );
     if (rows.length !== n) throw new Error(`expected ${n} runs, read ${rows.length}`);
-    // The work item ResumeRun queued: its outbox row's published_at is now() of the relay batch that published it.
-    const relayed = new Map(
-      (
-        await stack.db.query(
-          `SELECT split_part(msg_id, ':', 2) AS run_id, extract(epoch FROM published_at) * 1000 AS published
-             FROM orchestrator.outbox WHERE msg_id LIKE 'work:%:resume:%' AND published_at IS NOT NULL`,
-        )
-      ).map((r) => [r.run_id, Number(r.published)]),
-    );
     const m = {
       toNextStartDb: [], toNextStartFrame: [], toRunCompleteFrame: [], decisionToNextStart: [],
-      sendToDecision: [], decisionToRelay: [], relayToGateComplete: [], gateCompleteToNextStart: [], nextStartFrameToStatement: [],
+      sendToDecision: [], decisionToGateComplete: [], gateCompleteToNextStart: [], nextStartFrameToStatement: [],
       pureStartAndCompleteTogether: 0,
     };
     for (const r of rows) {
@@ -260,10 +250,7 @@ try {
       m.toRunCompleteFrame.push(v.run_complete - sent);
       m.decisionToNextStart.push(v.next_start - v.decision);
       m.sendToDecision.push(v.decision - sent);
-      const relay = relayed.get(r.id);
-      if (relay === undefined) throw new Error(`run ${r.id}: no published resume work item in the outbox`);
-      m.decisionToRelay.push(relay - v.decision);
-      m.relayToGateComplete.push(v.gate_complete - relay);
+      m.decisionToGateComplete.push(v.gate_complete - v.decision);
       m.nextStartFrameToStatement.push(v.next_started - v.next_start);
       m.gateCompleteToNextStart.push(v.next_start - v.gate_complete);
       if (v.next_start === v.next_complete) m.pureStartAndCompleteTogether++;
@@ -272,8 +259,7 @@ try {
     const slowest = byLatency.slice(0, Math.max(1, Math.ceil(n / 20))).map(([, i]) => i);
     const parts = {
       sendToDecisionFrame: m.sendToDecision,
-      decisionFrameToRelayBatch: m.decisionToRelay,
-      relayBatchToGateCompleteFrame: m.relayToGateComplete,
+      decisionFrameToGateCompleteFrame: m.decisionToGateComplete,
       gateCompleteFrameToNextNodeStartFrame: m.gateCompleteToNextStart,
       nextNodeStartFrameToItsStatement: m.nextStartFrameToStatement,
     };
@@ -390,11 +376,12 @@ console.log(`\nbench/orchestrator (d): ResumeRun (approve) → next node_start; 
 console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.postgres}\n`);
 printTable(['measure (ms)', 'p50', 'p95', 'p99', 'max'], rows);
 console.log(
-  '\nOurs, breakdown (medians; "slowest 5 %": means over the slowest 5 % of resumes): frames = orchestrator clock at ms resolution, taken before each statement is sent; relay batch =\n' +
-    "outbox.published_at of the resume work item (now() of the relay's transaction, before it publishes to NATS):",
+  '\nOurs, breakdown (medians; "slowest 5 %": means over the slowest 5 % of resumes): frames = orchestrator clock at ms resolution, taken when each\n' +
+    "transition happened (held settlements keep their own time); the ResumeRun that committed the decision hands the run to an executor in the same\n" +
+    "process, whose statement carries the gate's completion, next's start and completion and the run's complete:",
 );
 printTable(
-  ['run', 'send → decision', 'decision → relay batch', 'relay → gate complete', 'gate → next start', 'frame → stmt', 'CPU ms/resume orch', 'pg', 'nats', 'machine busy'],
+  ['run', 'send → decision', 'decision → gate complete', 'gate → next start', 'frame → stmt', 'CPU ms/resume orch', 'pg', 'nats', 'machine busy'],
   SIZES.flatMap((n) =>
     ['steady', 'steady slowest 5 %', 'burst'].map((label) => {
       const mode = label.split(' ')[0];
@@ -404,8 +391,7 @@ printTable(
       return [
         `N=${n} ${label}`,
         fmt(b.sendToDecisionFrame, 2),
-        fmt(b.decisionFrameToRelayBatch, 2),
-        fmt(b.relayBatchToGateCompleteFrame, 2),
+        fmt(b.decisionFrameToGateCompleteFrame, 2),
         fmt(b.gateCompleteFrameToNextNodeStartFrame, 2),
         fmt(b.nextNodeStartFrameToItsStatement, 2),
         cpu.orchestrator === undefined ? '' : fmt(cpu.orchestrator, 2),
@@ -428,7 +414,7 @@ writeResult('d', {
     sizes: SIZES,
     steadyRatePerSecond: RATE,
     warmup: `${WARMUP_RUNS} parked runs / threads of each side resumed at the steady rate, not recorded`,
-    plan: "gate: approval {prompt:'ok?'} → next: tool transform_data {data:[1]} (pure: node_start and node_complete committed in one statement)",
+    plan: "gate: approval {prompt:'ok?'} → next: tool transform_data {data:[1]} (pure; with the default PURE_NODE_BATCH the gate's completion, next's node_start and node_complete and the run's complete are one statement)",
     modes: {
       steady: `open loop: one resume every ${INTERVAL_MS} ms, not waiting for earlier ones`,
       burst: 'all N resumes issued at once',
@@ -437,6 +423,7 @@ writeResult('d', {
       path: `N runs started with gRPC StartRun (≤ ${START_IN_FLIGHT} in flight), polled until all are 'waiting', ${SETTLE_MS} ms settle, then gRPC ResumeRun {nodeId:'gate', decision: DECISION_APPROVE} per run`,
       latency:
         "node_states.started_at of 'next' (PostgreSQL now() of the statement committing next's node_start + node_complete; its commit follows within that statement) − client send time of ResumeRun (performance.now() mapped to the wall clock, re-calibrated before each measurement)",
+      dispatch: 'ResumeRun commits the decision and queues the run; the replica that served it starts executing it at once (its work item still goes out through the outbox and JetStream, and is dropped by whichever execution finds the run taken or finished)',
       frames: 'run_events.created_at is the orchestrator process clock at ms resolution (new Date()), taken just before the statement is sent',
       orchestrator: settings,
     },

@@ -1,12 +1,21 @@
 // Decomposition aid: replays, with raw `pg` on one connection, the SQL our
-// orchestrator issues per node (copied from
-// services/orchestrator/src/infra/run.repository.ts — nodeStarted and
-// nodeCompleted — and packages/service-kit/src/outbox/*: appendOutbox and the
-// relay's batch). It runs against copies of the orchestrator's tables in a
-// private schema of the stack's database, so the services never see it.
+// orchestrator issues per node, against copies of the orchestrator's tables
+// in a private schema of the stack's database (the services never see it):
+//
+//   current  what the engine does today for a node committed on its own
+//            (PURE_NODE_BATCH=0): ONE statement — copied from
+//            services/orchestrator/src/infra/run-execution.store.ts
+//            `transition` as built for nodeCompleted with its node_start
+//            frame — run as a named (prepared) statement like
+//            src/infra/prepared.ts does.
+//   first    the first version: node_start and node_complete as two
+//            transactions of 6–7 statements each (appendEvent, state,
+//            outbox rows), optionally followed by the old relay's batch
+//            transaction after every commit.
+//
 // The difference between this and our measured per-node time is what the
-// engine adds on top of its SQL (TypeORM, event loop, NATS publishing, the
-// relay running concurrently, process scheduling).
+// engine adds on top of its SQL (driver, event loop, NATS publishing,
+// process scheduling).
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
@@ -14,6 +23,7 @@ const SCHEMA = 'bench_replay';
 
 /** Statements per node in the replay (for the report). */
 export const REPLAY_SHAPE = {
+  current: ['one named statement: WITH r AS (UPDATE runs … last_seq + 2, fenced by the lease), f (the 2 frames), e (INSERT run_events × 2), ob (INSERT outbox: 1 batch row holding both frames), c0 (UPDATE node_states → completed), c1 (INSERT node_outputs … ON CONFLICT) SELECT …'],
   nodeStarted: ['BEGIN', 'UPDATE runs … last_seq + 1 … RETURNING last_seq', 'INSERT run_events', 'UPDATE node_states → running', 'INSERT outbox', 'COMMIT'],
   nodeCompleted: ['BEGIN', 'UPDATE runs … last_seq + 1 … RETURNING last_seq', 'INSERT run_events', 'UPDATE node_states → completed', 'INSERT node_outputs … ON CONFLICT', 'INSERT outbox', 'COMMIT'],
   relayBatchPerCommit: ['BEGIN', 'SELECT pg_try_advisory_xact_lock', 'SELECT … FROM outbox WHERE published_at IS NULL … LIMIT 256', 'UPDATE outbox SET published_at', 'COMMIT'],
@@ -50,7 +60,7 @@ export async function prepareReplaySchema(databaseUrl) {
  * outbox) as one data-modifying CTE in an implicit transaction — one round
  * trip and one commit per transition instead of six or seven round trips.
  */
-export async function replayRun(databaseUrl, templateRunId, nodes, { withRelay = false, oneStatement = false, statementMs } = {}) {
+export async function replayRun(databaseUrl, templateRunId, nodes, { mode = 'first', withRelay = false, oneStatement = false, statementMs } = {}) {
   const client = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${SCHEMA}` });
   await client.connect();
   // With `statementMs` (an object), each statement's round-trip time is collected under a short label.
@@ -103,6 +113,14 @@ export async function replayRun(databaseUrl, templateRunId, nodes, { withRelay =
       if (rows.length) await c.query('UPDATE outbox SET published_at = now() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
       await c.query('COMMIT');
     };
+    if (mode === 'current') {
+      for (const nodeId of ids) {
+        const t = performance.now();
+        await currentTransition(client, runId, owner, nodeId, output);
+        perNode.push(performance.now() - t);
+      }
+      return perNode;
+    }
     if (oneStatement) {
       for (const nodeId of ids) {
         const t = performance.now();
@@ -142,6 +160,57 @@ export async function replayRun(databaseUrl, templateRunId, nodes, { withRelay =
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The statement the store sends for a pure node committed on its own: its
+ * node_start and node_complete frames, state, output and outbox rows, fenced
+ * by the lease (copied from RunExecutionStore.transition / nodeCompleted).
+ */
+const CURRENT_SQL = `WITH r AS (
+         UPDATE runs SET  last_seq = last_seq + $9::int, updated_at = now()
+          WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq, $4::text AS node_id
+       ), f AS (
+         SELECT r.last_seq - $9::int + x.i AS seq, x.type, x.payload, x.node_id, x.ts
+           FROM r, unnest($6::text[], $7::jsonb[], $8::text[], $3::text[]) WITH ORDINALITY AS x(type, payload, node_id, ts, i)
+       ), e AS (
+         INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
+         SELECT $1::uuid, seq, type, node_id, payload, ts::timestamptz FROM f
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT $13::text,
+                jsonb_agg(jsonb_build_object(
+                  'subject', $5::text || type,
+                  'payload', jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', ts, 'payload', payload)
+                               || CASE WHEN node_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', node_id) END,
+                  'msgId', 'run:' || $1::text || ':' || seq) ORDER BY seq),
+                'batch:run:' || $1::text || ':' || min(seq)
+           FROM f HAVING count(*) > 0
+         RETURNING id
+       ), c0 AS (
+UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
+                started_at = COALESCE(started_at, now()), attempt = COALESCE($10::int, attempt)
+          WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)
+), c1 AS (
+INSERT INTO node_outputs (run_id, node_id, output)
+         SELECT $1::uuid, n, $11::jsonb FROM r, unnest($12::text[]) AS n
+         ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()
+)
+       SELECT last_seq, (SELECT id FROM ob) AS ob_id,
+              NULL AS more,
+              NULL AS extra
+         FROM r`;
+
+async function currentTransition(client, runId, owner, nodeId, output) {
+  const ts = new Date().toISOString();
+  const start = { attempt: 1, kind: 'tool', action: 'transform_data' };
+  const done = { attempt: 1, durationMs: 0, outputKey: nodeId, summary: { type: 'object', keys: ['data', 'count'], count: 3 } };
+  const { rows } = await client.query({
+    name: 'bench_replay_current',
+    text: CURRENT_SQL,
+    values: [runId, owner, [ts, ts], nodeId, `bench.run.${runId}.`, ['node_start', 'node_complete'], [JSON.stringify(start), JSON.stringify(done)], [nodeId, nodeId], 2, 1, output, [nodeId], '$outbox.batch'],
+  });
+  if (rows.length !== 1) throw new Error('lease lost in replay');
 }
 
 /** The what-if: one statement per transition, fenced by the lease like appendEvent (no row → lease lost). */

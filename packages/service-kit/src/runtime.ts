@@ -44,7 +44,7 @@ export class ServiceKit<C extends BaseEnv = BaseEnv> {
   ) {
     this.subjects = subjects;
     this.metrics = new Metrics(name);
-    this.relay = new OutboxRelay(new PgOutboxStore(db, schema), bus, log, { publishDelayMs: Number(process.env.AF_EXP_PUBLISH_DELAY_MS ?? 0) }); // EXPERIMENT
+    this.relay = new OutboxRelay(new PgOutboxStore(db, schema), bus, log);
   }
 
   static async start<S extends z.ZodObject>(options: ServiceKitOptions<S>): Promise<ServiceKit<z.infer<S> & BaseEnv>> {

@@ -97,8 +97,10 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log, config.APPROVAL_URL ? hitl : undefined),
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
-  // Runs queued by requests served here start here at once when there is room (their work items still go out).
-  repo.onQueued((runId) => consumer.dispatchLocal(runId));
+  // Runs created here start here at once, leased from their first statement; runs whose work items this process
+  // commits (resumed, woken, …) start here at once too — when there is room; the work items still go out.
+  repo.claimLocally(() => consumer.claim());
+  consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
     module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),

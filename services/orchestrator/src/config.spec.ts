@@ -29,4 +29,14 @@ describe('orchestrator config', () => {
     expect(orchestratorEnvSchema.safeParse({ ...base, CONNECTOR_CONCURRENCY: '0' }).success).toBe(false);
     expect(orchestratorEnvSchema.safeParse({ ...base, PLANNER_URL: 'http://planner' }).success).toBe(false);
   });
+
+  it('holds up to 256 pure settlements per run by default; 0 turns that off; negatives and non-integers are refused', () => {
+    expect(orchestratorEnvSchema.parse(base).PURE_NODE_BATCH).toBe(256);
+    expect(orchestratorEnvSchema.parse({ ...base, PURE_NODE_BATCH: '0' }).PURE_NODE_BATCH).toBe(0);
+    for (const bad of ['-1', '1.5', 'lots']) {
+      const r = orchestratorEnvSchema.safeParse({ ...base, PURE_NODE_BATCH: bad });
+      expect(r.success).toBe(false);
+      expect(r.error!.issues[0]!.path).toEqual(['PURE_NODE_BATCH']);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { createLogger } from '../logger.js';
-import { OutboxRelay, type OutboxRow, type OutboxStore } from './outbox-relay.js';
+import { OUTBOX_BATCH_SUBJECT, OutboxRelay, outboxMessages, type OutboxRow, type OutboxStore } from './outbox-relay.js';
 
 /** A store in memory; `failMarkOnce` simulates a crash after publishing but before marking. */
 class MemoryStore implements OutboxStore {
@@ -180,6 +180,62 @@ describe('OutboxRelay', () => {
       await until(() => bus.stored.length === 2);
       await relay.stop();
       expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r1:1', 'run:r1:2']);
+    });
+  });
+
+  it('tells committed-rows listeners of each handed-over lot first; a failing listener does not stop publishing', async () => {
+    const store = new MemoryStore();
+    const bus = new DedupBus();
+    const relay = new OutboxRelay(store, bus, log, { intervalMs: 60_000 });
+    const seen: string[][] = [];
+    relay.onCommitted(() => {
+      throw new Error('listener bug');
+    });
+    relay.onCommitted((rows) => seen.push(rows.map((r) => r.msgId)));
+    relay.publishCommitted(store.add(2));
+    expect(seen).toEqual([['run:r1:1', 'run:r1:2']]);
+    expect(bus.stored).toHaveLength(0);
+    await relay.flushDirect();
+    expect(bus.stored).toHaveLength(2);
+  });
+
+  describe('batch rows (several messages in one row)', () => {
+    const batchRow = (id: string, seqs: number[]): OutboxRow => ({
+      id,
+      subject: OUTBOX_BATCH_SUBJECT,
+      payload: seqs.map((seq) => ({ subject: `af.run.r2.e${seq}`, payload: { seq }, msgId: `run:r2:${seq}` })),
+      msgId: `batch:run:r2:${seqs[0]}`,
+    });
+
+    it('the relay publishes each message of a batch row, in order, and marks the row', async () => {
+      const store = new MemoryStore();
+      store.rows.push({ ...batchRow('1', [1, 2, 3]), published: false, createdAt: 0 });
+      store.add(1);
+      const bus = new DedupBus();
+      await new OutboxRelay(store, bus, log).drain();
+      expect(bus.stored.map((m) => m.msgId)).toEqual(['run:r2:1', 'run:r2:2', 'run:r2:3', 'run:r1:2']);
+      expect(JSON.parse(bus.stored[1]!.data)).toEqual({ seq: 2 });
+      expect(store.rows.every((r) => r.published)).toBe(true);
+    });
+
+    it('the direct path marks a batch row only when all its messages went out; the relay sends the rest later, once each', async () => {
+      const store = new MemoryStore();
+      const row = batchRow('1', [1, 2, 3]);
+      store.rows.push({ ...row, published: false, createdAt: Date.now() });
+      const bus = new DedupBus();
+      bus.failOnce.add('run:r2:2');
+      const relay = new OutboxRelay(store, bus, log, { intervalMs: 10, graceMs: 30 });
+      relay.start();
+      relay.publishCommitted(outboxMessages(row).map((m) => ({ ...m, id: row.id })));
+      for (let i = 0; i < 100 && !store.rows[0]!.published; i++) await new Promise((r) => setTimeout(r, 5));
+      await relay.stop();
+      expect(store.rows[0]!.published).toBe(true);
+      expect(bus.stored.map((m) => m.msgId).sort()).toEqual(['run:r2:1', 'run:r2:2', 'run:r2:3']);
+    });
+
+    it('refuses a malformed batch row, naming it', () => {
+      expect(() => outboxMessages({ subject: OUTBOX_BATCH_SUBJECT, payload: { not: 'an array' }, msgId: 'batch:x' })).toThrow('outbox batch row batch:x: payload is not an array');
+      expect(() => outboxMessages({ subject: OUTBOX_BATCH_SUBJECT, payload: [{ subject: 'a' }], msgId: 'batch:y' })).toThrow('outbox batch row batch:y: message 0 lacks subject or msgId');
     });
   });
 });

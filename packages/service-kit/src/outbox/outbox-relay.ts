@@ -27,6 +27,25 @@ export interface OutboxRow extends OutboxMessage {
   id: string;
 }
 
+/**
+ * The subject of an outbox row that holds several messages (its payload: an
+ * array of `{ subject, payload, msgId }`, published one by one), so a
+ * statement that emits many messages writes one row. `$` subjects are never
+ * published as such.
+ */
+export const OUTBOX_BATCH_SUBJECT = '$outbox.batch';
+
+/** The messages an outbox row stands for: itself, or the messages of a batch row. */
+export function outboxMessages(row: OutboxMessage): OutboxMessage[] {
+  if (row.subject !== OUTBOX_BATCH_SUBJECT) return [row];
+  if (!Array.isArray(row.payload)) throw new Error(`outbox batch row ${row.msgId}: payload is not an array`);
+  return row.payload.map((m: unknown, i: number) => {
+    const msg = m as Partial<OutboxMessage> | null;
+    if (!msg || typeof msg.subject !== 'string' || typeof msg.msgId !== 'string') throw new Error(`outbox batch row ${row.msgId}: message ${i} lacks subject or msgId`);
+    return { subject: msg.subject, payload: msg.payload, msgId: msg.msgId };
+  });
+}
+
 export interface OutboxStore {
   /**
    * Hand the oldest unpublished rows (at least `minAgeMs` old) to `publish`
@@ -41,12 +60,6 @@ export interface OutboxStore {
 
 export interface OutboxRelayOptions {
   batchSize?: number;
-  /**
-   * Direct path: rows handed over are sent after this long (0: right after
-   * the current turn of the event loop), so lots from several commits share
-   * one write to the bus (default 0).
-   */
-  publishDelayMs?: number;
   /** Direct path: published rows are marked once this many wait, or after `markDelayMs` (default 500 / 20 ms). */
   markBatch?: number;
   markDelayMs?: number;
@@ -78,7 +91,7 @@ export class OutboxRelay {
   private markTimer?: NodeJS.Timeout;
   private readonly markBatch: number;
   private readonly markDelayMs: number;
-  private readonly publishDelayMs: number;
+  private readonly committedListeners: Array<(rows: readonly OutboxRow[]) => void> = [];
 
   constructor(
     private readonly store: OutboxStore,
@@ -91,7 +104,6 @@ export class OutboxRelay {
     this.graceMs = options.graceMs ?? 2_000;
     this.markBatch = options.markBatch ?? 500;
     this.markDelayMs = options.markDelayMs ?? 20;
-    this.publishDelayMs = options.publishDelayMs ?? 0;
   }
 
   start(): void {
@@ -117,10 +129,18 @@ export class OutboxRelay {
   /**
    * Publish rows this process just committed (in their id order), now,
    * without reading them back; their marks follow in bulk. Rows whose
-   * publish fails are left to the relay.
+   * publish fails are left to the relay. A batch row is handed over as its
+   * messages, each with the row's id (the row is marked once all went out).
    */
   publishCommitted(rows: readonly OutboxRow[]): void {
     if (!rows.length) return;
+    for (const listener of this.committedListeners) {
+      try {
+        listener(rows);
+      } catch (err) {
+        this.log.warn({ err }, 'outbox: a committed-rows listener failed');
+      }
+    }
     if (!this.store.markPublished) {
       this.kick();
       return;
@@ -129,13 +149,19 @@ export class OutboxRelay {
     // After the committer's own continuation (e.g. its next statement) is on its way: publishing is not on its path.
     if (!this.sendScheduled && !this.sending) {
       this.sendScheduled = true;
-      const go = () => {
+      setImmediate(() => {
         this.sendScheduled = false;
         this.sending ??= this.send();
-      };
-      if (this.publishDelayMs > 0) setTimeout(go, this.publishDelayMs);
-      else setImmediate(go);
+      });
     }
+  }
+
+  /**
+   * Be told of rows this process committed, right after the commit and before
+   * they are published (e.g. to start work they describe here at once).
+   */
+  onCommitted(listener: (rows: readonly OutboxRow[]) => void): void {
+    this.committedListeners.push(listener);
   }
 
   /** Publish one batch; returns rows published (-1 when another relay is busy). */
@@ -143,8 +169,8 @@ export class OutboxRelay {
     return this.store.withBatch(
       this.batchSize,
       async (rows) => {
-        // Pipelined on one connection: the bus receives them in id order.
-        await Promise.all(rows.map((r) => this.bus.publish(r.subject, encodeJson(r.payload), r.msgId)));
+        // Pipelined on one connection: the bus receives them in id order (a batch row's messages in their order).
+        await Promise.all(rows.flatMap(outboxMessages).map((m) => this.bus.publish(m.subject, encodeJson(m.payload), m.msgId)));
         return rows.map((r) => r.id);
       },
       minAgeMs,
@@ -164,7 +190,7 @@ export class OutboxRelay {
   /** Wait until rows handed over directly are sent and their marks written. */
   async flushDirect(): Promise<void> {
     while (this.sendScheduled || this.sending || this.marking || this.toMark.length) {
-      if (this.sendScheduled) await new Promise((r) => setTimeout(r, this.publishDelayMs));
+      if (this.sendScheduled) await new Promise((r) => setImmediate(r));
       await this.sending;
       if (this.toMark.length && !this.marking) this.startMarking();
       await this.marking;
@@ -175,7 +201,10 @@ export class OutboxRelay {
   private queueMarks(): void {
     if (this.marking) return;
     if (this.toMark.length >= this.markBatch) this.startMarking();
-    else this.markTimer ??= setTimeout(() => this.startMarking(), this.markDelayMs);
+    else if (!this.markTimer) {
+      this.markTimer = setTimeout(() => this.startMarking(), this.markDelayMs);
+      this.markTimer.unref();
+    }
   }
 
   private startMarking(): void {
@@ -191,12 +220,14 @@ export class OutboxRelay {
         const lot = this.toSend;
         this.toSend = [];
         const results = await Promise.allSettled(lot.map((r) => this.bus.publish(r.subject, encodeJson(r.payload), r.msgId)));
-        const failed = results.filter((x) => x.status === 'rejected').length;
-        if (failed) {
-          this.log.warn({ err: (results.find((x) => x.status === 'rejected') as PromiseRejectedResult).reason, failed }, 'outbox: direct publish failed; the relay retries');
+        const failedIds = new Set(lot.filter((_, i) => results[i]!.status === 'rejected').map((r) => r.id));
+        if (failedIds.size) {
+          this.log.warn({ err: (results.find((x) => x.status === 'rejected') as PromiseRejectedResult).reason, rows: failedIds.size }, 'outbox: direct publish failed; the relay retries');
           this.kick();
         }
-        for (let i = 0; i < lot.length; i++) if (results[i]!.status === 'fulfilled') this.toMark.push(lot[i]!.id);
+        const done = new Set<string>();
+        for (const r of lot) if (!failedIds.has(r.id)) done.add(r.id);
+        for (const id of done) this.toMark.push(id);
         this.queueMarks();
       }
     } finally {

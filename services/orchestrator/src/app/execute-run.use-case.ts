@@ -37,8 +37,8 @@ import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOut
 import { LevelScopes, OutputMap, runVars } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, resolveSubflow, resolveWaiting, WaitFor, type ChildRun } from '../domain/waiting.js';
-import { LeaseLostError, type Frame, type RunExecutionStore } from '../infra/run-execution.store.js';
-import { finalOutput, type RunRepository } from '../infra/run.repository.js';
+import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
+import { finalOutput, type RunRepository, type WaitingRow } from '../infra/run.repository.js';
 import type { PolicyRuntime, RunPolicies } from './run-policies.js';
 
 export interface ExecuteRunOptions {
@@ -88,6 +88,8 @@ interface Execution {
   started: number;
   /** Runtime policies: what fired, what waits to be applied (see run-policies.ts). */
   policy: PolicyRuntime;
+  /** Waiting states read with the lease: the first look at waiting nodes uses them instead of reading again. */
+  leasedWaiting?: Map<string, WaitingRow>;
 }
 
 type GraphResult =
@@ -116,6 +118,9 @@ export class ExecuteRun {
   private readonly finished = new Set<string>();
   private readonly bodyFallbacks = new WeakMap<PlanNode, Map<string, string[]>>();
   private readonly scopes = new LevelScopes<Level>();
+  /** Compiled node conditions, per plan node (a map body's nodes run once per iteration). */
+  private readonly conditions = new WeakMap<PlanNode, (scope: Scope) => boolean>();
+  private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
 
   constructor(
     private readonly repo: RunRepository,
@@ -131,7 +136,8 @@ export class ExecuteRun {
     this.stopping = true;
   }
 
-  async execute(runId: string, keepAlive: () => void = () => {}): Promise<ExecuteResult> {
+  /** `leased`: the lease is already this replica's (taken when the run was created here), with what the run starts from. */
+  async execute(runId: string, keepAlive: () => void = () => {}, leased?: LeasedRun): Promise<ExecuteResult> {
     if (this.active.has(runId)) {
       this.requeued.add(runId);
       return 'not_owner';
@@ -139,7 +145,7 @@ export class ExecuteRun {
     if (this.finished.has(runId)) return 'not_owner';
     this.active.add(runId);
     try {
-      let result = await this.executeOwned(runId, keepAlive);
+      let result = await this.executeOwned(runId, keepAlive, leased);
       // A request-side replan (or policy gate, or a resume) queues the run again; its work item (or local dispatch) may have been dropped here while this execution was active.
       for (let i = 0; i < MAX_RETAKES; i++) {
         const again = this.requeued.delete(runId);
@@ -158,10 +164,10 @@ export class ExecuteRun {
     }
   }
 
-  private async executeOwned(runId: string, keepAlive: () => void): Promise<ExecuteResult> {
+  private async executeOwned(runId: string, keepAlive: () => void, preleased?: LeasedRun): Promise<ExecuteResult> {
     const { owner, leaseMs } = this.options;
-    const run = await this.store.acquireLease(runId, owner, leaseMs);
-    if (!run) return 'not_owner';
+    const leased = preleased ?? (await this.store.leaseWithState(runId, owner, leaseMs));
+    if (!leased) return 'not_owner';
     const abort = new AbortController();
     let lost = false;
     const heartbeat = setInterval(() => {
@@ -178,7 +184,7 @@ export class ExecuteRun {
     }, Math.max(100, Math.floor(leaseMs / 3)));
     heartbeat.unref();
     try {
-      const result = await this.loop(run, abort.signal, () => lost);
+      const result = await this.loop(leased, abort.signal, () => lost);
       if (result === 'stopped') await this.store.releaseLease(runId, owner);
       return result;
     } catch (err) {
@@ -191,29 +197,31 @@ export class ExecuteRun {
     }
   }
 
-  private async loop(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
-    for (let current = run; ; ) {
+  private async loop(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
+    for (let current = leased; ; ) {
       const result = await this.epoch(current, signal, isLost);
       if (result !== 'replanned') return result;
       // Plan version N+1 is in place: go on from the persisted node states with it.
-      const again = await this.store.acquireLease(current.id, this.options.owner, this.options.leaseMs);
-      if (!again) throw new LeaseLostError(current.id);
+      const again = await this.store.leaseWithState(current.run.id, this.options.owner, this.options.leaseMs);
+      if (!again) throw new LeaseLostError(current.run.id);
       current = again;
     }
   }
 
   /** One plan version of the run: until it finishes, parks, stops, or a policy's replan swaps the plan. */
-  private async epoch(run: Run, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult | 'replanned'> {
-    const states = await this.repo.nodeStates(run.id);
+  private async epoch(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult | 'replanned'> {
+    // Node states and outputs as of the lease (read by the statement that took it).
+    const { run, states } = leased;
     const x: Execution = {
       run,
       states,
-      outputs: new OutputMap(await this.repo.outputs(run.id)),
+      outputs: new OutputMap(leased.outputs),
       slots: new Semaphore(this.options.concurrency),
       signal,
       isLost,
       started: Date.now(),
       policy: await this.policies.load(run, states),
+      leasedWaiting: leased.waiting,
     };
     if (!run.rollback) {
       const top = this.topLevel(x);
@@ -257,12 +265,16 @@ export class ExecuteRun {
     const canSettle = () => !fatal && !x.abort && !this.stopping;
     // A runtime policy's pending action or open gate lets nodes finish but none start.
     const canStart = () => canSettle() && !this.policies.halted(x);
+    // Nodes are skipped as routes not taken only below a route node (or below nodes an earlier plan version skipped so).
+    const routeSkipping = this.hasRoutes(level) || this.levelStates(x, level).some((st) => st.skipReason === ROUTE_NOT_TAKEN);
     for (;;) {
       if (x.isLost()) throw new LeaseLostError(x.run.id);
       if (canSettle() && this.hasWaiting(x, level)) {
         const failure = await this.settleWaiting(x, level);
         if (failure) fatal ??= failure;
       }
+      // Only the very first look may use the states read with the lease.
+      x.leasedWaiting = undefined;
       if (canSettle() && x.policy.policies.length) {
         await this.policies.observe(x, level);
         if (!level.suffix) await this.policies.checkTimers(x);
@@ -273,7 +285,7 @@ export class ExecuteRun {
           this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: 'primary_succeeded' });
         }
         const outputs = { get: (id: string) => x.outputs.get(id + level.suffix) };
-        for (const id of routeSkips(level, view, outputs)) {
+        for (const id of routeSkipping ? routeSkips(level, view, outputs) : []) {
           await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN, { defer: true });
           this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
@@ -320,7 +332,7 @@ export class ExecuteRun {
     if (node.condition) {
       let pass: boolean;
       try {
-        pass = compileNodeCondition(node)!(scope);
+        pass = this.conditionOf(node)(scope);
       } catch (err) {
         return this.fail(x, level, node, attempt, toAppError(err), 'condition');
       }
@@ -568,7 +580,9 @@ export class ExecuteRun {
     const owner = this.options.owner;
     const waitingNodes = level.nodes.filter((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
     if (!waitingNodes.length) return undefined;
-    const fresh = await this.repo.waitingStates(run.id);
+    // A decision that lands after this read is seen at the next look (a parked run is queued again; park refuses while one is pending).
+    const fresh = x.leasedWaiting ?? (await this.repo.waitingStates(run.id));
+    x.leasedWaiting = undefined;
     const now = new Date();
     let fatal: string | undefined;
     for (const node of waitingNodes) {
@@ -650,13 +664,17 @@ export class ExecuteRun {
     return fatal;
   }
 
+  /** The child run as it is now (`status` was read earlier: the child may have completed since). */
   private async childRun(childRunId: string | null, status: string | null): Promise<ChildRun | null> {
     if (!childRunId) return null;
-    if (status === 'completed') {
-      const view = await this.repo.view(childRunId);
-      return view ? { id: view.id, status: view.status, error: view.error, outputs: view.outputs, createdAt: view.createdAt, updatedAt: view.updatedAt } : null;
-    }
+    const view = async () => {
+      const v = await this.repo.view(childRunId);
+      return v ? { id: v.id, status: v.status, error: v.error, outputs: v.outputs, createdAt: v.createdAt, updatedAt: v.updatedAt } : null;
+    };
+    if (status === 'completed') return view();
     const run = await this.repo.get(childRunId);
+    // Completed in between: its outputs are what the node resumes with.
+    if (run?.status === 'completed') return view();
     return run ? { id: run.id, status: run.status, error: run.error, outputs: {}, createdAt: run.createdAt, updatedAt: run.updatedAt } : null;
   }
 
@@ -747,9 +765,9 @@ export class ExecuteRun {
     payload: Record<string, unknown>,
     opts: { before?: Frame[]; goalConditionResults?: unknown[]; firingKey?: string } = {},
   ): Promise<void> {
-    await this.store.finish(x.run.id, this.options.owner, status, error, { durationMs: Date.now() - x.started, ...payload }, opts);
+    const children = await this.store.finish(x.run.id, this.options.owner, status, error, { durationMs: Date.now() - x.started, ...payload }, opts);
     // Subflow children still running have no one to report to.
-    for (const child of await this.repo.activeChildren(x.run.id)) {
+    for (const child of children) {
       await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));
     }
   }
@@ -885,6 +903,25 @@ export class ExecuteRun {
       this.bodyFallbacks.set(map, fallbacks);
     }
     return { nodes: map.body!.nodes, suffix: iterationSuffix(parent.suffix, index), vars, loop: { current: item, index, mapId: mapInst }, fallbacks };
+  }
+
+  /** Whether a level has route nodes (only then can nodes be skipped as routes not taken). */
+  private hasRoutes(level: Level): boolean {
+    let has = this.routed.get(level.nodes);
+    if (has === undefined) {
+      has = level.nodes.some((n) => n.kind === 'route');
+      this.routed.set(level.nodes, has);
+    }
+    return has;
+  }
+
+  private conditionOf(node: PlanNode): (scope: Scope) => boolean {
+    let condition = this.conditions.get(node);
+    if (!condition) {
+      condition = compileNodeCondition(node)!;
+      this.conditions.set(node, condition);
+    }
+    return condition;
   }
 
   private scopeOf(x: Execution, level: Level): Scope {

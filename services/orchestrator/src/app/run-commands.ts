@@ -39,7 +39,7 @@ export class RunCommands {
 
   async start(cmd: StartRunCommand): Promise<Run> {
     requireUser(cmd.userId);
-    const plan = parsePlan(cmd.plan);
+    const plan = parsePlanCached(cmd.plan);
     const runContext = cmd.runContext || plan.runContext;
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
       throw AppError.invalid('run_context', `must be one of ${RUN_CONTEXTS.join(', ')}`);
@@ -204,6 +204,40 @@ function requireUser(userId: string): void {
 /** Names of the plan's required inputs that have no default and no value. */
 export function missingInputs(plan: PlanGraph, inputs: Record<string, unknown>): string[] {
   return plan.inputs.filter((i) => i.required && i.default === undefined && inputs[i.name] === undefined).map((i) => i.name);
+}
+
+/** Plans parsed and validated lately, by their JSON text (the same playbook started again skips both). */
+const PARSED_PLANS_KEPT = 128;
+const parsedPlans = new Map<string, PlanGraph>();
+
+/**
+ * parsePlan, remembering the result for the same plan text: the plan is
+ * started again and again (schedules, the same playbook for many users) and
+ * parsing plus validation cost more than the run's own work. Cached plans
+ * are deep-frozen (shared between runs; nothing may change them). Invalid
+ * plans are not remembered.
+ */
+export function parsePlanCached(raw: unknown): PlanGraph {
+  const key = JSON.stringify(raw ?? null);
+  const hit = parsedPlans.get(key);
+  if (hit) {
+    // Most recently used last.
+    parsedPlans.delete(key);
+    parsedPlans.set(key, hit);
+    return hit;
+  }
+  const plan = deepFreeze(parsePlan(raw));
+  parsedPlans.set(key, plan);
+  if (parsedPlans.size > PARSED_PLANS_KEPT) parsedPlans.delete(parsedPlans.keys().next().value!);
+  return plan;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
 }
 
 /** The plan must parse as a PlanGraph and pass structural validation. */

@@ -71,6 +71,7 @@ interface LevelIndex {
 
 interface CachedScope {
   outputs: OutputMap;
+  runId: string;
   seen: number;
   scope: Scope;
 }
@@ -89,10 +90,11 @@ export class LevelScopes<L extends { nodes: readonly PlanNode[]; suffix: string;
   scopeOf(level: L, outputs: OutputMap, runId: string): Scope {
     const cached = this.cache.get(level);
     const seen = outputs.log.length;
-    if (cached && cached.outputs === outputs && cached.seen === seen) return cached.scope;
+    const same = cached?.outputs === outputs && cached.runId === runId;
+    if (same && cached!.seen === seen) return cached!.scope;
     const index = this.indexOf(level);
     let scope: Scope;
-    if (cached && cached.outputs === outputs && !index.ambiguous) {
+    if (cached && same && !index.ambiguous) {
       let vars: Record<string, unknown> | undefined;
       for (let i = cached.seen; i < seen; i++) {
         const node = index.byInstance.get(outputs.log[i]!);
@@ -106,7 +108,7 @@ export class LevelScopes<L extends { nodes: readonly PlanNode[]; suffix: string;
     } else {
       scope = levelScope(level.nodes, level.suffix, level.vars, (id) => (outputs.has(id) ? { value: outputs.get(id) } : undefined), runId, level.loop);
     }
-    this.cache.set(level, { outputs, seen, scope });
+    this.cache.set(level, { outputs, runId, seen, scope });
     return scope;
   }
 

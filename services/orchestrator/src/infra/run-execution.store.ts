@@ -4,7 +4,7 @@
  * that lost a run cannot write to it any more. Node ids here are instance ids
  * (`<id>` or `<id>[i]` inside a map iteration).
  *
- * Deferred settlements (`batchMax` > 0): the settlement of a node whose work
+ * Held settlements (`batchMax` > 0): the settlement of a node whose work
  * can simply be done again — a pure node's start and completion, a skip, a
  * decided wait — may be held in memory and committed with the run's next
  * write (the next side-effecting node's start, a wait, the finish), in the
@@ -13,11 +13,22 @@
  * with an effect outside the run starts before the settlements it may depend
  * on are committed (they ride on its own node_start statement).
  */
-import type { OutboxRow, ServiceKit } from '@af/service-kit';
-import { preparedRows } from './prepared.js';
-import type { Run } from '../domain/run-state.js';
+import { OUTBOX_BATCH_SUBJECT, type OutboxRow, type ServiceKit } from '@af/service-kit';
 import type { RollbackState } from '../domain/rollback.js';
-import { toRun, type RunRow } from './run.repository.js';
+import type { NodeState, Run } from '../domain/run-state.js';
+import { preparedRows } from './prepared.js';
+import { nodeStateFromJson, toRun, type RunRow, type WaitingRow } from './run.repository.js';
+
+/** What an execution starts from, read by the statement that takes the lease (so as of that moment). */
+export interface LeasedRun {
+  run: Run;
+  /** By instance id. */
+  states: Map<string, NodeState>;
+  /** The waiting ones, with their child run's status (subflows). */
+  waiting: Map<string, WaitingRow>;
+  /** By instance id (and `<map instance>#items`). */
+  outputs: Map<string, unknown>;
+}
 
 export class LeaseLostError extends Error {
   constructor(runId: string) {
@@ -42,6 +53,8 @@ interface TransitionParts {
   changes?: string[];
   /** An `INSERT INTO outbox … RETURNING id, subject, payload, msg_id` of further messages (published after the commit). */
   outbox?: string;
+  /** An expression read by the same statement, returned as `extra`. */
+  extra?: string;
 }
 
 const TERMINAL = `('completed','failed','cancelled')`;
@@ -49,8 +62,8 @@ const TERMINAL = `('completed','failed','cancelled')`;
 /** What a transition statement returns: the new last seq and the outbox rows it wrote. */
 interface TransitionRow {
   last_seq: string;
-  ob_ids: string[] | null;
-  ob_msg_ids: string[] | null;
+  extra: unknown;
+  ob_id: string | null;
   more: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null;
 }
 
@@ -115,6 +128,41 @@ export class RunExecutionStore {
       [runId, owner, leaseMs],
     );
     return rows[0] ? toRun(rows[0]) : null;
+  }
+
+  /**
+   * Take or renew the lease like acquireLease, and read what the execution
+   * starts from — node states and outputs — in the same statement.
+   */
+  async leaseWithState(runId: string, owner: string, leaseMs: number): Promise<LeasedRun | null> {
+    this.batches.delete(runId);
+    const rows = await preparedRows<RunRow & { states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null }>(
+      this.kit.db,
+      `WITH r AS (
+         UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
+                status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now()
+          WHERE id = $1 AND status IN ('queued','running')
+            AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
+          RETURNING *
+       )
+       SELECT r.*,
+              (SELECT json_agg(to_jsonb(n) || jsonb_build_object('child_status', c.status))
+                 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id WHERE n.run_id = r.id) AS states,
+              (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = r.id) AS outputs
+         FROM r`,
+      [runId, owner, leaseMs],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { states: stateRows, outputs: outputRows, ...runRow } = row;
+    const states = new Map<string, NodeState>();
+    const waiting = new Map<string, WaitingRow>();
+    for (const j of stateRows ?? []) {
+      const { childStatus, ...state } = nodeStateFromJson(j);
+      states.set(state.nodeId, state);
+      if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus });
+    }
+    return { run: toRun(runRow as RunRow), states, waiting, outputs: new Map((outputRows ?? []).map((o) => [o.node_id, o.output])) };
   }
 
   async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {
@@ -296,7 +344,8 @@ export class RunExecutionStore {
    * The run ends: `complete` (after `before` frames, e.g. `validation_error`
    * or `rollback_complete`), unfinished nodes cancelled, the lease released.
    * A subflow child also wakes its parent in the same statement: a parked
-   * parent is queued again and gets a work item.
+   * parent is queued again and gets a work item. Returns the run's own child
+   * runs that are still unfinished (read by the same statement).
    */
   async finish(
     runId: string,
@@ -305,9 +354,9 @@ export class RunExecutionStore {
     error: string | null,
     payload: Record<string, unknown>,
     opts: { before?: Frame[]; goalConditionResults?: unknown[]; /** A policy firing this finish applies. */ firingKey?: string } = {},
-  ): Promise<void> {
+  ): Promise<string[]> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
-    await this.transition(runId, owner, null, frames, (p, heldIds) => {
+    const row = await this.transition(runId, owner, null, frames, (p, heldIds) => {
       const parent = `(SELECT parent_run_id FROM runs WHERE id = $1::uuid)`;
       return {
         runSet: `status = ${p(status)}::text, error = ${p(error)}::text, lease_owner = NULL, lease_until = NULL,
@@ -324,8 +373,10 @@ export class RunExecutionStore {
                   'work:' || x.parent_run_id::text || ':child:' || $1::text
              FROM runs x WHERE x.id = $1::uuid AND x.parent_run_id IS NOT NULL AND EXISTS (SELECT 1 FROM r)
            RETURNING id, subject, payload, msg_id`,
+        extra: `(SELECT array_agg(c.id::text) FROM runs c WHERE c.parent_run_id = $1::uuid AND c.status IN ('queued','running','waiting','paused'))`,
       };
     });
+    return (row.extra as string[] | null) ?? [];
   }
 
   /**
@@ -507,7 +558,7 @@ export class RunExecutionStore {
     /** `heldIds()` binds the ids of the settlements this statement carries (text[]). */
     build: (p: Bind, heldIds: () => string) => TransitionParts,
     opts: { exclusive?: boolean } = {},
-  ): Promise<number> {
+  ): Promise<TransitionRow> {
     // Causal order: a statement carrying earlier settlements commits before this one is sent.
     await this.untilCarried(runId);
     let batch = this.batches.get(runId);
@@ -553,15 +604,19 @@ export class RunExecutionStore {
          SELECT $1::uuid, seq, type, node_id, payload, ts::timestamptz FROM f
        ), ob AS (
          INSERT INTO outbox (subject, payload, msg_id)
-         SELECT $5::text || type,
-                jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', ts, 'payload', payload)
-                  || CASE WHEN node_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', node_id) END,
-                'run:' || $1::text || ':' || seq
-           FROM f ORDER BY seq
-         RETURNING id, msg_id
+         SELECT ${p(OUTBOX_BATCH_SUBJECT)}::text,
+                jsonb_agg(jsonb_build_object(
+                  'subject', $5::text || type,
+                  'payload', jsonb_build_object('runId', $1::text, 'seq', seq, 'type', type, 'timestamp', ts, 'payload', payload)
+                               || CASE WHEN node_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('nodeId', node_id) END,
+                  'msgId', 'run:' || $1::text || ':' || seq) ORDER BY seq),
+                'batch:run:' || $1::text || ':' || min(seq)
+           FROM f HAVING count(*) > 0
+         RETURNING id
        )${changes}${more}
-       SELECT last_seq, (SELECT array_agg(id) FROM ob) AS ob_ids, (SELECT array_agg(msg_id) FROM ob) AS ob_msg_ids,
-              ${more ? `(SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id)) FROM more)` : 'NULL'} AS more
+       SELECT last_seq, (SELECT id FROM ob) AS ob_id,
+              ${more ? `(SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id)) FROM more)` : 'NULL'} AS more,
+              ${parts.extra ?? 'NULL'} AS extra
          FROM r`,
       params,
     );
@@ -587,23 +642,23 @@ export class RunExecutionStore {
     const row = rows[0]!;
     const lastSeq = Number(row.last_seq);
     for (const f of all) this.kit.metrics.events.inc({ type: f.type });
-    // Published from here at once (the relay is the fallback), built from what this statement wrote.
-    const ids = new Map((row.ob_msg_ids ?? []).map((m, i) => [m, String(row.ob_ids![i])]));
+    // Published from here at once (the relay is the fallback), built from what this statement wrote: one
+    // outbox row holds all its frames (OUTBOX_BATCH_SUBJECT), each published as a message of its own.
     const times = params[2] as string[];
     const nodes = params[7] as Array<string | null>;
     const messages: OutboxRow[] = all.map((f, i) => {
       const seq = lastSeq - all.length + i + 1;
       const msgId = `run:${runId}:${seq}`;
       return {
-        id: ids.get(msgId)!,
+        id: String(row.ob_id),
         subject: this.kit.subjects.run(runId, f.type),
         payload: { runId, seq, type: f.type, timestamp: times[i], payload: f.payload, ...(nodes[i] !== null ? { nodeId: nodes[i] } : {}) },
         msgId,
       };
     });
     for (const m of row.more ?? []) messages.push({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId });
-    this.kit.relay.publishCommitted(messages.filter((m) => m.id !== undefined));
-    return lastSeq;
+    this.kit.relay.publishCommitted(messages);
+    return row;
   }
 
   /** A write without a frame, fenced by the lease in the same statement (the run row is locked, like a transition). */

@@ -3,17 +3,20 @@
  * replica takes one. A sweeper re-enqueues runs whose lease lapsed (a dead
  * replica) so nothing depends on a message surviving.
  *
- * A run queued by a request this replica served (StartRun, ResumeRun, …) is
- * also started here at once when the replica has room (`dispatchLocal`),
- * without waiting for its work item to make the trip through the outbox and
- * JetStream; the work item still goes out, and whichever execution takes the
- * lease first runs it — the other finds it taken (or finished) and drops it.
+ * A run whose work item this replica just committed (StartRun, ResumeRun, an
+ * approval's resolution, a timer, a child run's end, …) is also started here
+ * at once when the replica has room (`dispatchLocal`, wired to the outbox's
+ * committed rows), without waiting for the work item to make the trip
+ * through the outbox and JetStream; the work item still goes out, and
+ * whichever execution takes the lease first runs it — the other finds it
+ * taken (or finished) and drops it.
  */
 import { decodeJson, PgOutboxStore, type Closeable, type ServiceKit } from '@af/service-kit';
 import type { ExecuteRun } from '../app/execute-run.use-case.js';
 import type { OrchestratorConfig } from '../config.js';
 import type { RunMaintenance } from './run-maintenance.js';
-import type { RunRepository } from './run.repository.js';
+import type { LeasedRun } from './run-execution.store.js';
+import type { LocalClaim, RunRepository } from './run.repository.js';
 
 const TIMER_POLL_MS = 250;
 /** Subflow reconciliation (parked parents of finished children) every this many timer polls. */
@@ -26,6 +29,8 @@ export class RunWorkConsumer {
   private timers?: NodeJS.Timeout;
   private purger?: NodeJS.Timeout;
   private readonly active = new Set<Promise<unknown>>();
+  /** Slots promised to runs being created here (see claim()). */
+  private claimed = 0;
   private stopped = false;
 
   constructor(
@@ -40,15 +45,54 @@ export class RunWorkConsumer {
    * (RUNS_IN_FLIGHT executions) or stopping; returns whether it started. The
    * run's work item covers a refusal, a lost lease race or a crash.
    */
-  dispatchLocal(runId: string): boolean {
-    if (this.stopped || this.active.size >= this.kit.config.RUNS_IN_FLIGHT) return false;
+  dispatchLocal(runId: string, leased?: LeasedRun): boolean {
+    if (!leased && (this.stopped || this.active.size + this.claimed >= this.kit.config.RUNS_IN_FLIGHT)) return false;
     const work = this.executor
-      .execute(runId)
-      .then((result) => this.kit.log.debug({ runId, result }, 'run executed locally'))
+      .execute(runId, () => {}, leased)
+      .then(async (result) => {
+        this.kit.log.debug({ runId, result }, 'run executed locally');
+        // Stopping (shutdown): the run was released; a new work item lets another replica go on at once.
+        if (result === 'stopped') await this.repo.enqueue(runId, `work:${runId}:stopped:${Date.now()}`);
+      })
       .catch((err) => this.kit.log.warn({ err, runId }, 'local execution failed; the work item or the sweeper takes the run over'))
       .finally(() => this.active.delete(work));
     this.active.add(work);
     return true;
+  }
+
+  /**
+   * An execution slot for a run being created here: the run is created
+   * already leased to this replica and starts at once (RunRepository.create);
+   * null when the replica is at capacity or stopping.
+   */
+  claim(): LocalClaim | null {
+    if (this.stopped || this.active.size + this.claimed >= this.kit.config.RUNS_IN_FLIGHT) return null;
+    this.claimed++;
+    let open = true;
+    const close = () => {
+      if (open) this.claimed--;
+      open = false;
+    };
+    return {
+      owner: this.kit.config.SERVICE_INSTANCE_ID,
+      leaseMs: this.kit.config.RUN_LEASE_MS,
+      start: (leased) => {
+        close();
+        this.dispatchLocal(leased.run.id, leased);
+      },
+      abandon: close,
+    };
+  }
+
+  /** Starts the runs whose work items this process commits (see the header), from the outbox's committed rows. */
+  dispatchCommitted(): void {
+    const prefix = this.kit.subjects.runWork('');
+    this.kit.relay.onCommitted((rows) => {
+      for (const row of rows) {
+        const runId = row.subject.startsWith(prefix) ? (row.payload as { runId?: unknown } | null)?.runId : undefined;
+        if (typeof runId === 'string') this.dispatchLocal(runId);
+      }
+    });
   }
 
   async start(): Promise<void> {

@@ -70,6 +70,21 @@ export interface WaitingRow extends NodeState {
   childStatus: string | null;
 }
 
+const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
+
+/** A node_states row read as JSON (`to_jsonb(n)`, timestamps as text), with its child run's status. */
+export function nodeStateFromJson(j: Record<string, unknown>): WaitingRow {
+  return {
+    ...toNodeState({
+      ...(j as unknown as NodeRow),
+      started_at: dateOrNull(j.started_at),
+      finished_at: dateOrNull(j.finished_at),
+      wait_until: dateOrNull(j.wait_until),
+    }),
+    childStatus: (j.child_status as string | null | undefined) ?? null,
+  };
+}
+
 const ACTIVE = `('queued','running','waiting','paused')`;
 
 export const toRun = (r: RunRow): Run => ({
@@ -94,28 +109,37 @@ export const toRun = (r: RunRow): Run => ({
   policyTimer: r.policy_timer ?? null,
 });
 
+/**
+ * An execution slot on this replica, offered to a run being created: the run
+ * is created with this owner's lease already taken, then handed to `start`
+ * with what it starts from (all nodes pending, no outputs); `abandon` gives
+ * the slot back when nothing was created.
+ */
+export interface LocalClaim {
+  owner: string;
+  leaseMs: number;
+  start(leased: { run: Run; states: Map<string, NodeState>; waiting: Map<string, WaitingRow>; outputs: Map<string, unknown> }): void;
+  abandon(): void;
+}
+
 export class RunRepository {
-  private queued: (runId: string) => void = () => {};
+  private claim: () => LocalClaim | null = () => null;
 
   constructor(private readonly kit: ServiceKit) {}
 
+  /** Where created runs may start at once (see LocalClaim); without it they wait for their work item. */
+  claimLocally(claim: () => LocalClaim | null): void {
+    this.claim = claim;
+  }
+
   /**
-   * Told, after the commit, of each run a request here queued for execution
-   * (created, resumed, woken by its child's cancel) — besides its work item.
+   * Create the run, its node states, plan version 1, the `start` frame and
+   * the work item in ONE statement (one round trip, atomic on its own) — or
+   * return the run an earlier call with the same key created. With a local
+   * claim the run is created running, leased to this replica, and starts here
+   * at once (its work item still goes out: if this replica dies first, the
+   * lease lapses and another one takes the run over).
    */
-  onQueued(listener: (runId: string) => void): void {
-    this.queued = listener;
-  }
-
-  /** kit.transaction, then the queued listener for the runs `queue` names. */
-  private async queueing<T>(fn: (m: EntityManager, emit: Emit, queue: (runId: string) => void) => Promise<T>): Promise<T> {
-    const ids: string[] = [];
-    const result = await this.kit.transaction((m, emit) => fn(m, emit, (id) => ids.push(id)));
-    for (const id of ids) this.queued(id);
-    return result;
-  }
-
-  /** Create the run, its node states, the `start` frame and the work item — or return the run an earlier call with the same key created. */
   async create(input: {
     userId: string;
     plan: PlanGraph;
@@ -130,54 +154,97 @@ export class RunRepository {
     policies?: Run['policies'];
     policyTimeoutMs?: number | null;
   }): Promise<{ run: Run; created: boolean }> {
-    return this.queueing(async (m, emit, queue) => {
-      const id = randomUUID();
-      const inserted: RunRow[] = await sqlRows(m,
-        `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
-                           policies, policy_timer)
-         VALUES ($1, $2, 'queued', $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
-                 $12::jsonb, now() + ($13::bigint * interval '1 millisecond'))
-         ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-         RETURNING *`,
-        [
-          id,
-          input.userId,
-          input.runContext,
-          JSON.stringify(input.plan),
-          JSON.stringify(input.inputs),
-          input.idempotencyKey,
-          input.parent?.runId ?? null,
-          input.parent?.nodeId ?? null,
-          input.parent?.depth ?? 0,
-          input.outputContract ? JSON.stringify(input.outputContract) : null,
-          input.goalCondition?.length ? JSON.stringify(input.goalCondition) : null,
-          input.policies?.length ? JSON.stringify(input.policies) : null,
-          input.policyTimeoutMs ?? null,
-        ],
-      );
-      if (inserted.length === 0) {
-        const [existing]: RunRow[] = await sqlRows(m, 'SELECT * FROM runs WHERE user_id = $1 AND idempotency_key = $2', [
-          input.userId,
-          input.idempotencyKey,
-        ]);
-        return { run: toRun(existing!), created: false };
-      }
-      const nodeIds = input.plan.nodes.map((n) => n.id);
-      await sqlRows(m, 
-        `INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`,
-        [id, nodeIds],
-      );
-      await sqlRows(m, `INSERT INTO plan_versions (run_id, version, plan, source) VALUES ($1, 1, $2::jsonb, 'start')`, [id, JSON.stringify(input.plan)]);
-      await this.appendEvent(m, emit, id, 'start', undefined, {
+    const id = randomUUID();
+    const nodeIds = input.plan.nodes.map((n) => n.id);
+    const timestamp = new Date().toISOString();
+    const start: RunFrame = {
+      runId: id,
+      seq: 1,
+      type: 'start',
+      timestamp,
+      payload: {
         planVersion: 1,
         nodeCount: nodeIds.length,
         runContext: input.runContext,
         ...(input.parent ? { parentRunId: input.parent.runId, parentNodeId: input.parent.nodeId } : {}),
-      });
-      emit({ subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` });
-      queue(id);
-      return { run: toRun(inserted[0]!), created: true };
+      },
+    };
+    const messages: OutboxMessage[] = [
+      { subject: this.kit.subjects.run(id, 'start'), payload: start, msgId: `run:${id}:1` },
+      { subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` },
+    ];
+    const claim = this.claim();
+    let rows: Array<RunRow & { ob_ids: string[] | null; ob_msg_ids: string[] | null }>;
+    try {
+      rows = await preparedRows(
+      this.kit.db,
+      `WITH ins AS (
+         INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
+                           policies, policy_timer, last_seq, lease_owner, lease_until)
+         VALUES ($1, $2, CASE WHEN $20::text IS NULL THEN 'queued' ELSE 'running' END, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
+                 $12::jsonb, now() + ($13::bigint * interval '1 millisecond'), 1,
+                 $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END)
+         ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING *
+       ), ns AS (
+         INSERT INTO node_states (run_id, node_id, status) SELECT ins.id, n, 'pending' FROM ins, unnest($14::text[]) AS n
+       ), pv AS (
+         INSERT INTO plan_versions (run_id, version, plan, source) SELECT ins.id, 1, $4::jsonb, 'start' FROM ins
+       ), ev AS (
+         INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at) SELECT ins.id, 1, 'start', NULL, $15::jsonb, $16::timestamptz FROM ins
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT m.subject, m.payload, m.msg_id FROM ins, unnest($17::text[], $18::jsonb[], $19::text[]) WITH ORDINALITY AS m(subject, payload, msg_id, i) ORDER BY m.i
+         RETURNING id, msg_id
+       )
+       SELECT ins.*, (SELECT array_agg(id) FROM ob) AS ob_ids, (SELECT array_agg(msg_id) FROM ob) AS ob_msg_ids FROM ins`,
+      [
+        id,
+        input.userId,
+        input.runContext,
+        JSON.stringify(input.plan),
+        JSON.stringify(input.inputs),
+        input.idempotencyKey,
+        input.parent?.runId ?? null,
+        input.parent?.nodeId ?? null,
+        input.parent?.depth ?? 0,
+        input.outputContract ? JSON.stringify(input.outputContract) : null,
+        input.goalCondition?.length ? JSON.stringify(input.goalCondition) : null,
+        input.policies?.length ? JSON.stringify(input.policies) : null,
+        input.policyTimeoutMs ?? null,
+        nodeIds,
+        JSON.stringify(start.payload),
+        timestamp,
+        messages.map((m) => m.subject),
+        messages.map((m) => JSON.stringify(m.payload)),
+        messages.map((m) => m.msgId),
+        claim?.owner ?? null,
+        claim?.leaseMs ?? 0,
+      ],
+    );
+    } catch (err) {
+      claim?.abandon();
+      throw err;
+    }
+    const inserted = rows[0];
+    if (!inserted) {
+      claim?.abandon();
+      const [existing]: RunRow[] = await sqlRows(this.kit.db, 'SELECT * FROM runs WHERE user_id = $1 AND idempotency_key = $2', [input.userId, input.idempotencyKey]);
+      if (!existing) throw new AppError('ABORTED', 'the run was created and removed concurrently; retry', { retryable: true });
+      return { run: toRun(existing), created: false };
+    }
+    this.kit.metrics.events.inc({ type: 'start' });
+    const run = toRun(inserted);
+    // First, so that the work item, when this process sees it go out, finds the run executing here.
+    claim?.start({
+      run,
+      states: new Map(nodeIds.map((nodeId) => [nodeId, { nodeId, status: 'pending' as const, attempt: 0, error: null, startedAt: null, finishedAt: null, waitUntil: null, skipReason: null, decision: null, childRunId: null, rollbackStatus: null }])),
+      waiting: new Map(),
+      outputs: new Map(),
     });
+    const ids = new Map((inserted.ob_msg_ids ?? []).map((m, i) => [m, String(inserted.ob_ids![i])]));
+    this.kit.relay.publishCommitted(messages.map((m) => ({ ...m, id: ids.get(m.msgId)! })));
+    return { run, created: true };
   }
 
   async get(runId: string): Promise<Run | null> {
@@ -269,7 +336,7 @@ export class RunRepository {
     runId: string,
     decide: { nodeId: string; decision: Decision } | null,
   ): Promise<'not_resumable' | 'node_not_waiting' | null> {
-    return this.queueing(async (m, emit, queue) => {
+    return this.kit.transaction(async (m, emit) => {
       const [run] = await sqlRows<{ status: RunStatus }>(m, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [runId]);
       if (!run) throw AppError.notFound('run', runId);
       if (!decide && run.status !== 'paused') return 'not_resumable';
@@ -292,7 +359,6 @@ export class RunRepository {
       if (run.status === 'paused' || run.status === 'waiting') {
         await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1`, [runId]);
         emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId: `work:${runId}:resume:${Date.now()}` });
-        queue(runId);
       }
       return null;
     });
@@ -303,7 +369,7 @@ export class RunRepository {
    * unfinished descendant subflow run; a cancelled child wakes its parent.
    */
   async cancel(runId: string, reason?: string): Promise<boolean> {
-    return this.queueing(async (m, emit, queue) => {
+    return this.kit.transaction(async (m, emit) => {
       const rows = await sqlRows<{ id: string; parent_run_id: string | null }>(
         m,
         `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
@@ -327,7 +393,7 @@ export class RunRepository {
         await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}) });
       }
       const parent = rows[0]!.parent_run_id;
-      if (parent && (await this.wakeParent(m, emit, parent, runId))) queue(parent);
+      if (parent) await this.wakeParent(m, emit, parent, runId);
       return true;
     });
   }
@@ -353,11 +419,10 @@ export class RunRepository {
     await this.kit.transaction(async (_m, emit) => emit({ subject: this.kit.subjects.runWork(runId), payload: { runId }, msgId }));
   }
 
-  /** A parked parent whose child ended is queued again and gets a work item; true when it was parked. */
-  private async wakeParent(m: EntityManager, emit: Emit, parentRunId: string, childRunId: string): Promise<boolean> {
-    const woken = await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting' RETURNING id`, [parentRunId]);
+  /** A parked parent whose child ended is queued again and gets a work item. */
+  private async wakeParent(m: EntityManager, emit: Emit, parentRunId: string, childRunId: string): Promise<void> {
+    await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting'`, [parentRunId]);
     emit({ subject: this.kit.subjects.runWork(parentRunId), payload: { runId: parentRunId }, msgId: `work:${parentRunId}:child:${childRunId}` });
-    return woken.length > 0;
   }
 
   /**

@@ -4,7 +4,7 @@
  * order they happened, against real PostgreSQL.
  */
 import { PlanGraphSchema } from '@af/plan';
-import { ServiceKit, sqlRows } from '@af/service-kit';
+import { OUTBOX_BATCH_SUBJECT, outboxMessages, ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config.js';
 import { ORCHESTRATOR_MIGRATIONS } from '../../src/infra/migrations/index.js';
@@ -66,14 +66,17 @@ it('writes nothing for held settlements until the next statement, which carries 
   ]);
   expect(states.get('p1')!.startedAt).not.toBeNull();
   expect((await repo.outputs(runId)).get('p1')).toEqual({ v: 1 });
-  // Each frame also went to the outbox, with its own node id.
-  const outbox = await sqlRows(kit.db, `SELECT msg_id, payload FROM outbox WHERE msg_id LIKE $1 ORDER BY id`, [`run:${runId}:%`]);
-  expect(outbox.map((r) => [r.msg_id, r.payload.nodeId ?? null, r.payload.type])).toEqual([
-    [`run:${runId}:1`, null, 'start'],
-    [`run:${runId}:2`, 'p1', 'node_start'],
-    [`run:${runId}:3`, 'p1', 'node_complete'],
-    [`run:${runId}:4`, 'sk', 'node_complete'],
-    [`run:${runId}:5`, 'fx', 'node_start'],
+  // Each frame also went to the outbox, with its own node id: the statement's frames as one batch row.
+  const [batch] = await sqlRows(kit.db, `SELECT subject, msg_id, payload FROM outbox WHERE msg_id LIKE $1 ORDER BY id`, [`batch:run:${runId}:%`]);
+  expect([batch.subject, batch.msg_id]).toEqual([OUTBOX_BATCH_SUBJECT, `batch:run:${runId}:2`]);
+  expect(outboxMessages({ subject: batch.subject, payload: batch.payload, msgId: batch.msg_id }).map((m) => {
+    const frame = m.payload as { nodeId?: string; type: string; seq: number };
+    return [m.msgId, m.subject, frame.nodeId ?? null, frame.type, frame.seq];
+  })).toEqual([
+    [`run:${runId}:2`, kit.subjects.run(runId, 'node_start'), 'p1', 'node_start', 2],
+    [`run:${runId}:3`, kit.subjects.run(runId, 'node_complete'), 'p1', 'node_complete', 3],
+    [`run:${runId}:4`, kit.subjects.run(runId, 'node_complete'), 'sk', 'node_complete', 4],
+    [`run:${runId}:5`, kit.subjects.run(runId, 'node_start'), 'fx', 'node_start', 5],
   ]);
 });
 

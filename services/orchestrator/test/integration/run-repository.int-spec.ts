@@ -261,3 +261,85 @@ describe('rollback bookkeeping', () => {
     ]);
   });
 });
+
+describe('leaseWithState', () => {
+  it('takes the lease and reads node states (waiting ones with their child run status) and outputs as of that statement', async () => {
+    const { run } = await create();
+    const leased = await store.leaseWithState(run.id, 'L', 60_000);
+    expect(leased!.run).toMatchObject({ id: run.id, status: 'running' });
+    expect([...leased!.states.values()].map((s) => [s.nodeId, s.status])).toEqual([
+      ['a', 'pending'],
+      ['b', 'pending'],
+    ]);
+    expect(leased!.outputs.size).toBe(0);
+
+    const { run: child } = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'background', idempotencyKey: `lws-${run.id}`, parent: { runId: run.id, nodeId: 'b', depth: 1 } });
+    await store.nodeCompleted(run.id, 'L', 'a', { x: [1, 'two'] }, { attempt: 1 }, undefined, { attempt: 1 });
+    await store.nodeStarted(run.id, 'L', 'b', 1, {});
+    const until = new Date(Date.now() + 60_000);
+    await store.nodeWaiting(run.id, 'L', 'b', until, null, child.id);
+    const again = await store.leaseWithState(run.id, 'L', 60_000);
+    const a = again!.states.get('a')!;
+    expect([a.status, a.attempt, a.startedAt instanceof Date, a.finishedAt instanceof Date]).toEqual(['completed', 1, true, true]);
+    expect(again!.outputs.get('a')).toEqual({ x: [1, 'two'] });
+    const b = again!.waiting.get('b')!;
+    expect([b.status, b.childRunId, b.childStatus, b.waitUntil!.getTime()]).toEqual(['waiting', child.id, 'queued', until.getTime()]);
+    // The same shape as the separate reads.
+    expect(again!.states).toEqual(await repo.nodeStates(run.id));
+    expect(await store.leaseWithState(run.id, 'other', 60_000)).toBeNull();
+  });
+});
+
+it("the finish names the run's children still unfinished, read by the same statement", async () => {
+  const { run: parent } = await create();
+  await store.acquireLease(parent.id, 'F', 60_000);
+  const kid = (n: string) => repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'background', idempotencyKey: `fin-${parent.id}-${n}`, parent: { runId: parent.id, nodeId: 'a', depth: 1 } });
+  const { run: open } = await kid('open');
+  const { run: done } = await kid('done');
+  await sqlRows(kit.db, `UPDATE runs SET status = 'completed' WHERE id = $1`, [done.id]);
+  expect(await store.finish(parent.id, 'F', 'completed', null, {})).toEqual([open.id]);
+  const { run: lonely } = await create();
+  await store.acquireLease(lonely.id, 'F', 60_000);
+  expect(await store.finish(lonely.id, 'F', 'failed', 'x', {})).toEqual([]);
+});
+
+describe('creating a run with a local claim', () => {
+  const claims: string[] = [];
+  const claiming = (owner = 'here') => () => ({
+    owner,
+    leaseMs: 60_000,
+    start: (leased: { run: { id: string; status: string }; states: Map<string, { status: string }> }) =>
+      claims.push(`start ${leased.run.status} ${[...leased.states.values()].map((s) => s.status).join(',')}`),
+    abandon: () => claims.push('abandon'),
+  });
+
+  afterEach(() => {
+    repo.claimLocally(() => null);
+    claims.length = 0;
+  });
+
+  it('creates it running and leased to this replica, and starts it with all nodes pending; its work item still goes out', async () => {
+    repo.claimLocally(claiming() as never);
+    const { run, created } = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: 'claimed-1' });
+    expect([created, run.status]).toEqual([true, 'running']);
+    expect(claims).toEqual(['start running pending,pending']);
+    const [row] = await sqlRows(kit.db, 'SELECT lease_owner, lease_until > now() AS leased FROM runs WHERE id = $1', [run.id]);
+    expect(row).toEqual({ lease_owner: 'here', leased: true });
+    expect((await sqlRows(kit.db, 'SELECT msg_id FROM outbox WHERE msg_id = $1', [`work:${run.id}:start`])).length).toBe(1);
+    // Another replica cannot take it while the lease holds.
+    expect(await store.acquireLease(run.id, 'elsewhere', 60_000)).toBeNull();
+    expect(await store.acquireLease(run.id, 'here', 60_000)).not.toBeNull();
+  });
+
+  it('gives the slot back when an earlier call already created the run, or when the statement fails', async () => {
+    repo.claimLocally(claiming() as never);
+    await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: 'claimed-2' });
+    claims.length = 0;
+    const again = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: 'claimed-2' });
+    expect(again.created).toBe(false);
+    expect(claims).toEqual(['abandon']);
+    claims.length = 0;
+    await expect(repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: null, parent: { runId: '00000000-0000-4000-8000-000000000000', nodeId: 'a', depth: 1 } })).rejects.toThrow();
+    expect(claims).toEqual(['abandon']);
+  });
+});

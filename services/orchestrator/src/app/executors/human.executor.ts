@@ -2,8 +2,14 @@
  * `human` nodes (flex spec §15: a capability with `agentType: "human"`): the
  * node contract is the task. It becomes a `human_task` request in the
  * approval service — instruction, input/output facets and schemas, the
- * resolved inputs — routed to the run's owner, `params.assignees` (holders
- * of the capability) and, with `allow_team_decisions`, `params.team_ids`.
+ * resolved inputs — routed to the run's owner, the capability's holders
+ * and, with `allow_team_decisions`, `params.team_ids`. The holders are
+ * `params.assignees` together with the user ids the capability's
+ * registration names in `assignmentDefaults.assignees` (flex spec §15.10),
+ * read from the planner's registry when the task opens: a capability that
+ * was never registered has no registered holders; a registry that cannot
+ * answer fails the node UNAVAILABLE (retryable: its retry policy applies),
+ * never a task with fewer holders than registered.
  * The node waits until the task is submitted (the service validates the
  * output against `outputSchema` first; the output becomes the node's), then
  * completes; a decline fails the run (`params.on_decline: skip` skips the
@@ -18,8 +24,26 @@ import type { NodeExecutor } from '../../domain/node-executor.js';
 import { openRequest, waitOn, type HitlDeps } from './waiting.executors.js';
 
 const MAX_TASK_INPUT_BYTES = 128 * 1024;
+const DEFAULT_REGISTRY_TIMEOUT_MS = 10_000;
 
-export function humanExecutor(deps: HitlDeps): NodeExecutor {
+/** Who holds a human capability, as its registration in the planner's registry says. */
+export interface CapabilityHolders {
+  /**
+   * User ids of `assignmentDefaults.assignees`; `[]` when the capability is
+   * not registered or names none. Throws an AppError when the registry cannot
+   * answer, or the registration's list is malformed.
+   */
+  of(capabilityId: string, timeoutMs: number): Promise<string[]>;
+}
+
+export interface HumanExecutorDeps extends HitlDeps {
+  /** The planner's registry; undefined without PLANNER_URL: tasks then go to `params.assignees` only. */
+  holders?: CapabilityHolders | undefined;
+  /** Longest wait for the registry (default 10 s; never past the node timeout). */
+  registryTimeoutMs?: number;
+}
+
+export function humanExecutor(deps: HumanExecutorDeps): NodeExecutor {
   return async (ctx) => {
     const node = ctx.node;
     if (!node.outputSchema) {
@@ -34,6 +58,8 @@ export function humanExecutor(deps: HitlDeps): NodeExecutor {
     const inputs = inputBytes > MAX_TASK_INPUT_BYTES ? { truncated: true, bytes: inputBytes } : ctx.inputs;
     const summary = contractSummary(node, { instruction, inputs });
     const capabilityId = node.capabilityId ?? (typeof ctx.params.capability_id === 'string' ? ctx.params.capability_id : undefined);
+    const who = audience(ctx.params);
+    const holders = capabilityId && deps.holders ? await registeredHolders(deps, deps.holders, ctx.instanceId, capabilityId, ctx.timeoutMs) : [];
     const request = await openRequest(ctx, deps, {
       ownerUserId: ctx.userId,
       kind: 'human_task',
@@ -41,10 +67,16 @@ export function humanExecutor(deps: HitlDeps): NodeExecutor {
       nodeId: ctx.instanceId,
       runContext: ctx.run.runContext,
       operatorPrompt: instruction,
-      details: { contract_summary: summary, executor_type: 'human', on_decline: ctx.params.on_decline === 'skip' ? 'skip' : 'fail_run' },
+      details: {
+        contract_summary: summary,
+        executor_type: 'human',
+        on_decline: ctx.params.on_decline === 'skip' ? 'skip' : 'fail_run',
+        ...(holders.length ? { registered_holders: holders } : {}),
+      },
       outputSchema: node.outputSchema,
       ...(capabilityId ? { capabilityId } : {}),
-      ...audience(ctx.params),
+      ...who,
+      assigneeUserIds: [...new Set([...who.assigneeUserIds, ...holders])],
       timeoutSeconds: timeoutSeconds(ctx.params),
       autoApprove: false,
       idempotencyKey: ctx.idempotencyKey,
@@ -64,4 +96,18 @@ export function humanExecutor(deps: HitlDeps): NodeExecutor {
     };
     return waitOn(ctx, deps, request, frame);
   };
+}
+
+/** The registry's holders of `capabilityId`; a lookup that fails is a clear error (never "nobody holds it"). */
+async function registeredHolders(deps: HumanExecutorDeps, holders: CapabilityHolders, nodeId: string, capabilityId: string, nodeTimeoutMs: number): Promise<string[]> {
+  try {
+    return await holders.of(capabilityId, Math.max(1, Math.min(deps.registryTimeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS, nodeTimeoutMs)));
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    // A malformed registration stays malformed until it is registered again; anything else may pass.
+    if (err instanceof AppError && !err.retryable && err.code !== 'INTERNAL') {
+      throw new AppError(err.code, `node ${nodeId}: the holders of human capability '${capabilityId}' cannot be read: ${why}`, { violations: err.violations, retryable: false, cause: err });
+    }
+    throw new AppError('UNAVAILABLE', `node ${nodeId}: the holders of human capability '${capabilityId}' could not be read from the capability registry (planner): ${why}`, { retryable: true, cause: err });
+  }
 }
