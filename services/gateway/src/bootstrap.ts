@@ -11,6 +11,7 @@ import { gatewayEnvSchema } from './config.js';
 import { TokenService } from './domain/credentials.js';
 import { createClients } from './infra/clients.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { TeamsRepository } from './infra/teams.repository.js';
 import { UsersRepository } from './infra/users.repository.js';
 import { GatewayModule } from './http/gateway.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
@@ -22,6 +23,7 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
     kit,
     clients: createClients(config),
     users: new UsersRepository(kit),
+    teams: new TeamsRepository(kit),
     tokens: new TokenService(config.JWT_SECRET, config.JWT_TTL_SECONDS),
   };
 

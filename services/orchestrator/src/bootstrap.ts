@@ -12,6 +12,7 @@ import { approvalExecutor, delayExecutor } from './app/executors/waiting.executo
 import { humanExecutor } from './app/executors/human.executor.js';
 import { capabilityExecutor } from './app/executors/capability.executor.js';
 import { CapabilityAgentClients, capabilityDirectory, capabilityRegistryClient } from './infra/capability-agent.client.js';
+import { capabilityHolders } from './infra/capability-holders.client.js';
 import { clarifying, hitlGated } from './app/executors/hitl-wrappers.js';
 import { ApprovalDecisions } from './app/approval-decisions.js';
 import { approvalClient, noApprovalService } from './infra/approval.client.js';
@@ -47,14 +48,16 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const planSource = flexPlanSource(config.PLANNER_URL ? flexReplanner(plannerClient(config.PLANNER_URL)) : noFlexReplanner, playbookPlanSource(loadPlaybook));
   const limits = new ConnectorLimits(config.CONNECTOR_CONCURRENCY, config.CONNECTOR_CONCURRENCY_OVERRIDES);
   // People: approvals, human tasks and clarifications wait on the approval service.
-  const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL) : noApprovalService, waits: new ApprovalWaitsStore(kit, repo) };
+  // The planner's capability registry: AI agents' endpoints and human capabilities' holders.
+  const registry = config.PLANNER_URL ? capabilityRegistryClient(config.PLANNER_URL) : undefined;
+  const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL) : noApprovalService, waits: new ApprovalWaitsStore(kit) };
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(connectors, limits))
     .register('llm', hitlGated(clarifying(createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }), hitl), hitl))
     .register('tool:transform_data', transformDataExecutor, { pure: true })
     .register('transform:evaluate_condition', evaluateConditionExecutor, { pure: true, raw: true })
     .register('approval', approvalExecutor(hitl))
-    .register('human', humanExecutor(hitl))
+    .register('human', humanExecutor({ ...hitl, holders: registry ? capabilityHolders(registry) : undefined }))
     .register('delay', delayExecutor)
     .register('route', routeExecutor, { pure: true })
     .register(
@@ -71,7 +74,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);
   kit.onClose(() => agents.close());
   const capabilities = capabilityExecutor({
-    directory: config.PLANNER_URL ? capabilityDirectory(capabilityRegistryClient(config.PLANNER_URL)) : undefined,
+    directory: registry ? capabilityDirectory(registry) : undefined,
     agents,
     frame: (ctx, frame) => store.frames(ctx.runId, config.SERVICE_INSTANCE_ID, [frame], ctx.instanceId),
     observe: (capabilityId, outcome, ms) => nodeDuration.observe({ capability: capabilityId, outcome }, ms),

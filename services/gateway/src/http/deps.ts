@@ -2,6 +2,7 @@ import type { ServiceKit } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { TokenService } from '../domain/credentials.js';
 import type { Clients } from '../infra/clients.js';
+import type { TeamsRepository } from '../infra/teams.repository.js';
 import type { UsersRepository } from '../infra/users.repository.js';
 
 /** Everything the HTTP layer needs, built once in bootstrap. */
@@ -9,6 +10,7 @@ export interface GatewayDeps {
   kit: ServiceKit<GatewayConfig>;
   clients: Clients;
   users: UsersRepository;
+  teams: TeamsRepository;
   tokens: TokenService;
 }
 

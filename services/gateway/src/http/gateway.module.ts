@@ -8,6 +8,7 @@ import { ActionsController, PlaybooksController } from './resources.controller.j
 import { ExecutionsController, RunsController } from './runs.controller.js';
 import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
 import { FlexController } from './flex.controller.js';
+import { TeamsController } from './teams.controller.js';
 
 @Controller()
 class MetaController {
@@ -29,7 +30,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

@@ -15,6 +15,7 @@ import {
   ValidateConnectorSchema,
   LoginSchema,
   ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
+import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 
 interface RouteDoc {
@@ -24,7 +25,14 @@ interface RouteDoc {
   body?: z.ZodType;
   public?: boolean;
   sse?: boolean;
+  /** Further error statuses the route answers, with what they mean. */
+  errors?: Record<string, string>;
 }
+
+const TEAM_CHANGE_ERRORS = {
+  '403': 'You are a member of the team but not an owner',
+  '409': 'The team\'s last owner cannot be removed or demoted',
+};
 
 export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/auth/register', summary: 'Create an account', body: RegisterSchema, public: true },
@@ -86,6 +94,11 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/v1/flex/sandbox/metadata', summary: 'Capabilities, facets and templates for the sandbox UI' },
   { method: 'post', path: '/api/v1/flex/run.stream', summary: 'Plan a TaskEnvelope and run it; streams plan and run frames (SSE)', body: FlexJsonObjectSchema, sse: true },
   { method: 'get', path: '/api/v1/flex/runs/{id}', summary: 'A flex run with its plan and outputs' },
+  { method: 'post', path: '/api/v1/teams', summary: 'Create a team; you become its owner', body: CreateTeamSchema },
+  { method: 'get', path: '/api/v1/teams', summary: 'Teams you are a member of, with your role' },
+  { method: 'get', path: '/api/v1/teams/{id}', summary: 'A team and its members (members only; 404 otherwise)' },
+  { method: 'post', path: '/api/v1/teams/{id}/members', summary: 'Owners: add a user by user_id or email (201), or change a member\'s role (200)', body: AddMemberSchema, errors: TEAM_CHANGE_ERRORS },
+  { method: 'delete', path: '/api/v1/teams/{id}/members/{userId}', summary: 'Owners: remove a member (anyone may remove themself)', errors: TEAM_CHANGE_ERRORS },
   { method: 'post', path: '/hitl/respond', summary: 'Seed HITL response: {request_id, decision: approved|denied, instructions?}; 409 when already resolved', body: HitlRespondSchema },
 ];
 
@@ -123,6 +136,7 @@ export function openApiDocument(): Record<string, unknown> {
         '400': { description: 'Invalid input', content: { 'application/json': { schema: ErrorBody } } },
         ...(r.public ? {} : { '401': { description: 'Missing, invalid or expired token', content: { 'application/json': { schema: ErrorBody } } } }),
         '404': { description: 'Not found (also for resources of other users)', content: { 'application/json': { schema: ErrorBody } } },
+        ...Object.fromEntries(Object.entries(r.errors ?? {}).map(([status, description]) => [status, { description, content: { 'application/json': { schema: ErrorBody } } }])),
       },
     };
     if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: z.toJSONSchema(r.body, { io: 'input' }) } } };

@@ -8,6 +8,7 @@
  */
 import { FacetCatalogError, heartbeatTimeoutSeconds, parseCapabilityRegistration } from '@af/plan';
 import { AppError, type ServiceKit } from '@af/service-kit';
+import { assignmentDefaultsIssues } from '../domain/registry/assignment-defaults.js';
 import { capabilityStatus, toCapabilityView } from '../domain/registry/capability-record.js';
 import type { CapabilityView } from '../domain/planning/types.js';
 import { capabilityMessage, type CapabilityEvent } from '../infra/capability-events.js';
@@ -53,6 +54,8 @@ export class CapabilityRegistry {
     const parsed = parseCapabilityRegistration(raw, catalog);
     if (!parsed.ok) throw invalid(parsed.issues);
     const reg = parsed.registration;
+    const assignment = assignmentDefaultsIssues(reg);
+    if (assignment.length) throw invalid(assignment);
     let inputSchema;
     let outputSchema;
     try {
