@@ -55,6 +55,8 @@ export async function startOurStack(extraEnv = {}) {
   for (const name of ['gateway', 'planner', 'orchestrator', 'connector-runtime']) {
     env[name] = { LOG_LEVEL: 'info', ...(extraEnv[name] ?? {}) };
   }
+  // Profiling aid: BENCH_ORCHESTRATOR_NODE_OPTIONS (e.g. `--require ./my-profiler.cjs`) is given to the orchestrator.
+  if (process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS) env.orchestrator.NODE_OPTIONS = process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS;
   const stack = await startStack({ env });
   return stack;
 }

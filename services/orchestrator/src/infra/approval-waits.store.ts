@@ -2,20 +2,17 @@
  * The orchestrator's side of waits on the approval service: which request a
  * waiting node waits for (`node_states.approval_request_id`), recording a
  * resolution on it (`node_states.decision` + a `log` frame, in one
- * transaction with waking a parked run), the run's hitlClarifications, and
+ * statement with waking a parked run), the run's hitlClarifications, and
  * the reconciliation cursor (`approval_checked_at`).
  */
 import { sqlRows, type ServiceKit } from '@af/service-kit';
+import { preparedRows } from './prepared.js';
 import type { ApprovalWaits } from '../app/approval-port.js';
 import { decisionLogPayload, decisionOf, type ClarificationEntry, type RequestView } from '../domain/human-request.js';
 import type { Decision } from '../domain/run-state.js';
-import type { RunRepository } from './run.repository.js';
 
 export class ApprovalWaitsStore implements ApprovalWaits {
-  constructor(
-    private readonly kit: ServiceKit,
-    private readonly repo: RunRepository,
-  ) {}
+  constructor(private readonly kit: ServiceKit) {}
 
   async register(runId: string, nodeId: string, requestId: string | null, decision: Decision | null): Promise<void> {
     await sqlRows(
@@ -26,37 +23,75 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     );
   }
 
+  /**
+   * One statement (one round trip, atomic on its own): the run row is locked
+   * first, as every request-side change does (it orders this with pause,
+   * cancel, park and the executor's transitions); the decision goes on the
+   * waiting node, a clarification's answer on the run, a `log` frame is
+   * appended, and a parked run is queued again with a work item. A running
+   * run sees the decision at its next look; a paused one stays paused.
+   */
   async apply(request: RequestView): Promise<boolean> {
     if (request.status === 'pending' || !request.runId || !request.nodeId) return false;
     const decision = decisionOf(request);
-    return this.kit.transaction(async (m, emit) => {
-      // The run row first, as every request-side change does: it orders this with pause, cancel and park.
-      const [run] = await sqlRows<{ status: string }>(m, 'SELECT status FROM runs WHERE id = $1 FOR UPDATE', [request.runId]);
-      if (!run) return false;
-      const updated = await sqlRows(
-        m,
-        `UPDATE node_states SET decision = $4::jsonb
-          WHERE run_id = $1 AND node_id = $2 AND approval_request_id = $3::uuid AND status = 'waiting' AND decision IS NULL
-          RETURNING node_id`,
-        [request.runId, request.nodeId, request.id, JSON.stringify(decision)],
-      );
-      if (!updated.length) return false;
-      if (request.kind === 'clarify') {
-        await sqlRows(m, `UPDATE run_clarifications SET answer = $3, answered_at = $4::timestamptz WHERE run_id = $1 AND request_id = $2::uuid`, [
-          request.runId,
-          request.id,
-          decision.answer ?? null,
-          decision.decidedAt || new Date().toISOString(),
-        ]);
-      }
-      await this.repo.appendEvent(m, emit, request.runId, 'log', request.nodeId, decisionLogPayload(decision));
-      // A parked run is queued again; a running one sees the decision at its next look; a paused one stays paused.
-      if (run.status === 'waiting') {
-        await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1`, [request.runId]);
-        emit({ subject: this.kit.subjects.runWork(request.runId), payload: { runId: request.runId }, msgId: `work:${request.runId}:resume:${request.id}` });
-      }
-      return true;
-    });
+    const timestamp = new Date().toISOString();
+    const rows = await preparedRows<{ applied: boolean; messages: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null }>(
+      this.kit.db,
+      `WITH run AS (
+         SELECT id, status FROM runs WHERE id = $1::uuid FOR UPDATE
+       ), upd AS (
+         UPDATE node_states SET decision = $4::jsonb
+          WHERE run_id = $1::uuid AND node_id = $2 AND approval_request_id = $3::uuid AND status = 'waiting' AND decision IS NULL
+            AND EXISTS (SELECT 1 FROM run)
+          RETURNING node_id
+       ), r AS (
+         UPDATE runs SET last_seq = runs.last_seq + 1, updated_at = now(),
+                status = CASE WHEN run.status = 'waiting' THEN 'queued' ELSE runs.status END
+           FROM run WHERE runs.id = run.id AND EXISTS (SELECT 1 FROM upd)
+          RETURNING runs.last_seq, run.status AS was
+       ), cl AS (
+         UPDATE run_clarifications SET answer = $5, answered_at = $6::timestamptz
+          WHERE $7::boolean AND run_id = $1::uuid AND request_id = $3::uuid AND EXISTS (SELECT 1 FROM upd)
+       ), ev AS (
+         INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
+         SELECT $1::uuid, r.last_seq, 'log', $2, $8::jsonb, $9::timestamptz FROM r
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT m.subject, m.payload, m.msg_id
+           FROM r, LATERAL (VALUES
+             (1, $10::text, jsonb_build_object('runId', $1::text, 'seq', r.last_seq, 'type', 'log', 'timestamp', $13::text, 'nodeId', $2::text, 'payload', $8::jsonb),
+                 'run:' || $1::text || ':' || r.last_seq),
+             (2, $11::text, jsonb_build_object('runId', $1::text), $12::text)
+           ) AS m(i, subject, payload, msg_id)
+          WHERE m.i = 1 OR r.was = 'waiting'
+          ORDER BY m.i
+          RETURNING id, subject, payload, msg_id
+       )
+       SELECT EXISTS (SELECT 1 FROM upd) AS applied,
+              (SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) ORDER BY id) FROM ob) AS messages`,
+      [
+        request.runId,
+        request.nodeId,
+        request.id,
+        JSON.stringify(decision),
+        decision.answer ?? null,
+        request.kind === 'clarify' ? answeredAt(decision.decidedAt, timestamp) : null,
+        request.kind === 'clarify',
+        JSON.stringify(decisionLogPayload(decision)),
+        timestamp,
+        this.kit.subjects.run(request.runId, 'log'),
+        this.kit.subjects.runWork(request.runId),
+        `work:${request.runId}:resume:${request.id}`,
+        // The frame's time as sent (ISO text; $9 is the same instant typed timestamptz).
+        timestamp,
+      ],
+    );
+    const row = rows[0];
+    if (!row?.applied) return false;
+    this.kit.metrics.events.inc({ type: 'log' });
+    // Published from here at once (the relay is the fallback); a work item also starts the run here when there is room.
+    this.kit.relay.publishCommitted((row.messages ?? []).map((m) => ({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId })));
+    return true;
   }
 
   async requestOf(runId: string, nodeId: string): Promise<string | null> {
@@ -126,4 +161,9 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     );
     return rows.map((r) => ({ runId: r.run_id, nodeId: r.node_id, requestId: r.approval_request_id, userId: r.user_id }));
   }
+}
+
+/** When a clarification was answered: the decision's time when it is one, else now. */
+function answeredAt(decidedAt: string | undefined, now: string): string {
+  return decidedAt && !Number.isNaN(Date.parse(decidedAt)) ? decidedAt : now;
 }

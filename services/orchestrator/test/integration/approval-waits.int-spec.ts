@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
   repo = new RunRepository(kit);
   store = new RunExecutionStore(kit);
-  waits = new ApprovalWaitsStore(kit, repo);
+  waits = new ApprovalWaitsStore(kit);
 });
 
 afterAll(async () => {
@@ -79,6 +79,10 @@ describe('ApprovalWaitsStore', () => {
     expect((await repo.get(runId))!.status).toBe('queued');
     expect((await repo.events(runId, 0)).at(-1)).toMatchObject({ type: 'log', nodeId: 'gate', payload: { event: 'decision', hitlEvent: 'hitl_approved', requestId } });
     expect(await workItems(runId)).toEqual([{ msg_id: `work:${runId}:resume:${requestId}` }]);
+    // The frame's message carries what run_events holds (same seq and payload).
+    const frame = (await repo.events(runId, 0)).at(-1)!;
+    const [message] = await sqlRows<{ subject: string; payload: Record<string, unknown> }>(kit.db, 'SELECT subject, payload FROM outbox WHERE msg_id = $1', [`run:${runId}:${frame.seq}`]);
+    expect(message).toEqual({ subject: kit.subjects.run(runId, 'log'), payload: { runId, seq: frame.seq, type: 'log', nodeId: 'gate', timestamp: frame.timestamp, payload: frame.payload } });
     // The same resolution again (event after ResumeRun, redelivery, reconciliation): nothing more.
     expect(await waits.apply(resolved(runId, requestId))).toBe(false);
     expect((await repo.events(runId, 0)).filter((e) => e.type === 'log')).toHaveLength(1);
