@@ -156,20 +156,39 @@ export class RequestRepository implements RequestStore {
     return rows.map(toRequest);
   }
 
+  /**
+   * Resolve a pending request in ONE statement (one round trip, atomic on its
+   * own): the row, its audit row and the `decided` event's outbox row — the
+   * event built from the updated row exactly as approvalEvent() builds it —
+   * then the event is published at once. Null when it was not pending.
+   */
   async resolve(id: string, status: RequestStatus, resolution: Resolution, decidedBy: string, resolutionKey: string | null): Promise<ApprovalRequest | null> {
-    return this.kit.transaction(async (m, emit) => {
-      const rows = await sqlRows<RequestRow>(
-        m,
-        `UPDATE requests SET status = $2, resolution = $3::jsonb, decided_by = $4, decided_at = now(), resolution_key = $5, updated_at = now()
-          WHERE id = $1 AND status = 'pending' RETURNING *`,
-        [id, status, JSON.stringify(resolution), decidedBy, resolutionKey],
-      );
-      if (!rows.length) return null;
-      const request = toRequest(rows[0]!);
-      await this.event(m, id, status, decidedBy, { ...resolution });
-      emit(this.message(request, 'decided'));
-      return request;
-    });
+    const decidedAt = new Date().toISOString();
+    const rows = await sqlRows<RequestRow & { ob: { id: string | number; subject: string; payload: unknown; msgId: string } | null }>(
+      this.kit.db,
+      `WITH u AS (
+         UPDATE requests SET status = $2, resolution = $3::jsonb, decided_by = $4, decided_at = $6::timestamptz, resolution_key = $5, updated_at = now()
+          WHERE id = $1 AND status = 'pending' RETURNING *
+       ), ev AS (
+         INSERT INTO request_events (request_id, type, actor, detail) SELECT u.id, $2, $4, $3::jsonb FROM u
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT $7::text,
+                jsonb_build_object('type', 'decided', 'requestId', u.id::text, 'kind', u.kind, 'status', u.status, 'ownerUserId', u.owner_user_id,
+                                   'runId', coalesce(u.run_id::text, ''), 'nodeId', coalesce(u.node_id, ''), 'notify', u.notify, 'timestamp', $8::text,
+                                   'resolution', coalesce(u.resolution, '{}'::jsonb) || jsonb_build_object('decidedBy', u.decided_by, 'decidedAt', $8::text)),
+                $9::text
+           FROM u
+         RETURNING id, subject, payload, msg_id
+       )
+       SELECT u.*, (SELECT json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) FROM ob) AS ob FROM u`,
+      [id, status, JSON.stringify(resolution), decidedBy, resolutionKey, decidedAt, approvalSubject(this.kit.subjects, id, 'decided'), decidedAt, `approval:${id}:decided`],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { ob, ...requestRow } = row;
+    if (ob) this.kit.relay.publishCommitted([{ id: String(ob.id), subject: ob.subject, payload: ob.payload, msgId: ob.msgId }]);
+    return toRequest(requestRow as RequestRow);
   }
 
   async audit(id: string, type: string, actor: string, detail: Record<string, unknown>): Promise<void> {

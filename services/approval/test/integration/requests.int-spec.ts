@@ -10,7 +10,7 @@ import { approvalEnvSchema, type ApprovalConfig } from '../../src/config.js';
 import type { NewRequest } from '../../src/domain/new-request.js';
 import { LeaderLock } from '../../src/infra/leader-lock.js';
 import { APPROVAL_MIGRATIONS } from '../../src/infra/migrations/index.js';
-import { RequestRepository } from '../../src/infra/request.repository.js';
+import { approvalEvent, RequestRepository } from '../../src/infra/request.repository.js';
 import { RequestSweeper, type RunStatusSource } from '../../src/infra/request-sweeper.js';
 import { RunEndConsumer } from '../../src/infra/run-end.consumer.js';
 
@@ -100,6 +100,10 @@ describe('RequestRepository', () => {
     const decided = (await outbox(request.id)).filter((m) => m.msg_id.endsWith(':decided'));
     expect(decided).toHaveLength(1);
     expect(decided[0]!.payload).toMatchObject({ type: 'decided', status: stored.status, resolution: { decidedBy: stored.decidedBy, decidedAt: stored.decidedAt!.toISOString() } });
+    // The event written with the resolution is the one approvalEvent() makes of the stored request (its time aside).
+    const payload = decided[0]!.payload as Record<string, unknown>;
+    expect(payload).toEqual({ ...approvalEvent(stored, 'decided'), timestamp: payload.timestamp });
+    expect((await events(request.id)).map((e) => [e.type, e.actor])).toEqual([['created', 'owner'], [stored.status, stored.decidedBy]]);
   });
 
   it('lists what a principal may act on: owner, assignee, team member when allowed; filters and keyset order', async () => {
