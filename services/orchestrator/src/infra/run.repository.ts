@@ -252,11 +252,26 @@ export class RunRepository {
     return rows[0] ? toRun(rows[0]) : null;
   }
 
+  /** The run with its node states and outputs, read by one statement (so as of one moment). */
   async view(runId: string): Promise<RunView | null> {
-    const run = await this.get(runId);
-    if (!run) return null;
-    const nodes = await this.nodeStates(runId);
-    const outputs = await this.outputs(runId);
+    const rows = await preparedRows<RunRow & { states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null }>(
+      this.kit.db,
+      `SELECT r.*,
+              (SELECT json_agg(to_jsonb(n)) FROM node_states n WHERE n.run_id = r.id) AS states,
+              (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = r.id) AS outputs
+         FROM runs r WHERE r.id = $1`,
+      [runId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { states, outputs: outputRows, ...runRow } = row;
+    const run = toRun(runRow as RunRow);
+    const nodes = new Map<string, NodeState>();
+    for (const j of states ?? []) {
+      const { childStatus: _, ...state } = nodeStateFromJson(j);
+      nodes.set(state.nodeId, state);
+    }
+    const outputs = new Map((outputRows ?? []).map((o) => [o.node_id, o.output]));
     const iterations = iterationStates(run, nodes);
     const instanceOutputs: Record<string, unknown> = {};
     for (const n of iterations) if (outputs.has(n.nodeId)) instanceOutputs[n.nodeId] = outputs.get(n.nodeId);
