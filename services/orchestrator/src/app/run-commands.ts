@@ -9,7 +9,7 @@ import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } f
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { parseGoalConditions, parseOutputContract } from '../domain/output-contract.js';
 import { parseRuntimePolicies, type RuntimePolicy } from '../domain/runtime-policy.js';
-import type { RunRepository } from '../infra/run.repository.js';
+import type { RunRepository, WaitingRow } from '../infra/run.repository.js';
 import { decidePolicyGate, policyGateFor } from './policy-gate.js';
 import type { ApprovalDecisions } from './approval-decisions.js';
 
@@ -137,10 +137,12 @@ export class RunCommands {
       return (await this.repo.view(runId))!;
     }
     let decide: Parameters<RunRepository['resume']>[1] = null;
+    let waitingRows: Map<string, WaitingRow> | undefined;
     if (input.decision) {
       // Waiting node instances (map iterations included), without the map nodes that only wait for their iterations.
       const kindOf = (id: string) => locateNode(run.plan.nodes, parseInstanceId(id)?.nodeId ?? id)?.node.kind;
-      const waiting = [...(await this.repo.nodeStates(runId)).values()].filter((n) => n.status === 'waiting' && kindOf(n.nodeId) !== 'map');
+      waitingRows = await this.repo.waitingStates(runId);
+      const waiting = [...waitingRows.values()].filter((n) => kindOf(n.nodeId) !== 'map');
       const nodeId = input.nodeId || (waiting.length === 1 ? waiting[0]!.nodeId : '');
       if (!waiting.length) throw new AppError('FAILED_PRECONDITION', `no node of run ${runId} is waiting for a decision (run is ${run.status})`);
       if (!nodeId) throw AppError.invalid('node_id', `several nodes wait (${waiting.map((n) => n.nodeId).join(', ')}): name one`);
@@ -155,7 +157,8 @@ export class RunCommands {
     } else if (input.nodeId || input.instructions) {
       throw AppError.invalid('decision', 'is required with node_id or instructions');
     }
-    const requestId = decide && this.approvals ? await this.approvals.requestOf(runId, decide.nodeId) : null;
+    // The request the decided node waits for (read with the waiting states above).
+    const requestId = decide && this.approvals ? (waitingRows?.get(decide.nodeId)?.approvalRequestId ?? null) : null;
     if (decide && requestId) {
       await this.approvals!.decide({ userId, requestId, decision: input.decision!, instructions: input.instructions, idempotencyKey: '' });
       return (await this.repo.view(runId))!;

@@ -49,6 +49,7 @@ interface NodeRow {
   decision: Decision | null;
   child_run_id?: string | null;
   rollback_status?: string | null;
+  approval_request_id?: string | null;
 }
 
 const toNodeState = (r: NodeRow): NodeState => ({
@@ -68,6 +69,8 @@ const toNodeState = (r: NodeRow): NodeState => ({
 /** A waiting node state as the engine re-reads it, with its child run's status (subflows). */
 export interface WaitingRow extends NodeState {
   childStatus: string | null;
+  /** The approval-service request the node waits for (approval, human, clarify and policy gates). */
+  approvalRequestId: string | null;
 }
 
 const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
@@ -82,6 +85,7 @@ export function nodeStateFromJson(j: Record<string, unknown>): WaitingRow {
       wait_until: dateOrNull(j.wait_until),
     }),
     childStatus: (j.child_status as string | null | undefined) ?? null,
+    approvalRequestId: (j.approval_request_id as string | null | undefined) ?? null,
   };
 }
 
@@ -291,7 +295,7 @@ export class RunRepository {
         WHERE n.run_id = $1 AND n.status = 'waiting'`,
       [runId],
     );
-    return new Map(rows.map((r) => [r.node_id, { ...toNodeState(r), childStatus: r.child_status }]));
+    return new Map(rows.map((r) => [r.node_id, { ...toNodeState(r), childStatus: r.child_status, approvalRequestId: r.approval_request_id ?? null }]));
   }
 
   async outputs(runId: string): Promise<Map<string, unknown>> {
