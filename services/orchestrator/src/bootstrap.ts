@@ -100,8 +100,9 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log, config.APPROVAL_URL ? hitl : undefined),
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
-  // Runs created here start here at once, leased from their first statement; runs whose work items this process
-  // commits (resumed, woken, …) start here at once too — when there is room; the work items still go out.
+  // Runs created here start here at once, leased from their first statement (no work item; the sweeper covers a
+  // crash); runs whose work items this process commits (resumed, woken, …) start here at once too — when there is
+  // room; those work items still go out.
   repo.claimLocally(() => consumer.claim());
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);

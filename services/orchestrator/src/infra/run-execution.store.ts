@@ -158,9 +158,9 @@ export class RunExecutionStore {
     const states = new Map<string, NodeState>();
     const waiting = new Map<string, WaitingRow>();
     for (const j of stateRows ?? []) {
-      const { childStatus, ...state } = nodeStateFromJson(j);
+      const { childStatus, approvalRequestId, ...state } = nodeStateFromJson(j);
       states.set(state.nodeId, state);
-      if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus });
+      if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus, approvalRequestId });
     }
     return { run: toRun(runRow as RunRow), states, waiting, outputs: new Map((outputRows ?? []).map((o) => [o.node_id, o.output])) };
   }

@@ -3,7 +3,11 @@
  * replica takes one. A sweeper re-enqueues runs whose lease lapsed (a dead
  * replica) so nothing depends on a message surviving.
  *
- * A run whose work item this replica just committed (StartRun, ResumeRun, an
+ * A run created by a request this replica served starts here at once,
+ * created already leased to it and without a work item (`claim`); when this
+ * replica is at capacity the run is created queued with a work item instead.
+ *
+ * A run whose work item this replica just committed (ResumeRun, an
  * approval's resolution, a timer, a child run's end, …) is also started here
  * at once when the replica has room (`dispatchLocal`, wired to the outbox's
  * committed rows), without waiting for the work item to make the trip

@@ -141,8 +141,8 @@ export class RunRepository {
    * the work item in ONE statement (one round trip, atomic on its own) — or
    * return the run an earlier call with the same key created. With a local
    * claim the run is created running, leased to this replica, and starts here
-   * at once (its work item still goes out: if this replica dies first, the
-   * lease lapses and another one takes the run over).
+   * at once, without a work item (if this replica dies first, the lease lapses
+   * and the sweeper hands the run to another one).
    */
   async create(input: {
     userId: string;
@@ -173,11 +173,13 @@ export class RunRepository {
         ...(input.parent ? { parentRunId: input.parent.runId, parentNodeId: input.parent.nodeId } : {}),
       },
     };
+    const claim = this.claim();
+    // A run created leased here needs no work item: if this replica dies, its lease lapses and the sweeper
+    // (RunWorkConsumer.sweepOnce) queues it for another one — the same path that covers any execution lost mid-way.
     const messages: OutboxMessage[] = [
       { subject: this.kit.subjects.run(id, 'start'), payload: start, msgId: `run:${id}:1` },
-      { subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` },
+      ...(claim ? [] : [{ subject: this.kit.subjects.runWork(id), payload: { runId: id }, msgId: `work:${id}:start` }]),
     ];
-    const claim = this.claim();
     let rows: Array<RunRow & { ob_ids: string[] | null; ob_msg_ids: string[] | null }>;
     try {
       rows = await preparedRows(
@@ -272,7 +274,7 @@ export class RunRepository {
     const run = toRun(runRow as RunRow);
     const nodes = new Map<string, NodeState>();
     for (const j of states ?? []) {
-      const { childStatus: _, ...state } = nodeStateFromJson(j);
+      const { childStatus: _child, approvalRequestId: _request, ...state } = nodeStateFromJson(j);
       nodes.set(state.nodeId, state);
     }
     const outputs = new Map((outputRows ?? []).map((o) => [o.node_id, o.output]));

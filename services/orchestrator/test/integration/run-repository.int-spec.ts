@@ -318,17 +318,25 @@ describe('creating a run with a local claim', () => {
     claims.length = 0;
   });
 
-  it('creates it running and leased to this replica, and starts it with all nodes pending; its work item still goes out', async () => {
+  it('creates it running and leased to this replica, and starts it with all nodes pending, without a work item (the sweeper covers a crash)', async () => {
     repo.claimLocally(claiming() as never);
     const { run, created } = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: 'claimed-1' });
     expect([created, run.status]).toEqual([true, 'running']);
     expect(claims).toEqual(['start running pending,pending']);
     const [row] = await sqlRows(kit.db, 'SELECT lease_owner, lease_until > now() AS leased FROM runs WHERE id = $1', [run.id]);
     expect(row).toEqual({ lease_owner: 'here', leased: true });
-    expect((await sqlRows(kit.db, 'SELECT msg_id FROM outbox WHERE msg_id = $1', [`work:${run.id}:start`])).length).toBe(1);
+    expect((await sqlRows(kit.db, 'SELECT msg_id FROM outbox WHERE msg_id LIKE $1', [`%${run.id}%`])).map((r) => r.msg_id)).toEqual([`run:${run.id}:1`]);
     // Another replica cannot take it while the lease holds.
     expect(await store.acquireLease(run.id, 'elsewhere', 60_000)).toBeNull();
     expect(await store.acquireLease(run.id, 'here', 60_000)).not.toBeNull();
+  });
+
+  it('creates it queued with a work item when the replica has no room', async () => {
+    repo.claimLocally(() => null);
+    const { run } = await repo.create({ userId: 'u1', plan, inputs: {}, runContext: 'interactive', idempotencyKey: 'unclaimed-1' });
+    expect(run.status).toBe('queued');
+    expect(claims).toEqual([]);
+    expect((await sqlRows(kit.db, 'SELECT msg_id FROM outbox WHERE msg_id LIKE $1 ORDER BY id', [`%${run.id}%`])).map((r) => r.msg_id)).toEqual([`run:${run.id}:1`, `work:${run.id}:start`]);
   });
 
   it('gives the slot back when an earlier call already created the run, or when the statement fails', async () => {
