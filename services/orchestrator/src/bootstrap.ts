@@ -104,6 +104,8 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   // crash); runs whose work items this process commits (resumed, woken, …) start here at once too — when there is
   // room; those work items still go out.
   repo.claimLocally(() => consumer.claim());
+  // A parked run whose wait a resolution ends is leased here by the statement that records it, and goes on here.
+  hitl.waits.claimLocally(() => consumer.claim());
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({

@@ -9,9 +9,13 @@ import { sqlRows, type ServiceKit } from '@af/service-kit';
 import { preparedRows } from './prepared.js';
 import type { ApprovalWaits } from '../app/approval-port.js';
 import { decisionLogPayload, decisionOf, type ClarificationEntry, type RequestView } from '../domain/human-request.js';
-import type { Decision } from '../domain/run-state.js';
+import type { Decision, NodeState } from '../domain/run-state.js';
+import { nodeStateFromJson, toRun, type LocalClaim, type RunRow, type WaitingRow } from './run.repository.js';
+import type { LeasedRun } from './run-execution.store.js';
 
 export class ApprovalWaitsStore implements ApprovalWaits {
+  private claim: () => LocalClaim | null = () => null;
+
   constructor(private readonly kit: ServiceKit) {}
 
   async register(runId: string, nodeId: string, requestId: string | null, decision: Decision | null): Promise<void> {
@@ -23,72 +27,115 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     );
   }
 
+  /** Where a parked run whose wait a resolution ends may start at once (see LocalClaim); without it, it gets a work item. */
+  claimLocally(claim: () => LocalClaim | null): void {
+    this.claim = claim;
+  }
+
   /**
    * One statement (one round trip, atomic on its own): the run row is locked
    * first, as every request-side change does (it orders this with pause,
    * cancel, park and the executor's transitions); the decision goes on the
    * waiting node, a clarification's answer on the run, a `log` frame is
-   * appended, and a parked run is queued again with a work item. A running
-   * run sees the decision at its next look; a paused one stays paused.
+   * appended. A parked run goes on: with a local claim it is leased to this
+   * replica by the same statement, which also reads what it starts from, and
+   * starts here at once (no work item: a crash is covered by the sweeper);
+   * otherwise it is queued with a work item. A running run sees the decision
+   * at its next look; a paused one stays paused.
    */
   async apply(request: RequestView): Promise<boolean> {
     if (request.status === 'pending' || !request.runId || !request.nodeId) return false;
     const decision = decisionOf(request);
     const timestamp = new Date().toISOString();
-    const rows = await preparedRows<{ applied: boolean; messages: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null }>(
-      this.kit.db,
-      `WITH run AS (
-         SELECT id, status FROM runs WHERE id = $1::uuid FOR UPDATE
-       ), upd AS (
-         UPDATE node_states SET decision = $4::jsonb
-          WHERE run_id = $1::uuid AND node_id = $2 AND approval_request_id = $3::uuid AND status = 'waiting' AND decision IS NULL
-            AND EXISTS (SELECT 1 FROM run)
-          RETURNING node_id
-       ), r AS (
-         UPDATE runs SET last_seq = runs.last_seq + 1, updated_at = now(),
-                status = CASE WHEN run.status = 'waiting' THEN 'queued' ELSE runs.status END
-           FROM run WHERE runs.id = run.id AND EXISTS (SELECT 1 FROM upd)
-          RETURNING runs.last_seq, run.status AS was
-       ), cl AS (
-         UPDATE run_clarifications SET answer = $5, answered_at = $6::timestamptz
-          WHERE $7::boolean AND run_id = $1::uuid AND request_id = $3::uuid AND EXISTS (SELECT 1 FROM upd)
-       ), ev AS (
-         INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
-         SELECT $1::uuid, r.last_seq, 'log', $2, $8::jsonb, $9::timestamptz FROM r
-       ), ob AS (
-         INSERT INTO outbox (subject, payload, msg_id)
-         SELECT m.subject, m.payload, m.msg_id
-           FROM r, LATERAL (VALUES
-             (1, $10::text, jsonb_build_object('runId', $1::text, 'seq', r.last_seq, 'type', 'log', 'timestamp', $13::text, 'nodeId', $2::text, 'payload', $8::jsonb),
-                 'run:' || $1::text || ':' || r.last_seq),
-             (2, $11::text, jsonb_build_object('runId', $1::text), $12::text)
-           ) AS m(i, subject, payload, msg_id)
-          WHERE m.i = 1 OR r.was = 'waiting'
-          ORDER BY m.i
-          RETURNING id, subject, payload, msg_id
-       )
-       SELECT EXISTS (SELECT 1 FROM upd) AS applied,
-              (SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) ORDER BY id) FROM ob) AS messages`,
-      [
-        request.runId,
-        request.nodeId,
-        request.id,
-        JSON.stringify(decision),
-        decision.answer ?? null,
-        request.kind === 'clarify' ? answeredAt(decision.decidedAt, timestamp) : null,
-        request.kind === 'clarify',
-        JSON.stringify(decisionLogPayload(decision)),
-        timestamp,
-        this.kit.subjects.run(request.runId, 'log'),
-        this.kit.subjects.runWork(request.runId),
-        `work:${request.runId}:resume:${request.id}`,
-        // The frame's time as sent (ISO text; $9 is the same instant typed timestamptz).
-        timestamp,
-      ],
-    );
+    const claim = this.claim();
+    // With the run's row, node states and outputs when it was leased here (else those columns are null).
+    let rows: Array<
+      Partial<RunRow> & {
+        applied: boolean;
+        messages: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null;
+        states: Array<Record<string, unknown>> | null;
+        outputs: Array<{ node_id: string; output: unknown }> | null;
+      }
+    >;
+    try {
+      rows = await preparedRows(
+        this.kit.db,
+        `WITH run AS (
+           SELECT id, status FROM runs WHERE id = $1::uuid FOR UPDATE
+         ), upd AS (
+           UPDATE node_states SET decision = $4::jsonb
+            WHERE run_id = $1::uuid AND node_id = $2 AND approval_request_id = $3::uuid AND status = 'waiting' AND decision IS NULL
+              AND EXISTS (SELECT 1 FROM run)
+            RETURNING node_id
+         ), r AS (
+           UPDATE runs SET last_seq = runs.last_seq + 1, updated_at = now(),
+                  status = CASE WHEN run.status <> 'waiting' THEN runs.status WHEN $14::text IS NULL THEN 'queued' ELSE 'running' END,
+                  lease_owner = CASE WHEN run.status = 'waiting' AND $14::text IS NOT NULL THEN $14::text ELSE runs.lease_owner END,
+                  lease_until = CASE WHEN run.status = 'waiting' AND $14::text IS NOT NULL THEN now() + ($15::int * interval '1 millisecond') ELSE runs.lease_until END
+             FROM run WHERE runs.id = run.id AND EXISTS (SELECT 1 FROM upd)
+            RETURNING runs.*, run.status AS was
+         ), cl AS (
+           UPDATE run_clarifications SET answer = $5, answered_at = $6::timestamptz
+            WHERE $7::boolean AND run_id = $1::uuid AND request_id = $3::uuid AND EXISTS (SELECT 1 FROM upd)
+         ), ev AS (
+           INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
+           SELECT $1::uuid, r.last_seq, 'log', $2, $8::jsonb, $9::timestamptz FROM r
+         ), ob AS (
+           INSERT INTO outbox (subject, payload, msg_id)
+           SELECT m.subject, m.payload, m.msg_id
+             FROM r, LATERAL (VALUES
+               (1, $10::text, jsonb_build_object('runId', $1::text, 'seq', r.last_seq, 'type', 'log', 'timestamp', $13::text, 'nodeId', $2::text, 'payload', $8::jsonb),
+                   'run:' || $1::text || ':' || r.last_seq),
+               (2, $11::text, jsonb_build_object('runId', $1::text), $12::text)
+             ) AS m(i, subject, payload, msg_id)
+            WHERE m.i = 1 OR (r.was = 'waiting' AND $14::text IS NULL)
+            ORDER BY m.i
+            RETURNING id, subject, payload, msg_id
+         )
+         SELECT EXISTS (SELECT 1 FROM upd) AS applied,
+                (SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) ORDER BY id) FROM ob) AS messages,
+                lr.*,
+                CASE WHEN lr.id IS NULL THEN NULL ELSE
+                  (SELECT json_agg(to_jsonb(n) || jsonb_build_object('child_status', c.status))
+                     FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id WHERE n.run_id = $1::uuid) END AS states,
+                CASE WHEN lr.id IS NULL THEN NULL ELSE
+                  (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = $1::uuid) END AS outputs
+           FROM (SELECT 1) AS one LEFT JOIN (SELECT * FROM r WHERE r.was = 'waiting' AND $14::text IS NOT NULL) AS lr ON true`,
+        [
+          request.runId,
+          request.nodeId,
+          request.id,
+          JSON.stringify(decision),
+          decision.answer ?? null,
+          request.kind === 'clarify' ? answeredAt(decision.decidedAt, timestamp) : null,
+          request.kind === 'clarify',
+          JSON.stringify(decisionLogPayload(decision)),
+          timestamp,
+          this.kit.subjects.run(request.runId, 'log'),
+          this.kit.subjects.runWork(request.runId),
+          `work:${request.runId}:resume:${request.id}`,
+          // The frame's time as sent (ISO text; $9 is the same instant typed timestamptz).
+          timestamp,
+          claim?.owner ?? null,
+          claim?.leaseMs ?? 0,
+        ],
+      );
+    } catch (err) {
+      claim?.abandon();
+      throw err;
+    }
     const row = rows[0];
-    if (!row?.applied) return false;
+    if (!row?.applied) {
+      claim?.abandon();
+      return false;
+    }
     this.kit.metrics.events.inc({ type: 'log' });
+    if (row.id) {
+      // Read by the statement (its snapshot: before the decision it wrote, which is put in here).
+      claim!.start(leasedFrom(row as RunRow & typeof row, request.nodeId, JSON.parse(JSON.stringify(decision)) as Decision));
+    } else {
+      claim?.abandon();
+    }
     // Published from here at once (the relay is the fallback); a work item also starts the run here when there is room.
     this.kit.relay.publishCommitted((row.messages ?? []).map((m) => ({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId })));
     return true;
@@ -166,4 +213,22 @@ export class ApprovalWaitsStore implements ApprovalWaits {
 /** When a clarification was answered: the decision's time when it is one, else now. */
 function answeredAt(decidedAt: string | undefined, now: string): string {
   return decidedAt && !Number.isNaN(Date.parse(decidedAt)) ? decidedAt : now;
+}
+
+/** What a run leased by apply() starts from: its row, node states (with the decision just recorded) and outputs. */
+function leasedFrom(
+  j: RunRow & { applied: unknown; messages: unknown; states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null },
+  nodeId: string,
+  decision: Decision,
+): LeasedRun {
+  const { states: stateRows, outputs: outputRows, applied: _applied, messages: _messages, ...runRow } = j;
+  const states = new Map<string, NodeState>();
+  const waiting = new Map<string, WaitingRow>();
+  for (const sj of stateRows ?? []) {
+    const { childStatus, approvalRequestId, ...state } = nodeStateFromJson(sj);
+    if (state.nodeId === nodeId) state.decision = decision;
+    states.set(state.nodeId, state);
+    if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus, approvalRequestId });
+  }
+  return { run: toRun(runRow as RunRow), states, waiting, outputs: new Map((outputRows ?? []).map((o) => [o.node_id, o.output])) };
 }

@@ -14,7 +14,7 @@ import type { RequestView } from '../../src/domain/human-request.js';
 import { ApprovalEventsConsumer } from '../../src/infra/approval-events.consumer.js';
 import { ApprovalWaitsStore } from '../../src/infra/approval-waits.store.js';
 import { ORCHESTRATOR_MIGRATIONS } from '../../src/infra/migrations/index.js';
-import { RunExecutionStore } from '../../src/infra/run-execution.store.js';
+import { RunExecutionStore, type LeasedRun } from '../../src/infra/run-execution.store.js';
 import { RunRepository } from '../../src/infra/run.repository.js';
 
 let db: TestDatabase;
@@ -86,6 +86,41 @@ describe('ApprovalWaitsStore', () => {
     // The same resolution again (event after ResumeRun, redelivery, reconciliation): nothing more.
     expect(await waits.apply(resolved(runId, requestId))).toBe(false);
     expect((await repo.events(runId, 0)).filter((e) => e.type === 'log')).toHaveLength(1);
+  });
+
+  it('with a local claim, leases the parked run in the same statement and starts it from its states (decision included), without a work item', async () => {
+    const requestId = randomUUID();
+    const runId = await waitingRun(requestId);
+    const seen: string[] = [];
+    let leased: LeasedRun | undefined;
+    waits.claimLocally(() => ({ owner: 'here', leaseMs: 60_000, start: (l) => ((leased = l), seen.push('start')), abandon: () => seen.push('abandon') }));
+    try {
+      expect(await waits.apply(resolved(runId, requestId))).toBe(true);
+      expect(seen).toEqual(['start']);
+      const [row] = await sqlRows(kit.db, 'SELECT status, lease_owner, lease_until > now() AS leased FROM runs WHERE id = $1', [runId]);
+      expect(row).toEqual({ status: 'running', lease_owner: 'here', leased: true });
+      expect(await workItems(runId)).toEqual([]);
+      expect(leased!.run).toMatchObject({ id: runId, status: 'running', userId: 'u1' });
+      expect(leased!.run.createdAt).toBeInstanceOf(Date);
+      // What the execution starts from is what a lease would read now.
+      expect(leased!.states).toEqual(await repo.nodeStates(runId));
+      expect(leased!.waiting.get('gate')).toMatchObject({ status: 'waiting', approvalRequestId: requestId, decision: { decision: 'approve', requestId } });
+      expect([...leased!.outputs.keys()]).toEqual([]);
+      // Another replica cannot take it while the lease holds.
+      expect(await store.acquireLease(runId, 'elsewhere', 60_000)).toBeNull();
+      // A run that is not parked is not leased: the slot goes back.
+      seen.length = 0;
+      const r2 = randomUUID();
+      const running = await waitingRun(r2, false);
+      expect(await waits.apply(resolved(running, r2))).toBe(true);
+      expect(seen).toEqual(['abandon']);
+      // Nothing applied: the slot goes back too.
+      seen.length = 0;
+      expect(await waits.apply(resolved(running, r2))).toBe(false);
+      expect(seen).toEqual(['abandon']);
+    } finally {
+      waits.claimLocally(() => null);
+    }
   });
 
   it('ignores resolutions of another request, of pending requests, and without run', async () => {
