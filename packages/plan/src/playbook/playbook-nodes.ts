@@ -2,7 +2,9 @@
  * Playbook step → PlanNode. Tool steps keep their action, inputs and params
  * (`connector`/`endpoint`/`operations` move into params); llm_task steps carry
  * their output_schema as JSON Schema; approval steps carry the preview as an
- * input reference so the orchestrator resolves it like any other input.
+ * input reference so the orchestrator resolves it like any other input, and
+ * `allow_team_decisions` + `team_ids` as the params the orchestrator puts on
+ * the approval request (who besides the owner may decide).
  */
 import { extractReferences, formatPath } from '@af/expr';
 import type { PlanNode } from '../ir.js';
@@ -80,6 +82,9 @@ export function stepToNode(flat: FlatStep, dependsOn: string[], aliases: Readonl
       preview_limit: s.preview_limit ?? 10,
       on_reject: s.on_reject ?? 'stop',
       ...(s.timeout_minutes !== undefined ? { timeout_minutes: s.timeout_minutes } : {}),
+      ...(s.allow_team_decisions !== undefined ? { allow_team_decisions: s.allow_team_decisions } : {}),
+      // The approval service compares ids as text against the gateway's lower-case ones.
+      ...(s.team_ids !== undefined ? { team_ids: s.team_ids.map((t) => t.toLowerCase()) } : {}),
     };
     return node;
   }

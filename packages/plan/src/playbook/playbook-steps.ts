@@ -31,7 +31,7 @@ export interface FlatStep {
   errors: StepIssue[];
 }
 
-const APPROVAL_ONLY = ['preview_from', 'preview_limit', 'prompt', 'timeout_minutes', 'on_reject'] as const;
+const APPROVAL_ONLY = ['preview_from', 'preview_limit', 'prompt', 'timeout_minutes', 'on_reject', 'allow_team_decisions', 'team_ids'] as const;
 const NOT_FOR_APPROVAL = ['inputs', 'params', 'output_key', 'action', 'connector', 'endpoint', 'operations', 'output_schema', 'timeout_seconds', 'retry_count'] as const;
 const GROUP_ALLOWED = new Set(['name', 'description', 'step_type', 'action', 'parallel_steps', 'condition', 'on_error', 'timeout_seconds', 'retry_count']);
 
@@ -41,10 +41,29 @@ function misplaced(step: PlaybookSubStep, keys: readonly string[], why: string, 
   }
 }
 
+/**
+ * `allow_team_decisions` and `team_ids` only mean something together: either
+ * alone would silently leave the decision with the owner, which is exactly
+ * what the author did not intend.
+ */
+function checkTeamDecisions(step: PlaybookSubStep, errors: StepIssue[]): void {
+  if (step.allow_team_decisions === true && step.team_ids === undefined) {
+    errors.push({ code: 'missing_required', field: 'team_ids', message: 'allow_team_decisions: true needs team_ids (the teams whose members may decide)' });
+  }
+  if (step.team_ids !== undefined && step.allow_team_decisions !== true) {
+    errors.push({
+      code: 'invalid_field',
+      field: 'allow_team_decisions',
+      message: `team_ids has no effect unless allow_team_decisions is true (it is ${step.allow_team_decisions === undefined ? 'not set' : 'false'})`,
+    });
+  }
+}
+
 function checkStepFields(step: PlaybookSubStep, stepType: FlatStep['stepType'], registry: ActionIORegistry, errors: StepIssue[]): ActionContract | undefined {
   if (stepType === 'approval') {
     misplaced(step, NOT_FOR_APPROVAL, 'does not apply to approval steps (they gate the flow and have no inputs or outputs)', errors);
     if (step.prompt === undefined) errors.push({ code: 'missing_required', field: 'prompt', message: 'an approval step needs a prompt (the question to ask the user)' });
+    checkTeamDecisions(step, errors);
     return undefined;
   }
   misplaced(step, APPROVAL_ONLY, 'only applies to approval steps', errors);

@@ -68,6 +68,17 @@ export const OperationSchema = z.strictObject({
 });
 export type Operation = z.infer<typeof OperationSchema>;
 
+/** Team ids are the gateway's `teams.id` (UUIDs); listing one twice is a mistake, not a no-op. */
+const TeamIdsSchema = z
+  .array(z.uuid('must be a team id (a UUID, as GET /api/v1/teams lists them)'))
+  .min(1, 'list at least one team id')
+  .superRefine((ids, ctx) => {
+    ids.forEach((id, i) => {
+      const first = ids.findIndex((x) => x.toLowerCase() === id.toLowerCase());
+      if (first < i) ctx.addIssue({ code: 'custom', path: [i], message: `team '${id}' is already listed at team_ids[${first}]` });
+    });
+  });
+
 const stepFields = {
   name: name('a step name'),
   description: z.string().optional(),
@@ -85,6 +96,9 @@ const stepFields = {
   prompt: z.string().optional(),
   timeout_minutes: z.number().int().positive().optional(),
   on_reject: z.enum(['stop', 'skip']).optional(),
+  /** Members of `team_ids` may decide the approval too (issue 6); the run's owner always may. */
+  allow_team_decisions: z.boolean().optional(),
+  team_ids: TeamIdsSchema.optional(),
   condition: z.string().min(1).optional(),
   on_error: z.enum(['skip', 'stop', 'retry']).optional(),
   timeout_seconds: z.number().int().positive().optional(),

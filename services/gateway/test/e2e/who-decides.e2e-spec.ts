@@ -5,9 +5,10 @@
  * decisions (a stranger gets 404, the audit row names the member); and a
  * human task routed to the holders a human capability's registration names
  * (`assignmentDefaults.assignees`). Runs of plan shapes no gateway route
- * compiles (approval nodes with `team_ids`, human nodes) start with the
- * orchestrator's StartRun as their owner, as the approval service's e2e
- * tests do; everything else goes through the gateway.
+ * compiles (hand-made approval nodes with `team_ids`, human nodes) start with
+ * the orchestrator's StartRun as their owner with the owner's teams, as the
+ * gateway would send them; everything else goes through the gateway
+ * (playbook approval steps with teams: playbook-team-approval.e2e-spec.ts).
  */
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient } from '@af/service-kit';
@@ -42,9 +43,9 @@ function wireNode(n: { id: string; kind: plan.NodeKind; action?: string; capabil
   return { inputs: {}, params: {}, dependsOn: [], routes: [], elseTo: [], ...n } as unknown as plan.PlanNode;
 }
 
-async function startPlan(as: User, nodes: plan.PlanNode[]): Promise<string> {
+async function startPlan(as: User, nodes: plan.PlanNode[], teamIds: string[] = []): Promise<string> {
   const { run } = await call(
-    runs.startRun({ principal: { userId: as.id, teamIds: [] }, plan: { nodes } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
+    runs.startRun({ principal: { userId: as.id, teamIds }, plan: { nodes } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
   );
   return run!.id;
 }
@@ -194,7 +195,7 @@ describe('team decisions', () => {
   }
 
   it('a member of a team the request allows decides it; a stranger gets 404; the audit row names the member', async () => {
-    const runId = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: true }));
+    const runId = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: true }), [teamId]);
     const approval = await pendingFor(member, runId);
     expect(approval).toMatchObject({ kind: 'approval_gate', status: 'pending', run_id: runId, prompt: 'Publish the filings report?' });
 
@@ -216,12 +217,19 @@ describe('team decisions', () => {
     ]);
   });
 
+  it('an owner may open a decision only to teams they belong to (INVALID_ARGUMENT naming the field; no run)', async () => {
+    const before = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM orchestrator.runs WHERE user_id = $1', [stranger.id]);
+    const err = await startPlan(stranger, gate({ team_ids: [teamId], allow_team_decisions: true })).catch((e: unknown) => e as { code?: string; violations?: unknown[] });
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'plan.nodes.confirm.params.team_ids[0]', code: 'not_team_member' }] });
+    expect(await stack.db.query('SELECT count(*)::int AS n FROM orchestrator.runs WHERE user_id = $1', [stranger.id])).toEqual(before);
+  });
+
   it('team members may not decide when the request does not allow team decisions, nor once they left the team', async () => {
-    const closed = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: false }));
+    const closed = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: false }), [teamId]);
     const a = await pendingFor(owner, closed);
     expect((await req('POST', `/api/agent-factory/approvals/${a.id}/approve`, member, {})).status).toBe(404);
 
-    const open = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: true }));
+    const open = await startPlan(owner, gate({ team_ids: [teamId], allow_team_decisions: true }), [teamId]);
     const b = await pendingFor(member, open);
     expect((await req('DELETE', `/api/v1/teams/${teamId}/members/${member.id}`, owner)).status).toBe(200);
     expect((await req('POST', `/api/agent-factory/approvals/${b.id}/reject`, member, {})).status).toBe(404);

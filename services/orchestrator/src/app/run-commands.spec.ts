@@ -1,5 +1,6 @@
 import { AppError } from '@af/service-kit';
-import { parsePlan, parsePlanCached } from './run-commands.js';
+import { PlanGraphSchema } from '@af/plan';
+import { parsePlan, parsePlanCached, teamViolations } from './run-commands.js';
 
 const plan = (id: string) => ({ nodes: [{ id, kind: 'tool', action: 'transform_data', inputs: { data: [1] }, params: {} }] });
 
@@ -41,5 +42,27 @@ describe('parsePlanCached', () => {
     const again = parsePlanCached(plan('drop'));
     expect(again).not.toBe(dropped);
     expect(again).toEqual(dropped);
+  });
+});
+
+describe('teamViolations', () => {
+  const graph = PlanGraphSchema.parse({
+    nodes: [
+      { id: 'gate', kind: 'approval', params: { team_ids: ['t-mine', 't-other'], allow_team_decisions: true } },
+      { id: 'each', kind: 'map', params: { items: '{inputs.rows}' }, body: { nodes: [{ id: 'check', kind: 'approval', params: { team_ids: ['t-mine', 7] } }] } },
+      { id: 'plain', kind: 'approval', dependsOn: ['gate'] },
+    ],
+  });
+
+  it('names every team the owner is not a member of, map bodies included', () => {
+    expect(teamViolations(graph.nodes, new Set(['t-mine']), 'plan.nodes')).toEqual([
+      { field: 'plan.nodes.gate.params.team_ids[1]', reason: "you are not a member of team 't-other': only your own teams may decide your runs", code: 'not_team_member' },
+      { field: 'plan.nodes.each.body.nodes.check.params.team_ids[1]', reason: "you are not a member of team '7': only your own teams may decide your runs", code: 'not_team_member' },
+    ]);
+  });
+
+  it('accepts a plan whose teams are all the owner’s, and plans without teams', () => {
+    expect(teamViolations(graph.nodes, new Set(['t-mine', 't-other', '7']), 'plan.nodes')).toHaveLength(1);
+    expect(teamViolations([graph.nodes[2]!], new Set(), 'plan.nodes')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
  * Ownership is checked here: another user's run is "not found", never
  * "forbidden", so run ids do not leak.
  */
-import { PlanGraphSchema, validatePlan, type PlanGraph } from '@af/plan';
+import { PlanGraphSchema, validatePlan, type PlanGraph, type PlanNode } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
 import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
@@ -18,6 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface StartRunCommand {
   userId: string;
+  /** The caller's teams: a node may open its decision only to teams among them (`params.team_ids`). */
+  teamIds?: readonly string[];
   plan: unknown;
   inputs: Record<string, unknown>;
   runContext: string;
@@ -50,7 +52,7 @@ export class RunCommands {
         violations: missing.map((name) => ({ field: `inputs.${name}`, reason: 'is required', code: 'missing_required' })),
       });
     }
-    const violations: FieldViolation[] = [];
+    const violations: FieldViolation[] = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
     let outputContract: Record<string, unknown> | null = null;
     if (cmd.outputContract !== undefined && cmd.outputContract !== null) {
       const parsed = parseOutputContract(cmd.outputContract);
@@ -241,6 +243,28 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
   }
   return value;
+}
+
+/**
+ * A node (approval, human, …) may let members of `params.team_ids` decide;
+ * only teams the run's owner belongs to may be named (issue 6: "a team the
+ * agent is shared with") — else anyone could open a run's decisions to any
+ * team. Map bodies included.
+ */
+export function teamViolations(nodes: readonly PlanNode[], mine: ReadonlySet<string>, path: string): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  for (const node of nodes) {
+    const teams = (node.params as Record<string, unknown> | undefined)?.team_ids;
+    if (Array.isArray(teams)) {
+      teams.forEach((t, i) => {
+        if (typeof t !== 'string' || !mine.has(t)) {
+          out.push({ field: `${path}.${node.id}.params.team_ids[${i}]`, reason: `you are not a member of team '${String(t)}': only your own teams may decide your runs`, code: 'not_team_member' });
+        }
+      });
+    }
+    if (node.body?.nodes) out.push(...teamViolations(node.body.nodes, mine, `${path}.${node.id}.body.nodes`));
+  }
+  return out;
 }
 
 /** The plan must parse as a PlanGraph and pass structural validation. */

@@ -34,6 +34,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
     // planFromWire only reshapes; RunCommands parses the result with the IR schema.
     const run = await this.runs.start({
       userId: req.principal?.userId ?? '',
+      teamIds: req.principal?.teamIds ?? [],
       plan: irPlan(req.plan),
       inputs: req.inputs ?? {},
       runContext: req.runContext,
