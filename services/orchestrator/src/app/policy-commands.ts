@@ -15,7 +15,7 @@ import type { PolicyStore } from '../infra/policy.store.js';
 import type { Frame } from '../infra/run-execution.store.js';
 import type { RunRepository } from '../infra/run.repository.js';
 import { openPolicyGate, policyGateRequest, registerPolicyGate, type GateHitl } from './policy-gate.js';
-import { missingInputs, parsePlan } from './run-commands.js';
+import { missingInputs, parsePlan, teamViolations } from './run-commands.js';
 import { lockedNodeIds, type PlanSource } from './run-policies.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,6 +29,8 @@ export interface ReplanCommand {
   /** 0: do not check. */
   expectedPlanVersion: number;
   idempotencyKey: string;
+  /** The caller's teams: a given plan may open decisions only to them (see teamViolations). */
+  teamIds?: readonly string[];
 }
 
 /** A playbook run's stored playbook, compiled again by the planner (GetPlaybook + CompilePlaybook). */
@@ -104,6 +106,10 @@ export class PolicyCommands {
     }
     const rationale = cmd.rationale || (firing?.policy.action.type === 'replan' ? firing.policy.action.rationale : undefined) || undefined;
     const plan = parsePlan(cmd.plan ?? (await this.planSource(run, await this.replanContext(run, firing ? 'manual' : 'api', firing?.policy.id, rationale))));
+    if (cmd.plan !== undefined) {
+      const violations = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
+      if (violations.length) throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
+    }
     const missing = missingInputs(plan, run.inputs);
     if (missing.length) {
       throw new AppError('INVALID_ARGUMENT', `the new plan needs input(s) the run does not have: ${missing.join(', ')}`, {

@@ -57,6 +57,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       policyId: req.policyId,
       expectedPlanVersion: req.expectedPlanVersion,
       idempotencyKey: req.idempotencyKey,
+      teamIds: req.principal?.teamIds ?? [],
     });
     return { run: toWireRun(run) };
   }

@@ -320,6 +320,10 @@ describe('ReplanRun and friends: bad input leaves the run as it was', () => {
     const needsInput = await failure(replan(h, runId, { plan: { inputs: [{ name: 'org', required: true }], nodes: [work('fetch'), gate('gate', ['fetch'])] } }));
     expect(needsInput.violations).toEqual([{ field: 'plan.inputs.org', reason: 'is required by the new plan but the run has no value for it', code: 'missing_required' }]);
 
+    const foreignTeam = { ...gate('gate', ['fetch']), params: { team_ids: ['a-team-not-mine'], allow_team_decisions: true } };
+    const teams = await failure(replan(h, runId, { plan: { nodes: [work('fetch'), foreignTeam] } }));
+    expect(teams.violations).toEqual([{ field: 'plan.nodes.gate.params.team_ids[0]', reason: "you are not a member of team 'a-team-not-mine': only your own teams may decide your runs", code: 'not_team_member' }]);
+
     const stale = await failure(replan(h, runId, { plan: { nodes: [work('fetch'), gate('gate', ['fetch'])] }, expectedPlanVersion: 7 }));
     expect(stale.code).toBe('FAILED_PRECONDITION');
     expect(stale.message).toBe(`run ${runId} is at plan version 1, not 7`);
