@@ -1,31 +1,15 @@
-import { PlanNodeSchema, type PlanNode } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import type { CapabilitySnapshot, InstanceSnapshot } from '../../domain/capability-dispatch.js';
 import { Completed, type NodeContext } from '../../domain/node-executor.js';
+import { appErrorOf, nodeContext } from '../../../test/unit/node-context.js';
 import { agentFailure, capabilityExecutor, type AgentAnswer, type AgentCall, type CapabilityExecutorDeps } from './capability.executor.js';
 
 const OUTPUT = { type: 'object', required: ['post_copy'], properties: { post_copy: { type: 'string', minLength: 1 } } };
 const INPUT = { type: 'object', required: ['brief'], properties: { brief: { type: 'object', required: ['topic'], properties: { topic: { type: 'string' } } } } };
 
-function ctx(node: Record<string, unknown>, over: Partial<NodeContext> = {}): NodeContext {
-  const n: PlanNode = PlanNodeSchema.parse({ id: 'write', kind: 'capability', capabilityId: 'writer.en', ...node });
-  return {
-    runId: 'run-1',
-    userId: 'u1',
-    node: n,
-    instanceId: n.id,
-    inputs: n.inputs,
-    params: n.params,
-    attempt: 2,
-    idempotencyKey: `run-1:${n.id}:2`,
-    timeoutMs: 5000,
-    signal: new AbortController().signal,
-    scope: { vars: {} },
-    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
-    resolve: (v) => v,
-    ...over,
-  };
-}
+const ctx = (node: Record<string, unknown>, over: Partial<NodeContext> = {}): NodeContext =>
+  nodeContext({ id: 'write', kind: 'capability', capabilityId: 'writer.en', ...node }, { attempt: 2, timeoutMs: 5000, ...over });
+const failure = appErrorOf;
 
 const inst = (instanceId: string, over: Partial<InstanceSnapshot> = {}): InstanceSnapshot => ({
   instanceId,
@@ -66,15 +50,6 @@ function fakes(registry: Record<string, Partial<CapabilitySnapshot> & { instance
 }
 
 const ok = (output: Record<string, unknown>): AgentAnswer => ({ output, clarify: null, replayed: false });
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 describe('capabilityExecutor', () => {
   it('invokes the agent with the node contract and key, and completes with the validated output', async () => {

@@ -1,7 +1,7 @@
-import { PlanNodeSchema, type PlanNode } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import type { ClarificationEntry, RequestView } from '../../domain/human-request.js';
 import type { NodeContext, NodeExecutor } from '../../domain/node-executor.js';
+import { appErrorOf, nodeContext } from '../../../test/unit/node-context.js';
 import type { Decision } from '../../domain/run-state.js';
 import { WaitFor } from '../../domain/waiting.js';
 import type { ApprovalService, ApprovalWaits, OpenRequest } from '../approval-port.js';
@@ -41,34 +41,8 @@ function fakes(answer: (r: OpenRequest) => Partial<RequestView> = () => ({})) {
   return { deps: { approvals, waits }, created, registered, questions, entries, states, setOptions: (o: Record<string, unknown>) => (options = o) };
 }
 
-function ctx(node: Record<string, unknown>, over: Partial<NodeContext> = {}): NodeContext {
-  const n: PlanNode = PlanNodeSchema.parse(node);
-  return {
-    runId: 'run-1',
-    userId: 'u1',
-    node: n,
-    instanceId: n.id,
-    inputs: n.inputs,
-    params: n.params,
-    attempt: 1,
-    idempotencyKey: `run-1:${n.id}:1`,
-    timeoutMs: 1000,
-    signal: new AbortController().signal,
-    scope: { vars: {} },
-    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
-    resolve: (v) => v,
-    ...over,
-  };
-}
-
-async function error(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  if (!(e instanceof AppError)) throw new Error(`expected an AppError, got ${String(e)}`);
-  return e;
-}
+const ctx = nodeContext;
+const error = appErrorOf;
 
 const gateNode = { id: 'confirm', kind: 'approval', action: 'approval', inputs: { prompt: 'Fetch 3?', preview: { results: [1, 2, 3], count: 3 } }, params: { preview_limit: 1, on_reject: 'skip', timeout_minutes: 2 } };
 

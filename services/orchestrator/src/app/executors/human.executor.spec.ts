@@ -1,6 +1,6 @@
-import { PlanNodeSchema } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import type { NodeContext } from '../../domain/node-executor.js';
+import { appErrorOf, nodeContext } from '../../../test/unit/node-context.js';
 import { WaitFor } from '../../domain/waiting.js';
 import type { ApprovalService, ApprovalWaits, OpenRequest } from '../approval-port.js';
 import { humanExecutor, type CapabilityHolders } from './human.executor.js';
@@ -41,34 +41,8 @@ const human = {
   outputSchema: { type: 'object' },
 };
 
-function ctx(node: Record<string, unknown> = human, over: Partial<NodeContext> = {}): NodeContext {
-  const n = PlanNodeSchema.parse(node);
-  return {
-    runId: 'run-1',
-    userId: 'owner',
-    node: n,
-    instanceId: n.id,
-    inputs: n.inputs,
-    params: n.params,
-    attempt: 1,
-    idempotencyKey: `run-1:${n.id}:1`,
-    timeoutMs: 60_000,
-    signal: new AbortController().signal,
-    scope: { vars: {} },
-    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
-    resolve: (v) => v,
-    ...over,
-  };
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  if (!(e instanceof AppError)) throw new Error(`expected an AppError, got ${String(e)}`);
-  return e;
-}
+const ctx = (node: Record<string, unknown> = human, over: Partial<NodeContext> = {}): NodeContext => nodeContext(node, { userId: 'owner', timeoutMs: 60_000, ...over });
+const failure = appErrorOf;
 
 describe('humanExecutor: who the task goes to', () => {
   it('assigns the union of params.assignees and the holders the registry names, each once', async () => {
