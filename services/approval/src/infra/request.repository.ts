@@ -158,37 +158,12 @@ export class RequestRepository implements RequestStore {
 
   /**
    * Resolve a pending request in ONE statement (one round trip, atomic on its
-   * own): the row, its audit row and the `decided` event's outbox row — the
-   * event built from the updated row exactly as approvalEvent() builds it —
-   * then the event is published at once. Null when it was not pending.
+   * own; a concurrent resolution waits for the row and then finds it no
+   * longer pending). Null when it was not pending.
    */
   async resolve(id: string, status: RequestStatus, resolution: Resolution, decidedBy: string, resolutionKey: string | null): Promise<ApprovalRequest | null> {
-    const decidedAt = new Date().toISOString();
-    const rows = await sqlRows<RequestRow & { ob: { id: string | number; subject: string; payload: unknown; msgId: string } | null }>(
-      this.kit.db,
-      `WITH u AS (
-         UPDATE requests SET status = $2, resolution = $3::jsonb, decided_by = $4, decided_at = $6::timestamptz, resolution_key = $5, updated_at = now()
-          WHERE id = $1 AND status = 'pending' RETURNING *
-       ), ev AS (
-         INSERT INTO request_events (request_id, type, actor, detail) SELECT u.id, $2, $4, $3::jsonb FROM u
-       ), ob AS (
-         INSERT INTO outbox (subject, payload, msg_id)
-         SELECT $7::text,
-                jsonb_build_object('type', 'decided', 'requestId', u.id::text, 'kind', u.kind, 'status', u.status, 'ownerUserId', u.owner_user_id,
-                                   'runId', coalesce(u.run_id::text, ''), 'nodeId', coalesce(u.node_id, ''), 'notify', u.notify, 'timestamp', $8::text,
-                                   'resolution', coalesce(u.resolution, '{}'::jsonb) || jsonb_build_object('decidedBy', u.decided_by, 'decidedAt', $8::text)),
-                $9::text
-           FROM u
-         RETURNING id, subject, payload, msg_id
-       )
-       SELECT u.*, (SELECT json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) FROM ob) AS ob FROM u`,
-      [id, status, JSON.stringify(resolution), decidedBy, resolutionKey, decidedAt, approvalSubject(this.kit.subjects, id, 'decided'), decidedAt, `approval:${id}:decided`],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    const { ob, ...requestRow } = row;
-    if (ob) this.kit.relay.publishCommitted([{ id: String(ob.id), subject: ob.subject, payload: ob.payload, msgId: ob.msgId }]);
-    return toRequest(requestRow as RequestRow);
+    const [request] = await this.resolveRows(`id = $7::uuid AND status = 'pending'`, [id], { limit: 1, skipLocked: false, status, resolution, actor: decidedBy, resolutionKey });
+    return request ?? null;
   }
 
   async audit(id: string, type: string, actor: string, detail: Record<string, unknown>): Promise<void> {
@@ -205,7 +180,7 @@ export class RequestRepository implements RequestStore {
 
   /** Pending requests of a run that ended, expired. */
   async expireRun(runId: string, actor: string, resolution: Resolution): Promise<ApprovalRequest[]> {
-    return this.resolveWhere(`status = 'pending' AND run_id = $4::uuid ORDER BY created_at`, [runId], 1000, 'expired', actor, resolution);
+    return this.resolveWhere(`status = 'pending' AND run_id = $7::uuid ORDER BY created_at`, [runId], 1000, 'expired', actor, resolution);
   }
 
   /**
@@ -229,29 +204,51 @@ export class RequestRepository implements RequestStore {
     return rows.map((r) => ({ runId: r.run_id, ownerUserId: r.owner_user_id }));
   }
 
-  private async resolveWhere(
+  private resolveWhere(where: string, extra: unknown[], limit: number, status: RequestStatus, actor: string, resolution: Resolution): Promise<ApprovalRequest[]> {
+    return this.resolveRows(where, extra, { limit, skipLocked: true, status, resolution, actor, resolutionKey: null });
+  }
+
+  /**
+   * Resolve the requests `where` picks (its own binds from $7) in ONE
+   * statement: the rows, their audit rows and their `decided` events' outbox
+   * rows — each event built from its updated row as approvalEvent() builds it
+   * — then the events are published at once. With `skipLocked`, rows another
+   * replica is resolving right now are left to it (sweepers); without, a
+   * concurrent resolution is waited for.
+   */
+  private async resolveRows(
     where: string,
     extra: unknown[],
-    limit: number,
-    status: RequestStatus,
-    actor: string,
-    resolution: Resolution,
+    o: { limit: number; skipLocked: boolean; status: RequestStatus; resolution: Resolution; actor: string; resolutionKey: string | null },
   ): Promise<ApprovalRequest[]> {
-    return this.kit.transaction(async (m, emit) => {
-      const rows = await sqlRows<RequestRow>(
-        m,
-        `WITH due AS (SELECT id FROM requests WHERE ${where} LIMIT $1 FOR UPDATE SKIP LOCKED)
-         UPDATE requests r SET status = $2, resolution = $3::jsonb, decided_by = ${'$' + (4 + extra.length)}, decided_at = now(), updated_at = now()
-           FROM due WHERE r.id = due.id RETURNING r.*`,
-        [limit, status, JSON.stringify(resolution), ...extra, actor],
-      );
-      const out = rows.map(toRequest);
-      for (const r of out) {
-        await this.event(m, r.id, status, actor, { ...resolution });
-        emit(this.message(r, 'decided'));
-      }
-      return out;
-    });
+    const decidedAt = new Date().toISOString();
+    const [subjectHead, subjectTail] = approvalSubject(this.kit.subjects, '\u0000', 'decided').split('\u0000');
+    const rows = await sqlRows<RequestRow & { ob: { id: string | number; subject: string; payload: unknown; msgId: string } }>(
+      this.kit.db,
+      `WITH due AS (
+         SELECT id FROM requests WHERE ${where} LIMIT $1 FOR UPDATE${o.skipLocked ? ' SKIP LOCKED' : ''}
+       ), u AS (
+         UPDATE requests r SET status = $2, resolution = $3::jsonb, decided_by = $4, decided_at = $5::timestamptz, resolution_key = $6, updated_at = now()
+           FROM due WHERE r.id = due.id AND r.status = 'pending' RETURNING r.*
+       ), ev AS (
+         INSERT INTO request_events (request_id, type, actor, detail) SELECT u.id, $2, $4, $3::jsonb FROM u
+       ), ob AS (
+         INSERT INTO outbox (subject, payload, msg_id)
+         SELECT ${'$' + (7 + extra.length)}::text || u.id::text || ${'$' + (8 + extra.length)}::text,
+                jsonb_build_object('type', 'decided', 'requestId', u.id::text, 'kind', u.kind, 'status', u.status, 'ownerUserId', u.owner_user_id,
+                                   'runId', coalesce(u.run_id::text, ''), 'nodeId', coalesce(u.node_id, ''), 'notify', u.notify, 'timestamp', ${'$' + (9 + extra.length)}::text,
+                                   'resolution', coalesce(u.resolution, '{}'::jsonb) || jsonb_build_object('decidedBy', u.decided_by, 'decidedAt', ${'$' + (9 + extra.length)}::text)),
+                'approval:' || u.id::text || ':decided'
+           FROM u
+         RETURNING id, subject, payload, msg_id
+       )
+       SELECT u.*, (SELECT json_build_object('id', ob.id, 'subject', ob.subject, 'payload', ob.payload, 'msgId', ob.msg_id) FROM ob WHERE ob.msg_id = 'approval:' || u.id::text || ':decided') AS ob
+         FROM u`,
+      [o.limit, o.status, JSON.stringify(o.resolution), o.actor, decidedAt, o.resolutionKey, ...extra, subjectHead, subjectTail, decidedAt],
+    );
+    const messages = rows.map((r) => r.ob).sort((a, b) => Number(a.id) - Number(b.id));
+    this.kit.relay.publishCommitted(messages.map((m) => ({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId })));
+    return rows.map(({ ob: _ob, ...row }) => toRequest(row as RequestRow));
   }
 
   private message(r: ApprovalRequest, type: 'requested' | 'decided'): OutboxMessage {

@@ -10,7 +10,7 @@ import { approvalEnvSchema, type ApprovalConfig } from '../../src/config.js';
 import type { NewRequest } from '../../src/domain/new-request.js';
 import { LeaderLock } from '../../src/infra/leader-lock.js';
 import { APPROVAL_MIGRATIONS } from '../../src/infra/migrations/index.js';
-import { approvalEvent, RequestRepository } from '../../src/infra/request.repository.js';
+import { approvalEvent, approvalSubject, RequestRepository } from '../../src/infra/request.repository.js';
 import { RequestSweeper, type RunStatusSource } from '../../src/infra/request-sweeper.js';
 import { RunEndConsumer } from '../../src/infra/run-end.consumer.js';
 
@@ -130,7 +130,11 @@ describe('RequestRepository', () => {
     expect(done.map((r) => r.id)).toContain(due.request.id);
     expect(done.map((r) => r.id)).not.toContain(later.request.id);
     expect((await repo.get(due.request.id))!).toMatchObject({ status: 'timed_out', decidedBy: 'system:timeout', resolution: { reasonCode: 'timeout' } });
-    expect((await outbox(due.request.id)).map((m) => m.msg_id)).toContain(`approval:${due.request.id}:decided`);
+    const decided = (await outbox(due.request.id)).find((m) => m.msg_id === `approval:${due.request.id}:decided`)!;
+    const stored = (await repo.get(due.request.id))!;
+    expect(decided.subject).toBe(approvalSubject(kit.subjects, due.request.id, 'decided'));
+    expect(decided.payload).toEqual({ ...approvalEvent(stored, 'decided'), timestamp: decided.payload.timestamp });
+    expect((await events(due.request.id)).map((e) => [e.type, e.actor])).toEqual([['created', stored.ownerUserId], ['timed_out', 'system:timeout']]);
     expect(await repo.timeOutDue(100, 'system:timeout', {})).toEqual([]);
   });
 
