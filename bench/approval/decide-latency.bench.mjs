@@ -31,7 +31,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startStack, TEST_DATABASE_URL } from '@af/testing';
-import { grpcClients, startRunGrpc } from '../orchestrator/lib/ours.mjs';
+import { grpcClients, PRODUCTION_ENV, startRunGrpc } from '../orchestrator/lib/ours.mjs';
 import { fmt, machineFacts, median, percentile, printTable, progress, RESULTS_DIR } from '../orchestrator/lib/report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -89,9 +89,8 @@ async function bounded(items, limit, fn) {
 
 const machine = await machineFacts(TEST_DATABASE_URL);
 progress(`starting the stack (${machine.cpu}, ${machine.cores} cores, load ${machine.loadAverageAtStart.join(' ')})`);
-// Every service at `info` (the harness default is `debug`), otherwise default configuration.
-const info = { LOG_LEVEL: 'info' };
-const stack = await startStack({ env: { gateway: info, planner: info, orchestrator: info, 'connector-runtime': info, approval: info } });
+// Production settings (logs at info, default background intervals: see PRODUCTION_ENV), otherwise default configuration.
+const stack = await startStack({ env: PRODUCTION_ENV });
 const results = {};
 try {
   const clients = await grpcClients(stack);

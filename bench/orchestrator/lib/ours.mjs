@@ -46,14 +46,30 @@ export function chainPlaybookYaml(steps) {
 }
 
 /**
- * Start the four services against a fresh database. Logs at `info` (the
- * harness default is `debug`, which a production deployment would not use);
- * everything else is the services' default configuration.
+ * What a production deployment runs with where the test harness (startStack)
+ * sets test-speed values: logs at `info` (not `debug`), and the services'
+ * default background intervals (the harness reconciles waits every second
+ * and sweeps approvals every 200 ms so that tests decide fast; with a
+ * thousand waiting runs those loops alone would load the machine). Values
+ * are the defaults of services/orchestrator/src/config.ts and
+ * services/approval/src/config.ts.
+ */
+export const PRODUCTION_ENV = {
+  gateway: { LOG_LEVEL: 'info' },
+  planner: { LOG_LEVEL: 'info' },
+  'connector-runtime': { LOG_LEVEL: 'info' },
+  orchestrator: { LOG_LEVEL: 'info', APPROVAL_RECONCILE_MS: '5000' },
+  approval: { LOG_LEVEL: 'info', APPROVAL_SWEEP_INTERVAL_MS: '1000' },
+};
+
+/**
+ * Start the services against a fresh database with PRODUCTION_ENV (plus
+ * `extraEnv` per service); everything else is the services' defaults.
  */
 export async function startOurStack(extraEnv = {}) {
   const env = {};
-  for (const name of ['gateway', 'planner', 'orchestrator', 'connector-runtime']) {
-    env[name] = { LOG_LEVEL: 'info', ...(extraEnv[name] ?? {}) };
+  for (const [name, base] of Object.entries(PRODUCTION_ENV)) {
+    env[name] = { ...base, ...(extraEnv[name] ?? {}) };
   }
   // Profiling aid: BENCH_ORCHESTRATOR_NODE_OPTIONS (e.g. `--require ./my-profiler.cjs`) is given to the orchestrator.
   if (process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS) env.orchestrator.NODE_OPTIONS = process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS;
@@ -69,6 +85,7 @@ export function orchestratorSettings(stack) {
     RUN_CONCURRENCY: e.RUN_CONCURRENCY ?? 'default (8)',
     RUNS_IN_FLIGHT: e.RUNS_IN_FLIGHT ?? 'default (64)',
     RUN_LEASE_MS: e.RUN_LEASE_MS ?? 'default (15000)',
+    APPROVAL_RECONCILE_MS: e.APPROVAL_RECONCILE_MS,
   };
 }
 
