@@ -117,6 +117,8 @@ export class ApprovalEventsConsumer {
       return false;
     }
     if (!request.runId || !request.nodeId) return false;
+    // Applied here already (the ResumeRun that decided it was served here): nothing to do.
+    if (this.waits.appliedHere(request.id)) return false;
     const applied = await this.waits.apply(request);
     this.kit.log.debug({ requestId: request.id, runId: request.runId, nodeId: request.nodeId, status: request.status, applied }, 'approval decided');
     return applied;

@@ -13,8 +13,12 @@ import type { Decision, NodeState } from '../domain/run-state.js';
 import { nodeStateFromJson, toRun, type LocalClaim, type RunRow, type WaitingRow } from './run.repository.js';
 import type { LeasedRun } from './run-execution.store.js';
 
+/** Resolutions this process applied lately, remembered so that their `decided` events need no statement. */
+const APPLIED_KEPT = 10_000;
+
 export class ApprovalWaitsStore implements ApprovalWaits {
   private claim: () => LocalClaim | null = () => null;
+  private readonly applied = new Set<string>();
 
   constructor(private readonly kit: ServiceKit) {}
 
@@ -130,6 +134,7 @@ export class ApprovalWaitsStore implements ApprovalWaits {
       return false;
     }
     this.kit.metrics.events.inc({ type: 'log' });
+    this.remember(request.id);
     if (row.id) {
       // Read by the statement (its snapshot: before the decision it wrote, which is put in here).
       claim!.start(leasedFrom(row as RunRow & typeof row, request.nodeId, JSON.parse(JSON.stringify(decision)) as Decision));
@@ -139,6 +144,21 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     // Published from here at once (the relay is the fallback); a work item also starts the run here when there is room.
     this.kit.relay.publishCommitted((row.messages ?? []).map((m) => ({ id: String(m.id), subject: m.subject, payload: m.payload, msgId: m.msgId })));
     return true;
+  }
+
+  /**
+   * Whether this process applied the request's resolution itself lately (a
+   * ResumeRun here, whose `decided` event then arrives too): applying it
+   * again would find nothing to do.
+   */
+  appliedHere(requestId: string): boolean {
+    return this.applied.has(requestId);
+  }
+
+  private remember(requestId: string): void {
+    this.applied.add(requestId);
+    // Oldest first out (a Set iterates in insertion order).
+    if (this.applied.size > APPLIED_KEPT) this.applied.delete(this.applied.values().next().value!);
   }
 
   async requestOf(runId: string, nodeId: string): Promise<string | null> {

@@ -219,6 +219,14 @@ describe('ApprovalEventsConsumer', () => {
     };
     expect(await consumer.handle(encodeJson(event))).toBe(true);
     expect((await repo.nodeStates(runId)).get('gate')!.decision).toMatchObject({ status: 'timed_out', decidedBy: 'system:timeout', reasonCode: 'timeout' });
+    // Its redelivery, or the event of a resolution applied here already: remembered, nothing done.
+    expect(waits.appliedHere(requestId)).toBe(true);
+    expect(await consumer.handle(encodeJson(event))).toBe(false);
+    // A resolution applied by another replica is applied here from its event (the run's own row decides).
+    const other = randomUUID();
+    const otherRun = await waitingRun(other);
+    expect(waits.appliedHere(other)).toBe(false);
+    expect(await consumer.handle(encodeJson({ ...event, requestId: other, runId: otherRun }))).toBe(true);
   });
 
   it('reconciles undecided waits with the service: resolved ones are applied, others checked again later', async () => {
