@@ -210,7 +210,11 @@ export class ApprovalWaitsStore implements ApprovalWaits {
 
   /**
    * Waiting nodes whose request may have been resolved without the event
-   * reaching us, least recently checked first (each claimed for `everyMs`).
+   * reaching us, least recently checked first. A wait is checked again after
+   * `everyMs`, or a quarter of its age when that is longer (at most every 5
+   * minutes): a lost event on a fresh wait is caught within seconds, and a
+   * thousand waits that have lasted for hours do not keep the approval
+   * service busy answering.
    */
   async toReconcile(everyMs: number, limit: number): Promise<Array<{ runId: string; nodeId: string; requestId: string; userId: string }>> {
     const rows = await sqlRows<{ run_id: string; node_id: string; approval_request_id: string; user_id: string }>(
@@ -218,7 +222,9 @@ export class ApprovalWaitsStore implements ApprovalWaits {
       `WITH due AS (
          SELECT run_id, node_id FROM node_states
           WHERE status = 'waiting' AND approval_request_id IS NOT NULL AND decision IS NULL
-            AND (approval_checked_at IS NULL OR approval_checked_at < now() - ($1::int * interval '1 millisecond'))
+            AND (approval_checked_at IS NULL
+                 OR approval_checked_at < now() - greatest($1::int * interval '1 millisecond',
+                                                           least((now() - coalesce(started_at, approval_checked_at)) / 4, interval '5 minutes')))
           ORDER BY approval_checked_at NULLS FIRST LIMIT $2 FOR UPDATE SKIP LOCKED
        )
        UPDATE node_states n SET approval_checked_at = now() FROM due, runs r

@@ -246,8 +246,29 @@ describe('ApprovalEventsConsumer', () => {
     expect((await repo.get(runs.done))!.status).toBe('queued');
     // Everything was just checked: nothing is due again until the interval passes.
     expect(await waits.toReconcile(60_000, 100)).toEqual([]);
+    // Once the interval passed (here: waits of 2 s, checked 1 s ago; a quarter of their age is 0.5 s).
+    await sqlRows(kit.db, `UPDATE node_states SET started_at = now() - interval '2 seconds', approval_checked_at = now() - interval '1 second' WHERE approval_request_id IS NOT NULL AND decision IS NULL`);
     const later = await waits.toReconcile(0, 100);
     expect(later.map((w) => w.requestId).sort()).toEqual([open, missing, down].sort());
     expect(later.every((w) => w.userId === 'u1' && w.nodeId === 'gate')).toBe(true);
+  });
+
+  it('checks old waits less often: after a quarter of their age when that exceeds the interval, at most every 5 minutes', async () => {
+    await sqlRows(kit.db, `UPDATE node_states SET decision = '{}'::jsonb WHERE status = 'waiting' AND decision IS NULL`);
+    const id = randomUUID();
+    const runId = await waitingRun(id);
+    const set = (age: string, checked: string) =>
+      sqlRows(kit.db, `UPDATE node_states SET started_at = now() - $2::interval, approval_checked_at = now() - $3::interval WHERE run_id = $1`, [runId, age, checked]);
+    const due = async () => (await waits.toReconcile(5_000, 100)).map((w) => w.requestId);
+    await set('40 seconds', '8 seconds'); // every max(5 s, 10 s)
+    expect(await due()).toEqual([]);
+    await set('40 seconds', '11 seconds');
+    expect(await due()).toEqual([id]);
+    await set('10 seconds', '6 seconds'); // young: every 5 s
+    expect(await due()).toEqual([id]);
+    await set('3 hours', '4 minutes'); // old: every 5 minutes at most
+    expect(await due()).toEqual([]);
+    await set('3 hours', '6 minutes');
+    expect(await due()).toEqual([id]);
   });
 });
