@@ -108,13 +108,27 @@ export class Bindings {
  */
 export function withOverrides(def: ConnectorDefinition, overrides: Record<string, unknown>): ConnectorDefinition {
   if (Object.keys(overrides).length === 0) return def;
+  // Calls through a binding merge the same overrides into the same definition object every
+  // time: the merged (and re-validated) definition is kept per pair, so it is parsed once and
+  // what is worked out per definition object (request plans, limits) carries over too.
+  const text = JSON.stringify(overrides);
+  let byOverrides = MERGED.get(def);
+  const cached = byOverrides?.get(text);
+  if (cached) return cached;
   const merged = { ...def, connection: deepMerge(def.connection as Record<string, unknown>, overrides) };
   const parsed = parseConnectorDefinition(merged);
   if (!parsed.ok) {
     throw invalidDefinition(parsed.errors.map((e) => ({ ...e, field: e.field.replace(/^connection\b/, 'config_overrides') })));
   }
+  if (!byOverrides) MERGED.set(def, (byOverrides = new Map()));
+  if (byOverrides.size >= MAX_MERGED_PER_DEFINITION) byOverrides.delete(byOverrides.keys().next().value as string);
+  byOverrides.set(text, parsed.definition);
   return parsed.definition;
 }
+
+/** Merged definitions by base definition object and overrides text. */
+const MERGED = new WeakMap<ConnectorDefinition, Map<string, ConnectorDefinition>>();
+const MAX_MERGED_PER_DEFINITION = 64;
 
 function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };

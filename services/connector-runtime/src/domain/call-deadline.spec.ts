@@ -1,4 +1,4 @@
-import { deadlineSlackMs, MAX_SLACK_MS, pendingDeadlineSlots, startDeadline } from './call-deadline.js';
+import { DeadlineEmitter, deadlineSlackMs, MAX_SLACK_MS, pendingDeadlineSlots, startDeadline } from './call-deadline.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -62,6 +62,31 @@ describe('startDeadline (shared slots, no caller signal)', () => {
     }
   });
 
+  it('hands requests the same deadline as an EventEmitter: one per slot, aborting with the signal and its reason', async () => {
+    const d = startDeadline(30);
+    const again = startDeadline(30);
+    const emitter = d.requestSignal as DeadlineEmitter;
+    expect(emitter).toBeInstanceOf(DeadlineEmitter);
+    if (again.signal === d.signal) expect(again.requestSignal).toBe(emitter);
+    expect(emitter.aborted).toBe(false);
+    expect(emitter.reason).toBeUndefined();
+    const heard: unknown[] = [];
+    const listeners = Array.from({ length: 30 }, () => () => heard.push(emitter.reason));
+    listeners.forEach((fn) => emitter.once('abort', fn));
+    emitter.off('abort', listeners[0]!);
+    await new Promise<void>((resolve) => d.signal.addEventListener('abort', () => resolve(), { once: true }));
+    expect(d.timedOut).toBe(true);
+    expect(emitter.aborted).toBe(true);
+    expect(emitter.reason).toBe(d.signal.reason);
+    expect(heard).toHaveLength(29);
+    // it fires once
+    emitter.abort(new Error('again'));
+    expect(emitter.reason).toBe(d.signal.reason);
+    expect(emitter.listenerCount('abort')).toBe(0);
+    d.release();
+    again.release();
+  });
+
   it('forgets a slot once it has fired', async () => {
     startDeadline(5).release();
     const before = pendingDeadlineSlots();
@@ -98,6 +123,15 @@ describe('startDeadline with a caller signal', () => {
     expect(late.signal.aborted).toBe(true);
     expect(late.timedOut).toBe(false);
     late.release();
+  });
+
+  it('hands requests its own AbortSignal (the caller’s abort must end this call only)', () => {
+    const caller = new AbortController();
+    const d = startDeadline(60_000, caller.signal);
+    expect(d.requestSignal).toBe(d.signal);
+    caller.abort();
+    expect((d.requestSignal as AbortSignal).aborted).toBe(true);
+    d.release();
   });
 
   it('release stops its timer and stops listening to the caller', async () => {

@@ -10,13 +10,18 @@
  * timer fires, every call in it has passed its own deadline, so aborting them
  * all together is exact up to the rounding.
  *
+ * A slot also hands its deadline to HTTP requests as an EventEmitter
+ * (`requestSignal`, which undici's `request` takes like an AbortSignal):
+ * every request adds and removes an abort listener, and on an AbortSignal
+ * (an EventTarget) that costs a few microseconds a request.
+ *
  * Slot timers never hold the process open by themselves (they are unref'd):
  * a call in flight is waiting on I/O (a socket, a DNS lookup, a database
  * query), which does. A call with a caller signal (cancellation) gets a
  * controller and timer of its own, since the caller's abort must end only
  * that call.
  */
-import { setMaxListeners } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 
 /** The most a shared deadline fires after the exact one. */
 export const MAX_SLACK_MS = 50;
@@ -24,24 +29,56 @@ export const MAX_SLACK_MS = 50;
 export interface CallDeadline {
   /** Fires when the deadline passes or the caller cancels. */
   readonly signal: AbortSignal;
+  /** The same, for HTTP requests (undici's `request` and the SSRF guard take either kind). */
+  readonly requestSignal: AbortSignal | DeadlineEmitter;
   /** Whether the deadline (not the caller) ended the call. */
   readonly timedOut: boolean;
   /** The call is over (call it in a `finally`). */
   release(): void;
 }
 
+/**
+ * A deadline as an EventEmitter: emits `abort` once, then has `aborted` true
+ * and the abort's `reason` — what undici's `request` reads of a signal.
+ */
+export class DeadlineEmitter extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  constructor() {
+    super();
+    // Every request in flight in the slot listens to it.
+    this.setMaxListeners(0);
+  }
+
+  /** Fires once; later calls do nothing. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 /** One shared deadline: the controller every call due in it listens to. */
 class Slot implements CallDeadline {
   readonly controller = new AbortController();
+  readonly requestSignal = new DeadlineEmitter();
   fired = false;
 
   constructor() {
-    // Every call in flight in the slot listens to its signal (through the HTTP client).
+    // Every call in flight in the slot listens to its signal (OAuth token requests, plugins).
     setMaxListeners(0, this.controller.signal);
   }
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  fire(): void {
+    this.fired = true;
+    this.controller.abort();
+    this.requestSignal.abort(this.controller.signal.reason);
   }
 
   get timedOut(): boolean {
@@ -73,9 +110,8 @@ export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal): Ca
   if (!slot) {
     const created = new Slot();
     const timer = setTimeout(() => {
-      created.fired = true;
       slots.delete(fireAt);
-      created.controller.abort();
+      created.fire();
     }, fireAt - now);
     timer.unref?.();
     slots.set(fireAt, created);
@@ -104,6 +140,10 @@ class OwnDeadline implements CallDeadline {
   }
 
   get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get requestSignal(): AbortSignal {
     return this.controller.signal;
   }
 

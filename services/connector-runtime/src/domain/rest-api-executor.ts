@@ -17,7 +17,7 @@ import { request as undiciRequest } from 'undici';
 import type { ConnectorDefinition, Pagination, PaginationType } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
 import type { OAuthTokenCache } from './connector-type.js';
-import { startDeadline } from './call-deadline.js';
+import { startDeadline, type CallDeadline } from './call-deadline.js';
 import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from './http-failure.js';
 import { OAuthSession, oauthCacheKey } from './oauth.js';
 import { createPaginator, type FetchedPage } from './pagination.js';
@@ -109,6 +109,7 @@ export async function executeRestEndpoint(
     credentials,
     deps,
     signal: deadline.signal,
+    requestSignal: deadline.requestSignal,
     target: plan.displayUrl,
     session: undefined,
   };
@@ -151,7 +152,8 @@ export async function executeRestEndpoint(
   }
 }
 
-type HttpMethodName = NonNullable<NonNullable<Parameters<typeof undiciRequest>[1]>['method']>;
+type RequestOptions = NonNullable<Parameters<typeof undiciRequest>[1]>;
+type HttpMethodName = NonNullable<RequestOptions['method']>;
 
 /** One call in flight. */
 interface Call {
@@ -160,6 +162,8 @@ interface Call {
   credentials: ConnectorCredentials;
   deps: RestExecutorDeps;
   signal: AbortSignal;
+  /** The same deadline as the endpoint's requests take it (see `CallDeadline.requestSignal`). */
+  requestSignal: CallDeadline['requestSignal'];
   /** The display URL of the request in flight, for timeout messages. */
   target: string;
   session: OAuthSession | undefined;
@@ -175,9 +179,12 @@ interface Page {
   displayUrl: string;
 }
 
+/** No paging parameters (a call without runtime-driven pagination). */
+const FIRST_PAGE: PageOverrides = Object.freeze({});
+
 /** One request, no pagination loop (caller-driven pagination reads has_more / next_cursor). */
 async function single(call: Call): Promise<EndpointResult> {
-  const page = await fetchPage(call, {});
+  const page = await fetchPage(call, FIRST_PAGE);
   const decoded = decodePage(call, page);
   if (decoded.kind === 'malformed') return { results: [], count: 0, warnings: [decoded.warning] };
   if (decoded.kind === 'empty') {
@@ -272,13 +279,17 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
     const req = render(call, overrides, token);
     call.target = req.displayUrl;
     const fetch = call.deps.fetch ?? undiciRequest;
-    // One options shape for every request (undici copies it; a stable shape keeps that cheap).
+    // One options shape for every request. undici's `request` copies the options and sets
+    // `origin` and `path` on the copy (so does the SSRF guard): V8 adds keys to a spread copy
+    // slowly — microseconds a request — but sets existing ones fast, so both are here, empty.
     const res = await fetch(req.url, {
+      origin: undefined,
+      path: undefined,
       method: req.method as HttpMethodName,
       headers: req.headers,
       body: req.body,
-      signal: call.signal,
-    });
+      signal: call.requestSignal,
+    } as RequestOptions);
     const status = res.statusCode;
     if (status === 401 && call.session && token !== undefined && attempt === 0) {
       await readBody(res.body, ERROR_BODY_BYTES, call.label, 'truncate');
@@ -304,10 +315,7 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
 }
 
 function render(call: Call, overrides: PageOverrides, accessToken: string | undefined): RestRequest {
-  return renderRestRequest(call.plan, call.credentials, {
-    overrides,
-    ...(accessToken !== undefined ? { accessToken } : {}),
-  });
+  return renderRestRequest(call.plan, call.credentials, accessToken !== undefined ? { overrides, accessToken } : { overrides });
 }
 
 /**

@@ -506,6 +506,31 @@ describe('planRestRequest + renderRestRequest (one plan, many pages)', () => {
     expect(req.displayUrl).toBe('https://api.acme.test/v1/orgs/o/things');
     expect(req.headers['x-client']).toBe('af');
   });
+
+  it.each([
+    ['api_key in the query', { type: 'api_key', key_param: 'api_key', in: 'query' }, { api_key: 'k1' }],
+    ['api_key in a header', { type: 'api_key', key_param: 'X-Key', in: 'header' }, { api_key: 'k1' }],
+    ['basic', { type: 'basic' }, { username: 'u', password: 'p1' }],
+    ['none', { type: 'none' }, {}],
+  ])('rendering never changes the plan (%s): every page starts from it again', (_name, auth, credentials) => {
+    const def = restDef((d) => {
+      d.connection.auth = auth;
+      d.endpoints.create.parameters = [{ name: 'filter', type: 'object' }];
+    });
+    for (const endpoint of ['search', 'create'] as const) {
+      const inputs = endpoint === 'search' ? { org: 'o', q: 'x' } : { filter: { a: 1 } };
+      const plan = planRestRequest(def, endpoint, inputs, credentials);
+      const before = JSON.stringify(plan);
+      const first = renderRestRequest(plan, credentials, { overrides: { query: [['page', '2']], body: { page: 2 } } });
+      const second = renderRestRequest(plan, credentials);
+      expect(JSON.stringify(plan)).toBe(before);
+      expect(second.url).not.toContain('page=2');
+      expect(second.body ?? '').not.toContain('"page"');
+      expect(first.url).toContain('page=2');
+      expect(second.headers).toEqual(first.headers);
+      expect(second.secrets).toEqual(first.secrets);
+    }
+  });
 });
 
 describe('bracketed query parameter names (Rails / PHP style)', () => {

@@ -7,6 +7,7 @@ import {
   bindingRateLimits,
   capacity,
   checkRateLimits,
+  rateLimitsSignature,
   connectorKey,
   connectorRateLimits,
   describeRateLimits,
@@ -292,6 +293,23 @@ describe('parseRateLimitHeaders', () => {
   it('ignores undefined and empty headers', () => {
     expect(parseRateLimitHeaders({ 'retry-after': undefined, 'x-ratelimit-remaining': [] }, T0)).toEqual({});
   });
+
+  it('finds its headers among any others, whatever their case, and ignores inherited properties', () => {
+    const answer = {
+      'content-type': 'application/json',
+      'content-length': '4096',
+      date: new Date(T0).toUTCString(),
+      'RETRY-AFTER': ' 3 ',
+      'X-RATELIMIT-REMAINING': '2',
+      'x-RateLimit-Reset': '20',
+      connection: 'keep-alive',
+    };
+    expect(parseRateLimitHeaders(answer, T0)).toEqual({ retryAfterMs: 3000, remaining: 2, resetAtMs: T0 + 20_000 });
+    expect(parseRateLimitHeaders({ 'content-type': 'text/html', server: 'x', vary: 'accept' }, T0)).toEqual({});
+    const inherited = Object.create({ 'retry-after': '30' }) as Record<string, string>;
+    inherited['x-request-id'] = 'abc';
+    expect(parseRateLimitHeaders(inherited, T0)).toEqual({});
+  });
 });
 
 describe('limits from definitions and bindings', () => {
@@ -329,7 +347,20 @@ describe('limits from definitions and bindings', () => {
 
   it('checkRateLimits names the bad window', () => {
     expect(checkRateLimits({ second: 1 })).toEqual({ second: 1 });
+    expect(checkRateLimits({})).toEqual({});
     expect(() => checkRateLimits({ second: 1, hour: -2 })).toThrow('rate_limit.requests_per_hour: must be a positive number');
+    expect(() => checkRateLimits({ minute: 0 }, 'limits')).toThrow('limits.requests_per_minute: must be a positive number');
+    expect(() => checkRateLimits({ day: Number.POSITIVE_INFINITY })).toThrow('rate_limit.requests_per_day: must be a positive number');
+    expect(() => checkRateLimits({ second: '5' as unknown as number })).toThrow('rate_limit.requests_per_second: must be a positive number');
+    expect(() => checkRateLimits({ second: null as unknown as number })).toThrow('rate_limit.requests_per_second: must be a positive number');
+  });
+
+  it('rateLimitsSignature is the same for equal limits, whatever their key order, and differs otherwise', () => {
+    expect(rateLimitsSignature({ second: 10, day: 1000 })).toBe(rateLimitsSignature({ day: 1000, second: 10 }));
+    expect(rateLimitsSignature({ second: 10 })).not.toBe(rateLimitsSignature({ minute: 10 }));
+    expect(rateLimitsSignature({ second: 10 })).not.toBe(rateLimitsSignature({ second: 10, day: 1000 }));
+    expect(rateLimitsSignature({ second: 1.5 })).not.toBe(rateLimitsSignature({ second: 15 }));
+    expect(rateLimitsSignature({})).toBe(rateLimitsSignature({}));
   });
 
   it('describes limits for messages', () => {

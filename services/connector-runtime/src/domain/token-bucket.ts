@@ -238,9 +238,17 @@ export function parseRateLimitHeaders(headers: Headers, nowMs: number): Upstream
   return out;
 }
 
+/**
+ * The headers read here by lower-cased name, trimmed. Every one of them
+ * starts with "r" or "x", so the others (most of an answer) are skipped
+ * without being copied: this runs on every answer.
+ */
 function lowerCased(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const first = name.charCodeAt(0) | 0x20; // ASCII lower case
+    if ((first !== 0x72 && first !== 0x78) || !Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     const v = Array.isArray(value) ? value[0] : value;
     if (typeof v === 'string') out[name.toLowerCase()] = v.trim();
   }
@@ -350,8 +358,22 @@ export function bindingRateLimits(perMinute: number): RateLimits {
 
 /** Refuses limits that are not positive finite numbers, naming the field. */
 export function checkRateLimits(limits: RateLimits, prefix = 'rate_limit'): RateLimits {
-  for (const w of limitedWindows(limits)) checkedLimit(limits[w], `${prefix}.${FIELD[w]}`);
+  // Runs on every call: the field name is only built for an error.
+  for (const w of RATE_WINDOWS) {
+    const value = limits[w];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+      checkedLimit(value, `${prefix}.${FIELD[w]}`);
+    }
+  }
   return limits;
+}
+
+/**
+ * A short text that is the same for equal limits (whatever order their keys
+ * were written in): a replica's lease is only used for the limits it was taken under.
+ */
+export function rateLimitsSignature(limits: RateLimits): string {
+  return `${limits.second}/${limits.minute}/${limits.hour}/${limits.day}`;
 }
 
 function checkedLimit(value: unknown, field: string): number {

@@ -41,16 +41,26 @@ const COLUMNS = `state, failures, trial_id, last_failure,
   extract(epoch FROM trial_until) * 1000 AS trial_until_ms,
   extract(epoch FROM clock_timestamp()) * 1000 AS now_ms`;
 
+/** The row if there is one, and the database's now either way. */
+const READ_SQL = `SELECT b.state, b.failures, b.trial_id, b.last_failure,
+  extract(epoch FROM b.open_until) * 1000 AS open_until_ms,
+  extract(epoch FROM b.trial_until) * 1000 AS trial_until_ms,
+  extract(epoch FROM n.now) * 1000 AS now_ms
+  FROM (SELECT clock_timestamp() AS now) n LEFT JOIN circuit_breakers b ON b.key = $1`;
+
 /** The rows themselves: read, and transition atomically. */
 export class CircuitBreakerStore {
   constructor(private readonly db: DataSource) {}
 
-  /** The state as stored (CLOSED when the key has no row) and the database's now. */
+  /**
+   * The state as stored (CLOSED when the key has no row, as for every
+   * connector that never failed) and the database's now, in one round trip.
+   */
   async read(key: string): Promise<{ state: BreakerState; nowMs: number }> {
-    const rows = await sqlRows<Row>(this.db, `SELECT ${COLUMNS} FROM circuit_breakers WHERE key = $1`, [key]);
-    if (rows[0]) return fromRow(rows[0]);
-    const [now] = await sqlRows<{ now_ms: number }>(this.db, 'SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now_ms');
-    return { state: CLOSED, nowMs: Number(now!.now_ms) };
+    const [row] = await sqlRows<Row | (Partial<Row> & { state: null; now_ms: number })>(this.db, READ_SQL, [key]);
+    if (!row) throw new Error('the circuit breaker read returned no row');
+    if (row.state === null) return { state: CLOSED, nowMs: Number(row.now_ms) };
+    return fromRow(row as Row);
   }
 
   /**
@@ -115,7 +125,14 @@ interface Seen {
   /** The database's clock when read, and ours (performance.now()) at the same moment. */
   dbNowMs: number;
   localAt: number;
+  /** The ticket of a call let through without a trial (tickets are read-only, so one serves every call). */
+  ticket: BreakerTicket;
+  /** `ticket`, settled: what `admit` answers while the state is trusted. */
+  admitted: Promise<BreakerTicket>;
 }
+
+/** What `record` answers when there is nothing to write. */
+const RECORDED: Promise<void> = Promise.resolve();
 
 const MAX_SEEN = 10_000;
 
@@ -142,11 +159,20 @@ export class CircuitBreaker {
    * this call becomes the one trial, held for `trialTimeoutMs` (make it
    * cover the call's timeout and its rate-limit wait).
    */
-  async admit(key: string, options: { label: string; trialTimeoutMs: number }): Promise<BreakerTicket> {
-    const { label, trialTimeoutMs } = options;
+  admit(key: string, options: { label: string; trialTimeoutMs: number }): Promise<BreakerTicket> {
+    const { trialTimeoutMs } = options;
     if (!Number.isFinite(trialTimeoutMs) || trialTimeoutMs <= 0) {
-      throw ConnectorError.invalid('trialTimeoutMs', 'must be a positive number of milliseconds');
+      return Promise.reject(ConnectorError.invalid('trialTimeoutMs', 'must be a positive number of milliseconds'));
     }
+    // The common case, on every call, without allocating (not even an async frame): a closed
+    // breaker seen within syncMs lets the call through.
+    const seen = this.seen.get(key);
+    if (seen && seen.state.state === 'closed' && performance.now() - seen.localAt < this.options.syncMs) return seen.admitted;
+    return this.admitSlowly(key, options);
+  }
+
+  private async admitSlowly(key: string, options: { label: string; trialTimeoutMs: number }): Promise<BreakerTicket> {
+    const { label, trialTimeoutMs } = options;
     let view = this.view(key);
     if (!view) {
       const read = await this.store.read(key);
@@ -171,14 +197,18 @@ export class CircuitBreaker {
    * Reports how the admitted call ended: `error` undefined for success,
    * otherwise what it threw (see `classifyOutcome` for what counts).
    */
-  async record(ticket: BreakerTicket, error?: unknown): Promise<void> {
+  record(ticket: BreakerTicket, error?: unknown): Promise<void> {
     const outcome = classifyOutcome(error);
     if (ticket.trialId === undefined) {
-      if (outcome === 'neutral') return;
+      if (outcome === 'neutral') return RECORDED;
       const known = this.seen.get(ticket.key)?.state;
       // A success only needs a write when it ends a run of failures this replica knows of.
-      if (outcome === 'success' && (!known || known.state !== 'closed' || known.failures === 0)) return;
+      if (outcome === 'success' && (!known || known.state !== 'closed' || known.failures === 0)) return RECORDED;
     }
+    return this.write(ticket, error);
+  }
+
+  private async write(ticket: BreakerTicket, error: unknown): Promise<void> {
     const { after, nowMs } = await this.store.transition(ticket.key, (s, now) =>
       recordResult(s, error, now, this.options, ticket.trialId),
     );
@@ -204,6 +234,8 @@ export class CircuitBreaker {
 
   private remember(key: string, state: BreakerState, dbNowMs: number): void {
     if (!this.seen.has(key) && this.seen.size >= MAX_SEEN) this.seen.delete(this.seen.keys().next().value as string);
-    this.seen.set(key, { state, dbNowMs, localAt: performance.now() });
+    const ticket = this.seen.get(key)?.ticket ?? { key };
+    const admitted = this.seen.get(key)?.admitted ?? Promise.resolve(ticket);
+    this.seen.set(key, { state, dbNowMs, localAt: performance.now(), ticket, admitted });
   }
 }

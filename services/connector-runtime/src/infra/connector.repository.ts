@@ -9,10 +9,29 @@ export interface StoredConnector {
   updatedAt: Date;
 }
 
+/** Definitions kept parsed (by owner and id) before the oldest is dropped. */
+export const MAX_CACHED_DEFINITIONS = 1000;
+
+/**
+ * The row without its jsonb: the definition comes as its text, which the
+ * repository parses only when it differs from the text it last parsed.
+ */
+const COLUMNS = `c.owner_user_id, c.id, c.definition::text AS definition_text, c.created_at, c.updated_at,
+  COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names`;
+
 /** Binds a ciphertext to its row, so a blob copied to another row does not decrypt. */
 export const connectorCredentialAad = (owner: string, connectorId: string, name: string) => `connector:${owner}:${connectorId}:${name}`;
 
 export class ConnectorRepository {
+  /**
+   * The last parsed definition per connector with the text it came from. The
+   * row is read on every call (an edit on any replica shows at once); an
+   * unchanged text hands back the same object, so what is worked out once
+   * per definition object (compiled request plans, limits) is not redone on
+   * every call. Definitions are not changed once parsed.
+   */
+  private readonly parsed = new Map<string, { text: string; definition: ConnectorDefinition }>();
+
   constructor(
     private readonly kit: ServiceKit,
     private readonly keyring: Keyring,
@@ -41,22 +60,22 @@ export class ConnectorRepository {
 
   async get(owner: string, id: string): Promise<StoredConnector | null> {
     const rows = await sqlRows(this.kit.db, 
-      `SELECT c.*, COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names
+      `SELECT ${COLUMNS}
          FROM connectors c LEFT JOIN connector_credentials k ON k.owner_user_id = c.owner_user_id AND k.connector_id = c.id
         WHERE c.owner_user_id = $1 AND c.id = $2 GROUP BY c.owner_user_id, c.id`,
       [owner, id],
     );
-    return rows[0] ? toStored(rows[0]) : null;
+    return rows[0] ? this.toStored(rows[0]) : null;
   }
 
   async list(owner: string): Promise<StoredConnector[]> {
     const rows = await sqlRows(this.kit.db, 
-      `SELECT c.*, COALESCE(array_agg(k.name ORDER BY k.name) FILTER (WHERE k.name IS NOT NULL), '{}') AS credential_names
+      `SELECT ${COLUMNS}
          FROM connectors c LEFT JOIN connector_credentials k ON k.owner_user_id = c.owner_user_id AND k.connector_id = c.id
         WHERE c.owner_user_id = $1 GROUP BY c.owner_user_id, c.id ORDER BY c.id`,
       [owner],
     );
-    return rows.map(toStored);
+    return rows.map((r) => this.toStored(r));
   }
 
   async delete(owner: string, id: string): Promise<boolean> {
@@ -80,14 +99,25 @@ export class ConnectorRepository {
     }
     return out;
   }
-}
 
-function toStored(r: Record<string, unknown>): StoredConnector {
-  return {
-    ownerUserId: String(r.owner_user_id),
-    definition: r.definition as ConnectorDefinition,
-    credentialNames: (r.credential_names as string[]) ?? [],
-    createdAt: r.created_at as Date,
-    updatedAt: r.updated_at as Date,
-  };
+  private toStored(r: Record<string, unknown>): StoredConnector {
+    const ownerUserId = String(r.owner_user_id);
+    return {
+      ownerUserId,
+      definition: this.definitionOf(`${ownerUserId}\u0000${String(r.id)}`, String(r.definition_text)),
+      credentialNames: (r.credential_names as string[]) ?? [],
+      createdAt: r.created_at as Date,
+      updatedAt: r.updated_at as Date,
+    };
+  }
+
+  /** The parsed definition for `text`: the cached object while the stored text is unchanged. */
+  private definitionOf(key: string, text: string): ConnectorDefinition {
+    const cached = this.parsed.get(key);
+    if (cached && cached.text === text) return cached.definition;
+    const definition = JSON.parse(text) as ConnectorDefinition;
+    if (!cached && this.parsed.size >= MAX_CACHED_DEFINITIONS) this.parsed.delete(this.parsed.keys().next().value as string);
+    this.parsed.set(key, { text, definition });
+    return definition;
+  }
 }

@@ -23,12 +23,13 @@ import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dn
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { format as formatUrl } from 'node:url';
-import { Agent, buildConnector, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { ConnectorError } from '../domain/connector-error.js';
 import type { HttpRequestFn } from '../domain/connector-type.js';
 import {
   decideEgress,
   egressPolicyFrom,
+  type EgressDecision,
   egressRefused,
   schemeRefusal,
   type EgressPolicy,
@@ -58,6 +59,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** What may follow a redirect to another origin; everything else (credentials included) is dropped. */
 const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-language', 'user-agent', 'content-type', 'cache-control']);
 
+/** Distinct (host, port, address) decisions a client keeps before starting over. */
+const MAX_DECISIONS = 4096;
+
 const systemResolve: ResolveHost = async (hostname) => dns.lookup(hostname, { all: true });
 
 type RequestOptions = NonNullable<Parameters<HttpRequestFn>[1]>;
@@ -73,16 +77,39 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
   }
   const connectorId = options.connectorId;
 
-  /** Throws unless every address of `url`'s host is allowed. */
-  const check = async (url: URL, hostname: string, port: number, signal?: AbortSignal | null): Promise<void> => {
-    const refusal = schemeRefusal(url.protocol);
-    if (refusal) throw egressRefused(url.host, refusal, false);
-    const addresses = isIP(hostname) ? [hostname] : (await abortable(resolve(hostname), signal)).map((a) => a.address);
-    if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-    for (const address of addresses) {
-      const decision = decideEgress(policy, { host: hostname, port, address, ...(connectorId ? { connectorId } : {}) });
-      if (!decision.allowed) throw egressRefused(url.host, decision.reason, decision.allowable);
+  // The policy never changes for this client, so a decision is a pure function of
+  // (host, port, address): worked out once, not on every request (an IP literal's
+  // takes an address parse and a scan of the allow-list).
+  const decisions = new Map<string, EgressDecision>();
+  const decide = (host: string, port: number, address: string): EgressDecision => {
+    const key = `${port} ${host} ${address}`;
+    let decision = decisions.get(key);
+    if (!decision) {
+      decision = decideEgress(policy, { host, port, address, ...(connectorId ? { connectorId } : {}) });
+      if (decisions.size >= MAX_DECISIONS) decisions.clear();
+      decisions.set(key, decision);
     }
+    return decision;
+  };
+
+  /**
+   * Throws unless every address of `target`'s host is allowed: synchronously
+   * for an IP literal (nothing to resolve), else once the name is resolved.
+   */
+  const check = (target: Target, signal?: RequestSignal | null): Promise<void> | undefined => {
+    if (target.refusal) throw egressRefused(target.host, target.refusal, false);
+    if (target.literal) {
+      const decision = decide(target.hostname, target.port, target.hostname);
+      if (!decision.allowed) throw egressRefused(target.host, decision.reason, decision.allowable);
+      return undefined;
+    }
+    return abortable(resolve(target.hostname), signal).then((found) => {
+      if (found.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${target.hostname}`), { code: 'ENOTFOUND' });
+      for (const { address } of found) {
+        const decision = decide(target.hostname, target.port, address);
+        if (!decision.allowed) throw egressRefused(target.host, decision.reason, decision.allowable);
+      }
+    });
   };
 
   // One connector per port: `lookup` is told only the hostname, and allow-list entries may name a port.
@@ -108,7 +135,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       resolve(hostname).then(
         (found) => {
           for (const { address } of found) {
-            const decision = decideEgress(policy, { host: hostname, port, address, ...(connectorId ? { connectorId } : {}) });
+            const decision = decide(hostname, port, address);
             if (!decision.allowed) {
               const host = port === 80 || port === 443 ? hostname : `${hostname}:${port}`;
               callback(egressRefused(host, decision.reason, decision.allowable) as NodeJS.ErrnoException, '', 0);
@@ -132,18 +159,13 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
 
   const guarded = async (url: Parameters<HttpRequestFn>[0], requestOptions?: RequestOptions) => {
     let current = toUrl(url);
-    const { dispatcher: _ignored, query, ...rest } = requestOptions ?? {};
-    let opts: RequestOptions = { ...rest };
-    const signal = opts.signal as AbortSignal | undefined;
+    let opts: RequestOptions = requestOptions ?? {};
+    const signal = opts.signal as RequestSignal | null | undefined;
     for (let hop = 0; ; hop++) {
-      const hostname = current.hostname.replace(/^\[(.*)\]$/, '$1');
-      const port = Number(current.port) || (current.protocol === 'https:' ? 443 : 80);
-      await check(current, hostname, port, signal);
-      const res = await undiciRequest(current, {
-        ...opts,
-        ...(hop === 0 && query ? { query } : {}),
-        dispatcher: agent,
-      });
+      const target = targetOf(current);
+      const checking = check(target, signal);
+      if (checking) await checking;
+      const res = await agent.request(dispatchOptions(opts, target.origin, current));
       if (maxRedirects === 0 || !REDIRECTS.has(res.statusCode)) return res;
       const location = headerValue(res.headers, 'location');
       let next: URL;
@@ -217,7 +239,8 @@ function redirectOptions(status: number, opts: RequestOptions, crossOrigin: bool
     headers = restHeaders;
   }
   if (crossOrigin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => CROSS_ORIGIN_HEADERS.has(k)));
-  const { body: _b, method: _m, headers: _h, ...rest } = opts;
+  // The Location replaces the query (undici's `query` option applied to the first hop only).
+  const { body: _b, method: _m, headers: _h, query: _q, dispatcher: _d, ...rest } = opts;
   return {
     ...rest,
     method: (toGet ? 'GET' : method) as Dispatcher.HttpMethod,
@@ -243,6 +266,53 @@ function normalizeHeaders(headers: Dispatcher.RequestOptions['headers']): Header
   return out;
 }
 
+/**
+ * undici's dispatch options for one hop: the caller's options, sent to the
+ * origin that was checked (whatever `origin` or `path` the options carry).
+ * Straight to the Agent, so the options are copied once (undici's top-level
+ * `request` copies them again). The keys come first and are set again after
+ * the copy: V8 adds keys to a spread copy slowly (microseconds), but sets
+ * existing ones fast.
+ */
+function dispatchOptions(opts: RequestOptions, origin: string, url: URL): Dispatcher.RequestOptions {
+  const path = url.search ? `${url.pathname}${url.search}` : url.pathname;
+  const method = opts.method || (opts.body ? 'PUT' : 'GET');
+  const out = { origin, path, method, ...opts } as Dispatcher.RequestOptions;
+  out.origin = origin;
+  out.path = path;
+  out.method = method;
+  return out;
+}
+
+/** Where a request goes, as the guard checks it. */
+interface Target {
+  /** `scheme://host[:port]`, the key of undici's connection pool. */
+  origin: string;
+  /** The URL's host with its port, for messages. */
+  host: string;
+  /** Without IPv6 brackets. */
+  hostname: string;
+  port: number;
+  literal: boolean;
+  /** Set when the scheme may not leave the service. */
+  refusal: string | undefined;
+}
+
+/** The parts of `url` the guard needs (URL getters each slice the href, so read once). */
+function targetOf(url: URL): Target {
+  const protocol = url.protocol;
+  const raw = url.hostname;
+  const hostname = raw.charCodeAt(0) === 0x5b /* [ */ ? raw.slice(1, -1) : raw;
+  return {
+    origin: url.origin,
+    host: url.host,
+    hostname,
+    port: Number(url.port) || (protocol === 'https:' ? 443 : 80),
+    literal: isIP(hostname) !== 0,
+    refusal: schemeRefusal(protocol),
+  };
+}
+
 function toUrl(url: Parameters<HttpRequestFn>[0]): URL {
   try {
     if (typeof url === 'string') return new URL(url);
@@ -258,20 +328,32 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * A request's signal as undici's `request` takes it: an AbortSignal, or an
+ * EventEmitter that emits `abort` and then has `aborted` and `reason` (the
+ * executor's shared deadlines, `domain/call-deadline.ts`).
+ */
+type RequestSignal =
+  | AbortSignal
+  | { readonly aborted: boolean; readonly reason?: unknown; once(event: 'abort', fn: () => void): unknown; off(event: 'abort', fn: () => void): unknown };
+
 /** `promise`, or a rejection as soon as `signal` fires (a DNS lookup itself cannot be cancelled). */
-function abortable<T>(promise: Promise<T>, signal?: AbortSignal | null): Promise<T> {
+function abortable<T>(promise: Promise<T>, signal?: RequestSignal | null): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason ?? new Error('aborted'));
-    signal.addEventListener('abort', onAbort, { once: true });
+    const off =
+      'addEventListener' in signal
+        ? (signal.addEventListener('abort', onAbort, { once: true }), () => signal.removeEventListener('abort', onAbort))
+        : (signal.once('abort', onAbort), () => signal.off('abort', onAbort));
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         resolve(v);
       },
       (e) => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         reject(e);
       },
     );

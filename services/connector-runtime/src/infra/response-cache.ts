@@ -52,10 +52,22 @@ export function responseCacheKey(parts: ResponseCacheKeyParts): string {
   );
 }
 
-/** sha256 (hex) of a parsed definition in canonical form. */
+/**
+ * sha256 (hex) of a parsed definition in canonical form; once per definition
+ * object (definitions are not changed once parsed, and the repository hands
+ * back the same object while the stored one is unchanged).
+ */
 export function definitionHash(definition: unknown): string {
-  return sha256(canonicalJson(definition));
+  if (definition === null || typeof definition !== 'object') return sha256(canonicalJson(definition));
+  let hash = DEFINITION_HASHES.get(definition);
+  if (hash === undefined) {
+    hash = sha256(canonicalJson(definition));
+    DEFINITION_HASHES.set(definition, hash);
+  }
+  return hash;
 }
+
+const DEFINITION_HASHES = new WeakMap<object, string>();
 
 /** JSON with object keys sorted at every level; otherwise what JSON.stringify gives. */
 export function canonicalJson(value: unknown): string {

@@ -211,6 +211,38 @@ describe('cached views', () => {
     expect((await refused(a.admit(key, call))).code).toBe('UNAVAILABLE');
   });
 
+  it('reading a breaker is one statement, with or without a row; a trusted closed view costs none', async () => {
+    let statements = 0;
+    const counted = new Proxy(poolA, {
+      get(target, prop, receiver) {
+        if (prop === 'query') return (sql: string, params?: unknown[]) => (statements++, target.query(sql, params));
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const store = new CircuitBreakerStore(counted);
+    const key = freshKey();
+    const before = Date.now();
+    const none = await store.read(key);
+    expect(statements).toBe(1);
+    expect(none.state).toEqual({ state: 'closed', failures: 0 });
+    expect(none.nowMs).toBeGreaterThan(before - 60_000);
+    expect(none.nowMs).toBeLessThan(Date.now() + 60_000);
+    const [b] = replicas({ failureThreshold: 1 });
+    await callWith(b, key, down());
+    const open = await store.read(key);
+    expect(statements).toBe(2);
+    expect(open.state).toMatchObject({ state: 'open', failures: 1, lastFailure: 'UNAVAILABLE' });
+    expect(open.state.openUntilMs).toBeGreaterThan(open.nowMs);
+
+    const trusting = new CircuitBreaker(store, { ...settings, syncMs: 60_000 });
+    const fresh = freshKey();
+    const first = await trusting.admit(fresh, call);
+    expect(statements).toBe(3);
+    for (let i = 0; i < 5; i++) expect(await trusting.admit(fresh, call)).toEqual(first);
+    await trusting.record(first);
+    expect(statements).toBe(3);
+  });
+
   it('a replica refuses from its cache while open, with no statement', async () => {
     const [a] = replicas({ failureThreshold: 1 });
     const key = freshKey();

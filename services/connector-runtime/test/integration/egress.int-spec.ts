@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '@af/service-kit';
 import { freePort, startFixtureServer, type FixtureServer } from '@af/testing';
 import { connectorRuntimeEnvSchema } from '../../src/config.js';
 import { parseConnectorDefinition } from '../../src/domain/connector-definition.js';
+import { DeadlineEmitter } from '../../src/domain/call-deadline.js';
 import { ConnectorError } from '../../src/domain/connector-error.js';
 import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
 import { createEgressGuard, createGuardedHttp, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
@@ -86,6 +87,26 @@ describe('guarded http: destinations', () => {
     const http = guarded({ allow: '127.0.0.1' });
     const res = await http(`${server.url}/q`, { query: { a: '1', b: 'x y' } });
     expect(await res.body.json()).toEqual({ a: '1', b: 'x y' });
+  });
+
+  it('sends to the checked URL whatever origin or path the options carry', async () => {
+    server.route('GET', '/checked', { json: { where: 'checked' } });
+    other.route('GET', '/elsewhere', { json: { where: 'elsewhere' } });
+    const http = guarded({ allow: `127.0.0.1:${server.port}` });
+    const sneaky = { origin: other.url, path: '/elsewhere' } as unknown as Parameters<GuardedHttp>[1];
+    const res = await http(`${server.url}/checked`, sneaky);
+    expect(await res.body.json()).toEqual({ where: 'checked' });
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('checks every request, not only the first, against the same decisions', async () => {
+    server.route('GET', '/x', { json: {} });
+    const http = guarded({ allow: `127.0.0.1:${server.port}` });
+    for (let i = 0; i < 3; i++) {
+      expect((await http(`${server.url}/x`)).statusCode).toBe(200);
+      expect((await refusal(http(`${other.url}/x`))).message).toContain(`egress to 127.0.0.1:${other.port} refused`);
+    }
+    expect(other.requests).toHaveLength(0);
   });
 
   it('refuses schemes other than http and https without suggesting the allow-list', async () => {
@@ -174,6 +195,24 @@ describe('guarded http: destinations', () => {
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(new Error('caller gave up')), 30);
     await expect(http('http://slow-dns.test/', { signal: ctl.signal })).rejects.toThrow('caller gave up');
+  });
+
+  it('takes a deadline as an EventEmitter too (as undici does): it ends a hanging lookup, and an answered one stops listening', async () => {
+    const hanging: ResolveHost = () => new Promise(() => undefined);
+    const deadline = new DeadlineEmitter();
+    setTimeout(() => deadline.abort(new Error('deadline passed')), 30);
+    await expect(guarded({ allow: '', resolve: hanging })('http://slow-dns.test/', { signal: deadline })).rejects.toThrow('deadline passed');
+
+    server.route('GET', '/named', { json: { ok: true } });
+    const live = new DeadlineEmitter();
+    const http = guarded({ allow: '127.0.0.1', resolve: fixedDns({ 'named.test': ['127.0.0.1'] }) });
+    const res = await http(`http://named.test:${server.port}/named`, { signal: live });
+    expect(await res.body.json()).toEqual({ ok: true });
+    await new Promise((r) => setImmediate(r)); // undici lets go of the signal when the body closes
+    expect(live.listenerCount('abort')).toBe(0);
+    const gone = new DeadlineEmitter();
+    gone.abort(new Error('already over'));
+    await expect(http(`http://named.test:${server.port}/named`, { signal: gone })).rejects.toThrow('already over');
   });
 });
 

@@ -132,6 +132,73 @@ describe('two replicas sharing one bucket', () => {
     expect(qa.count + qb.count).toBeLessThan(db.length / 20);
   });
 
+  it('takes the next lease in the background before the last one runs out: callers do not wait for it', async () => {
+    // every statement takes 40 ms more, so a caller waiting for one would show
+    let inFlight = 0;
+    let statements = 0;
+    const slow: Queryable = {
+      query: async (sql: string, params?: unknown[]) => {
+        statements++;
+        inFlight++;
+        try {
+          await new Promise((r) => setTimeout(r, 40));
+          return await poolA.query(sql, params);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    // 40 a minute with leases of 10 s: a lease is 6 tokens (the 10 s refill), so it runs out long before it expires
+    const limiter = new RateLimiter(slow, { leaseMs: 10_000 });
+    const key = freshKey();
+    const limits = { minute: 40 };
+    const acquire = () => limiter.acquire(key, limits, { maxWaitMs: 0 });
+    const first = await acquire(); // the row itself: 6 tokens taken, 1 used, 5 leased
+    const afterFirst = statements;
+    expect(inFlight).toBe(0);
+    // 3 calls leave 2 of the 5; the 4th leaves 1, starts the next lease and is answered at once
+    for (let i = 0; i < 3; i++) expect(await acquire()).toEqual({ waitedMs: 0, grantedAtMs: first.grantedAtMs });
+    expect(statements).toBe(afterFirst);
+    expect(await acquire()).toEqual({ waitedMs: 0, grantedAtMs: first.grantedAtMs });
+    expect(statements).toBe(afterFirst + 1);
+    expect(inFlight).toBe(1);
+    // the last one is served while it runs
+    expect(await acquire()).toEqual({ waitedMs: 0, grantedAtMs: first.grantedAtMs });
+    expect(inFlight).toBe(1);
+    // a caller that finds nothing left waits for that same statement, not a new one
+    const next = await acquire();
+    expect(next.grantedAtMs).toBeGreaterThan(first.grantedAtMs);
+    expect(statements).toBe(afterFirst + 1);
+    // the background lease was taken from the shared row: 12 tokens in all of the 40
+    const [row] = await sqlRows<{ tokens_minute: number }>(poolA, 'SELECT tokens_minute FROM rate_limit_buckets WHERE key = $1', [key]);
+    expect(Number(row!.tokens_minute)).toBeGreaterThanOrEqual(28);
+    expect(Number(row!.tokens_minute)).toBeLessThan(29);
+  });
+
+  it('a background lease never reserves: with nothing free it takes nothing, and callers beyond the limit are refused', async () => {
+    const statementsOf = counting(poolA);
+    const limiter = new RateLimiter(statementsOf, { leaseMs: 10_000 });
+    const other = new RateLimiter(poolB, { leaseMs: 0 });
+    const key = freshKey();
+    const limits = { minute: 40 };
+    await limiter.acquire(key, limits, { maxWaitMs: 0 }); // 6 taken: 1 used, 5 leased
+    // another replica takes everything else
+    let drained = 0;
+    while (await other.acquire(key, limits, { maxWaitMs: 0 }).then(() => true, () => false)) drained++;
+    expect(drained).toBeGreaterThanOrEqual(34);
+    const before = statementsOf.count;
+    // the 4th of the 5 leased tokens starts a background lease, which finds nothing free
+    for (let i = 0; i < 5; i++) expect((await limiter.acquire(key, limits, { maxWaitMs: 0 })).waitedMs).toBe(0);
+    const refused = await caught(limiter.acquire(key, limits, { maxWaitMs: 0 }));
+    expect(refused.code).toBe('RATE_LIMIT');
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(statementsOf.count).toBe(before + 2); // the background lease, then the refused caller's own statement
+    // nothing was reserved ahead: the row holds no negative balance
+    const [row] = await sqlRows<{ tokens_minute: number }>(poolA, 'SELECT tokens_minute FROM rate_limit_buckets WHERE key = $1', [key]);
+    expect(Number(row!.tokens_minute)).toBeGreaterThanOrEqual(0);
+    expect(Number(row!.tokens_minute)).toBeLessThan(1);
+  });
+
   it('a saturated limit with leases still holds the bound, plus one lease period as the callers see it', async () => {
     const a = new RateLimiter(poolA, { leaseMs: 100 });
     const b = new RateLimiter(poolB, { leaseMs: 100 });

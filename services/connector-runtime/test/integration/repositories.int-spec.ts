@@ -78,6 +78,27 @@ describe('ConnectorRepository', () => {
     expect(await repo.delete('alice', 'api-two')).toBe(true);
     expect(await sqlRows(kit.db, `SELECT 1 FROM connector_credentials WHERE connector_id = 'api-two'`)).toEqual([]);
   });
+
+  it('hands back the same definition object while the stored definition is unchanged, a new one after an edit on any replica', async () => {
+    const here = new ConnectorRepository(kit, parseKeyring(keys));
+    const replica = new ConnectorRepository(kit, parseKeyring(keys));
+    await here.upsert('carol', definition('cached-api'), { api_key: 'k' });
+    const first = (await here.get('carol', 'cached-api'))!.definition;
+    expect(first).toEqual(definition('cached-api'));
+    expect((await here.get('carol', 'cached-api'))!.definition).toBe(first);
+    expect((await here.list('carol'))[0]!.definition).toBe(first);
+
+    const edited = { ...definition('cached-api'), description: 'edited elsewhere' };
+    await replica.upsert('carol', edited, {});
+    const after = (await here.get('carol', 'cached-api'))!.definition;
+    expect(after).not.toBe(first);
+    expect(after).toEqual(edited);
+    expect(first.description).not.toBe('edited elsewhere'); // the object handed out before is not changed
+    // another owner's connector of the same id is its own entry
+    await here.upsert('dave', definition('cached-api'), { api_key: 'k' });
+    expect((await here.get('dave', 'cached-api'))!.definition).not.toBe(after);
+    expect(await here.get('erin', 'cached-api')).toBeNull();
+  });
 });
 
 describe('ExecutionRepository', () => {
