@@ -9,8 +9,8 @@ import { sqlRows, type ServiceKit } from '@af/service-kit';
 import { preparedRows } from './prepared.js';
 import type { ApprovalWaits } from '../app/approval-port.js';
 import { decisionLogPayload, decisionOf, type ClarificationEntry, type RequestView } from '../domain/human-request.js';
-import type { Decision, NodeState } from '../domain/run-state.js';
-import { nodeStateFromJson, toRun, type LocalClaim, type RunRow, type WaitingRow } from './run.repository.js';
+import type { Decision } from '../domain/run-state.js';
+import { runStateFromJson, runStateJsonSql, toRun, type LocalClaim, type RunRow, type RunStateJson } from './run.repository.js';
 import type { LeasedRun } from './run-execution.store.js';
 
 /** Resolutions this process applied lately, remembered so that their `decided` events need no statement. */
@@ -52,14 +52,14 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     const decision = decisionOf(request);
     const timestamp = new Date().toISOString();
     const claim = this.claim();
+    const json = runStateJsonSql('$1::uuid');
     // With the run's row, node states and outputs when it was leased here (else those columns are null).
     let rows: Array<
-      Partial<RunRow> & {
-        applied: boolean;
-        messages: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null;
-        states: Array<Record<string, unknown>> | null;
-        outputs: Array<{ node_id: string; output: unknown }> | null;
-      }
+      Partial<RunRow> &
+        RunStateJson & {
+          applied: boolean;
+          messages: Array<{ id: string | number; subject: string; payload: unknown; msgId: string }> | null;
+        }
     >;
     try {
       rows = await preparedRows(
@@ -99,11 +99,8 @@ export class ApprovalWaitsStore implements ApprovalWaits {
          SELECT EXISTS (SELECT 1 FROM upd) AS applied,
                 (SELECT json_agg(json_build_object('id', id, 'subject', subject, 'payload', payload, 'msgId', msg_id) ORDER BY id) FROM ob) AS messages,
                 lr.*,
-                CASE WHEN lr.id IS NULL THEN NULL ELSE
-                  (SELECT json_agg(to_jsonb(n) || jsonb_build_object('child_status', c.status))
-                     FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id WHERE n.run_id = $1::uuid) END AS states,
-                CASE WHEN lr.id IS NULL THEN NULL ELSE
-                  (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = $1::uuid) END AS outputs
+                CASE WHEN lr.id IS NULL THEN NULL ELSE ${json.states} END AS states,
+                CASE WHEN lr.id IS NULL THEN NULL ELSE ${json.outputs} END AS outputs
            FROM (SELECT 1) AS one LEFT JOIN (SELECT * FROM r WHERE r.was = 'waiting' AND $14::text IS NOT NULL) AS lr ON true`,
         [
           request.runId,
@@ -137,7 +134,7 @@ export class ApprovalWaitsStore implements ApprovalWaits {
     this.remember(request.id);
     if (row.id) {
       // Read by the statement (its snapshot: before the decision it wrote, which is put in here).
-      claim!.start(leasedFrom(row as RunRow & typeof row, request.nodeId, JSON.parse(JSON.stringify(decision)) as Decision));
+      claim!.start(leasedFrom(row as RunRow & RunStateJson, request.nodeId, JSON.parse(JSON.stringify(decision)) as Decision));
     } else {
       claim?.abandon();
     }
@@ -242,19 +239,12 @@ function answeredAt(decidedAt: string | undefined, now: string): string {
 }
 
 /** What a run leased by apply() starts from: its row, node states (with the decision just recorded) and outputs. */
-function leasedFrom(
-  j: RunRow & { applied: unknown; messages: unknown; states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null },
-  nodeId: string,
-  decision: Decision,
-): LeasedRun {
-  const { states: stateRows, outputs: outputRows, applied: _applied, messages: _messages, ...runRow } = j;
-  const states = new Map<string, NodeState>();
-  const waiting = new Map<string, WaitingRow>();
-  for (const sj of stateRows ?? []) {
-    const { childStatus, approvalRequestId, ...state } = nodeStateFromJson(sj);
-    if (state.nodeId === nodeId) state.decision = decision;
-    states.set(state.nodeId, state);
-    if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus, approvalRequestId });
+function leasedFrom(row: RunRow & RunStateJson, nodeId: string, decision: Decision): LeasedRun {
+  const leased = { run: toRun(row), ...runStateFromJson(row) };
+  // Read by the statement's snapshot, from before the decision it wrote.
+  for (const map of [leased.states, leased.waiting]) {
+    const state = map.get(nodeId);
+    if (state) state.decision = decision;
   }
-  return { run: toRun(runRow as RunRow), states, waiting, outputs: new Map((outputRows ?? []).map((o) => [o.node_id, o.output])) };
+  return leased;
 }

@@ -17,7 +17,7 @@ import { OUTBOX_BATCH_SUBJECT, type OutboxRow, type ServiceKit } from '@af/servi
 import type { RollbackState } from '../domain/rollback.js';
 import type { NodeState, Run } from '../domain/run-state.js';
 import { preparedRows } from './prepared.js';
-import { nodeStateFromJson, toRun, type RunRow, type WaitingRow } from './run.repository.js';
+import { runStateFromJson, runStateJsonSql, toRun, type RunRow, type RunStateJson, type WaitingRow } from './run.repository.js';
 
 /** What an execution starts from, read by the statement that takes the lease (so as of that moment). */
 export interface LeasedRun {
@@ -136,7 +136,8 @@ export class RunExecutionStore {
    */
   async leaseWithState(runId: string, owner: string, leaseMs: number): Promise<LeasedRun | null> {
     this.batches.delete(runId);
-    const rows = await preparedRows<RunRow & { states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null }>(
+    const json = runStateJsonSql('r.id');
+    const rows = await preparedRows<RunRow & RunStateJson>(
       this.kit.db,
       `WITH r AS (
          UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
@@ -145,24 +146,11 @@ export class RunExecutionStore {
             AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
           RETURNING *
        )
-       SELECT r.*,
-              (SELECT json_agg(to_jsonb(n) || jsonb_build_object('child_status', c.status))
-                 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id WHERE n.run_id = r.id) AS states,
-              (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = r.id) AS outputs
-         FROM r`,
+       SELECT r.*, ${json.states} AS states, ${json.outputs} AS outputs FROM r`,
       [runId, owner, leaseMs],
     );
     const row = rows[0];
-    if (!row) return null;
-    const { states: stateRows, outputs: outputRows, ...runRow } = row;
-    const states = new Map<string, NodeState>();
-    const waiting = new Map<string, WaitingRow>();
-    for (const j of stateRows ?? []) {
-      const { childStatus, approvalRequestId, ...state } = nodeStateFromJson(j);
-      states.set(state.nodeId, state);
-      if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus, approvalRequestId });
-    }
-    return { run: toRun(runRow as RunRow), states, waiting, outputs: new Map((outputRows ?? []).map((o) => [o.node_id, o.output])) };
+    return row ? { run: toRun(row), ...runStateFromJson(row) } : null;
   }
 
   async renewLease(runId: string, owner: string, leaseMs: number): Promise<boolean> {

@@ -89,6 +89,36 @@ export function nodeStateFromJson(j: Record<string, unknown>): WaitingRow {
   };
 }
 
+/**
+ * SQL for a run's node states (each with its subflow child's status) and
+ * outputs as JSON, read in the statement that uses them; `runId` is an SQL
+ * expression. Parsed by runStateFromJson.
+ */
+export function runStateJsonSql(runId: string): { states: string; outputs: string } {
+  return {
+    states: `(SELECT json_agg(to_jsonb(n) || jsonb_build_object('child_status', c.status))
+                FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id WHERE n.run_id = ${runId})`,
+    outputs: `(SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = ${runId})`,
+  };
+}
+
+export interface RunStateJson {
+  states: Array<Record<string, unknown>> | null;
+  outputs: Array<{ node_id: string; output: unknown }> | null;
+}
+
+/** The columns runStateJsonSql reads: node states by instance id, the waiting ones (with child status and request), outputs. */
+export function runStateFromJson(j: RunStateJson): { states: Map<string, NodeState>; waiting: Map<string, WaitingRow>; outputs: Map<string, unknown> } {
+  const states = new Map<string, NodeState>();
+  const waiting = new Map<string, WaitingRow>();
+  for (const sj of j.states ?? []) {
+    const { childStatus, approvalRequestId, ...state } = nodeStateFromJson(sj);
+    states.set(state.nodeId, state);
+    if (state.status === 'waiting') waiting.set(state.nodeId, { ...state, childStatus, approvalRequestId });
+  }
+  return { states, waiting, outputs: new Map((j.outputs ?? []).map((o) => [o.node_id, o.output])) };
+}
+
 const ACTIVE = `('queued','running','waiting','paused')`;
 
 export const toRun = (r: RunRow): Run => ({
@@ -260,24 +290,12 @@ export class RunRepository {
 
   /** The run with its node states and outputs, read by one statement (so as of one moment). */
   async view(runId: string): Promise<RunView | null> {
-    const rows = await preparedRows<RunRow & { states: Array<Record<string, unknown>> | null; outputs: Array<{ node_id: string; output: unknown }> | null }>(
-      this.kit.db,
-      `SELECT r.*,
-              (SELECT json_agg(to_jsonb(n)) FROM node_states n WHERE n.run_id = r.id) AS states,
-              (SELECT json_agg(json_build_object('node_id', o.node_id, 'output', o.output)) FROM node_outputs o WHERE o.run_id = r.id) AS outputs
-         FROM runs r WHERE r.id = $1`,
-      [runId],
-    );
+    const json = runStateJsonSql('r.id');
+    const rows = await preparedRows<RunRow & RunStateJson>(this.kit.db, `SELECT r.*, ${json.states} AS states, ${json.outputs} AS outputs FROM runs r WHERE r.id = $1`, [runId]);
     const row = rows[0];
     if (!row) return null;
-    const { states, outputs: outputRows, ...runRow } = row;
-    const run = toRun(runRow as RunRow);
-    const nodes = new Map<string, NodeState>();
-    for (const j of states ?? []) {
-      const { childStatus: _child, approvalRequestId: _request, ...state } = nodeStateFromJson(j);
-      nodes.set(state.nodeId, state);
-    }
-    const outputs = new Map((outputRows ?? []).map((o) => [o.node_id, o.output]));
+    const run = toRun(row);
+    const { states: nodes, outputs } = runStateFromJson(row);
     const iterations = iterationStates(run, nodes);
     const instanceOutputs: Record<string, unknown> = {};
     for (const n of iterations) if (outputs.has(n.nodeId)) instanceOutputs[n.nodeId] = outputs.get(n.nodeId);
