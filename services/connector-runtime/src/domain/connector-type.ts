@@ -17,8 +17,40 @@ import type { EndpointResult } from './response-mapping.js';
 import type { ConnectorCredentials } from './rest-request.js';
 import type { SqlRunner } from './types/database-sql-runner.js';
 
-/** undici's `request` signature: production passes the SSRF-guarded client (`infra/egress`). */
-export type HttpRequestFn = typeof undiciRequest;
+/**
+ * undici's `request` signature: production passes the SSRF-guarded client
+ * (`infra/guarded-http.ts`). A client may also offer `text`, the same request
+ * with its answer read whole into a string by the client: no body stream per
+ * response, which is most of what a streamed read costs on small JSON answers.
+ * Callers that read the whole body use it when it is there.
+ */
+export type HttpRequestFn = typeof undiciRequest & { readonly text?: HttpTextFn };
+
+/** `HttpRequestFn.text`: one request (redirects followed as by the client itself), its answer as text. */
+export type HttpTextFn = (
+  url: string | URL,
+  options: NonNullable<Parameters<typeof undiciRequest>[1]>,
+  limits: HttpTextLimits,
+) => Promise<HttpTextResponse>;
+
+export interface HttpTextLimits {
+  /**
+   * Most bytes of a 2xx body: a declared Content-Length over it, or a body
+   * that grows past it, fails the request with UPSTREAM_ERROR naming `label`.
+   */
+  maxBytes: number;
+  /** Most bytes kept of any other answer's body; the rest is dropped with the connection. */
+  errorBytes: number;
+  /** Names the call in errors (never the URL: its query may hold a key). */
+  label: string;
+}
+
+export interface HttpTextResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as UTF-8 (a byte order mark is kept); cut at `errorBytes` for answers other than 2xx. */
+  text: string;
+}
 
 /** A plugin tool call for `existing_tool` connectors (resolved by the app layer). */
 export type PluginInvoker = (

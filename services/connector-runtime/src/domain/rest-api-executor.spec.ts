@@ -168,6 +168,34 @@ describe('executeRestEndpoint against a real server', () => {
     expect(result.count).toBe(1);
   });
 
+  it('reads answers with the client\'s `text` when it has one, passing the limits, and maps its answers as usual', async () => {
+    const seen: Array<{ url: string; limits: unknown }> = [];
+    const answers = [
+      { statusCode: 200, headers: {}, text: '\ufeff{"results":[{"amount":7}]}' },
+      { statusCode: 404, headers: {}, text: '{"error":"no such org"}' },
+    ];
+    const fetch = Object.assign(
+      (() => Promise.reject(new Error('the body stream path must not be used'))) as unknown as typeof request,
+      {
+        text: (url: string | URL, _opts: unknown, limits: unknown) => {
+          seen.push({ url: String(url), limits });
+          return Promise.resolve(answers.shift()!);
+        },
+      },
+    );
+
+    const result = await search({ org: 'o' }, { fetch, maxResponseBytes: 2048 });
+    expect(result).toMatchObject({ count: 1 });
+    expect(seen[0]).toEqual({
+      url: expect.stringContaining('/v1/orgs/o/contributions'),
+      limits: { maxBytes: 2048, errorBytes: 4096, label: expect.any(String) },
+    });
+
+    const err = await failure(search({ org: 'o' }, { fetch }));
+    expect(err.code).toBe('NOT_FOUND');
+    expect(err.message).toContain('no such org');
+  });
+
   it('refuses bad inputs before sending anything', async () => {
     const err = await failure(search({ min_amount: 'lots' }));
 

@@ -13,10 +13,10 @@
  * deadline. Every message that leaves this module is scrubbed of the
  * credential and token values it handled.
  */
-import { request as undiciRequest } from 'undici';
+import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { ConnectorDefinition, Pagination, PaginationType } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
-import type { OAuthTokenCache } from './connector-type.js';
+import type { HttpRequestFn, HttpTextResponse, OAuthTokenCache } from './connector-type.js';
 import { startDeadline, type CallDeadline } from './call-deadline.js';
 import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from './http-failure.js';
 import { OAuthSession, oauthCacheKey } from './oauth.js';
@@ -43,7 +43,7 @@ const ERROR_BODY_BYTES = 4096;
 
 export interface RestExecutorDeps {
   /** The HTTP client; undici's `request` unless a test or adapter supplies another. */
-  fetch?: typeof undiciRequest;
+  fetch?: HttpRequestFn;
   /** Overrides `connection.timeout_seconds` (e.g. the node's remaining deadline). */
   timeoutMs?: number;
   /** Cancels the call; the error is then CANCELLED. */
@@ -275,43 +275,52 @@ async function paginate(
  */
 async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
   let token = call.session ? await call.session.accessToken() : undefined;
+  const fetch: HttpRequestFn = call.deps.fetch ?? undiciRequest;
+  const maxBytes = call.deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   for (let attempt = 0; ; attempt++) {
     const req = render(call, overrides, token);
     call.target = req.displayUrl;
-    const fetch = call.deps.fetch ?? undiciRequest;
     // One options shape for every request. undici's `request` copies the options and sets
     // `origin` and `path` on the copy (so does the SSRF guard): V8 adds keys to a spread copy
     // slowly — microseconds a request — but sets existing ones fast, so both are here, empty.
-    const res = await fetch(req.url, {
+    const options = {
       origin: undefined,
       path: undefined,
       method: req.method as HttpMethodName,
       headers: req.headers,
       body: req.body,
       signal: call.requestSignal,
-    } as RequestOptions);
+    } as RequestOptions;
+    const res = fetch.text
+      ? await fetch.text(req.url, options, { maxBytes, errorBytes: ERROR_BODY_BYTES, label: call.label })
+      : await streamed(await fetch(req.url, options), maxBytes, call.label);
     const status = res.statusCode;
     if (status === 401 && call.session && token !== undefined && attempt === 0) {
-      await readBody(res.body, ERROR_BODY_BYTES, call.label, 'truncate');
       token = await call.session.replaceRejected(token);
       continue;
     }
     if (status < 200 || status >= 300) {
-      // Only the start of an error body is worth reading; the rest is discarded with the socket.
-      const head = await readBody(res.body, ERROR_BODY_BYTES, call.label, 'truncate');
       throw errorForStatus(status, res.headers, {
         label: call.label,
         displayUrl: req.displayUrl,
-        bodySnippet: snippet(redactSecrets(head, [...req.secrets, ...(call.session?.secrets ?? [])])),
+        bodySnippet: snippet(redactSecrets(res.text, [...req.secrets, ...(call.session?.secrets ?? [])])),
       });
     }
-    const text = await readResponseText(
-      res,
-      call.deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-      call.label,
-    );
-    return { status, headers: res.headers, text, url: req.url, displayUrl: req.displayUrl };
+    return { status, headers: res.headers, text: res.text, url: req.url, displayUrl: req.displayUrl };
   }
+}
+
+/**
+ * A `request` answer read as `HttpTextFn` reads it: a 2xx body whole (at most
+ * `maxBytes`), of any other only the start (the rest is discarded with the socket).
+ */
+async function streamed(res: Dispatcher.ResponseData<unknown>, maxBytes: number, label: string): Promise<HttpTextResponse> {
+  const status = res.statusCode;
+  const text =
+    status >= 200 && status < 300
+      ? await readResponseText(res, maxBytes, label)
+      : await readBody(res.body, ERROR_BODY_BYTES, label, 'truncate');
+  return { statusCode: status, headers: res.headers, text };
 }
 
 function render(call: Call, overrides: PageOverrides, accessToken: string | undefined): RestRequest {

@@ -14,6 +14,10 @@
  *   headers travel on, so an Authorization or api-key header never reaches
  *   a host the connector did not name.
  *
+ * - `text` sends the same way and reads the answer whole into a string
+ *   (`read-text.ts`): what the rest_api executor uses, cheaper than a body
+ *   stream per response.
+ *
  * Refusals are ConnectorError FAILED_PRECONDITION naming the host only —
  * never the URL, whose query string may carry an api key. Network failures
  * (DNS, refused connections) are rethrown as they are, for the executor to
@@ -25,7 +29,7 @@ import { isIP } from 'node:net';
 import { format as formatUrl } from 'node:url';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { ConnectorError } from '../domain/connector-error.js';
-import type { HttpRequestFn } from '../domain/connector-type.js';
+import type { HttpRequestFn, HttpTextFn } from '../domain/connector-type.js';
 import {
   decideEgress,
   egressPolicyFrom,
@@ -34,6 +38,7 @@ import {
   schemeRefusal,
   type EgressPolicy,
 } from '../domain/egress-policy.js';
+import { dispatchText, type TextSignal } from './read-text.js';
 
 /** Resolves a hostname to every address it has (like `dns.lookup` with `all: true`). */
 export type ResolveHost = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -51,8 +56,8 @@ export interface GuardedHttpOptions {
   connectTimeoutMs?: number;
 }
 
-/** undici's `request`, guarded; `close()` ends its pooled connections. */
-export type GuardedHttp = HttpRequestFn & { close(): Promise<void> };
+/** undici's `request`, guarded, with `text` (the answer read whole); `close()` ends its pooled connections. */
+export type GuardedHttp = HttpRequestFn & { readonly text: HttpTextFn; close(): Promise<void> };
 
 export const DEFAULT_MAX_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -157,7 +162,16 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
     };
   }
 
-  const guarded = async (url: Parameters<HttpRequestFn>[0], requestOptions?: RequestOptions) => {
+  /**
+   * Sends `url` hop by hop through `send` (each hop checked first), following
+   * redirects; `discard` drops the body of a hop that is followed.
+   */
+  const follow = async <R extends Answer>(
+    url: Parameters<HttpRequestFn>[0],
+    requestOptions: RequestOptions | undefined,
+    send: (options: Dispatcher.RequestOptions, signal: RequestSignal | null | undefined) => Promise<R>,
+    discard: (res: R) => Promise<unknown>,
+  ): Promise<R> => {
     let current = toUrl(url);
     let opts: RequestOptions = requestOptions ?? {};
     const signal = opts.signal as RequestSignal | null | undefined;
@@ -165,7 +179,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       const target = targetOf(current);
       const checking = check(target, signal);
       if (checking) await checking;
-      const res = await agent.request(dispatchOptions(opts, target.origin, current));
+      const res = await send(dispatchOptions(opts, target.origin, current), signal);
       if (maxRedirects === 0 || !REDIRECTS.has(res.statusCode)) return res;
       const location = headerValue(res.headers, 'location');
       let next: URL;
@@ -175,20 +189,29 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
       } catch {
         return res; // An unusable Location: the caller sees the 3xx itself.
       }
-      const follow = redirectOptions(res.statusCode, opts, current.origin !== next.origin);
-      if (!follow) return res;
-      await res.body.dump();
+      const redirected = redirectOptions(res.statusCode, opts, current.origin !== next.origin);
+      if (!redirected) return res;
+      await discard(res);
       if (hop >= maxRedirects) {
         throw new ConnectorError('UPSTREAM_ERROR', `${current.host}: more than ${maxRedirects} redirects`, {
           status: res.statusCode,
         });
       }
-      opts = follow;
+      opts = redirected;
       current = next;
     }
   };
 
-  return Object.assign(guarded as HttpRequestFn, { close: () => agent.close() });
+  const sendRequest = (options: Dispatcher.RequestOptions) => agent.request(options);
+  const dumpBody = (res: Dispatcher.ResponseData) => res.body.dump();
+  const guarded = (url: Parameters<HttpRequestFn>[0], requestOptions?: RequestOptions) =>
+    follow(url, requestOptions, sendRequest, dumpBody);
+  // A followed hop's body is already read (at most `errorBytes` of it): nothing to drop.
+  const nothingToDrop = () => Promise.resolve();
+  const text: HttpTextFn = (url, requestOptions, limits) =>
+    follow(url, requestOptions, (options, signal) => dispatchText(agent, options, limits, signal), nothingToDrop);
+
+  return Object.assign(guarded as HttpRequestFn, { text, close: () => agent.close() });
 }
 
 /**
@@ -333,9 +356,13 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
  * EventEmitter that emits `abort` and then has `aborted` and `reason` (the
  * executor's shared deadlines, `domain/call-deadline.ts`).
  */
-type RequestSignal =
-  | AbortSignal
-  | { readonly aborted: boolean; readonly reason?: unknown; once(event: 'abort', fn: () => void): unknown; off(event: 'abort', fn: () => void): unknown };
+type RequestSignal = TextSignal;
+
+/** What the redirect loop reads of an answer. */
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 /** `promise`, or a rejection as soon as `signal` fires (a DNS lookup itself cannot be cancelled). */
 function abortable<T>(promise: Promise<T>, signal?: RequestSignal | null): Promise<T> {

@@ -17,7 +17,7 @@
 import { sqlRows, type Queryable } from '@af/service-kit';
 import type { Dispatcher } from 'undici';
 import { ConnectorError } from '../domain/connector-error.js';
-import type { HttpRequestFn } from '../domain/connector-type.js';
+import type { HttpRequestFn, HttpTextFn } from '../domain/connector-type.js';
 import {
   MAX_UPSTREAM_BLOCK_MS,
   checkRateLimits,
@@ -281,13 +281,28 @@ export class RateLimiter {
    * to note goes to `onError` and never fails the call.
    */
   observe(http: HttpRequestFn, key: string, onError?: (err: unknown) => void): HttpRequestFn {
+    // Undefined when there is nothing to note: most answers then cost no extra await.
+    const note = (headers: Record<string, string | string[] | undefined>): Promise<void> | undefined => {
+      const info = parseRateLimitHeaders(headers, Date.now());
+      return shouldNoteUpstream(info) ? this.noteUpstream(key, info).catch((err: unknown) => onError?.(err)) : undefined;
+    };
     const send = http as unknown as (url: unknown, options?: unknown) => Promise<Dispatcher.ResponseData>;
     const observed = async (url: unknown, options?: unknown): Promise<Dispatcher.ResponseData> => {
       const res = await send(url, options);
-      const info = parseRateLimitHeaders(res.headers, Date.now());
-      if (shouldNoteUpstream(info)) await this.noteUpstream(key, info).catch((err: unknown) => onError?.(err));
+      const noting = note(res.headers);
+      if (noting) await noting;
       return res;
     };
+    const sendText = http.text;
+    if (sendText) {
+      const text: HttpTextFn = async (url, options, limits) => {
+        const res = await sendText(url, options, limits);
+        const noting = note(res.headers);
+        if (noting) await noting;
+        return res;
+      };
+      return Object.assign(observed, { text }) as unknown as HttpRequestFn;
+    }
     return observed as unknown as HttpRequestFn;
   }
 

@@ -311,6 +311,102 @@ describe('guarded http: redirects', () => {
   });
 });
 
+describe('guarded http: text (the answer read whole, as the rest_api executor reads it)', () => {
+  const limits = { maxBytes: 1000, errorBytes: 100, label: 'items-api' };
+
+  it('answers status, headers and the body as text, through the same checks and redirects', async () => {
+    server.route('GET', '/old', { status: 302, headers: { location: '/new' } });
+    server.route('GET', '/new', (req) => ({ json: { auth: req.headers.authorization }, headers: { 'X-RateLimit-Remaining': '7' } }));
+    const http = guarded({ allow: '127.0.0.1' });
+    const res = await http.text(`${server.url}/old`, { headers: { authorization: 'Bearer abc' } }, limits);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe('7');
+    expect(JSON.parse(res.text)).toEqual({ auth: 'Bearer abc' });
+
+    const refused = await refusal(guarded({ allow: '' }).text(`${server.url}/new?api_key=sk-1`, {}, limits));
+    expect(refused.code).toBe('FAILED_PRECONDITION');
+    expect(refused.message).not.toContain('sk-1');
+    server.route('GET', '/out', { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
+    expect((await refusal(http.text(`${server.url}/out`, {}, limits))).message).toContain('169.254.169.254');
+  });
+
+  it('keeps UTF-8 intact across chunks and a byte order mark as it is', async () => {
+    const text = '\ufeff' + '{"name":"Zoë ' + 'ü'.repeat(300) + '"}';
+    server.route('GET', '/utf8', (_req, raw) => {
+      const bytes = Buffer.from(text, 'utf8');
+      raw.res.writeHead(200, { 'content-type': 'application/json' });
+      raw.res.write(bytes.subarray(0, 17)); // splits the two bytes of "ë"
+      raw.res.end(bytes.subarray(17));
+    });
+    const res = await guarded({ allow: '127.0.0.1' }).text(`${server.url}/utf8`, {}, limits);
+    expect(res.text).toBe(text);
+  });
+
+  it('refuses a 2xx body over maxBytes, declared or as it streams in, and the client stays usable', async () => {
+    const http = guarded({ allow: '127.0.0.1' });
+    server.route('GET', '/declared', { body: 'x'.repeat(1001) });
+    const declared = await refusal(http.text(`${server.url}/declared`, {}, limits));
+    expect(declared.code).toBe('UPSTREAM_ERROR');
+    expect(declared.message).toBe('items-api: the response is larger than 1000 bytes');
+
+    server.route('GET', '/chunked', (_req, raw) => {
+      raw.res.writeHead(200, { 'content-type': 'text/plain' }); // no content-length: chunked
+      raw.res.write('y'.repeat(600));
+      setTimeout(() => raw.res.end('y'.repeat(600)), 20);
+    });
+    const streamed = await refusal(http.text(`${server.url}/chunked`, {}, limits));
+    expect(streamed.message).toBe('items-api: the response is larger than 1000 bytes');
+
+    server.route('GET', '/exact', { body: 'z'.repeat(1000) });
+    expect((await http.text(`${server.url}/exact`, {}, limits)).text).toBe('z'.repeat(1000));
+  });
+
+  it('keeps only the first errorBytes of an answer that is not 2xx', async () => {
+    server.route('GET', '/fail', { status: 503, body: 'e'.repeat(5000) });
+    const res = await guarded({ allow: '127.0.0.1' }).text(`${server.url}/fail`, {}, limits);
+    expect(res.statusCode).toBe(503);
+    expect(res.text).toBe('e'.repeat(100));
+  });
+
+  it('ends on the signal with its reason, before or after the answer starts, and lets go of it afterwards', async () => {
+    const http = guarded({ allow: '127.0.0.1' });
+    server.hold('GET', '/slow');
+    server.route('GET', '/slow', { json: { ok: true } });
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(new Error('caller gave up')), 30);
+    await expect(http.text(`${server.url}/slow`, { signal: ctl.signal }, limits)).rejects.toThrow('caller gave up');
+
+    server.route('GET', '/trickle', (_req, raw) => {
+      raw.res.writeHead(200, { 'content-type': 'text/plain' });
+      raw.res.write('part');
+      setTimeout(() => raw.res.end('rest'), 2000).unref();
+    });
+    const deadline = new DeadlineEmitter();
+    setTimeout(() => deadline.abort(new Error('deadline passed')), 50);
+    await expect(http.text(`${server.url}/trickle`, { signal: deadline }, limits)).rejects.toThrow('deadline passed');
+
+    server.route('GET', '/fast', { json: { ok: true } });
+    const live = new DeadlineEmitter();
+    expect((await http.text(`${server.url}/fast`, { signal: live }, limits)).text).toBe('{"ok":true}');
+    expect(live.listenerCount('abort')).toBe(0);
+
+    const before = server.count('GET', '/fast');
+    const gone = new AbortController();
+    gone.abort(new Error('already over'));
+    await expect(http.text(`${server.url}/fast`, { signal: gone.signal }, limits)).rejects.toThrow('already over');
+    expect(server.count('GET', '/fast')).toBe(before);
+  });
+
+  it('passes a closed port on as a network error', async () => {
+    const port = await freePort();
+    const err = await guarded({ allow: '127.0.0.1' })
+      .text(`http://127.0.0.1:${port}/x`, {}, limits)
+      .then(() => undefined, (e: unknown) => e as NodeJS.ErrnoException);
+    expect(err).not.toBeInstanceOf(ConnectorError);
+    expect(err?.code).toBe('ECONNREFUSED');
+  });
+});
+
 describe('per-connector allow-lists', () => {
   it('scoped entries open a destination for their connector only', async () => {
     server.route('GET', '/x', { json: { ok: true } });

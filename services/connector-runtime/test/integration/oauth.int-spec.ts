@@ -21,11 +21,13 @@ import {
   parseConnectorDefinition,
   requiredCredentials,
   type ConnectorDefinition,
+  type HttpRequestFn,
   type RestApiConnectorDefinition,
 } from '../../src/domain/index.js';
 import { oauthCacheKey, type OAuth2Auth } from '../../src/domain/oauth.js';
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 import { OAuthTokens1764100000000 } from '../../src/infra/migrations/1764100000000-oauth-tokens.js';
+import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { PgOAuthTokenStore } from '../../src/infra/oauth-token.store.js';
 
 const KEYS = `k1:${generateKeyBase64()}`;
@@ -161,12 +163,17 @@ function connector(auth: Partial<OAuth2Auth>): RestApiConnectorDefinition {
 const storeOf = (kit: ServiceKit<ConnectorRuntimeConfig>, options = {}) =>
   new PgOAuthTokenStore(kit.db, parseKeyring(KEYS), options);
 
+// The SSRF-guarded client production uses reads API answers with `text` (no body stream).
+const guardedHttp = createGuardedHttp({ allow: '127.0.0.1' });
+afterAll(() => guardedHttp.close());
+
 const call = (
   def: ConnectorDefinition,
   creds: Record<string, string>,
   store: PgOAuthTokenStore,
   owner = 'alice',
-) => executeEndpoint(def, 'me', {}, creds, { http: request, oauth: store, ownerUserId: owner });
+  http: HttpRequestFn = request,
+) => executeEndpoint(def, 'me', {}, creds, { http, oauth: store, ownerUserId: owner });
 
 const tokenOf = async (p: ReturnType<typeof call>) => (await p).results[0]?.token;
 
@@ -255,24 +262,30 @@ describe('expiry and the 120 s buffer', () => {
     expect(provider.tokenCalls).toBe(3);
   });
 
-  it('a 401 from the API (token expired early on the server) forces one refresh and one retry', async () => {
+  it.each([
+    ['undici request', request as HttpRequestFn],
+    ['the guarded client (text)', guardedHttp as HttpRequestFn],
+  ])('a 401 from the API (token expired early on the server) forces one refresh and one retry, over %s', async (_name, http) => {
     const provider = new Provider();
     const def = connector({});
     const store = storeOf(replicaA);
-    expect(await tokenOf(call(def, CLIENT, store))).toBe('at-1');
+    expect(await tokenOf(call(def, CLIENT, store, 'alice', http))).toBe('at-1');
 
     provider.expireAll();
-    expect(await tokenOf(call(def, CLIENT, store))).toBe('at-2');
-    expect(await tokenOf(call(def, CLIENT, storeOf(replicaB)))).toBe('at-2');
+    expect(await tokenOf(call(def, CLIENT, store, 'alice', http))).toBe('at-2');
+    expect(await tokenOf(call(def, CLIENT, storeOf(replicaB), 'alice', http))).toBe('at-2');
 
     expect(provider.tokenCalls).toBe(2);
     expect(server.count('GET', '/api/me')).toBe(4);
   });
 
-  it('a 401 that persists after the refresh is AUTH_FAILED, after exactly one refresh', async () => {
+  it.each([
+    ['undici request', request as HttpRequestFn],
+    ['the guarded client (text)', guardedHttp as HttpRequestFn],
+  ])('a 401 that persists after the refresh is AUTH_FAILED, after exactly one refresh, over %s', async (_name, http) => {
     const provider = new Provider();
     server.route('GET', '/api/me', { status: 401, json: { error: 'invalid_token' } });
-    const err = await failure(call(connector({}), CLIENT, storeOf(replicaA)));
+    const err = await failure(call(connector({}), CLIENT, storeOf(replicaA), 'alice', http));
     expect(err.code).toBe('AUTH_FAILED');
     expect(provider.tokenCalls).toBe(2);
     expect(server.count('GET', '/api/me')).toBe(2);

@@ -11,6 +11,7 @@ import type { HttpRequestFn } from '../../src/domain/connector-type.js';
 import { ConnectorError } from '../../src/domain/connector-error.js';
 import { bindingKey, connectorKey, type RateLimits } from '../../src/domain/token-bucket.js';
 import { Limits1764100000002 } from '../../src/infra/migrations/1764100000002-limits.js';
+import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { RateLimiter } from '../../src/infra/rate-limiter.js';
 
 let db: TestDatabase;
@@ -410,6 +411,24 @@ describe('upstream headers', () => {
     const k3 = freshKey();
     await (await limiter.observe(request as HttpRequestFn, k3)(`${server.url}/plenty`)).body.dump();
     expect(await sqlRows(poolA, 'SELECT 1 FROM rate_limit_buckets WHERE key = $1', [k3])).toEqual([]);
+  });
+
+  it('observe() notes the answers a client reads whole with `text` too, and keeps `text` only where the client has it', async () => {
+    const limiter = new RateLimiter(poolA, { leaseMs: 0 });
+    const other = new RateLimiter(poolB, { leaseMs: 0 });
+    server.route('GET', '/limited3', { status: 429, json: { error: 'slow down' }, headers: { 'retry-after': '2' } });
+    const http = createGuardedHttp({ allow: '127.0.0.1' });
+    try {
+      const k = freshKey();
+      const observed = limiter.observe(http, k);
+      const res = await observed.text!(`${server.url}/limited3`, {}, { maxBytes: 1000, errorBytes: 100, label: 'limited' });
+      expect(res.statusCode).toBe(429);
+      expect(JSON.parse(res.text)).toEqual({ error: 'slow down' });
+      expect((await caught(other.acquire(k, { second: 10 }, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(1500);
+    } finally {
+      await http.close();
+    }
+    expect(limiter.observe(request as HttpRequestFn, freshKey()).text).toBeUndefined();
   });
 
   it('observe() never fails the call when noting fails, and reports why', async () => {
