@@ -38,6 +38,9 @@ const POLL_MS = 10;
 const TRIAL_TIMEOUT_MS = 120_000;
 const REFERENCE = { langgraphMemorySaverInvokesPerSecondAt50: 237 };
 const TARGET_RUNS_PER_SECOND = 200;
+// The same target against the reference run in this script: 200 runs/s was set beside LangGraph + MemorySaver's
+// 237 invokes/s on this machine class, i.e. ≥ 0.84× it — the form that holds on a faster or slower host.
+const TARGET_RATIO_TO_LANGGRAPH_MEMORY = Number((TARGET_RUNS_PER_SECOND / REFERENCE.langgraphMemorySaverInvokesPerSecondAt50).toFixed(3));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -163,6 +166,7 @@ const oursPerNode = median(byMode.perNode.ours);
 const lgMem = median(samples.lgMem);
 const lgPg = median(samples.lgPg);
 const meets = ours >= TARGET_RUNS_PER_SECOND;
+const meetsRatio = ours / lgMem >= TARGET_RATIO_TO_LANGGRAPH_MEMORY;
 const cpuOf = (xs) => Object.fromEntries(Object.keys(xs[0]).map((k) => [k, Number(median(xs.map((x) => x[k])).toFixed(2))]));
 const cpuPerRun = cpuOf(samples.oursCpuPerRun);
 const cpuPerRunUnbatched = cpuOf(byMode.perNode.oursCpuPerRun);
@@ -192,7 +196,9 @@ Reference measured earlier: LangGraph + MemorySaver ${REFERENCE.langgraphMemoryS
 Every node committed on its own (PURE_NODE_BATCH=0): CPU ms per run orchestrator ${fmt(cpuPerRunUnbatched.orchestrator, 2)}, PostgreSQL ${fmt(cpuPerRunUnbatched.postgresStackDb, 2)}, NATS ${fmt(cpuPerRunUnbatched.nats, 2)};
 StartRun RPC p50 ${fmt(median(p.oursStartRunLatency), 1)} ms.
 Target: ≥ ${TARGET_RUNS_PER_SECOND} ten-step durable runs/s through gRPC: pure steps committed together ${meets ? 'MET' : 'NOT MET'} (${fmt(ours, 1)} runs/s, ${fmt(ours / TARGET_RUNS_PER_SECOND, 2)}× the target);
-every step committed ${oursPerNode >= TARGET_RUNS_PER_SECOND ? 'MET' : 'NOT MET'} (${fmt(oursPerNode, 1)} runs/s).`);
+every step committed ${oursPerNode >= TARGET_RUNS_PER_SECOND ? 'MET' : 'NOT MET'} (${fmt(oursPerNode, 1)} runs/s).
+The same target as a ratio to this run's LangGraph + MemorySaver (${TARGET_RUNS_PER_SECOND} ÷ ${REFERENCE.langgraphMemorySaverInvokesPerSecondAt50} = ≥ ${TARGET_RATIO_TO_LANGGRAPH_MEMORY}× it,
+independent of how fast this host is today): ${meetsRatio ? 'MET' : 'NOT MET'} (${fmt(ours / lgMem, 2)}×; LangGraph ran ${fmt(lgMem, 1)} invokes/s here).`);
 
 writeResult('c', {
   benchmark: 'orchestrator-c-throughput',
@@ -239,6 +245,12 @@ writeResult('c', {
     },
   },
   reference: REFERENCE,
-  target: { runsPerSecondAtLeast: TARGET_RUNS_PER_SECOND, met: meets, metWithEveryNodeCommitted: oursPerNode >= TARGET_RUNS_PER_SECOND },
+  target: {
+    runsPerSecondAtLeast: TARGET_RUNS_PER_SECOND,
+    met: meets,
+    metWithEveryNodeCommitted: oursPerNode >= TARGET_RUNS_PER_SECOND,
+    ratioToLanggraphMemoryAtLeast: TARGET_RATIO_TO_LANGGRAPH_MEMORY,
+    metAsRatio: meetsRatio,
+  },
 });
 process.exit(0);
