@@ -27,10 +27,15 @@ class FakeRegistry {
   heartbeats: string[] = [];
   registerAnswers: Array<PluginError | { instanceId: string; heartbeatIntervalSeconds: number }> = [];
   heartbeatAnswers: Array<boolean | PluginError> = [];
+  deregisters: Array<{ name: string; instanceId: string; deadlineMs: number }> = [];
+  deregisterAnswer: boolean | PluginError = true;
+  /** Holds register() answers until released (a registration in flight). */
+  gate: Promise<void> | undefined;
   closed = false;
   address = 'fake:1';
   async register(req: RegisterPluginRequest) {
     this.registers.push(req);
+    if (this.gate) await this.gate;
     const next = this.registerAnswers.shift() ?? {
       instanceId: `i${this.registers.length}`,
       heartbeatIntervalSeconds: 1,
@@ -43,6 +48,12 @@ class FakeRegistry {
     const next = this.heartbeatAnswers.shift() ?? true;
     if (next instanceof PluginError) throw next;
     return next;
+  }
+  async deregister(name: string, instanceId: string, deadlineMs: number) {
+    if (this.closed) throw PluginError.unavailable('the client is closed');
+    this.deregisters.push({ name, instanceId, deadlineMs });
+    if (this.deregisterAnswer instanceof PluginError) throw this.deregisterAnswer;
+    return this.deregisterAnswer;
   }
   close() {
     this.closed = true;
@@ -101,9 +112,55 @@ describe('RegistryLink', () => {
     });
     await until(() => registry.heartbeats.length >= 3);
     expect(new Set(registry.heartbeats)).toEqual(new Set(['i1']));
-    l.stop();
-    expect(registry.closed).toBe(true);
+    const stopping = l.stop();
     expect(l.status).toEqual({ state: 'stopped' });
+    await stopping;
+    expect(registry.deregisters).toEqual([{ name: 'demo', instanceId: 'i1', deadlineMs: expect.any(Number) }]);
+    expect(registry.closed).toBe(true);
+    const beats = registry.heartbeats.length;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(registry.heartbeats).toHaveLength(beats);
+    await l.stop(); // twice: the same stop, no second deregistration
+    expect(registry.deregisters).toHaveLength(1);
+  });
+
+  it('deregisters a registration that was still in flight when it stopped', async () => {
+    const registry = new FakeRegistry();
+    let release!: () => void;
+    registry.gate = new Promise<void>((r) => (release = r));
+    const { l } = link(registry);
+    l.start();
+    await until(() => registry.registers.length === 1);
+    const stopping = l.stop();
+    release();
+    await stopping;
+    expect(registry.deregisters.map((d) => d.instanceId)).toEqual(['i1']);
+    expect(registry.heartbeats).toEqual([]);
+    expect(registry.closed).toBe(true);
+  });
+
+  it('still stops, and says why, when the registry cannot be told', async () => {
+    const registry = new FakeRegistry();
+    registry.deregisterAnswer = PluginError.unavailable('connect ECONNREFUSED');
+    const { l, lines } = link(registry);
+    l.start();
+    await l.registered();
+    await l.stop();
+    expect(registry.closed).toBe(true);
+    expect(lines.join('')).toContain('could not deregister; the registry retires this instance after its missed heartbeats');
+  });
+
+  it('does not wait past the deadline for a registration that never answers', async () => {
+    const registry = new FakeRegistry();
+    registry.gate = new Promise<void>(() => undefined);
+    const { l } = link(registry);
+    l.start();
+    await until(() => registry.registers.length === 1);
+    const t0 = Date.now();
+    await l.stop(100);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(registry.deregisters).toEqual([]);
+    expect(registry.closed).toBe(true);
   });
 
   it('retries while the registry is unreachable, then registers', async () => {

@@ -6,6 +6,7 @@ import { Client, credentials, Metadata, type MethodDefinition } from '@grpc/grpc
 import { fromServiceError } from './errors.js';
 import {
   pluginRegistryService,
+  type DeregisterPluginResponse,
   type HeartbeatPluginResponse,
   type RegisterPluginRequest,
   type RegisterPluginResponse,
@@ -44,6 +45,16 @@ export class RegistryClient {
       deadlineMs,
     );
     return res.known;
+  }
+
+  /** True when the registry removed the instance; false when it did not know it. */
+  async deregister(name: string, instanceId: string, deadlineMs = 2_000): Promise<boolean> {
+    const res = await this.unary<{ name: string; instanceId: string }, DeregisterPluginResponse>(
+      pluginRegistryService.DeregisterPlugin!,
+      { name, instanceId },
+      deadlineMs,
+    );
+    return res.removed;
   }
 
   close(): void {

@@ -133,7 +133,8 @@ export async function servePlugin(
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      link?.stop();
+      // Leave the registry first, so no new calls are sent here while running ones finish.
+      await link?.stop();
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
           log.warn('calls still running at shutdown; cancelling them');

@@ -26,11 +26,12 @@ function service(name: string): ServiceDefinition {
 /** Served by every plugin: `Invoke`. */
 export const connectorPluginService = service('ConnectorPluginService');
 
-/** Served by connector-runtime: `RegisterPlugin`, `HeartbeatPlugin`, `ListPlugins`, `GetPlugin`, `SetPluginEnabled`. */
+/** Served by connector-runtime: `RegisterPlugin`, `HeartbeatPlugin`, `DeregisterPlugin`, `ListPlugins`, `GetPlugin`, `SetPluginEnabled`. */
 export const pluginRegistryService = service('PluginRegistryService');
 
 export type RegisterPluginRequest = connector.RegisterPluginRequest;
 export type RegisterPluginResponse = connector.RegisterPluginResponse;
 export type HeartbeatPluginResponse = connector.HeartbeatPluginResponse;
+export type DeregisterPluginResponse = connector.DeregisterPluginResponse;
 export type InvokeRequest = connector.InvokeRequest;
 export type InvokeResponse = connector.InvokeResponse;

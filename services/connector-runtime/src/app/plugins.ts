@@ -39,6 +39,8 @@ export interface PluginView extends Omit<StoredPlugin, 'instances' | 'enabled'> 
   configKeys: string[];
 }
 
+const INSTANCE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export class Plugins {
   constructor(
     private readonly repo: PluginRepository,
@@ -82,7 +84,7 @@ export class Plugins {
   async heartbeat(name: string, instanceId: string): Promise<boolean> {
     if (!name) throw AppError.invalid('name', 'is required');
     // An id that is not a UUID cannot be ours; answering "unknown" makes the plugin register again.
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(instanceId)) return false;
+    if (!INSTANCE_ID.test(instanceId)) return false;
     const known = await this.repo.heartbeat(name, instanceId);
     if (!known)
       this.log.info(
@@ -90,6 +92,21 @@ export class Plugins {
         'heartbeat from an unknown plugin instance; asking it to register again',
       );
     return known;
+  }
+
+  /**
+   * DeregisterPlugin: the instance leaves at once (a plugin shutting down), so
+   * calls go to the plugin's other live instances — or answer UNAVAILABLE —
+   * instead of failing until its missed heartbeats mark it gone. Holding the
+   * instance id is the proof of identity, as for heartbeats.
+   */
+  async deregister(name: string, instanceId: string): Promise<boolean> {
+    if (!name) throw AppError.invalid('name', 'is required');
+    if (!instanceId) throw AppError.invalid('instance_id', 'is required');
+    if (!INSTANCE_ID.test(instanceId)) throw AppError.invalid('instance_id', 'is not an instance id RegisterPlugin gave out (a UUID)');
+    const removed = await this.repo.deregister(name, instanceId);
+    this.log.info({ plugin: name, instanceId, removed }, removed ? 'plugin instance deregistered' : 'deregistration of an unknown plugin instance');
+    return removed;
   }
 
   async list(userId: string): Promise<PluginView[]> {

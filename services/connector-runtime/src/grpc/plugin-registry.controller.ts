@@ -69,6 +69,10 @@ export class PluginRegistryController implements connector.PluginRegistryService
     return { known: await this.plugins.heartbeat(req.name, req.instanceId) };
   }
 
+  async deregisterPlugin(req: connector.DeregisterPluginRequest): Promise<connector.DeregisterPluginResponse> {
+    return { removed: await this.plugins.deregister(req.name, req.instanceId) };
+  }
+
   async listPlugins(req: connector.ListPluginsRequest): Promise<connector.ListPluginsResponse> {
     return { plugins: (await this.plugins.list(req.principal?.userId ?? '')).map(pluginToWire) };
   }

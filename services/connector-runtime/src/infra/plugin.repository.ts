@@ -99,6 +99,16 @@ export class PluginRepository {
     return rows.length > 0;
   }
 
+  /** Removes the instance; true when it was there. */
+  async deregister(plugin: string, instanceId: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.kit.db,
+      'DELETE FROM agent_plugin_instances WHERE instance_id = $1 AND plugin_name = $2 RETURNING instance_id',
+      [instanceId, plugin],
+    );
+    return rows.length > 0;
+  }
+
   async find(name: string): Promise<StoredPlugin | null> {
     return (await this.select('WHERE r.plugin_name = $1', [name]))[0] ?? null;
   }

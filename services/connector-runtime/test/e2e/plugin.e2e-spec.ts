@@ -6,7 +6,8 @@
  * Slack. The plugin registers, a user enables it with a webhook pointing at
  * the stand-in, an `existing_tool` connector posts through it exactly once
  * per idempotency key; when the plugin dies its tools answer UNAVAILABLE with
- * a retry-after, and when it comes back it registers again and works.
+ * a retry-after, and when it comes back it registers again and works; when it
+ * is stopped gracefully it deregisters and its tools answer UNAVAILABLE at once.
  *
  * Needs `pnpm --filter @af/plugin-sdk --filter @af/plugin-slack-webhook --filter @af/connector-runtime build`.
  */
@@ -85,6 +86,16 @@ class PluginProcess {
         clearTimeout(timer);
         reject(new Error(`plugin exited (${code}) before registering:\n${this.output.slice(from)}`));
       });
+    });
+  }
+
+  /** SIGTERM: a graceful stop (a rolling update), as `runPlugin` handles it. */
+  terminate(): Promise<number | null> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child?.exitCode ?? null);
+    return new Promise((resolve) => {
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
     });
   }
 
@@ -272,6 +283,22 @@ it('a restarted plugin registers again and takes calls', async () => {
   await until('plugin active', getPlugin, (p) => p.status === 'active');
   const res = await execute('back again', 'run4:notify:1');
   expect(res.result).toEqual({ results: [{ ok: true, status: 200 }], count: 1 });
+  expect(slack.count('POST', HOOK_PATH)).toBe(2);
+});
+
+it('a plugin stopped gracefully deregisters: its tools answer UNAVAILABLE at once, not after missed heartbeats', async () => {
+  expect((await getPlugin()).status).toBe('active');
+  expect(await slackPlugin.terminate()).toBe(0);
+  const exited = Date.now();
+  expect(slackPlugin.output).toContain('deregistered from the plugin registry');
+  // Straight after the exit: a killed plugin would count as live for three heartbeat intervals (3 s here),
+  // and calls would go to its closed port.
+  expect((await getPlugin()).status).toBe('inactive');
+  const err = await rejection(execute('after the stop', 'run5:notify:1'));
+  expect(Date.now() - exited).toBeLessThan(2_500);
+  expect(err.code).toBe('UNAVAILABLE');
+  expect(err.message).toContain('plugin slack-webhook is inactive');
+  expect(runtime.output).toContain('plugin instance deregistered');
   expect(slack.count('POST', HOOK_PATH)).toBe(2);
 });
 

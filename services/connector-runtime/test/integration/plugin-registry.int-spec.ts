@@ -4,6 +4,7 @@
  * controller) and for ConnectorPluginService (a scripted plugin served by
  * startGrpcServer, standing in for an @af/plugin-sdk plugin, which the e2e
  * test runs for real). Shows: registration rules and the token, heartbeats,
+ * deregistration,
  * per-user enablement with the config encrypted at rest, liveness, and
  * `existing_tool` calls reaching the plugin with the user's config.
  */
@@ -493,6 +494,55 @@ describe('invoking plugin tools', () => {
     expect((await call(registry.getPlugin({ principal: alice, name: 'slack-webhook' }))).plugin!.status).toBe(
       'active',
     );
+  });
+
+  it('a deregistered instance gets no more calls: the live ones take them, and with none left calls answer UNAVAILABLE', async () => {
+    await sqlRows(kit.db, 'DELETE FROM agent_plugin_instances');
+    const deadAddress = `127.0.0.1:${await freePort()}`;
+    const good = await call(registry.registerPlugin(registration()));
+    const gone = await call(registry.registerPlugin(registration({ address: deadAddress })));
+    expect((await call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: gone.instanceId }))).removed).toBe(true);
+    received.length = 0;
+    for (let i = 0; i < 8; i++) {
+      // Before, each call picked one of the two at random and half of them failed on the dead address.
+      await plugins.invoke('slack-webhook', 'post_message', { text: `m${i}` }, { timeoutMs: 2000, ownerUserId: 'alice' });
+    }
+    expect(received).toHaveLength(8);
+    expect((await call(registry.getPlugin({ principal: alice, name: 'slack-webhook' }))).plugin).toMatchObject({
+      status: 'active',
+      address: pluginAddress,
+    });
+
+    expect((await call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: good.instanceId }))).removed).toBe(true);
+    const down = await rejection(
+      plugins.invoke('slack-webhook', 'post_message', { text: 'x' }, { timeoutMs: 1000, ownerUserId: 'alice' }),
+    );
+    expect(down).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringContaining('no running instance') });
+    // Its heartbeat now asks it to register again; deregistering twice is no error.
+    expect((await call(registry.heartbeatPlugin({ name: 'slack-webhook', instanceId: good.instanceId }))).known).toBe(false);
+    expect((await call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: good.instanceId }))).removed).toBe(false);
+    await call(registry.registerPlugin(registration()));
+  });
+
+  it('deregistration names the field it cannot use, and only the holder of an instance id can end it', async () => {
+    const { instanceId } = await call(registry.registerPlugin(registration()));
+    expect(await rejection(call(registry.deregisterPlugin({ name: '', instanceId })))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      violations: [{ field: 'name', reason: 'is required' }],
+    });
+    expect(await rejection(call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: '' })))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      violations: [{ field: 'instance_id', reason: 'is required' }],
+    });
+    expect(
+      await rejection(call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: "x' OR 1=1" }))),
+    ).toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'instance_id', reason: expect.stringContaining('UUID') }] });
+    // Another plugin's name with this id, or a made-up id: nothing removed.
+    expect((await call(registry.deregisterPlugin({ name: 'other', instanceId }))).removed).toBe(false);
+    expect(
+      (await call(registry.deregisterPlugin({ name: 'slack-webhook', instanceId: '00000000-0000-4000-8000-000000000000' }))).removed,
+    ).toBe(false);
+    expect((await call(registry.heartbeatPlugin({ name: 'slack-webhook', instanceId }))).known).toBe(true);
   });
 
   it('answers FAILED_PRECONDITION for an operator-disabled plugin, which lists as disabled', async () => {

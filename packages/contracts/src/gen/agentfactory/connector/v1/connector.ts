@@ -332,6 +332,17 @@ export interface HeartbeatPluginResponse {
   known: boolean;
 }
 
+export interface DeregisterPluginRequest {
+  name: string;
+  /** The id RegisterPlugin gave this instance (only its holder can end it). */
+  instanceId: string;
+}
+
+export interface DeregisterPluginResponse {
+  /** False when the registry did not know this instance (already gone or forgotten). */
+  removed: boolean;
+}
+
 export interface ListPluginsRequest {
   principal: Principal | undefined;
 }
@@ -4596,6 +4607,143 @@ export const HeartbeatPluginResponse: MessageFns<HeartbeatPluginResponse> = {
   },
 };
 
+function createBaseDeregisterPluginRequest(): DeregisterPluginRequest {
+  return { name: "", instanceId: "" };
+}
+
+export const DeregisterPluginRequest: MessageFns<DeregisterPluginRequest> = {
+  encode(message: DeregisterPluginRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.instanceId !== "") {
+      writer.uint32(18).string(message.instanceId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeregisterPluginRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeregisterPluginRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.instanceId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeregisterPluginRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      instanceId: isSet(object.instanceId)
+        ? globalThis.String(object.instanceId)
+        : isSet(object.instance_id)
+        ? globalThis.String(object.instance_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeregisterPluginRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.instanceId !== "") {
+      obj.instanceId = message.instanceId;
+    }
+    return obj;
+  },
+};
+
+function createBaseDeregisterPluginResponse(): DeregisterPluginResponse {
+  return { removed: false };
+}
+
+export const DeregisterPluginResponse: MessageFns<DeregisterPluginResponse> = {
+  encode(message: DeregisterPluginResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.removed !== false) {
+      writer.uint32(8).bool(message.removed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeregisterPluginResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeregisterPluginResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.removed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeregisterPluginResponse {
+    return { removed: isSet(object.removed) ? globalThis.Boolean(object.removed) : false };
+  },
+
+  toJSON(message: DeregisterPluginResponse): unknown {
+    const obj: any = {};
+    if (message.removed !== false) {
+      obj.removed = message.removed;
+    }
+    return obj;
+  },
+};
+
 function createBaseListPluginsRequest(): ListPluginsRequest {
   return { principal: undefined };
 }
@@ -5553,6 +5701,13 @@ export interface PluginRegistryServiceClient {
 
   heartbeatPlugin(request: HeartbeatPluginRequest, metadata?: Metadata): Observable<HeartbeatPluginResponse>;
 
+  /**
+   * A plugin instance that is shutting down leaves at once: calls stop going to it
+   * instead of failing until its missed heartbeats mark it gone.
+   */
+
+  deregisterPlugin(request: DeregisterPluginRequest, metadata?: Metadata): Observable<DeregisterPluginResponse>;
+
   listPlugins(request: ListPluginsRequest, metadata?: Metadata): Observable<ListPluginsResponse>;
 
   getPlugin(request: GetPluginRequest, metadata?: Metadata): Observable<GetPluginResponse>;
@@ -5575,6 +5730,16 @@ export interface PluginRegistryServiceController {
     metadata?: Metadata,
   ): Promise<HeartbeatPluginResponse> | Observable<HeartbeatPluginResponse> | HeartbeatPluginResponse;
 
+  /**
+   * A plugin instance that is shutting down leaves at once: calls stop going to it
+   * instead of failing until its missed heartbeats mark it gone.
+   */
+
+  deregisterPlugin(
+    request: DeregisterPluginRequest,
+    metadata?: Metadata,
+  ): Promise<DeregisterPluginResponse> | Observable<DeregisterPluginResponse> | DeregisterPluginResponse;
+
   listPlugins(
     request: ListPluginsRequest,
     metadata?: Metadata,
@@ -5595,7 +5760,14 @@ export interface PluginRegistryServiceController {
 
 export function PluginRegistryServiceControllerMethods() {
   return function (constructor: Function) {
-    const grpcMethods: string[] = ["registerPlugin", "heartbeatPlugin", "listPlugins", "getPlugin", "setPluginEnabled"];
+    const grpcMethods: string[] = [
+      "registerPlugin",
+      "heartbeatPlugin",
+      "deregisterPlugin",
+      "listPlugins",
+      "getPlugin",
+      "setPluginEnabled",
+    ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcMethod("PluginRegistryService", method)(constructor.prototype[method], method, descriptor);
