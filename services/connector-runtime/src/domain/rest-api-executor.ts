@@ -293,7 +293,7 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
     } as RequestOptions;
     const res = fetch.text
       ? await fetch.text(req.url, options, { maxBytes, errorBytes: ERROR_BODY_BYTES, label: call.label })
-      : await streamed(await fetch(req.url, options), maxBytes, call.label);
+      : await streamed(await fetch(req.url, options), maxBytes, call.label, req.method === 'HEAD');
     const status = res.statusCode;
     if (status === 401 && call.session && token !== undefined && attempt === 0) {
       token = await call.session.replaceRejected(token);
@@ -312,12 +312,19 @@ async function fetchPage(call: Call, overrides: PageOverrides): Promise<Page> {
 
 /**
  * A `request` answer read as `HttpTextFn` reads it: a 2xx body whole (at most
- * `maxBytes`), of any other only the start (the rest is discarded with the socket).
+ * `maxBytes`), of any other only the start (the rest is discarded with the
+ * socket); a HEAD answer has no body, whatever its Content-Length says.
  */
-async function streamed(res: Dispatcher.ResponseData<unknown>, maxBytes: number, label: string): Promise<HttpTextResponse> {
+async function streamed(
+  res: Dispatcher.ResponseData<unknown>,
+  maxBytes: number,
+  label: string,
+  head: boolean,
+): Promise<HttpTextResponse> {
   const status = res.statusCode;
-  const text =
-    status >= 200 && status < 300
+  const text = head
+    ? (await res.body.dump(), '')
+    : status >= 200 && status < 300
       ? await readResponseText(res, maxBytes, label)
       : await readBody(res.body, ERROR_BODY_BYTES, label, 'truncate');
   return { statusCode: status, headers: res.headers, text };

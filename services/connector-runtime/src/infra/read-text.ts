@@ -41,6 +41,7 @@ export function dispatchText(
     let ok = true;
     let settled = false;
     let abortReason: unknown;
+    const head = options.method === 'HEAD';
 
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -86,7 +87,8 @@ export function dispatchText(
         size = 0;
         ok = status < 300;
         cap = ok ? limits.maxBytes : limits.errorBytes;
-        if (!ok) return;
+        // A HEAD answer's Content-Length is the resource's size; no body follows.
+        if (!ok || head) return;
         const declared = responseHeaders['content-length'];
         const length = typeof declared === 'string' && /^\d{1,15}$/.test(declared) ? Number(declared) : undefined;
         if (length !== undefined && length > limits.maxBytes) tooLarge();

@@ -255,6 +255,15 @@ endpoints:
       expect(server.requests[0]?.method).toBe('HEAD');
     });
 
+    it('HEAD of a large resource: its Content-Length is the resource\'s, not a body, so no size limit applies', async () => {
+      server.route('HEAD', '/api/items/:id', { headers: { 'content-length': String(50 * 1024 * 1024), etag: '"big"' } });
+
+      expect(await run(load(ITEMS_YAML), 'probe', { id: '2' })).toEqual({
+        results: [{ status: 200, etag: '"big"' }],
+        count: 1,
+      });
+    });
+
     it('maps upstream failures of writes like reads (422 → INVALID_ARGUMENT, 409 → UPSTREAM_ERROR)', async () => {
       server.route('POST', '/api/orgs/:org/items', { status: 422, json: { error: 'title taken' } });
       server.route('PUT', '/api/items/:id', { status: 409 });
