@@ -6,3 +6,4 @@ export * from './stack.js';
 export * from './sse.js';
 export * from './http.js';
 export * from './fixture-server.js';
+export * from './wait.js';

@@ -24,6 +24,7 @@ import {
   ServiceProcess,
   startFixtureServer,
   TEST_NATS_URL,
+  until,
   type FixtureServer,
   type TestDatabase,
 } from '@af/testing';
@@ -124,21 +125,6 @@ async function rejection(p: Promise<unknown>): Promise<AppError> {
     return err as AppError;
   }
   throw new Error('expected the call to fail');
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T>,
-  ok: (v: T) => boolean,
-  ms = 15_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`${what} not reached; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const execute = (text: string, idempotencyKey: string, extra: Record<string, unknown> = {}) =>
@@ -269,7 +255,7 @@ it('bad inputs are refused naming the field, by the connector or by the pluginâ€
 
 it('a dead plugin goes inactive after three missed heartbeats and its tools answer UNAVAILABLE with a retry-after', async () => {
   await slackPlugin.kill();
-  await until('plugin inactive', getPlugin, (p) => p.status === 'inactive');
+  await until('plugin inactive', async () => ((await getPlugin()).status === 'inactive' ? true : undefined), 15_000, 200);
   const err = await rejection(execute('while down', 'run3:notify:1'));
   expect(err.code).toBe('UNAVAILABLE');
   expect(err.message).toContain('plugin slack-webhook is inactive');
@@ -280,7 +266,7 @@ it('a dead plugin goes inactive after three missed heartbeats and its tools answ
 
 it('a restarted plugin registers again and takes calls', async () => {
   await slackPlugin.start();
-  await until('plugin active', getPlugin, (p) => p.status === 'active');
+  await until('plugin active', async () => ((await getPlugin()).status === 'active' ? true : undefined), 15_000, 200);
   const res = await execute('back again', 'run4:notify:1');
   expect(res.result).toEqual({ results: [{ ok: true, status: 200 }], count: 1 });
   expect(slack.count('POST', HOOK_PATH)).toBe(2);

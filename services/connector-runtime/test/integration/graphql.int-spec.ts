@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '@af/testing';
 import { request } from 'undici';
 import {
-  ConnectorError,
   executeEndpoint,
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
 import { InMemoryOAuthTokenCache } from '../../src/domain/oauth-token-cache.js';
+import { failure } from './failure.js';
 
 const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-graphql.connector.yaml'), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/graphql', name), 'utf8');
@@ -49,15 +49,6 @@ function ctx(extra: Partial<ExecutionContext> = {}): ExecutionContext {
   return { http: request, ...extra };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('the seed github-repos connector', () => {
   it('search_repos POSTs the query with typed variables and bearer auth, and maps the records', async () => {

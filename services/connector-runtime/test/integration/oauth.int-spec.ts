@@ -16,7 +16,6 @@ import {
 import { request } from 'undici';
 import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config.js';
 import {
-  ConnectorError,
   executeEndpoint,
   parseConnectorDefinition,
   requiredCredentials,
@@ -29,6 +28,7 @@ import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init
 import { OAuthTokens1764100000000 } from '../../src/infra/migrations/1764100000000-oauth-tokens.js';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { PgOAuthTokenStore } from '../../src/infra/oauth-token.store.js';
+import { failure } from './failure.js';
 
 const KEYS = `k1:${generateKeyBase64()}`;
 const CLIENT = { client_id: 'client-abc', client_secret: 'S3cr3t+/=client' };
@@ -177,15 +177,6 @@ const call = (
 
 const tokenOf = async (p: ReturnType<typeof call>) => (await p).results[0]?.token;
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 beforeEach(() => server.reset());
 

@@ -14,12 +14,12 @@ import { request } from 'undici';
 import type { HttpRequestFn } from '../../src/domain/index.js';
 import { createGuardedHttp, type GuardedHttp } from '../../src/infra/guarded-http.js';
 import {
-  ConnectorError,
   executeEndpoint,
   parseConnectorYaml,
   requiredCredentials,
   type ConnectorDefinition,
 } from '../../src/domain/index.js';
+import { failure } from './failure.js';
 
 const guardedClients: GuardedHttp[] = [];
 afterAll(async () => {
@@ -65,15 +65,6 @@ describe.each([
     creds: Record<string, string> = {},
   ) => executeEndpoint(def, endpoint, inputs, creds, { http: client() });
 
-  async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-    try {
-      await promise;
-    } catch (err) {
-      expect(err).toBeInstanceOf(ConnectorError);
-      return err as ConnectorError;
-    }
-    throw new Error('expected the call to fail');
-  }
 
   const ITEMS_YAML = `
 id: items-api

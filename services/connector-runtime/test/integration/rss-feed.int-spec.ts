@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { startFixtureServer, type FixtureResponse, type FixtureServer } from '@af/testing';
 import { request } from 'undici';
 import {
-  ConnectorError,
   executeEndpoint,
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
+import { failure } from './failure.js';
 
 const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-rss-feed.connector.yaml'), 'utf8');
 const HOUR = 3_600_000;
@@ -66,15 +66,6 @@ function ctx(extra: Partial<ExecutionContext> = {}): ExecutionContext {
   return { http: request, ...extra };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('the seed federal-register connector', () => {
   it('get_recent: both feeds, last 24 h, de-duplicated, newest first, mapped as the seed says', async () => {

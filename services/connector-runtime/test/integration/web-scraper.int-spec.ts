@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { startFixtureServer, type FixtureResponse, type FixtureServer } from '@af/testing';
 import { request } from 'undici';
 import {
-  ConnectorError,
   executeEndpoint,
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
+import { failure } from './failure.js';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/web', name), 'utf8');
 const html = (name: string, extra: Partial<FixtureResponse> = {}): FixtureResponse => ({
@@ -93,15 +93,6 @@ function ctx(extra: Partial<ExecutionContext> = {}): ExecutionContext {
   return { http: request, ...extra };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const ALL_RECORDS = (url: string) => [
   {

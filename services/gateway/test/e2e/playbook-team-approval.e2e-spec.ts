@@ -7,7 +7,7 @@
  * refused with 400 naming the field. All through the gateway, with the real
  * services as processes.
  */
-import { http, startStack, type Stack } from '@af/testing';
+import { http, startStack, type Stack, until } from '@af/testing';
 
 interface User {
   id: string;
@@ -63,16 +63,6 @@ function playbook(team: string[], id = 'team-reviewed-publish'): string {
 }
 
 const rows = [{ name: 'Acme' }, { name: 'Globex' }];
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const finished = (runId: string): Promise<any> =>
   until(`run ${runId} to finish`, async () => {

@@ -12,7 +12,7 @@
  */
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient } from '@af/service-kit';
-import { http, startStack, type Stack } from '@af/testing';
+import { http, startStack, type Stack, until } from '@af/testing';
 
 interface User {
   id: string;
@@ -48,16 +48,6 @@ async function startPlan(as: User, nodes: plan.PlanNode[], teamIds: string[] = [
     runs.startRun({ principal: { userId: as.id, teamIds }, plan: { nodes } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
   );
   return run!.id;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function finished(runId: string): Promise<any> {

@@ -1,0 +1,13 @@
+/** Shared by the integration specs: the ConnectorError a call must fail with. */
+import { ConnectorError } from '../../src/domain/connector-error.js';
+
+/** Awaits `promise`, expects it to reject with a ConnectorError, and returns that error. */
+export async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConnectorError);
+    return err as ConnectorError;
+  }
+  throw new Error('expected the call to fail');
+}
