@@ -1,13 +1,15 @@
 // bench/connectors (a): what connector-runtime's execution path costs per call
 // on top of a raw HTTP request.
 //
-//   RAW        undici `request(url)` + `body.json()` of the same URL
+//   RAW        undici `request(url)` + `body.json()` of the same URL, on the
+//              npm undici connector-runtime ships (its default `Agent`, set
+//              as the global dispatcher here: see "Which undici" below)
 //   RAW_OPTS   the same, with the options every connector request carries
 //              (method, an accept header, an abort signal): a reference for
 //              what undici itself charges for them
-//   RAW_AGENT  RAW_OPTS through a dispatcher of the npm undici (an `Agent` of
-//              its own, as the SSRF guard has) instead of the global one — a
-//              reference for PIPELINE, whose HTTP goes through such an Agent
+//   RAW_NODE   RAW through Node's bundled undici (the dispatcher Node's own
+//              `fetch` installed as the global one before this script set
+//              it) — a reference only, for the version difference
 //   EXECUTE    `executeEndpoint(def, 'search_contributions', …)` from the built
 //              domain (parameter coercion, request building, status mapping,
 //              size-capped body read, response mapping) with undici `request`
@@ -34,7 +36,17 @@
 // disturbed by other work on the machine than wall time). Target: EXECUTE,
 // GUARDED and PIPELINE ≤ RAW + 15 %, judged per round against that round's
 // RAW (the median of those ratios), which cancels load that drifts between
-// rounds. RAW stays the plain call on undici's global dispatcher.
+// rounds.
+//
+// Which undici. "Raw undici" is the undici package the service uses: npm
+// undici (connector-runtime's dependency), the same version on both sides.
+// Until 2026-11-22 RAW ran on whatever had installed itself as the global
+// dispatcher first, which in this script is Node's bundled undici (6.x in
+// Node 20) — another release of the library, without the idle-socket check
+// npm undici 7.30.2 makes before it reuses a keep-alive connection (one
+// event-loop turn, GHSA-35p6-xmwp-9g52). That put a version difference of
+// about 6 points into every figure of the pipeline, whose SSRF guard must use
+// an npm-undici Agent. RAW_NODE keeps that comparison on record.
 //
 //   node bench/connectors/a-overhead.bench.mjs [rounds=10] [calls=1000]
 //
@@ -134,10 +146,13 @@ try {
   });
   const pipelineCall = { ownerUserId: 'bench-user', def, endpoint: 'search_contributions', inputs, credentials: {} };
   const rawSignal = new AbortController().signal;
-  const ownAgent = new undici.Agent();
-  agentClose = () => ownAgent.close();
-  const globalDispatcher = undici.getGlobalDispatcher();
-  const globalIsNpmUndici = globalDispatcher instanceof undici.Dispatcher;
+  // Node's bundled undici, if its fetch installed the global dispatcher first (kept as RAW_NODE) …
+  const previousGlobal = undici.getGlobalDispatcher();
+  const nodeDispatcher = previousGlobal instanceof undici.Dispatcher ? null : previousGlobal;
+  // … and raw undici = the npm undici the service ships, for RAW, RAW_OPTS, EXECUTE and GUARDED.
+  const npmAgent = new undici.Agent();
+  undici.setGlobalDispatcher(npmAgent);
+  agentClose = () => npmAgent.close();
 
   async function guarded(b, l) {
     const ticket = await b.admit(key, { label: 'fec-bench', trialTimeoutMs: 60_000 });
@@ -163,11 +178,13 @@ try {
       const body = await res.body.json();
       if (res.statusCode !== 200 || body.results.length !== 20) throw new Error('raw_opts: unexpected answer');
     },
-    raw_agent: async () => {
-      const res = await request(rawUrl, { method: 'GET', headers: { accept: 'application/json' }, signal: rawSignal, dispatcher: ownAgent });
-      const body = await res.body.json();
-      if (res.statusCode !== 200 || body.results.length !== 20) throw new Error('raw_agent: unexpected answer');
-    },
+    ...(nodeDispatcher && {
+      raw_node: async () => {
+        const res = await request(rawUrl, { dispatcher: nodeDispatcher });
+        const body = await res.body.json();
+        if (res.statusCode !== 200 || body.results.length !== 20) throw new Error('raw_node: unexpected answer');
+      },
+    }),
     execute: async () => {
       const r = await domain.executeEndpoint(def, 'search_contributions', inputs, {}, ctx);
       if (r.count !== 20) throw new Error('execute: unexpected result');
@@ -227,7 +244,9 @@ try {
   const mc = Object.fromEntries(Object.entries(cpuPerCall).map(([k, v]) => [k, median(v)]));
   const overhead = (x) => x / m.raw - 1;
   // Per round, each side against the same round's RAW, then the median: steadier on a busy machine.
-  const paired = (k) => median(perCall[k].map((v, i) => v / perCall.raw[i] - 1));
+  const pairedTo = (k, ref) => median(perCall[k].map((v, i) => v / perCall[ref][i] - 1));
+  const paired = (k) => pairedTo(k, 'raw');
+  const others = Object.keys(sides).filter((k) => k !== 'raw');
   const cpuOverhead = (x) => x / mc.raw - 1;
   const metBy = Object.fromEntries(['execute', 'guarded', 'pipeline'].map((k) => [k, paired(k) <= TARGET_OVERHEAD]));
   const metByMedians = Object.fromEntries(['execute', 'guarded', 'pipeline'].map((k) => [k, overhead(m[k]) <= TARGET_OVERHEAD]));
@@ -250,7 +269,7 @@ try {
     [
       row('RAW undici request + body.json()', 'raw'),
       row('RAW_OPTS + method, accept, signal', 'raw_opts'),
-      row('RAW_AGENT RAW_OPTS via an npm-undici Agent', 'raw_agent'),
+      ...(nodeDispatcher ? [row(`RAW_NODE RAW on Node's bundled undici ${process.versions.undici}`, 'raw_node')] : []),
       row('EXECUTE executeEndpoint', 'execute'),
       row('GUARDED + breaker + limiter (defaults)', 'guarded'),
       row('PIPELINE CallPipeline (SSRF guard, no cache)', 'pipeline'),
@@ -261,7 +280,7 @@ try {
 Shared statements over the ${callsMeasured} measured calls per side: GUARDED limiter ${lim.counter.statements}, breaker ${brk.counter.statements}
 (${brk.counter.transactions} transactions); PIPELINE ${pipe.counter.statements} (${pipe.counter.transactions} transactions); STRICT limiter ${strict.counter.statements}.
 Guards alone (admit + acquire + record, no HTTP, defaults): ${fmt(guardsOnlyUs, 2)} µs per call over ${MICRO_CALLS} calls.
-Target ≤ RAW + ${TARGET_OVERHEAD * 100} % (paired by round): EXECUTE ${metBy.execute ? 'MET' : 'NOT MET'} (${fmt(paired('execute') * 100, 1)} %), GUARDED ${metBy.guarded ? 'MET' : 'NOT MET'} (${fmt(paired('guarded') * 100, 1)} %), PIPELINE ${metBy.pipeline ? 'MET' : 'NOT MET'} (${fmt(paired('pipeline') * 100, 1)} %).`);
+${nodeDispatcher ? `Against RAW_NODE (Node's bundled undici, paired by round): PIPELINE ${fmt(pairedTo('pipeline', 'raw_node') * 100, 1)} %, RAW ${fmt(pairedTo('raw', 'raw_node') * 100, 1)} %.\n` : ''}Target ≤ RAW + ${TARGET_OVERHEAD * 100} % (paired by round): EXECUTE ${metBy.execute ? 'MET' : 'NOT MET'} (${fmt(paired('execute') * 100, 1)} %), GUARDED ${metBy.guarded ? 'MET' : 'NOT MET'} (${fmt(paired('guarded') * 100, 1)} %), PIPELINE ${metBy.pipeline ? 'MET' : 'NOT MET'} (${fmt(paired('pipeline') * 100, 1)} %).`);
 
   writeResult('a', {
     benchmark: 'connectors-a-overhead',
@@ -271,12 +290,12 @@ Target ≤ RAW + ${TARGET_OVERHEAD * 100} % (paired by round): EXECUTE ${metBy.e
       rounds: ROUNDS,
       callsPerRoundPerSide: CALLS,
       upstream: '@af/testing fixture server in a child process on 127.0.0.1; GET /v1/schedules/schedule_a/ answers 20 FEC-like rows (~4 KB JSON)',
-      raw: 'undici request(url) + body.json(), connector-runtime install of undici',
+      raw: `undici request(url) + body.json() on npm undici ${undiciVersion} (connector-runtime's install; a default Agent set as the global dispatcher)`,
       raw_opts: 'undici request(url, { method: GET, headers: { accept }, signal }) + body.json(): the options every connector request carries',
-      raw_agent: 'as raw_opts with dispatcher: new undici.Agent() (npm undici, like the SSRF guard\'s Agent)',
-      globalDispatcher: globalIsNpmUndici
-        ? `npm undici ${undiciVersion}`
-        : `Node's bundled undici ${process.versions.undici} (npm undici ${undiciVersion} is used by RAW_AGENT and PIPELINE)`,
+      raw_node: nodeDispatcher
+        ? `as raw, through Node's bundled undici ${process.versions.undici} (the global dispatcher Node's fetch had installed): a reference for the version difference, not the target's baseline`
+        : 'not run: no dispatcher of Node\'s bundled undici was installed',
+      undici: `RAW, RAW_OPTS, EXECUTE, GUARDED and PIPELINE all use npm undici ${undiciVersion}`,
       pipeline: 'CallPipeline.call({ ownerUserId, def, endpoint, inputs, credentials: {} }) from services/connector-runtime/dist/app: callWithRetries → breaker → limiter (leaseMs 100, syncMs 1000) → executeEndpoint with limiter.observe(createEgressGuard({ allow: "127.0.0.1" })); no cache_ttl_seconds, so no cache lookup',
       execute: 'executeEndpoint(def, "search_contributions", { contributor_name }, {}, { http: undici.request }) from services/connector-runtime/dist/domain',
       guarded: `breaker.admit → limiter.acquire(${JSON.stringify(LIMITS)}, maxWaitMs 1000) → executeEndpoint → breaker.record; RateLimiter leaseMs 100, CircuitBreaker syncMs 1000 (defaults), fresh database on the local PostgreSQL`,
@@ -286,10 +305,13 @@ Target ≤ RAW + ${TARGET_OVERHEAD * 100} % (paired by round): EXECUTE ${metBy.e
     results: {
       msPerCall: Object.fromEntries(Object.entries(perCall).map(([k, v]) => [k, stats(v)])),
       clientCpuMsPerCall: Object.fromEntries(Object.entries(cpuPerCall).map(([k, v]) => [k, stats(v)])),
-      cpuOverheadOverRaw: Object.fromEntries(['raw_opts', 'raw_agent', 'execute', 'guarded', 'pipeline', 'strict'].map((k) => [k, Number(cpuOverhead(mc[k]).toFixed(4))])),
+      cpuOverheadOverRaw: Object.fromEntries(others.map((k) => [k, Number(cpuOverhead(mc[k]).toFixed(4))])),
       singleCallMs: Object.fromEntries(Object.entries(latencies).map(([k, v]) => [k, stats(v, 3)])),
-      overheadOverRaw: Object.fromEntries(['raw_opts', 'raw_agent', 'execute', 'guarded', 'pipeline', 'strict'].map((k) => [k, Number(overhead(m[k]).toFixed(4))])),
-      pairedOverheadOverRaw: Object.fromEntries(['raw_opts', 'raw_agent', 'execute', 'guarded', 'pipeline', 'strict'].map((k) => [k, Number(paired(k).toFixed(4))])),
+      overheadOverRaw: Object.fromEntries(others.map((k) => [k, Number(overhead(m[k]).toFixed(4))])),
+      pairedOverheadOverRaw: Object.fromEntries(others.map((k) => [k, Number(paired(k).toFixed(4))])),
+      ...(nodeDispatcher && {
+        pairedOverheadOverRawNode: Object.fromEntries(Object.keys(sides).filter((k) => k !== 'raw_node').map((k) => [k, Number(pairedTo(k, 'raw_node').toFixed(4))])),
+      }),
       sharedStatements: {
         callsPerSide: callsMeasured,
         guardedLimiter: lim.counter.statements,
