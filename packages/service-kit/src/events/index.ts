@@ -1,6 +1,7 @@
 export * from './bus.js';
 export * from './subjects.js';
 export { JetStreamBus } from './jetstream-bus.js';
+export { AckedPublisher } from './acked-publisher.js';
 export { MemoryBus } from './memory-bus.js';
 export * from './frame-sequencer.js';
 export * from './run-frames.js';

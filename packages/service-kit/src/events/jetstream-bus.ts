@@ -10,6 +10,7 @@ import {
 } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '../logger.js';
+import { AckedPublisher } from './acked-publisher.js';
 import type { BusMessage, Closeable, ConsumeOptions, EventBus, WorkItem } from './bus.js';
 import { Subjects } from './subjects.js';
 
@@ -18,16 +19,20 @@ const EVENTS_MAX_AGE_MS = 7 * 24 * 3600_000;
 
 /** EventBus on NATS JetStream: streams created idempotently, publish with Nats-Msg-Id. */
 export class JetStreamBus implements EventBus {
+  private readonly publisher: AckedPublisher;
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly subjects: Subjects,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.publisher = new AckedPublisher(nc);
+  }
 
   static async connect(url: string, subjects: Subjects, log: Logger): Promise<JetStreamBus> {
-    // noAsyncTraces: a request (every JetStream publish) would otherwise build two Error objects with stack traces up front.
+    // noAsyncTraces: a request (JetStream API calls; publishes go through AckedPublisher) would otherwise build two Error objects with stack traces up front.
     const nc = await connect({ servers: url, name: `af-${process.pid}`, maxReconnectAttempts: -1, noAsyncTraces: true });
     const jsm = await jetstreamManager(nc);
     const bus = new JetStreamBus(nc, jetstream(nc), jsm, subjects, log);
@@ -72,7 +77,7 @@ export class JetStreamBus implements EventBus {
   }
 
   async publish(subject: string, data: Uint8Array, msgId: string): Promise<void> {
-    await this.js.publish(subject, data, { msgID: msgId });
+    await this.publisher.publish(subject, data, msgId);
   }
 
   async subscribe(filter: string, onMessage: (m: BusMessage) => void): Promise<Closeable> {
@@ -145,6 +150,8 @@ export class JetStreamBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    // Draining lets acks already on their way settle; what is still unacknowledged then fails.
     await this.nc.drain().catch(() => this.nc.close());
+    this.publisher.close();
   }
 }
