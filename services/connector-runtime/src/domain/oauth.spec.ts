@@ -6,7 +6,6 @@
 import { Readable } from 'node:stream';
 import { parseConnectorDefinition } from './connector-definition.js';
 import type { RestApiConnectorDefinition } from './connector-definition.schema.js';
-import { ConnectorError } from './connector-error.js';
 import type { HttpRequestFn, OAuthTokenCache, StoredOAuthToken } from './connector-type.js';
 import {
   OAUTH_REFRESH_BUFFER_MS,
@@ -18,6 +17,7 @@ import {
   type TokenRequestIo,
 } from './oauth.js';
 import { InMemoryOAuthTokenCache } from './oauth-token-cache.js';
+import { failure } from '../../test/failure.js';
 
 const CREDS = { client_id: 'client-1', client_secret: 'sec+ret/=1', refresh_token: 'rt-0' };
 const TOKEN_URL = 'https://auth.acme.test/oauth/token?tenant=t1';
@@ -73,15 +73,6 @@ function io(
   return { http, signal, now };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('requestOAuthToken', () => {
   it('client_credentials with client auth in the body: form fields, scopes, no Authorization header', async () => {

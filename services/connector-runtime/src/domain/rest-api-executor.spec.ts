@@ -9,6 +9,7 @@ import type { ConnectorDefinition } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
 import { InMemoryOAuthTokenCache } from './oauth-token-cache.js';
 import { executeRestEndpoint, type RestExecutorDeps } from './rest-api-executor.js';
+import { failure } from '../../test/failure.js';
 
 const SECRET = 'sk_live_Zq8+w/Secret=Value';
 const CREDS = { api_key: SECRET };
@@ -70,15 +71,6 @@ function definition(
   return result.definition;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 const search = (
   inputs: Record<string, unknown> = { org: 'acme' },

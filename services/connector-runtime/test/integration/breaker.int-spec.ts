@@ -11,6 +11,7 @@ import { ConnectorError } from '../../src/domain/connector-error.js';
 import { connectorKey } from '../../src/domain/token-bucket.js';
 import { CircuitBreaker, CircuitBreakerStore, type CircuitBreakerOptions } from '../../src/infra/circuit-breaker.store.js';
 import { Limits1764100000002 } from '../../src/infra/migrations/1764100000002-limits.js';
+import { failure } from '../failure.js';
 
 let db: TestDatabase;
 let poolA: DataSource;
@@ -43,15 +44,6 @@ const down = () => new ConnectorError('UNAVAILABLE', 'fec-contributions: the ups
 const timeout = () => new ConnectorError('TIMEOUT', 'fec-contributions: no answer within 30 s');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function refused(p: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected the breaker to refuse the call');
-}
 
 /** One call through `breaker` that ends with `error` (undefined = success). */
 async function callWith(breaker: CircuitBreaker, key: string, error?: unknown) {
@@ -76,7 +68,7 @@ describe('opening', () => {
     expect(await row(key)).toMatchObject({ state: 'open', failures: 5, last_failure: 'TIMEOUT' });
 
     for (const replica of [a, b]) {
-      const err = await refused(replica.admit(key, call));
+      const err = await failure(replica.admit(key, call));
       expect(err.code).toBe('UNAVAILABLE');
       expect(err.grpcStatusName).toBe('UNAVAILABLE');
       expect(err.retryAfterMs).toBeGreaterThan(0);
@@ -120,7 +112,7 @@ describe('opening', () => {
     const broken = freshKey();
     const healthy = freshKey();
     await callWith(a, broken, down());
-    expect((await refused(a.admit(broken, call))).code).toBe('UNAVAILABLE');
+    expect((await failure(a.admit(broken, call))).code).toBe('UNAVAILABLE');
     await callWith(a, healthy);
   });
 });
@@ -169,7 +161,7 @@ describe('half-open and recovery', () => {
     const trial = await a.admit(key, call);
     await a.record(trial, timeout());
     expect(await row(key)).toMatchObject({ state: 'open', failures: 2 });
-    const err = await refused(b.admit(key, call));
+    const err = await failure(b.admit(key, call));
     expect(err.retryAfterMs).toBeGreaterThan(RECOVERY_MS / 2);
     await sleep(RECOVERY_MS + 50);
     await callWith(b, key);
@@ -185,7 +177,7 @@ describe('half-open and recovery', () => {
     const second = await b.admit(key, { ...call, trialTimeoutMs: 200 });
     expect(second.trialId).toBeDefined();
     // second's caller dies without recording; after 200 ms another call is the trial
-    expect((await refused(a.admit(key, call))).retryAfterMs).toBeLessThanOrEqual(200);
+    expect((await failure(a.admit(key, call))).retryAfterMs).toBeLessThanOrEqual(200);
     await sleep(250);
     const third = await a.admit(key, call);
     expect(third.trialId).toBeDefined();
@@ -208,7 +200,7 @@ describe('cached views', () => {
     const stale = await a.admit(key, call); // still closed in a's view
     await a.record(stale, down()); // the failure write returns the open state
     expect(a.cached(key)).toMatchObject({ state: 'open' });
-    expect((await refused(a.admit(key, call))).code).toBe('UNAVAILABLE');
+    expect((await failure(a.admit(key, call))).code).toBe('UNAVAILABLE');
   });
 
   it('reading a breaker is one statement, with or without a row; a trusted closed view costs none', async () => {
@@ -248,7 +240,7 @@ describe('cached views', () => {
     const key = freshKey();
     await callWith(a, key, down());
     await sqlRows(poolA, 'DELETE FROM circuit_breakers WHERE key = $1', [key]);
-    expect((await refused(a.admit(key, call))).code).toBe('UNAVAILABLE');
+    expect((await failure(a.admit(key, call))).code).toBe('UNAVAILABLE');
   });
 });
 
@@ -263,7 +255,7 @@ describe('bad settings', () => {
 
   it('a trial timeout must be positive', async () => {
     const [a] = replicas();
-    expect((await refused(a.admit(freshKey(), { label: 'x', trialTimeoutMs: 0 }))).message).toBe(
+    expect((await failure(a.admit(freshKey(), { label: 'x', trialTimeoutMs: 0 }))).message).toBe(
       'trialTimeoutMs: must be a positive number of milliseconds',
     );
   });

@@ -15,7 +15,7 @@ import {
   type ExecutionContext,
 } from '../../src/domain/index.js';
 import { InMemoryOAuthTokenCache } from '../../src/domain/oauth-token-cache.js';
-import { failure } from './failure.js';
+import { failure } from '../failure.js';
 
 const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-graphql.connector.yaml'), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/graphql', name), 'utf8');

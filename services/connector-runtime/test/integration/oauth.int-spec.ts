@@ -28,7 +28,7 @@ import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init
 import { OAuthTokens1764100000000 } from '../../src/infra/migrations/1764100000000-oauth-tokens.js';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { PgOAuthTokenStore } from '../../src/infra/oauth-token.store.js';
-import { failure } from './failure.js';
+import { failure } from '../failure.js';
 
 const KEYS = `k1:${generateKeyBase64()}`;
 const CLIENT = { client_id: 'client-abc', client_secret: 'S3cr3t+/=client' };

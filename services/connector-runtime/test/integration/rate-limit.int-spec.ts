@@ -8,11 +8,11 @@ import { createTestDatabase, startFixtureServer, type FixtureServer, type TestDa
 import type { DataSource } from 'typeorm';
 import { request } from 'undici';
 import type { HttpRequestFn } from '../../src/domain/connector-type.js';
-import { ConnectorError } from '../../src/domain/connector-error.js';
 import { bindingKey, connectorKey, type RateLimits } from '../../src/domain/token-bucket.js';
 import { Limits1764100000002 } from '../../src/infra/migrations/1764100000002-limits.js';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { RateLimiter } from '../../src/infra/rate-limiter.js';
+import { failure } from '../failure.js';
 
 let db: TestDatabase;
 let poolA: DataSource;
@@ -37,15 +37,6 @@ afterAll(async () => {
 let n = 0;
 const freshKey = () => connectorKey('alice', `conn-${++n}`);
 
-async function caught(p: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 /**
  * Callers on both replicas hammer one key until `ms` has passed. Returns the
@@ -190,7 +181,7 @@ describe('two replicas sharing one bucket', () => {
     const before = statementsOf.count;
     // the 4th of the 5 leased tokens starts a background lease, which finds nothing free
     for (let i = 0; i < 5; i++) expect((await limiter.acquire(key, limits, { maxWaitMs: 0 })).waitedMs).toBe(0);
-    const refused = await caught(limiter.acquire(key, limits, { maxWaitMs: 0 }));
+    const refused = await failure(limiter.acquire(key, limits, { maxWaitMs: 0 }));
     expect(refused.code).toBe('RATE_LIMIT');
     expect(refused.retryAfterMs).toBeGreaterThan(0);
     expect(statementsOf.count).toBe(before + 2); // the background lease, then the refused caller's own statement
@@ -217,14 +208,14 @@ describe('acquire', () => {
     const limits = { minute: 2 };
     await limiter.acquire(key, limits, { maxWaitMs: 0 });
     await limiter.acquire(key, limits, { maxWaitMs: 0 });
-    const err = await caught(limiter.acquire(key, limits, { maxWaitMs: 1000, label: 'fec-contributions' }));
+    const err = await failure(limiter.acquire(key, limits, { maxWaitMs: 1000, label: 'fec-contributions' }));
     expect(err.code).toBe('RATE_LIMIT');
     expect(err.retryable).toBe(true);
     expect(err.retryAfterMs).toBeGreaterThan(29_000);
     expect(err.retryAfterMs).toBeLessThanOrEqual(30_000);
     expect(err.message).toMatch(/^fec-contributions: rate limit \(2 per minute\) — the next call is allowed in \d+ ms, longer than the 1000 ms this call may wait$/);
     // nothing was reserved: the next refusal names the same ~30 s, not 60 s
-    const again = await caught(new RateLimiter(poolB, { leaseMs: 0 }).acquire(key, limits, { maxWaitMs: 0 }));
+    const again = await failure(new RateLimiter(poolB, { leaseMs: 0 }).acquire(key, limits, { maxWaitMs: 0 }));
     expect(again.retryAfterMs).toBeLessThanOrEqual(30_000);
     const [row] = await sqlRows(poolA, 'SELECT tokens_minute, limit_minute FROM rate_limit_buckets WHERE key = $1', [key]);
     expect(row.limit_minute).toBe(2);
@@ -276,7 +267,7 @@ describe('acquire', () => {
     const conn = connectorKey('alice', 'fec');
     const bind = bindingKey('alice', 'researcher', 'fec');
     await limiter.acquire(bind, { minute: 1 }, { maxWaitMs: 0 });
-    expect((await caught(limiter.acquire(bind, { minute: 1 }, { maxWaitMs: 0 }))).code).toBe('RATE_LIMIT');
+    expect((await failure(limiter.acquire(bind, { minute: 1 }, { maxWaitMs: 0 }))).code).toBe('RATE_LIMIT');
     for (let i = 0; i < 5; i++) await limiter.acquire(conn, { second: 10 }, { maxWaitMs: 0 });
   });
 
@@ -287,7 +278,7 @@ describe('acquire', () => {
     // tightened to 2 per minute: 97 tokens clamp to 2
     await limiter.acquire(key, { minute: 2 }, { maxWaitMs: 0 });
     await limiter.acquire(key, { minute: 2 }, { maxWaitMs: 0 });
-    expect((await caught(limiter.acquire(key, { minute: 2 }, { maxWaitMs: 0 }))).code).toBe('RATE_LIMIT');
+    expect((await failure(limiter.acquire(key, { minute: 2 }, { maxWaitMs: 0 }))).code).toBe('RATE_LIMIT');
     // limits removed: only upstream blocks apply
     await limiter.acquire(key, {}, { maxWaitMs: 0 });
   });
@@ -295,18 +286,18 @@ describe('acquire', () => {
   it('refuses bad arguments naming the field, before touching the database', async () => {
     const limiter = new RateLimiter(poolA, { leaseMs: 0 });
     const key = freshKey();
-    expect((await caught(limiter.acquire(key, { second: -1 }, { maxWaitMs: 0 }))).violations).toEqual([
+    expect((await failure(limiter.acquire(key, { second: -1 }, { maxWaitMs: 0 }))).violations).toEqual([
       { field: 'rate_limit.requests_per_second', reason: 'must be a positive number' },
     ]);
-    expect((await caught(limiter.acquire(key, { day: Number.NaN }, { maxWaitMs: 0 }))).message).toBe(
+    expect((await failure(limiter.acquire(key, { day: Number.NaN }, { maxWaitMs: 0 }))).message).toBe(
       'rate_limit.requests_per_day: must be a positive number',
     );
-    expect((await caught(limiter.acquire(key, {}, { maxWaitMs: Number.NaN }))).message).toMatch(/^maxWaitMs: /);
-    expect((await caught(limiter.acquire(key, {}, { maxWaitMs: 2 * 86_400_000 }))).message).toMatch(/^maxWaitMs: /);
-    expect((await caught(limiter.acquire('', {}, { maxWaitMs: 0 }))).message).toMatch(/^key: /);
-    expect((await caught(limiter.acquire('k'.repeat(513), {}, { maxWaitMs: 0 }))).message).toMatch(/^key: /);
-    expect((await caught(limiter.noteUpstream(key, { retryAfterMs: -5 }))).message).toBe('retryAfterMs: must be a finite number ≥ 0');
-    expect((await caught(limiter.noteUpstream(key, { remaining: Number.POSITIVE_INFINITY, resetAtMs: 1 }))).message).toBe(
+    expect((await failure(limiter.acquire(key, {}, { maxWaitMs: Number.NaN }))).message).toMatch(/^maxWaitMs: /);
+    expect((await failure(limiter.acquire(key, {}, { maxWaitMs: 2 * 86_400_000 }))).message).toMatch(/^maxWaitMs: /);
+    expect((await failure(limiter.acquire('', {}, { maxWaitMs: 0 }))).message).toMatch(/^key: /);
+    expect((await failure(limiter.acquire('k'.repeat(513), {}, { maxWaitMs: 0 }))).message).toMatch(/^key: /);
+    expect((await failure(limiter.noteUpstream(key, { retryAfterMs: -5 }))).message).toBe('retryAfterMs: must be a finite number ≥ 0');
+    expect((await failure(limiter.noteUpstream(key, { remaining: Number.POSITIVE_INFINITY, resetAtMs: 1 }))).message).toBe(
       'remaining: must be a finite number ≥ 0',
     );
     expect(await sqlRows(poolA, 'SELECT 1 FROM rate_limit_buckets WHERE key = $1', [key])).toEqual([]);
@@ -321,7 +312,7 @@ describe('cancellation', () => {
     await a.acquire(key, limits, { maxWaitMs: 0 });
     const controller = new AbortController();
     const t0 = performance.now();
-    const waiting = caught(a.acquire(key, limits, { maxWaitMs: 5000, signal: controller.signal, label: 'slow-api' }));
+    const waiting = failure(a.acquire(key, limits, { maxWaitMs: 5000, signal: controller.signal, label: 'slow-api' }));
     setTimeout(() => controller.abort(), 100);
     const err = await waiting;
     expect(err.code).toBe('CANCELLED');
@@ -336,7 +327,7 @@ describe('cancellation', () => {
     const key = freshKey();
     const controller = new AbortController();
     controller.abort();
-    expect((await caught(new RateLimiter(poolA).acquire(key, { second: 1 }, { maxWaitMs: 1000, signal: controller.signal }))).code).toBe(
+    expect((await failure(new RateLimiter(poolA).acquire(key, { second: 1 }, { maxWaitMs: 1000, signal: controller.signal }))).code).toBe(
       'CANCELLED',
     );
     expect(await sqlRows(poolA, 'SELECT 1 FROM rate_limit_buckets WHERE key = $1', [key])).toEqual([]);
@@ -349,7 +340,7 @@ describe('upstream headers', () => {
     const b = new RateLimiter(poolB, { leaseMs: 0 });
     const key = freshKey();
     await a.noteUpstream(key, { retryAfterMs: 1500 });
-    const refused = await caught(b.acquire(key, { second: 100 }, { maxWaitMs: 100 }));
+    const refused = await failure(b.acquire(key, { second: 100 }, { maxWaitMs: 100 }));
     expect(refused.code).toBe('RATE_LIMIT');
     expect(refused.retryAfterMs).toBeGreaterThan(1300);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(1501);
@@ -368,7 +359,7 @@ describe('upstream headers', () => {
     await b.acquire(key, {}, { maxWaitMs: 0 });
     await a.noteUpstream(key, { retryAfterMs: 10_000 });
     await new Promise((r) => setTimeout(r, 60));
-    expect((await caught(b.acquire(key, {}, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(9000);
+    expect((await failure(b.acquire(key, {}, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(9000);
   });
 
   it('a remaining count with a reset is a quota; 0 blocks until the reset', async () => {
@@ -377,12 +368,12 @@ describe('upstream headers', () => {
     await limiter.noteUpstream(key, { remaining: 2, resetAtMs: Date.now() + 10_000 });
     await limiter.acquire(key, { second: 100 }, { maxWaitMs: 0 });
     await limiter.acquire(key, { second: 100 }, { maxWaitMs: 0 });
-    const err = await caught(limiter.acquire(key, { second: 100 }, { maxWaitMs: 0 }));
+    const err = await failure(limiter.acquire(key, { second: 100 }, { maxWaitMs: 0 }));
     expect(err.retryAfterMs).toBeGreaterThan(9000);
     expect(err.retryAfterMs).toBeLessThanOrEqual(10_001);
     const other = freshKey();
     await limiter.noteUpstream(other, { remaining: 0, resetAtMs: Date.now() + 3000 });
-    expect((await caught(limiter.acquire(other, {}, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(2000);
+    expect((await failure(limiter.acquire(other, {}, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(2000);
     // a reset in the past is ignored
     const third = freshKey();
     await limiter.noteUpstream(third, { remaining: 0, resetAtMs: Date.now() - 1000 });
@@ -401,12 +392,12 @@ describe('upstream headers', () => {
     const res = await http1(`${server.url}/limited`);
     expect(res.statusCode).toBe(429);
     expect(await res.body.json()).toEqual({ error: 'slow down' });
-    const blocked = await caught(other.acquire(k1, { second: 10 }, { maxWaitMs: 0 }));
+    const blocked = await failure(other.acquire(k1, { second: 10 }, { maxWaitMs: 0 }));
     expect(blocked.retryAfterMs).toBeGreaterThan(1500);
 
     const k2 = freshKey();
     await (await limiter.observe(request as HttpRequestFn, k2)(`${server.url}/low`)).body.dump();
-    expect((await caught(other.acquire(k2, { second: 10 }, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(2000);
+    expect((await failure(other.acquire(k2, { second: 10 }, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(2000);
 
     const k3 = freshKey();
     await (await limiter.observe(request as HttpRequestFn, k3)(`${server.url}/plenty`)).body.dump();
@@ -424,7 +415,7 @@ describe('upstream headers', () => {
       const res = await observed.text!(`${server.url}/limited3`, {}, { maxBytes: 1000, errorBytes: 100, label: 'limited' });
       expect(res.statusCode).toBe(429);
       expect(JSON.parse(res.text)).toEqual({ error: 'slow down' });
-      expect((await caught(other.acquire(k, { second: 10 }, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(1500);
+      expect((await failure(other.acquire(k, { second: 10 }, { maxWaitMs: 0 }))).retryAfterMs).toBeGreaterThan(1500);
     } finally {
       await http.close();
     }

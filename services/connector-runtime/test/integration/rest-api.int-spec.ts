@@ -19,7 +19,7 @@ import {
   requiredCredentials,
   type ConnectorDefinition,
 } from '../../src/domain/index.js';
-import { failure } from './failure.js';
+import { failure } from '../failure.js';
 
 const guardedClients: GuardedHttp[] = [];
 afterAll(async () => {

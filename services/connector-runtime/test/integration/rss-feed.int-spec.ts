@@ -16,7 +16,7 @@ import {
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
-import { failure } from './failure.js';
+import { failure } from '../failure.js';
 
 const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-rss-feed.connector.yaml'), 'utf8');
 const HOUR = 3_600_000;

@@ -14,7 +14,7 @@ import {
   type ConnectorDefinition,
   type ExecutionContext,
 } from '../../src/domain/index.js';
-import { failure } from './failure.js';
+import { failure } from '../failure.js';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/web', name), 'utf8');
 const html = (name: string, extra: Partial<FixtureResponse> = {}): FixtureResponse => ({

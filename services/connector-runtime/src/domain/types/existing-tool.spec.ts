@@ -10,6 +10,7 @@ import {
   existingToolType,
   type ExistingToolConnectorDefinition,
 } from './existing-tool.js';
+import { failure } from '../../../test/failure.js';
 
 const SEED = readFileSync(join(__dirname, '../fixtures/seed-existing-tool.connector.yaml'), 'utf8');
 
@@ -63,14 +64,6 @@ const slack = {
   },
 };
 
-async function failure(p: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ConnectorError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('existing_tool connectors', () => {
   it('the seed example parses and runs: tool_module is the plugin, tool_function the tool, passthrough keeps the output', async () => {

@@ -1,6 +1,7 @@
 import { ConnectorError } from '../connector-error.js';
 import type { ExecutionContext, HttpRequestFn } from '../connector-type.js';
 import { decode, fetchText, withCallScope } from './graphql-rss-web-http.js';
+import { failure } from '../../../test/failure.js';
 
 /** An HTTP client that answers from a script instead of the network. */
 function fakeHttp(
@@ -28,15 +29,6 @@ const ctx = (http: HttpRequestFn, extra: Partial<ExecutionContext> = {}): Execut
   ...extra,
 });
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('withCallScope', () => {
   const http = fakeHttp(() => ({ body: [Buffer.from('ok')] }));

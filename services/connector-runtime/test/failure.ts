@@ -1,5 +1,5 @@
-/** Shared by the integration specs: the ConnectorError a call must fail with. */
-import { ConnectorError } from '../../src/domain/connector-error.js';
+/** Shared by the unit and integration specs: the ConnectorError a call must fail with. */
+import { ConnectorError } from '../src/domain/connector-error.js';
 
 /** Awaits `promise`, expects it to reject with a ConnectorError, and returns that error. */
 export async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
