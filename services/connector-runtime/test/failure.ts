@@ -11,3 +11,14 @@ export async function failure(promise: Promise<unknown>): Promise<ConnectorError
   }
   throw new Error('expected the call to fail');
 }
+
+/** Runs `fn`, expects it to throw a ConnectorError, and returns that error. */
+export function thrown(fn: () => unknown): ConnectorError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConnectorError);
+    return err as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}

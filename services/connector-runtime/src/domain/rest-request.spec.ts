@@ -1,12 +1,12 @@
 import { parseConnectorDefinition } from './connector-definition.js';
 import type { RestApiConnectorDefinition } from './connector-definition.schema.js';
-import { ConnectorError } from './connector-error.js';
 import {
   buildRestRequest,
   planRestRequest,
   renderRestRequest,
   requiredCredentialNames,
 } from './rest-request.js';
+import { thrown } from '../../test/failure.js';
 
 const SECRET = 's3cr3t/key+with=chars';
 
@@ -41,15 +41,6 @@ function restDef(patch: (d: Record<string, any>) => void = () => {}): RestApiCon
   return result.definition as RestApiConnectorDefinition;
 }
 
-function thrown(fn: () => unknown): ConnectorError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('buildRestRequest', () => {
   it('joins base_url and path, encodes path parameters, and sends the rest as query in declared order', () => {

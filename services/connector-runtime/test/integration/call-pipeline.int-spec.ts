@@ -18,6 +18,7 @@ import { createEgressGuard, type EgressGuard } from '../../src/infra/guarded-htt
 import { CONNECTOR_RUNTIME_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { RateLimiter } from '../../src/infra/rate-limiter.js';
 import { ResponseCache } from '../../src/infra/response-cache.js';
+import { failure } from '../failure.js';
 
 let db: TestDatabase;
 let pool: DataSource;
@@ -102,16 +103,6 @@ const call = (def: ConnectorDefinition, extra: Partial<PipelineCall> = {}): Pipe
   ...extra,
 });
 
-async function failure(p: Promise<unknown>): Promise<ConnectorError> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConnectorError);
-  return err as ConnectorError;
-}
 
 describe('CallPipeline', () => {
   it('calls the upstream through the guard and maps the answer, call after call', async () => {

@@ -11,6 +11,7 @@ import { DeadlineEmitter } from '../../src/domain/call-deadline.js';
 import { ConnectorError } from '../../src/domain/connector-error.js';
 import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
 import { createEgressGuard, createGuardedHttp, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
+import { failure } from '../failure.js';
 
 let server: FixtureServer;
 let other: FixtureServer;
@@ -44,22 +45,12 @@ const fixedDns =
     return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
 
-async function refusal(promise: Promise<unknown>): Promise<ConnectorError> {
-  const err = await promise.then(
-    () => {
-      throw new Error('expected the request to be refused');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConnectorError);
-  return err as ConnectorError;
-}
 
 describe('guarded http: destinations', () => {
   it('refuses loopback by default, before connecting, naming the host but not the URL or its query', async () => {
     server.route('GET', '/search', { json: { ok: true } });
     const http = guarded({ allow: '' });
-    const err = await refusal(http(`${server.url}/search?api_key=sk-live-123`));
+    const err = await failure(http(`${server.url}/search?api_key=sk-live-123`));
     expect(err.code).toBe('FAILED_PRECONDITION');
     expect(err.retryable).toBe(false);
     expect(err.message).toBe(
@@ -104,7 +95,7 @@ describe('guarded http: destinations', () => {
     const http = guarded({ allow: `127.0.0.1:${server.port}` });
     for (let i = 0; i < 3; i++) {
       expect((await http(`${server.url}/x`)).statusCode).toBe(200);
-      expect((await refusal(http(`${other.url}/x`))).message).toContain(`egress to 127.0.0.1:${other.port} refused`);
+      expect((await failure(http(`${other.url}/x`))).message).toContain(`egress to 127.0.0.1:${other.port} refused`);
     }
     expect(other.requests).toHaveLength(0);
   });
@@ -112,14 +103,14 @@ describe('guarded http: destinations', () => {
   it('refuses schemes other than http and https without suggesting the allow-list', async () => {
     const http = guarded({ allow: '127.0.0.1' });
     for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:70/_x']) {
-      const err = await refusal(http(url));
+      const err = await failure(http(url));
       expect(err.code).toBe('FAILED_PRECONDITION');
       expect(err.message).toMatch(/refused: the scheme "(file|ftp|gopher)" is not allowed \(only http and https\)$/);
     }
   });
 
   it('refuses an invalid URL without echoing it', async () => {
-    const err = await refusal(guarded({ allow: '' })('not a url ?key=abc'));
+    const err = await failure(guarded({ allow: '' })('not a url ?key=abc'));
     expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'the request URL is not a valid absolute URL' });
   });
 
@@ -137,7 +128,7 @@ describe('guarded http: destinations', () => {
       ['http://100.64.0.1/', /carrier-grade NAT/],
     ];
     for (const [url, reason] of cases) {
-      const err = await refusal(http(url));
+      const err = await failure(http(url));
       expect(err.code).toBe('FAILED_PRECONDITION');
       expect(err.message).toMatch(reason);
     }
@@ -153,7 +144,7 @@ describe('guarded http: destinations', () => {
 
   it('refuses a name when ANY of its addresses is refused', async () => {
     const http = guarded({ allow: '127.0.0.1', resolve: fixedDns({ 'mixed.test': ['127.0.0.1', '10.0.0.7'] }) });
-    const err = await refusal(http(`http://mixed.test:${server.port}/`));
+    const err = await failure(http(`http://mixed.test:${server.port}/`));
     expect(err.message).toContain('mixed.test resolves to 10.0.0.7, a private network address');
     expect(server.requests).toHaveLength(0);
   });
@@ -166,7 +157,7 @@ describe('guarded http: destinations', () => {
     };
     server.route('GET', '/internal', { json: { secret: 'internal data' } });
     const http = guarded({ allow: '', resolve: rebinding });
-    const err = await refusal(http(`http://rebind.test:${server.port}/internal`));
+    const err = await failure(http(`http://rebind.test:${server.port}/internal`));
     expect(calls).toBe(2);
     expect(err.code).toBe('FAILED_PRECONDITION');
     expect(err.message).toBe(
@@ -180,8 +171,8 @@ describe('guarded http: destinations', () => {
     const dns = fixedDns({ 'api.internal': ['127.0.0.1'] });
     const http = guarded({ allow: `api.internal:${server.port}`, resolve: dns });
     expect((await http(`http://api.internal:${server.port}/x`)).statusCode).toBe(200);
-    await refusal(http(`http://api.internal:${other.port}/x`));
-    await refusal(http(`${server.url}/x`)); // the same address by IP is not the named host
+    await failure(http(`http://api.internal:${other.port}/x`));
+    await failure(http(`${server.url}/x`)); // the same address by IP is not the named host
   });
 
   it('passes DNS failures on as network errors (not refusals)', async () => {
@@ -258,7 +249,7 @@ describe('guarded http: redirects', () => {
   it('re-checks every hop: a redirect to a refused host is refused and never sent', async () => {
     server.route('GET', '/start', { status: 302, headers: { location: `${other.url}/internal` } });
     const http = guarded({ allow: `127.0.0.1:${server.port}` });
-    const err = await refusal(http(`${server.url}/start`));
+    const err = await failure(http(`${server.url}/start`));
     expect(err.message).toBe(
       `egress to 127.0.0.1:${other.port} refused: 127.0.0.1 is a loopback address; an operator can allow it with CONNECTOR_EGRESS_ALLOW`,
     );
@@ -269,14 +260,14 @@ describe('guarded http: redirects', () => {
     server.route('GET', '/meta', { status: 307, headers: { location: 'http://169.254.169.254/latest/meta-data/iam' } });
     server.route('GET', '/file', { status: 302, headers: { location: 'file:///etc/passwd' } });
     const http = guarded({ allow: '127.0.0.1' });
-    expect((await refusal(http(`${server.url}/meta`))).message).toContain('cloud metadata address');
-    expect((await refusal(http(`${server.url}/file`))).message).toContain('the scheme "file" is not allowed');
+    expect((await failure(http(`${server.url}/meta`))).message).toContain('cloud metadata address');
+    expect((await failure(http(`${server.url}/file`))).message).toContain('the scheme "file" is not allowed');
   });
 
   it('gives up after 5 redirects with UPSTREAM_ERROR', async () => {
     server.route('GET', '/loop/:n', (req) => ({ status: 302, headers: { location: `/loop/${Number(req.params.n) + 1}` } }));
     const http = guarded({ allow: '127.0.0.1' });
-    const err = await refusal(http(`${server.url}/loop/0`));
+    const err = await failure(http(`${server.url}/loop/0`));
     expect(err).toMatchObject({ code: 'UPSTREAM_ERROR', message: `127.0.0.1:${server.port}: more than 5 redirects`, status: 302 });
     expect(server.requests).toHaveLength(6);
   });
@@ -323,11 +314,11 @@ describe('guarded http: text (the answer read whole, as the rest_api executor re
     expect(res.headers['x-ratelimit-remaining']).toBe('7');
     expect(JSON.parse(res.text)).toEqual({ auth: 'Bearer abc' });
 
-    const refused = await refusal(guarded({ allow: '' }).text(`${server.url}/new?api_key=sk-1`, {}, limits));
+    const refused = await failure(guarded({ allow: '' }).text(`${server.url}/new?api_key=sk-1`, {}, limits));
     expect(refused.code).toBe('FAILED_PRECONDITION');
     expect(refused.message).not.toContain('sk-1');
     server.route('GET', '/out', { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
-    expect((await refusal(http.text(`${server.url}/out`, {}, limits))).message).toContain('169.254.169.254');
+    expect((await failure(http.text(`${server.url}/out`, {}, limits))).message).toContain('169.254.169.254');
   });
 
   it('keeps UTF-8 intact across chunks and a byte order mark as it is', async () => {
@@ -345,7 +336,7 @@ describe('guarded http: text (the answer read whole, as the rest_api executor re
   it('refuses a 2xx body over maxBytes, declared or as it streams in, and the client stays usable', async () => {
     const http = guarded({ allow: '127.0.0.1' });
     server.route('GET', '/declared', { body: 'x'.repeat(1001) });
-    const declared = await refusal(http.text(`${server.url}/declared`, {}, limits));
+    const declared = await failure(http.text(`${server.url}/declared`, {}, limits));
     expect(declared.code).toBe('UPSTREAM_ERROR');
     expect(declared.message).toBe('items-api: the response is larger than 1000 bytes');
 
@@ -354,7 +345,7 @@ describe('guarded http: text (the answer read whole, as the rest_api executor re
       raw.res.write('y'.repeat(600));
       setTimeout(() => raw.res.end('y'.repeat(600)), 20);
     });
-    const streamed = await refusal(http.text(`${server.url}/chunked`, {}, limits));
+    const streamed = await failure(http.text(`${server.url}/chunked`, {}, limits));
     expect(streamed.message).toBe('items-api: the response is larger than 1000 bytes');
 
     server.route('GET', '/exact', { body: 'z'.repeat(1000) });
@@ -413,8 +404,8 @@ describe('per-connector allow-lists', () => {
     const guard = createEgressGuard({ allow: 'fec-mirror=127.0.0.1' });
     try {
       expect((await guard.forConnector('fec-mirror')(`${server.url}/x`)).statusCode).toBe(200);
-      await refusal(guard.forConnector('other-connector')(`${server.url}/x`));
-      await refusal(guard.forConnector()(`${server.url}/x`));
+      await failure(guard.forConnector('other-connector')(`${server.url}/x`));
+      await failure(guard.forConnector()(`${server.url}/x`));
       expect(guard.forConnector('fec-mirror')).toBe(guard.forConnector('fec-mirror'));
       expect(guard.forConnector('a')).toBe(guard.forConnector('b')); // unscoped connectors share one pool
       expect(guard.forConnector('fec-mirror')).not.toBe(guard.forConnector('a'));
@@ -462,7 +453,7 @@ describe('through the rest_api executor', () => {
   };
 
   it('a refused destination fails the call with FAILED_PRECONDITION and no key in the message', async () => {
-    const err = await refusal(
+    const err = await failure(
       executeEndpoint(def(server.url), 'search', {}, { api_key: 'sk-live-999' }, { http: guarded({ allow: '' }) }),
     );
     expect(err.code).toBe('FAILED_PRECONDITION');
@@ -479,7 +470,7 @@ describe('through the rest_api executor', () => {
 
   it('a closed port is a network error (UNAVAILABLE), not a refusal', async () => {
     const port = await freePort();
-    const err = await refusal(
+    const err = await failure(
       executeEndpoint(def(`http://127.0.0.1:${port}`), 'search', {}, { api_key: 'k' }, { http: guarded({ allow: '127.0.0.1' }) }),
     );
     expect(err.code).toBe('UNAVAILABLE');

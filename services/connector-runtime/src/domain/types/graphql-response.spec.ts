@@ -1,5 +1,5 @@
-import { ConnectorError } from '../connector-error.js';
 import { classifyGraphqlErrors, describeGraphqlErrorBody, interpretGraphqlBody } from './graphql-response.js';
+import { thrown } from '../../../test/failure.js';
 
 const where = { label: 'gh/repos', displayUrl: 'https://api.example.com/graphql' };
 const endpoint = {
@@ -11,15 +11,6 @@ const paged = {
 };
 const json = (v: unknown) => JSON.stringify(v);
 
-function thrown(fn: () => unknown): ConnectorError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('interpretGraphqlBody', () => {
   it('maps data by results_path and fields', () => {

@@ -1,7 +1,7 @@
 import { parseConnectorDefinition } from '../connector-definition.js';
-import { ConnectorError } from '../connector-error.js';
 import { buildGraphqlRequest } from './graphql.js';
 import type { GraphqlConnectorDefinition } from './graphql-schema.js';
+import { thrown } from '../../../test/failure.js';
 
 function definition(
   auth: Record<string, unknown> = { type: 'none' },
@@ -29,15 +29,6 @@ function definition(
   return parsed.definition as GraphqlConnectorDefinition;
 }
 
-function thrown(fn: () => unknown): ConnectorError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('buildGraphqlRequest', () => {
   it('coerces variables by their declared type and applies defaults', () => {
