@@ -19,7 +19,10 @@
 //               connection (fresh database).
 //   REPLAY      our per-node SQL replayed with raw pg (see lib/replay.mjs):
 //               today's one named statement per node, and the first
-//               version's two transactions (with a per-statement breakdown).
+//               version's two transactions (with a per-statement breakdown);
+//               and today's statement with each of its parts left out, the
+//               fence alone, and a one-row INSERT in its own transaction
+//               (what each part costs; lib/replay.mjs replayParts).
 //
 // Ours and the references are interleaved round by round (order rotated) and
 // summarised by medians. Run by hand after `pnpm build`, with PostgreSQL on
@@ -42,7 +45,7 @@ import {
 } from './lib/ours.mjs';
 import { chainGraph, freshPostgresSaver, invokeChain, memorySaver, rawCommitLoop } from './lib/reference.mjs';
 import { cpuDiff, cpuSnapshot, perUnit } from './lib/cpu.mjs';
-import { REPLAY_SHAPE, prepareReplaySchema, replayRun } from './lib/replay.mjs';
+import { REPLAY_SHAPE, STATEMENT_VARIANTS, prepareReplaySchema, replayParts, replayRun } from './lib/replay.mjs';
 import { fmt, machineFacts, median, percentile, printTable, progress, summary, writeResult } from './lib/report.mjs';
 
 const NODES = 100;
@@ -64,6 +67,8 @@ const samples = {
 let templateRunId;
 const oursCpu = [];
 const statementMs = {};
+/** Per variant of the statement (lib/replay.mjs STATEMENT_VARIANTS, plus oneInsert): median ms per node of each round. */
+const parts = {};
 try {
   const token = await registerAndLogin(stack);
   const yaml = chainPlaybookYaml(NODES);
@@ -137,6 +142,7 @@ try {
       const current = await replayRun(stack.db.url, templateRunId, NODES, { mode: 'current' });
       samples.replayCurrent.push(current.reduce((a, b) => a + b, 0) / NODES);
       samples.replayCurrentIntervals.push(...current);
+      for (const [variant, xs] of Object.entries(await replayParts(stack.db.url, templateRunId, NODES))) (parts[variant] ??= []).push(median(xs));
     },
   };
   const order = Object.keys(sides);
@@ -185,6 +191,17 @@ console.log('\nREPLAY of the first version (without relay), where the SQL time o
 printTable(
   ['statement', 'per node', 'median ms', 'p99 ms', 'mean ms per node'],
   statementBreakdown.map((s) => [s.statement, s.perNode, fmt(s.medianMs), fmt(s.p99Ms), fmt(s.sumPerNodeMs)]),
+);
+const partsMs = Object.fromEntries(Object.entries(parts).map(([variant, xs]) => [variant, Number(median(xs).toFixed(3))]));
+console.log(`\nREPLAY of today's statement with parts left out (median over rounds of each round's median ms per node; raw pg, alone):`);
+printTable(
+  ['variant', 'ms per node', '÷ floor', 'full − this (what the part costs)'],
+  Object.entries(partsMs).map(([variant, ms]) => [
+    variant === 'oneInsert' ? 'oneInsert: INSERT 1 row, its own transaction' : `${variant}${STATEMENT_VARIANTS[variant]?.length ? ` (without ${STATEMENT_VARIANTS[variant].join(', ')})` : ''}`,
+    fmt(ms),
+    fmt(ms / floor, 2),
+    variant === 'full' ? '' : fmt(partsMs.full - ms),
+  ]),
 );
 const cpuPerNode = perUnit(sumDiffs(oursCpu), ROUNDS * NODES);
 console.log('\nOURS, CPU ms per node by process (summed over the runs, /proc; "elsewhere" is other work on this shared machine):');
@@ -242,6 +259,8 @@ writeResult('a', {
       replayFirstVersionSqlWithRelay: summary(samples.replayRelayIntervals),
     },
     replayStatementBreakdown: statementBreakdown,
+    /** Today's statement replayed alone with parts left out (r = run-row fence, e = events, ob = outbox, c0 = node state, c1 = output); oneInsert = INSERT 1 row in its own transaction. */
+    replayStatementPartsMsPerNode: partsMs,
     oursCpuMsPerNode: cpuPerNode,
     oursDispatchMs: summary(samples.oursDispatch),
     oursCommitsPerNode: summary(samples.oursCommitsPerNode, 2),

@@ -49,6 +49,24 @@ export async function prepareReplaySchema(databaseUrl) {
   }
 }
 
+/** The replayed runs' lease owner, and every node's output. */
+const OWNER = 'bench-replay';
+const OUTPUT = JSON.stringify({ data: [{ id: 1, name: 'a', score: 0.9 }, { id: 2, name: 'b', score: 0.4 }, { id: 3, name: 'c', score: 0.7 }], count: 3 });
+
+/** A running run leased to OWNER (plan copied from orchestrator.runs `templateRunId`) with `nodes` pending node states `s0…`. */
+async function leasedRun(c, templateRunId, nodes) {
+  const runId = randomUUID();
+  await c.query(
+    `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, lease_owner, lease_until)
+     SELECT $1, user_id, 'running', run_context, plan, inputs, $4, $2, now() + interval '1 minute'
+       FROM orchestrator.runs WHERE id = $3`,
+    [runId, OWNER, templateRunId, `bench-replay-${runId}`],
+  );
+  const ids = Array.from({ length: nodes }, (_, i) => `s${i}`);
+  await c.query(`INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`, [runId, ids]);
+  return { runId, ids };
+}
+
 /**
  * Replay one run of `templateRunId`'s plan (copied from orchestrator.runs):
  * `nodes` nodes, each nodeStarted + nodeCompleted, optionally followed by the
@@ -74,17 +92,9 @@ export async function replayRun(databaseUrl, templateRunId, nodes, { mode = 'fir
     },
   };
   try {
-    const runId = randomUUID();
-    const owner = 'bench-replay';
-    await c.query(
-      `INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, lease_owner, lease_until)
-       SELECT $1, user_id, 'running', run_context, plan, inputs, $4, $2, now() + interval '1 minute'
-         FROM orchestrator.runs WHERE id = $3`,
-      [runId, owner, templateRunId, `bench-replay-${runId}`],
-    );
-    const ids = Array.from({ length: nodes }, (_, i) => `s${i}`);
-    await c.query(`INSERT INTO node_states (run_id, node_id, status) SELECT $1, unnest($2::text[]), 'pending'`, [runId, ids]);
-    const output = JSON.stringify({ data: [{ id: 1, name: 'a', score: 0.9 }, { id: 2, name: 'b', score: 0.4 }, { id: 3, name: 'c', score: 0.7 }], count: 3 });
+    const owner = OWNER;
+    const { runId, ids } = await leasedRun(c, templateRunId, nodes);
+    const output = OUTPUT;
     const perNode = [];
     const event = async (type, nodeId, payload) => {
       const { rows } = await c.query(
@@ -165,18 +175,26 @@ export async function replayRun(databaseUrl, templateRunId, nodes, { mode = 'fir
 /**
  * The statement the store sends for a pure node committed on its own: its
  * node_start and node_complete frames, state, output and outbox rows, fenced
- * by the lease (copied from RunExecutionStore.transition / nodeCompleted).
+ * by the lease (copied from RunExecutionStore.transition / nodeCompleted),
+ * as its named parts so that replayParts() can leave each out.
  */
-const CURRENT_SQL = `WITH r AS (
+const CURRENT_PARTS = {
+  /** The fence and the sequence: the run row, only while this owner holds the lease. */
+  r: `r AS (
          UPDATE runs SET  last_seq = last_seq + $9::int, updated_at = now()
           WHERE id = $1::uuid AND lease_owner = $2::text AND status = 'running' RETURNING last_seq, $4::text AS node_id
-       ), f AS (
+       )`,
+  f: `f AS (
          SELECT r.last_seq - $9::int + x.i AS seq, x.type, x.payload, x.node_id, x.ts
            FROM r, unnest($6::text[], $7::jsonb[], $8::text[], $3::text[]) WITH ORDINALITY AS x(type, payload, node_id, ts, i)
-       ), e AS (
+       )`,
+  /** The event log: the node's two frames. */
+  e: `e AS (
          INSERT INTO run_events (run_id, seq, type, node_id, payload, created_at)
          SELECT $1::uuid, seq, type, node_id, payload, ts::timestamptz FROM f
-       ), ob AS (
+       )`,
+  /** The outbox: one batch row holding both frames. */
+  ob: `ob AS (
          INSERT INTO outbox (subject, payload, msg_id)
          SELECT $13::text,
                 jsonb_agg(jsonb_build_object(
@@ -187,30 +205,91 @@ const CURRENT_SQL = `WITH r AS (
                 'batch:run:' || $1::text || ':' || min(seq)
            FROM f HAVING count(*) > 0
          RETURNING id
-       ), c0 AS (
+       )`,
+  /** The node's state. */
+  c0: `c0 AS (
 UPDATE node_states SET status = 'completed', finished_at = now(), wait_until = NULL,
                 started_at = COALESCE(started_at, now()), attempt = COALESCE($10::int, attempt)
           WHERE run_id = $1::uuid AND node_id = $4::text AND EXISTS (SELECT 1 FROM r)
-), c1 AS (
+)`,
+  /** The node's output (kept for resume). */
+  c1: `c1 AS (
 INSERT INTO node_outputs (run_id, node_id, output)
          SELECT $1::uuid, n, $11::jsonb FROM r, unnest($12::text[]) AS n
          ON CONFLICT (run_id, node_id) DO UPDATE SET output = EXCLUDED.output, created_at = now()
-)
+)`,
+};
+
+const CURRENT_SQL = `WITH ${Object.values(CURRENT_PARTS).join(', ')}
        SELECT last_seq, (SELECT id FROM ob) AS ob_id,
               NULL AS more,
               NULL AS extra
          FROM r`;
 
-async function currentTransition(client, runId, owner, nodeId, output) {
+/** The parts each variant of replayParts() leaves out; `fenceOnly` keeps only the run-row update. */
+export const STATEMENT_VARIANTS = {
+  full: [],
+  withoutOutbox: ['ob'],
+  withoutEvents: ['e'],
+  withoutNodeState: ['c0'],
+  withoutOutput: ['c1'],
+  fenceOnly: ['e', 'ob', 'c0', 'c1'],
+};
+
+/** A variant's text: the kept parts; the final SELECT names every parameter so that each variant binds the same values. */
+function variantSql(leftOut) {
+  const kept = Object.entries(CURRENT_PARTS).filter(([name]) => !leftOut.includes(name));
+  return `WITH ${kept.map(([, text]) => text).join(', ')}
+       SELECT last_seq, $3::text[] AS ts, $5::text AS subject, $6::text[] AS types, $7::jsonb[] AS payloads, $8::text[] AS nodes,
+              $10::int AS attempt, $11::jsonb AS output, $12::text[] AS outs, $13::text AS batch
+         FROM r`;
+}
+
+async function currentTransition(client, runId, owner, nodeId, output, statement = { name: 'bench_replay_current', text: CURRENT_SQL }) {
   const ts = new Date().toISOString();
   const start = { attempt: 1, kind: 'tool', action: 'transform_data' };
   const done = { attempt: 1, durationMs: 0, outputKey: nodeId, summary: { type: 'object', keys: ['data', 'count'], count: 3 } };
   const { rows } = await client.query({
-    name: 'bench_replay_current',
-    text: CURRENT_SQL,
+    ...statement,
     values: [runId, owner, [ts, ts], nodeId, `bench.run.${runId}.`, ['node_start', 'node_complete'], [JSON.stringify(start), JSON.stringify(done)], [nodeId, nodeId], 2, 1, output, [nodeId], '$outbox.batch'],
   });
   if (rows.length !== 1) throw new Error('lease lost in replay');
+}
+
+/**
+ * What each part of today's per-node statement costs: the nodes of a fresh
+ * run per variant of STATEMENT_VARIANTS (each a named statement, as the store
+ * sends it), plus `oneInsert`: a single-row INSERT in its own implicit
+ * transaction, the cheapest durable write there is (one round trip, one WAL
+ * flush). Returns per-node ms by variant.
+ */
+export async function replayParts(databaseUrl, templateRunId, nodes) {
+  const client = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${SCHEMA}` });
+  await client.connect();
+  try {
+    const out = {};
+    for (const [variant, leftOut] of Object.entries(STATEMENT_VARIANTS)) {
+      const { runId, ids } = await leasedRun(client, templateRunId, nodes);
+      const statement = { name: `bench_replay_${variant}`, text: variantSql(leftOut) };
+      out[variant] = [];
+      for (const nodeId of ids) {
+        const t = performance.now();
+        await currentTransition(client, runId, OWNER, nodeId, OUTPUT, statement);
+        out[variant].push(performance.now() - t);
+      }
+    }
+    await client.query('CREATE TABLE IF NOT EXISTS one_insert (run_id uuid NOT NULL, step int NOT NULL, state jsonb NOT NULL, PRIMARY KEY (run_id, step))');
+    const runId = randomUUID();
+    out.oneInsert = [];
+    for (let i = 0; i < nodes; i++) {
+      const t = performance.now();
+      await client.query({ name: 'bench_replay_one_insert', text: 'INSERT INTO one_insert (run_id, step, state) VALUES ($1, $2, $3::jsonb)', values: [runId, i, OUTPUT] });
+      out.oneInsert.push(performance.now() - t);
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
 }
 
 /** The what-if: one statement per transition, fenced by the lease like appendEvent (no row → lease lost). */
