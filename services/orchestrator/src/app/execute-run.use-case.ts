@@ -23,33 +23,41 @@
  * nodes finish but starts none; at the next safe point (nothing in flight) the
  * action applies — a replan swaps in plan version N+1 and the loop goes on
  * with it from the persisted node states.
+ *
+ * This file holds the loop, the levels and single nodes; map nodes
+ * (map-nodes.ts), waiting nodes (waiting-nodes.ts) and rollback
+ * (run-rollback.ts) are handled by parts it owns, over the execution state of
+ * execution.ts.
  */
-import { interpolate, type Scope } from '@af/expr';
-import { compileNodeCondition, type PlanNode } from '@af/plan';
+import { interpolate } from '@af/expr';
+import type { PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
-import { bodyNodeIds, isInsideMap, itemsKey, iterationSuffix, locateNode, parseInstanceId } from '../domain/instance-id.js';
-import { DEFAULT_MAP_CONCURRENCY, iterationResult, limitItems, readItems } from '../domain/map-iteration.js';
-import { Completed, idempotencyKey, type ExecutorOptions, type NodeContext, type NodeExecutors } from '../domain/node-executor.js';
+import { Completed, type NodeExecutors } from '../domain/node-executor.js';
 import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
-import { rollbackNode, rollbackOrder, type RollbackState } from '../domain/rollback.js';
-import { TERMINAL_RUN, type NodeState, type Run, type RunStatus } from '../domain/run-state.js';
-import { backoffMs, fallbacksOf, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks, type StateLookup } from '../domain/scheduler.js';
-import { LevelScopes, OutputMap, runVars } from '../domain/scope.js';
+import { backoffMs, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
+import { OutputMap } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
-import { nextTimer, resolveSubflow, resolveWaiting, WaitFor, type ChildRun } from '../domain/waiting.js';
+import { nextTimer, WaitFor } from '../domain/waiting.js';
 import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
-import { finalOutput, type RunRepository, type WaitingRow } from '../infra/run.repository.js';
-import type { PolicyRuntime, RunPolicies } from './run-policies.js';
-
-export interface ExecuteRunOptions {
-  owner: string;
-  leaseMs: number;
-  /** Nodes of one run executing at once (map iterations' nodes included). */
-  concurrency: number;
-  nodeTimeoutMs: number;
-  /** Items a map iterates when its body sets no maxIterations. */
-  mapMaxIterations?: number;
-}
+import { finalOutput, type RunRepository } from '../infra/run.repository.js';
+import {
+  Interrupted,
+  Levels,
+  nodeContext,
+  putState,
+  settled,
+  sleep,
+  summarize,
+  toAppError,
+  type Execution,
+  type ExecuteRunOptions,
+  type GraphResult,
+  type Level,
+} from './execution.js';
+import { MapNodes } from './map-nodes.js';
+import type { RunPolicies } from './run-policies.js';
+import { RunRollback } from './run-rollback.js';
+import { WaitingNodes } from './waiting-nodes.js';
 
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 /** A request-side replan or policy gate hands a running run back to the queue; this many immediate re-takes at most. */
@@ -60,53 +68,6 @@ const FINISHED_MEMORY = 4096;
 const TRANSIENT = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED']);
 /** While a level has waiting nodes and work in flight, re-check them this often (a decision or a child's end may arrive). */
 const WAITING_POLL_MS = 500;
-const DEFAULT_MAP_MAX_ITERATIONS = 1000;
-
-/** One graph level: the plan, or one iteration of a map body. */
-interface Level {
-  nodes: readonly PlanNode[];
-  /** '' for the plan; `[i]` (nested: `[i][j]`) for a map iteration — appended to node ids to name instances. */
-  suffix: string;
-  /** What the level's nodes see before their own outputs. */
-  vars: Record<string, unknown>;
-  loop?: { current: unknown; index: number; mapId: string };
-  fallbacks: Map<string, string[]>;
-}
-
-/** One execution of a run by this replica. */
-interface Execution {
-  run: Run;
-  /** By instance id. */
-  states: Map<string, NodeState>;
-  /** By instance id (and `<map instance>#items`). */
-  outputs: OutputMap;
-  slots: Semaphore;
-  signal: AbortSignal;
-  isLost: () => boolean;
-  /** A node with rollbackOnError failed: no level starts anything more; the run rolls back. */
-  abort?: { nodeId: string; message: string };
-  started: number;
-  /** Runtime policies: what fired, what waits to be applied (see run-policies.ts). */
-  policy: PolicyRuntime;
-  /** Waiting states read with the lease: the first look at waiting nodes uses them instead of reading again. */
-  leasedWaiting?: Map<string, WaitingRow>;
-}
-
-type GraphResult =
-  | { kind: 'done'; status: 'completed' | 'failed'; error?: string }
-  | { kind: 'waiting'; until: Date | null }
-  | { kind: 'stopped' }
-  | { kind: 'aborted' }
-  /** A runtime policy stopped new nodes (a pending action or an open gate) and nothing is in flight. */
-  | { kind: 'halted' };
-
-/** The run is stopping or rolling back: leave the node as it is (it is replayed or cancelled later). */
-class Interrupted extends Error {
-  constructor() {
-    super('interrupted');
-    this.name = 'Interrupted';
-  }
-}
 
 export class ExecuteRun {
   private stopping = false;
@@ -116,11 +77,10 @@ export class ExecuteRun {
   private readonly requeued = new Set<string>();
   /** Runs that finished here, oldest first (bounded). */
   private readonly finished = new Set<string>();
-  private readonly bodyFallbacks = new WeakMap<PlanNode, Map<string, string[]>>();
-  private readonly scopes = new LevelScopes<Level>();
-  /** Compiled node conditions, per plan node (a map body's nodes run once per iteration). */
-  private readonly conditions = new WeakMap<PlanNode, (scope: Scope) => boolean>();
-  private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
+  private readonly levels = new Levels();
+  private readonly maps: MapNodes;
+  private readonly waiting: WaitingNodes;
+  private readonly rollbacks: RunRollback;
 
   constructor(
     private readonly repo: RunRepository,
@@ -129,7 +89,13 @@ export class ExecuteRun {
     private readonly options: ExecuteRunOptions,
     private readonly log: Logger,
     private readonly policies: RunPolicies,
-  ) {}
+  ) {
+    const { owner, nodeTimeoutMs, mapMaxIterations } = options;
+    const levels = this.levels;
+    this.maps = new MapNodes({ repo, store, levels, owner, mapMaxIterations, runGraph: (x, level) => this.runGraph(x, level), stopping: () => this.stopping });
+    this.waiting = new WaitingNodes({ repo, store, owner, fail: (...args) => this.fail(...args) });
+    this.rollbacks = new RunRollback({ store, executors, levels, owner, nodeTimeoutMs, finish: (x, status, error, payload, opts) => this.finish(x, status, error, payload, opts) });
+  }
 
   /** Stop starting nodes; running executions release their runs at the next checkpoint. */
   stop(): void {
@@ -224,7 +190,7 @@ export class ExecuteRun {
       leasedWaiting: leased.waiting,
     };
     if (!run.rollback) {
-      const top = this.topLevel(x);
+      const top = this.levels.top(x);
       await this.policies.onStart(x);
       for (;;) {
         // A safe point (nothing in flight): decided policy gates close, a pending policy action applies.
@@ -252,7 +218,7 @@ export class ExecuteRun {
         return 'finished';
       }
     }
-    await this.rollback(x);
+    await this.rollbacks.run(x);
     return 'finished';
   }
 
@@ -260,17 +226,17 @@ export class ExecuteRun {
   private async runGraph(x: Execution, level: Level): Promise<GraphResult> {
     const owner = this.options.owner;
     const inFlight = new Map<string, Promise<void>>();
-    const view = this.view(x, level);
+    const view = this.levels.view(x, level);
     let fatal: string | undefined;
     const canSettle = () => !fatal && !x.abort && !this.stopping;
     // A runtime policy's pending action or open gate lets nodes finish but none start.
     const canStart = () => canSettle() && !this.policies.halted(x);
     // Nodes are skipped as routes not taken only below a route node (or below nodes an earlier plan version skipped so).
-    const routeSkipping = this.hasRoutes(level) || this.levelStates(x, level).some((st) => st.skipReason === ROUTE_NOT_TAKEN);
+    const routeSkipping = this.levels.hasRoutes(level) || this.levels.states(x, level).some((st) => st.skipReason === ROUTE_NOT_TAKEN);
     for (;;) {
       if (x.isLost()) throw new LeaseLostError(x.run.id);
-      if (canSettle() && this.hasWaiting(x, level)) {
-        const failure = await this.settleWaiting(x, level);
+      if (canSettle() && this.levels.hasWaiting(x, level)) {
+        const failure = await this.waiting.settle(x, level);
         if (failure) fatal ??= failure;
       }
       // Only the very first look may use the states read with the lease.
@@ -282,12 +248,12 @@ export class ExecuteRun {
       if (canStart()) {
         for (const id of unneededFallbacks(level, view, level.fallbacks)) {
           await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: 'primary_succeeded' }, 'primary_succeeded', { defer: true });
-          this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: 'primary_succeeded' });
+          putState(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: 'primary_succeeded' });
         }
         const outputs = { get: (id: string) => x.outputs.get(id + level.suffix) };
         for (const id of routeSkipping ? routeSkips(level, view, outputs) : []) {
           await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN, { defer: true });
-          this.put(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
+          putState(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
         for (const node of readyNodes(level, view, new Set(inFlight.keys()), level.fallbacks)) {
           const task = this.runNode(x, level, node, canStart)
@@ -299,12 +265,12 @@ export class ExecuteRun {
         }
       }
       if (inFlight.size === 0) {
-        if (canSettle() && this.hasWaiting(x, level)) return { kind: 'waiting', until: nextTimer(this.levelStates(x, level)) };
+        if (canSettle() && this.levels.hasWaiting(x, level)) return { kind: 'waiting', until: nextTimer(this.levels.states(x, level)) };
         break;
       }
       const waits: number[] = [];
-      if (this.hasWaiting(x, level)) {
-        const timer = nextTimer(this.levelStates(x, level));
+      if (this.levels.hasWaiting(x, level)) {
+        const timer = nextTimer(this.levels.states(x, level));
         waits.push(WAITING_POLL_MS, ...(timer ? [Math.max(0, timer.getTime() - Date.now())] : []));
       }
       const deadline = level.suffix ? null : this.policies.nextDeadline(x);
@@ -327,18 +293,18 @@ export class ExecuteRun {
     const prior = x.states.get(inst);
     const replay = prior?.status === 'running';
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
-    const scope = this.scopeOf(x, level);
+    const scope = this.levels.scopeOf(x, level);
 
     if (node.condition) {
       let pass: boolean;
       try {
-        pass = this.conditionOf(node)(scope);
+        pass = this.levels.conditionOf(node)(scope);
       } catch (err) {
         return this.fail(x, level, node, attempt, toAppError(err), 'condition');
       }
       if (!pass) {
         await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: 'condition_false' }, 'condition_false', { defer: true });
-        this.put(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: 'condition_false' });
+        putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: 'condition_false' });
         return undefined;
       }
     }
@@ -364,7 +330,7 @@ export class ExecuteRun {
           summary: summarize(hit.output),
         });
         x.outputs.set(inst, hit.output);
-        this.put(x, inst, settled(inst, 'completed', attempt));
+        putState(x, inst, settled(inst, 'completed', attempt));
         return undefined;
       }
     }
@@ -392,14 +358,14 @@ export class ExecuteRun {
           started = true;
         }
         resumed = false;
-        this.put(x, inst, { nodeId: inst, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
+        putState(x, inst, { nodeId: inst, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
         const t0 = Date.now();
         try {
-          const ctx = this.context(x, level, node, inst, attempt, scope, lenient, opts);
-          const result = isMap ? await this.runMap(x, level, node, ctx) : await this.executors.resolve(node)(ctx);
+          const ctx = nodeContext(x, node, inst, attempt, scope, lenient, opts, this.options.nodeTimeoutMs);
+          const result = isMap ? await this.maps.run(x, level, node, ctx) : await this.executors.resolve(node)(ctx);
           if (result instanceof WaitFor) {
             await this.store.nodeWaiting(run.id, owner, inst, result.until, result.frame, result.childRunId);
-            this.put(x, inst, { nodeId: inst, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: result.until, childRunId: result.childRunId });
+            putState(x, inst, { nodeId: inst, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: result.until, childRunId: result.childRunId });
             return undefined;
           }
           const { output, payload: extra } = result instanceof Completed ? result : { output: result, payload: {} };
@@ -426,7 +392,7 @@ export class ExecuteRun {
           x.outputs.set(inst, output);
           if (primary) x.outputs.set(primary.id + level.suffix, output);
           if (cacheKey !== undefined && node.cache) await this.store.cachePut(run.userId, cacheKey, output, node.cache.ttlSeconds);
-          this.put(x, inst, settled(inst, 'completed', attempt));
+          putState(x, inst, settled(inst, 'completed', attempt));
           return undefined;
         } catch (err) {
           if (err instanceof Interrupted) return undefined;
@@ -451,231 +417,6 @@ export class ExecuteRun {
         release?.();
       }
     }
-  }
-
-  /**
-   * A map node: items fixed per attempt (durably, with a pending state per body
-   * node instance), iterations run `concurrency` at a time, each a graph level
-   * of its own. Results in item order; `continueOnError` turns a failed
-   * iteration into `null` instead of failing the map.
-   */
-  private async runMap(x: Execution, level: Level, node: PlanNode, ctx: NodeContext): Promise<unknown> {
-    const body = node.body!;
-    const inst = ctx.instanceId;
-    const key = itemsKey(inst);
-    let prepared = x.outputs.get(key) as { attempt: number; items: unknown[]; total: number } | undefined;
-    if (!prepared || prepared.attempt !== ctx.attempt || !Array.isArray(prepared.items)) {
-      const from = body.itemsFrom ?? '';
-      let value: unknown;
-      try {
-        value = ctx.resolve(from.includes('{') ? from : `{${from}}`);
-      } catch (err) {
-        throw new AppError('INVALID_ARGUMENT', `node ${inst}: body.itemsFrom: ${(err as Error).message}`, {
-          violations: [{ field: 'body.itemsFrom', reason: (err as Error).message }],
-          retryable: false,
-        });
-      }
-      const read = readItems(value);
-      if ('error' in read) {
-        throw new AppError('INVALID_ARGUMENT', `node ${inst}: body.itemsFrom (${from}) ${read.error}`, {
-          violations: [{ field: 'body.itemsFrom', reason: read.error }],
-          retryable: false,
-        });
-      }
-      const max = body.maxIterations ?? this.options.mapMaxIterations ?? DEFAULT_MAP_MAX_ITERATIONS;
-      const limited = limitItems(read.items, max);
-      const instanceIds = limited.items.flatMap((_, i) => body.nodes.map((b) => b.id + iterationSuffix(level.suffix, i)));
-      const bodyIds = bodyNodeIds(node);
-      // A retried map starts over only the instances that did not complete.
-      const reset = [...x.states.keys()].filter((id) => isInsideMap(id, node, level.suffix, bodyIds) && x.states.get(id)!.status !== 'completed');
-      prepared = { attempt: ctx.attempt, items: limited.items, total: limited.total };
-      const frame: Frame | null = limited.truncated
-        ? { type: 'log', payload: { event: 'map_truncated', nodeId: inst, total: limited.total, maxIterations: max, dropped: limited.total - max } }
-        : null;
-      await this.store.mapPrepared(x.run.id, this.options.owner, inst, { key, value: prepared }, instanceIds, reset, frame);
-      x.outputs.set(key, prepared);
-      for (const id of reset) {
-        const s = x.states.get(id)!;
-        x.states.set(id, { ...s, status: 'pending', error: null, skipReason: null, waitUntil: null, decision: null, childRunId: null, finishedAt: null });
-      }
-      for (const id of instanceIds) if (!x.states.has(id)) x.states.set(id, { nodeId: id, status: 'pending', attempt: 0, error: null, startedAt: null, finishedAt: null });
-    }
-
-    const items = prepared.items;
-    const concurrency = body.concurrency ?? DEFAULT_MAP_CONCURRENCY;
-    const vars = this.scopeOf(x, level).vars;
-    const results: unknown[] = items.map(() => null);
-    const failed: Array<{ index: number; error: string }> = [];
-    const waits: Array<Date | null> = [];
-    let stopped = false;
-    let next = 0;
-    const active = new Map<number, Promise<void>>();
-    const iterate = async (i: number) => {
-      const iteration = this.iterationLevel(level, node, inst, vars, items[i], i);
-      const r = await this.runGraph(x, iteration);
-      if (r.kind === 'done') {
-        if (r.status === 'completed') {
-          results[i] = iterationResult(body.nodes, (id) => {
-            const k = id + iteration.suffix;
-            return x.outputs.has(k) ? { value: x.outputs.get(k) } : undefined;
-          });
-        } else {
-          failed.push({ index: i, error: r.error ?? 'failed' });
-        }
-      } else if (r.kind === 'waiting') {
-        waits.push(r.until);
-      } else {
-        stopped = true;
-      }
-    };
-    const mustStop = () => (!body.continueOnError && failed.length > 0) || stopped || this.stopping || !!x.abort;
-    for (;;) {
-      while (next < items.length && active.size + waits.length < concurrency && !mustStop()) {
-        const i = next++;
-        active.set(
-          i,
-          iterate(i).finally(() => active.delete(i)),
-        );
-      }
-      if (active.size === 0) break;
-      await Promise.race(active.values());
-    }
-    if (x.abort || stopped || (this.stopping && (next < items.length || waits.length > 0))) throw new Interrupted();
-    failed.sort((a, b) => a.index - b.index);
-    if (failed.length && !body.continueOnError) {
-      // Iterations still waiting (or never started) will not run: close them.
-      const open = [...x.states.entries()]
-        .filter(([id, s]) => isInsideMap(id, node, level.suffix) && (s.status === 'waiting' || s.status === 'pending' || s.status === 'running'))
-        .map(([id]) => id);
-      await this.store.instancesCancelled(x.run.id, this.options.owner, inst, open);
-      for (const id of open) {
-        const s = x.states.get(id)!;
-        if (s.childRunId) await this.repo.cancel(s.childRunId, 'map_failed');
-        x.states.set(id, { ...s, status: 'cancelled' });
-      }
-      const first = failed[0]!;
-      throw new AppError('FAILED_PRECONDITION', `map ${inst}: iteration ${first.index} failed: ${first.error}`, {
-        violations: failed.map((f) => ({ field: `iterations[${f.index}]`, reason: f.error })),
-        retryable: false,
-      });
-    }
-    if (waits.length) {
-      const timers = waits.filter((w): w is Date => w !== null);
-      return new WaitFor(timers.length ? new Date(Math.min(...timers.map((t) => t.getTime()))) : null, null);
-    }
-    return new Completed(results, {
-      iterations: items.length,
-      ...(prepared.total > items.length ? { total: prepared.total } : {}),
-      ...(failed.length ? { failedIterations: failed.map((f) => f.index) } : {}),
-    });
-  }
-
-  /**
-   * Waiting nodes of a level whose decision arrived (ResumeRun, possibly via
-   * another process), whose timer fired, whose child run ended — or maps with
-   * such an iteration — move on; returns a message when the level must fail.
-   */
-  private async settleWaiting(x: Execution, level: Level): Promise<string | undefined> {
-    const { run } = x;
-    const owner = this.options.owner;
-    const waitingNodes = level.nodes.filter((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
-    if (!waitingNodes.length) return undefined;
-    // A decision that lands after this read is seen at the next look (a parked run is queued again; park refuses while one is pending).
-    const fresh = x.leasedWaiting ?? (await this.repo.waitingStates(run.id));
-    x.leasedWaiting = undefined;
-    const now = new Date();
-    let fatal: string | undefined;
-    for (const node of waitingNodes) {
-      const inst = node.id + level.suffix;
-      const row = fresh.get(inst);
-      if (!row) continue;
-      const { childStatus, ...state } = row;
-      this.put(x, inst, state);
-      if (node.kind === 'map') {
-        const bodyIds = bodyNodeIds(node);
-        const due =
-          (!!state.waitUntil && now >= state.waitUntil) ||
-          [...fresh.values()].some(
-            (r) =>
-              isInsideMap(r.nodeId, node, level.suffix, bodyIds) &&
-              (!!r.decision || (!!r.waitUntil && now >= r.waitUntil) || TERMINAL_RUN.has(r.childStatus as RunStatus)),
-          );
-        if (due) {
-          await this.store.nodeResumed(run.id, owner, inst);
-          this.put(x, inst, { ...state, status: 'running', waitUntil: null });
-        }
-        continue;
-      }
-      if (node.kind === 'subflow') {
-        const outcome = resolveSubflow(node, state, await this.childRun(state.childRunId ?? null, childStatus), now);
-        if (!outcome) continue;
-        if (outcome.kind === 'complete') {
-          await this.store.nodeCompleted(run.id, owner, inst, outcome.output, {
-            attempt: state.attempt,
-            outputKey: node.outputKey ?? node.id,
-            summary: summarize(outcome.output),
-            childRunId: state.childRunId,
-          });
-          x.outputs.set(inst, outcome.output);
-          this.put(x, inst, settled(inst, 'completed', state.attempt));
-        } else {
-          if (outcome.cancelChild && state.childRunId) await this.repo.cancel(state.childRunId, 'parent_timeout');
-          const failure = await this.fail(x, level, node, state.attempt, new AppError(outcome.code, outcome.message, { retryable: false }), 'subflow', {
-            childRunId: state.childRunId,
-          });
-          if (failure) fatal ??= failure;
-        }
-        continue;
-      }
-      const outcome = resolveWaiting(node, state, now);
-      if (!outcome) continue;
-      if (outcome.kind === 'complete') {
-        // Decided (durably) or timed out: resolved the same way again if this is lost.
-        await this.store.nodeCompleted(
-          run.id,
-          owner,
-          inst,
-          outcome.output,
-          { attempt: state.attempt, outputKey: node.outputKey ?? node.id, summary: summarize(outcome.output) },
-          undefined,
-          undefined,
-          { defer: true },
-        );
-        x.outputs.set(inst, outcome.output);
-        this.put(x, inst, settled(inst, 'completed', state.attempt));
-      } else if (outcome.kind === 'skip') {
-        await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: outcome.reason }, outcome.reason, { defer: true });
-        this.put(x, inst, { ...settled(inst, 'skipped', state.attempt), skipReason: outcome.reason });
-      } else if (outcome.kind === 'rerun') {
-        // A clarification was answered: the node that asked runs again (replayed with its attempt).
-        await this.store.nodeResumed(run.id, owner, inst);
-        this.put(x, inst, { ...state, status: 'running', waitUntil: null });
-      } else {
-        await this.store.nodeEnded(run.id, owner, inst, 'failed', outcome.message, {
-          attempt: state.attempt,
-          code: 'FAILED_PRECONDITION',
-          error: outcome.message,
-          continues: false,
-        });
-        this.put(x, inst, { ...settled(inst, 'failed', state.attempt), error: outcome.message });
-        fatal ??= outcome.message;
-      }
-    }
-    return fatal;
-  }
-
-  /** The child run as it is now (`status` was read earlier: the child may have completed since). */
-  private async childRun(childRunId: string | null, status: string | null): Promise<ChildRun | null> {
-    if (!childRunId) return null;
-    const view = async () => {
-      const v = await this.repo.view(childRunId);
-      return v ? { id: v.id, status: v.status, error: v.error, outputs: v.outputs, createdAt: v.createdAt, updatedAt: v.updatedAt } : null;
-    };
-    if (status === 'completed') return view();
-    const run = await this.repo.get(childRunId);
-    // Completed in between: its outputs are what the node resumes with.
-    if (run?.status === 'completed') return view();
-    return run ? { id: run.id, status: run.status, error: run.error, outputs: {}, createdAt: run.createdAt, updatedAt: run.updatedAt } : null;
   }
 
   private async fail(
@@ -722,7 +463,7 @@ export class ExecuteRun {
       ...(rollback ? { rollback: true } : {}),
       ...extra,
     });
-    this.put(x, inst, { ...settled(inst, 'failed', attempt), error: err.message });
+    putState(x, inst, { ...settled(inst, 'failed', attempt), error: err.message });
     return continues ? undefined : fatalMessage;
   }
 
@@ -771,221 +512,4 @@ export class ExecuteRun {
       await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));
     }
   }
-
-  /**
-   * Roll back the completed nodes that have a rollback action, latest
-   * completion first, each once (its progress is durable and its call keyed
-   * `runId:node:rollback`), then fail the run. A rollback action that fails is
-   * recorded and the others still run.
-   */
-  private async rollback(x: Execution): Promise<void> {
-    const { run } = x;
-    const owner = this.options.owner;
-    let state: RollbackState | null | undefined = run.rollback;
-    if (!state) {
-      const abort = x.abort ?? { nodeId: '', message: 'rollback requested' };
-      const completions = await this.store.completions(run.id, owner);
-      const order = rollbackOrder(completions, (id) => !!this.rollbackTarget(run, id));
-      state = { failedNodeId: abort.nodeId, error: abort.message, order };
-      await this.store.rollbackStarted(run.id, owner, state, { failedNodeId: abort.nodeId, error: abort.message, nodes: order });
-      for (const id of order) {
-        const s = x.states.get(id);
-        if (s) x.states.set(id, { ...s, rollbackStatus: 'pending' });
-      }
-    }
-    const done: string[] = [];
-    const failed: string[] = [];
-    for (const id of state.order) {
-      const current = x.states.get(id)?.rollbackStatus;
-      if (current === 'done' || current === 'failed') {
-        (current === 'done' ? done : failed).push(id);
-        continue;
-      }
-      const result = await this.runRollback(x, id);
-      await this.store.nodeRolledBack(run.id, owner, id, result.ok, result.payload);
-      (result.ok ? done : failed).push(id);
-    }
-    const summary = `rolled back ${done.length} of ${state.order.length} node(s)${failed.length ? `; rollback failed for ${failed.join(', ')}` : ''}`;
-    await this.finish(x, 'failed', `${state.error} (${summary})`, {}, {
-      before: [{ type: 'rollback_complete', payload: { failedNodeId: state.failedNodeId, rolledBack: done, failed } }],
-    });
-  }
-
-  /** The plan node of instance `id` when it has a rollback action. */
-  private rollbackTarget(run: Run, id: string): { node: PlanNode; maps: PlanNode[]; indices: number[] } | undefined {
-    const parsed = parseInstanceId(id);
-    const located = parsed ? locateNode(run.plan.nodes, parsed.nodeId) : undefined;
-    if (!parsed || !located?.node.errorPolicy?.rollback || located.maps.length !== parsed.indices.length) return undefined;
-    return { ...located, indices: parsed.indices };
-  }
-
-  private async runRollback(x: Execution, id: string): Promise<{ ok: boolean; payload: Record<string, unknown> }> {
-    const target = this.rollbackTarget(x.run, id)!;
-    const attempt = x.states.get(id)?.attempt ?? 1;
-    let action: PlanNode;
-    try {
-      action = rollbackNode(target.node, target.node.errorPolicy!.rollback!);
-    } catch (err) {
-      return { ok: false, payload: { code: 'INVALID_ARGUMENT', error: (err as Error).message } };
-    }
-    let level = this.topLevel(x);
-    target.maps.forEach((map, k) => {
-      const mapInst = map.id + level.suffix;
-      const items = (x.outputs.get(itemsKey(mapInst)) as { items?: unknown[] } | undefined)?.items ?? [];
-      level = this.iterationLevel(level, map, mapInst, this.scopeOf(x, level).vars, items[target.indices[k]!], target.indices[k]!);
-    });
-    const scope = this.scopeOf(x, level);
-    const release = await x.slots.acquire(x.signal).catch(() => {
-      throw new LeaseLostError(x.run.id);
-    });
-    const t0 = Date.now();
-    try {
-      const ctx: NodeContext = {
-        ...this.context(x, level, action, id, attempt, scope, false, this.executors.optionsOf(action)),
-        idempotencyKey: `${x.run.id}:${id}:rollback`,
-      };
-      const result = await this.executors.resolve(action)(ctx);
-      if (result instanceof WaitFor) return { ok: false, payload: { code: 'INVALID_ARGUMENT', error: `the rollback action of ${id} would wait; rollback actions must run to completion` } };
-      return { ok: true, payload: { action: action.action ?? null, durationMs: Date.now() - t0 } };
-    } catch (err) {
-      if (err instanceof LeaseLostError || x.signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(x.run.id);
-      const app = toAppError(err);
-      return { ok: false, payload: { action: action.action ?? null, code: app.code, error: app.message } };
-    } finally {
-      release();
-    }
-  }
-
-  /** What an executor gets; inputs and params resolved unless its registration says otherwise. */
-  private context(
-    x: Execution,
-    level: Level,
-    node: PlanNode,
-    inst: string,
-    attempt: number,
-    scope: Scope,
-    lenient: boolean,
-    opts: ExecutorOptions,
-  ): NodeContext {
-    const resolve = (value: unknown, extra?: Partial<Scope>) => interpolate(value, extra ? { ...scope, ...extra } : scope, { lenient });
-    let params: Record<string, unknown>;
-    if (opts.raw) params = node.params;
-    else if (opts.rawParams?.length) {
-      const keep = new Set(opts.rawParams);
-      const rest = Object.fromEntries(Object.entries(node.params).filter(([k]) => !keep.has(k)));
-      params = { ...(resolve(rest) as Record<string, unknown>), ...Object.fromEntries(Object.entries(node.params).filter(([k]) => keep.has(k))) };
-    } else params = resolve(node.params) as Record<string, unknown>;
-    return {
-      runId: x.run.id,
-      userId: x.run.userId,
-      node,
-      instanceId: inst,
-      inputs: opts.raw ? node.inputs : (resolve(node.inputs) as Record<string, unknown>),
-      params,
-      attempt,
-      idempotencyKey: idempotencyKey(x.run.id, inst, attempt),
-      timeoutMs: node.errorPolicy?.timeoutMs ?? this.options.nodeTimeoutMs,
-      signal: x.signal,
-      run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0 },
-      scope,
-      resolve,
-    };
-  }
-
-  private topLevel(x: Execution): Level {
-    return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs), fallbacks: fallbacksOf(x.run.plan) };
-  }
-
-  private iterationLevel(parent: Level, map: PlanNode, mapInst: string, vars: Record<string, unknown>, item: unknown, index: number): Level {
-    let fallbacks = this.bodyFallbacks.get(map);
-    if (!fallbacks) {
-      fallbacks = fallbacksOf(map.body!);
-      this.bodyFallbacks.set(map, fallbacks);
-    }
-    return { nodes: map.body!.nodes, suffix: iterationSuffix(parent.suffix, index), vars, loop: { current: item, index, mapId: mapInst }, fallbacks };
-  }
-
-  /** Whether a level has route nodes (only then can nodes be skipped as routes not taken). */
-  private hasRoutes(level: Level): boolean {
-    let has = this.routed.get(level.nodes);
-    if (has === undefined) {
-      has = level.nodes.some((n) => n.kind === 'route');
-      this.routed.set(level.nodes, has);
-    }
-    return has;
-  }
-
-  private conditionOf(node: PlanNode): (scope: Scope) => boolean {
-    let condition = this.conditions.get(node);
-    if (!condition) {
-      condition = compileNodeCondition(node)!;
-      this.conditions.set(node, condition);
-    }
-    return condition;
-  }
-
-  private scopeOf(x: Execution, level: Level): Scope {
-    return this.scopes.scopeOf(level, x.outputs, x.run.id);
-  }
-
-  /** The level's node states by plan node id. */
-  private view(x: Execution, level: Level): StateLookup {
-    if (!level.suffix) return x.states;
-    return { get: (id: string) => x.states.get(id + level.suffix) };
-  }
-
-  private levelStates(x: Execution, level: Level): NodeState[] {
-    const out: NodeState[] = [];
-    for (const n of level.nodes) {
-      const s = x.states.get(n.id + level.suffix);
-      if (s) out.push(s);
-    }
-    return out;
-  }
-
-  private hasWaiting(x: Execution, level: Level): boolean {
-    return level.nodes.some((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
-  }
-
-  private put(x: Execution, inst: string, state: NodeState): void {
-    x.states.set(inst, { ...state, nodeId: inst });
-  }
-}
-
-function settled(nodeId: string, status: NodeState['status'], attempt: number): NodeState {
-  return { nodeId, status, attempt, error: null, startedAt: null, finishedAt: new Date() };
-}
-
-function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
-  const e = err as { code?: unknown; message?: unknown; reference?: unknown };
-  if (typeof e?.code === 'string' && e.code === 'unresolved_reference') {
-    return new AppError('FAILED_PRECONDITION', String(e.message), { retryable: false });
-  }
-  return new AppError('INTERNAL', String(e?.message ?? err), { retryable: false });
-}
-
-/** Metadata about an output for the (privacy-first) event log: shape, not content. */
-function summarize(output: unknown): Record<string, unknown> {
-  if (Array.isArray(output)) return { type: 'array', length: output.length };
-  if (output && typeof output === 'object') {
-    const o = output as Record<string, unknown>;
-    return { type: 'object', keys: Object.keys(o).slice(0, 20), ...(typeof o.count === 'number' ? { count: o.count } : {}) };
-  }
-  return { type: output === null ? 'null' : typeof output };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
