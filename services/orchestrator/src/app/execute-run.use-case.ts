@@ -255,7 +255,7 @@ export class ExecuteRun {
           await this.store.nodeEnded(x.run.id, owner, id + level.suffix, 'skipped', null, { skipped: true, reason: ROUTE_NOT_TAKEN }, ROUTE_NOT_TAKEN, { defer: true });
           putState(x, id + level.suffix, { ...settled(id + level.suffix, 'skipped', 0), skipReason: ROUTE_NOT_TAKEN });
         }
-        for (const node of readyNodes(level, view, new Set(inFlight.keys()), level.fallbacks)) {
+        for (const node of readyNodes(level, view, new Set(inFlight.keys()), level.fallbacks, this.levels.open(x, level))) {
           const task = this.runNode(x, level, node, canStart)
             .then((failure) => {
               if (failure) fatal ??= failure;
@@ -278,9 +278,9 @@ export class ExecuteRun {
       await Promise.race([...inFlight.values(), ...(waits.length ? [sleep(Math.min(...waits), x.signal)] : [])]);
     }
     if (x.abort) return { kind: 'aborted' };
-    if (this.stopping && !fatal && !runOutcome(level, view).done) return { kind: 'stopped' };
+    if (this.stopping && !fatal && !runOutcome(level, view, undefined, this.levels.open(x, level)).done) return { kind: 'stopped' };
     if (!fatal && this.policies.halted(x)) return { kind: 'halted' };
-    const outcome = runOutcome(level, view, fatal);
+    const outcome = runOutcome(level, view, fatal, this.levels.open(x, level));
     if (!outcome.done) return { kind: 'done', status: 'failed', error: 'no node can make progress (unsatisfiable dependencies)' };
     return { kind: 'done', status: outcome.status, ...(outcome.error ? { error: outcome.error } : {}) };
   }

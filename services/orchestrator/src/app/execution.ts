@@ -12,7 +12,7 @@ import { AppError } from '@af/service-kit';
 import { iterationSuffix } from '../domain/instance-id.js';
 import { idempotencyKey, type ExecutorOptions, type NodeContext } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
-import { fallbacksOf, type StateLookup } from '../domain/scheduler.js';
+import { fallbacksOf, terminalPrefix, type StateLookup } from '../domain/scheduler.js';
 import { LevelScopes, runVars, type OutputMap } from '../domain/scope.js';
 import type { Semaphore } from '../domain/semaphore.js';
 import type { WaitingRow } from '../infra/run.repository.js';
@@ -37,6 +37,8 @@ export interface Level {
   vars: Record<string, unknown>;
   loop?: { current: unknown; index: number; mapId: string };
   fallbacks: Map<string, string[]>;
+  /** The level's first nodes that are terminal, as last counted (see Levels.open): scans skip them. */
+  terminal?: number;
 }
 
 /** One execution of a run by this replica. */
@@ -151,8 +153,21 @@ export class Levels {
     return out;
   }
 
+  /**
+   * Where the level's open nodes begin: the count of its first nodes that are
+   * terminal, carried on from the last count. Within a level's life a terminal
+   * state is final (a retried map resets its body's instances before it
+   * builds their levels; a replan starts over with new levels).
+   */
+  open(x: Execution, level: Level): number {
+    level.terminal = terminalPrefix(level, this.view(x, level), level.terminal);
+    return level.terminal;
+  }
+
   hasWaiting(x: Execution, level: Level): boolean {
-    return level.nodes.some((n) => x.states.get(n.id + level.suffix)?.status === 'waiting');
+    const { nodes, suffix } = level;
+    for (let i = this.open(x, level); i < nodes.length; i++) if (x.states.get(nodes[i]!.id + suffix)?.status === 'waiting') return true;
+    return false;
   }
 }
 

@@ -1,6 +1,6 @@
 import { PlanGraphSchema, type PlanGraph } from '@af/plan';
 import type { NodeState, NodeStatus } from './run-state.js';
-import { backoffMs, fallbacksOf, readyNodes, routeSkips, runOutcome, unneededFallbacks } from './scheduler.js';
+import { backoffMs, fallbacksOf, readyNodes, routeSkips, runOutcome, terminalPrefix, unneededFallbacks } from './scheduler.js';
 
 const plan = (edges: Record<string, string[]>): PlanGraph =>
   PlanGraphSchema.parse({ nodes: Object.entries(edges).map(([id, dependsOn]) => ({ id, kind: 'tool', dependsOn })) });
@@ -38,6 +38,35 @@ describe('readyNodes', () => {
   it('never offers finished or in-flight nodes', () => {
     const s = states({ a: 'completed', b: 'completed', c: 'completed', d: 'completed' });
     expect(readyNodes(diamond, s, new Set())).toEqual([]);
+  });
+});
+
+describe('terminalPrefix', () => {
+  const chain = plan({ a: [], b: ['a'], c: ['b'], d: ['c'] });
+
+  it('counts the first nodes in a terminal state, up to the first open one', () => {
+    expect(terminalPrefix(chain, states({}))).toBe(0);
+    expect(terminalPrefix(chain, states({ a: 'completed', b: 'skipped', c: 'running', d: 'cancelled' }))).toBe(2);
+    expect(terminalPrefix(chain, states({ a: 'failed', b: 'cancelled', c: 'completed', d: 'skipped' }))).toBe(4);
+    expect(terminalPrefix(chain, states({ a: 'completed', b: 'waiting', c: 'completed' }))).toBe(1);
+  });
+
+  it('carries on from an earlier count without looking before it', () => {
+    // Nodes before `from` are taken as counted: a terminal state is final.
+    expect(terminalPrefix(chain, states({ a: 'pending', b: 'pending', c: 'completed', d: 'pending' }), 2)).toBe(3);
+    expect(terminalPrefix(chain, states({ a: 'completed' }), 4)).toBe(4);
+  });
+
+  it('lets readyNodes and runOutcome skip the counted nodes and give the same answers', () => {
+    const wide = plan({ a: [], b: [], c: ['a'], d: ['b'], e: ['c', 'd'] });
+    const s = states({ a: 'completed', b: 'completed', c: 'completed', d: 'pending', e: 'pending' });
+    const from = terminalPrefix(wide, s);
+    expect(from).toBe(3);
+    expect(ids(readyNodes(wide, s, new Set(), fallbacksOf(wide), from))).toEqual(ids(readyNodes(wide, s, new Set())));
+    expect(ids(readyNodes(wide, s, new Set(), fallbacksOf(wide), from))).toEqual(['d']);
+    expect(runOutcome(wide, s, undefined, from)).toEqual({ done: false });
+    const all = states({ a: 'completed', b: 'completed', c: 'completed', d: 'skipped', e: 'completed' });
+    expect(runOutcome(wide, all, undefined, terminalPrefix(wide, all))).toEqual({ done: true, status: 'completed' });
   });
 });
 

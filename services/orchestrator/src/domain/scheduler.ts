@@ -38,16 +38,30 @@ export function fallbacksOf(plan: Graph): Map<string, string[]> {
 }
 
 /**
+ * How many of `plan.nodes`, from the front, are terminal, starting the count
+ * at `from` (a count made earlier: a terminal node never changes back). The
+ * scans below start there: they skip the finished front of the level and look
+ * only at the nodes after it.
+ */
+export function terminalPrefix(plan: Graph, states: StateLookup, from = 0): number {
+  let i = from;
+  while (i < plan.nodes.length && TERMINAL_NODE.has(states.get(plan.nodes[i]!.id)?.status ?? 'pending')) i++;
+  return i;
+}
+
+/**
  * Nodes whose dependencies are all settled, that are still pending (or were
  * running when a previous owner died: they are replayed), excluding `inFlight`.
  * A fallback node is ready only once its primary failed; a dependency with
  * fallbacks is settled only once it completed or its fallbacks settled.
+ * `from`: the nodes before it are terminal (terminalPrefix) and not looked at.
  */
 export function readyNodes(
   plan: Graph,
   states: StateLookup,
   inFlight: ReadonlySet<string>,
   fallbacks: ReadonlyMap<string, string[]> = fallbacksOf(plan),
+  from = 0,
 ): PlanNode[] {
   const status = (id: string) => states.get(id)?.status ?? 'pending';
   const settled = (id: string): boolean => {
@@ -56,7 +70,8 @@ export function readyNodes(
     return (fallbacks.get(id) ?? []).every((fb) => TERMINAL_NODE.has(status(fb)));
   };
   const ready: PlanNode[] = [];
-  for (const node of plan.nodes) {
+  for (let i = from; i < plan.nodes.length; i++) {
+    const node = plan.nodes[i]!;
     if (inFlight.has(node.id)) continue;
     const s = status(node.id);
     if (s !== 'pending' && s !== 'running') continue;
@@ -82,12 +97,11 @@ export type RunOutcome = { done: false } | { done: true; status: 'completed' | '
 /**
  * The run is over when no node can make progress. It failed if a node failed
  * under an error policy of `stop` (the executor records that as `failed` and
- * marks the run), otherwise it completed.
+ * marks the run), otherwise it completed. `from` as for readyNodes.
  */
-export function runOutcome(plan: Graph, states: StateLookup, fatal?: string): RunOutcome {
+export function runOutcome(plan: Graph, states: StateLookup, fatal?: string, from = 0): RunOutcome {
   if (fatal) return { done: true, status: 'failed', error: fatal };
-  const allSettled = plan.nodes.every((n) => TERMINAL_NODE.has(states.get(n.id)?.status ?? 'pending'));
-  return allSettled ? { done: true, status: 'completed' } : { done: false };
+  return terminalPrefix(plan, states, from) === plan.nodes.length ? { done: true, status: 'completed' } : { done: false };
 }
 
 /** Back-off before retry `attempt` (1-based count of retries so far). */
