@@ -29,7 +29,7 @@
  * (run-rollback.ts) are handled by parts it owns, over the execution state of
  * execution.ts.
  */
-import { interpolate } from '@af/expr';
+import { interpolate, type Scope } from '@af/expr';
 import type { PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { Completed, type NodeExecutors } from '../domain/node-executor.js';
@@ -287,13 +287,22 @@ export class ExecuteRun {
 
   /** Runs one node to a terminal (or waiting) state; returns a message when its level must fail. */
   private async runNode(x: Execution, level: Level, node: PlanNode, canStart: () => boolean): Promise<string | undefined> {
+    // What the node's references see stays as it is while it runs; once released, the level's next scope may reuse it.
+    const borrowed = this.levels.borrowScope(x, level);
+    try {
+      return await this.runNodeIn(x, level, node, canStart, borrowed.scope);
+    } finally {
+      borrowed.release();
+    }
+  }
+
+  private async runNodeIn(x: Execution, level: Level, node: PlanNode, canStart: () => boolean, scope: Scope): Promise<string | undefined> {
     const { run } = x;
     const owner = this.options.owner;
     const inst = node.id + level.suffix;
     const prior = x.states.get(inst);
     const replay = prior?.status === 'running';
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
-    const scope = this.levels.scopeOf(x, level);
 
     if (node.condition) {
       let pass: boolean;

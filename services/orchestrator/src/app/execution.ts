@@ -13,7 +13,7 @@ import { iterationSuffix } from '../domain/instance-id.js';
 import { idempotencyKey, type ExecutorOptions, type NodeContext } from '../domain/node-executor.js';
 import type { NodeState, Run } from '../domain/run-state.js';
 import { fallbacksOf, terminalPrefix, type StateLookup } from '../domain/scheduler.js';
-import { LevelScopes, runVars, type OutputMap } from '../domain/scope.js';
+import { LevelScopes, runVars, type BorrowedScope, type OutputMap } from '../domain/scope.js';
 import type { Semaphore } from '../domain/semaphore.js';
 import type { WaitingRow } from '../infra/run.repository.js';
 import type { PolicyRuntime } from './run-policies.js';
@@ -134,8 +134,14 @@ export class Levels {
     return condition;
   }
 
+  /** The level's scope as it is now, kept unchanged for good (its holder may keep it). */
   scopeOf(x: Execution, level: Level): Scope {
     return this.scopes.scopeOf(level, x.outputs, x.run.id);
+  }
+
+  /** The level's scope as it is now, unchanged until released (then the level's next scope may reuse it). */
+  borrowScope(x: Execution, level: Level): BorrowedScope {
+    return this.scopes.borrow(level, x.outputs, x.run.id);
   }
 
   /** The level's node states by plan node id. */

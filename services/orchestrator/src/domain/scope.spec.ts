@@ -82,4 +82,67 @@ describe('LevelScopes', () => {
     second.set('a', 2);
     expect(scopes.scopeOf(level, second, 'r').vars.a).toBe(2);
   });
+
+  it('never changes a scope someone holds: borrowed until released, from scopeOf for good — whatever outputs arrive', () => {
+    const ids = ['a', 'b', 'c'];
+    type Op = { op: 'set'; key: string; value: number } | { op: 'borrow' } | { op: 'pin' } | { op: 'release'; pick: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), key: fc.constantFrom(...ids, 'x'), value: fc.integer() }),
+      fc.record({ op: fc.constant('borrow' as const) }),
+      fc.record({ op: fc.constant('pin' as const) }),
+      fc.record({ op: fc.constant('release' as const), pick: fc.nat() }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.boolean(), (ops, inLoop) => {
+        const suffix = inLoop ? '[1]' : '';
+        const level: TestLevel = { nodes: [node('a'), node('b', 'bee'), node('c')], suffix, vars: { input: { q: 1 } } };
+        const base = structuredClone(level.vars);
+        const outputs = new OutputMap();
+        const scopes = new LevelScopes<TestLevel>();
+        const held: Array<{ scope: { vars: Record<string, unknown> }; snapshot: Record<string, unknown>; release?: () => void }> = [];
+        for (const o of ops) {
+          if (o.op === 'set') outputs.set(o.key === 'x' ? 'x' : o.key + suffix, o.value);
+          else if (o.op === 'borrow') {
+            const b = scopes.borrow(level, outputs, 'run-1');
+            expect(b.scope).toEqual(full(level, outputs));
+            held.push({ scope: b.scope, snapshot: structuredClone(b.scope.vars), release: b.release });
+          } else if (o.op === 'pin') {
+            const scope = scopes.scopeOf(level, outputs, 'run-1');
+            expect(scope).toEqual(full(level, outputs));
+            held.push({ scope, snapshot: structuredClone(scope.vars) });
+          } else {
+            const borrowed = held.filter((h) => h.release);
+            if (!borrowed.length) continue;
+            const h = borrowed[o.pick % borrowed.length]!;
+            h.release!();
+            h.release!(); // a second release changes nothing
+            held.splice(held.indexOf(h), 1);
+          }
+          for (const h of held) expect(h.scope.vars).toEqual(h.snapshot);
+        }
+        // The level's inherited variables are never written to.
+        expect(level.vars).toEqual(base);
+      }),
+    );
+  });
+
+  it('updates a released scope in place for the next node instead of copying the variables (a chain)', () => {
+    const level: TestLevel = { nodes: [node('a'), node('b'), node('c')], suffix: '', vars: { input: {} } };
+    const outputs = new OutputMap();
+    const scopes = new LevelScopes<TestLevel>();
+    const first = scopes.borrow(level, outputs, 'r');
+    first.release();
+    outputs.set('a', 1);
+    const second = scopes.borrow(level, outputs, 'r');
+    expect(second.scope.vars).toBe(first.scope.vars);
+    expect(second.scope.vars).toEqual({ input: {}, a: 1 });
+    // Still borrowed: the next output makes a new scope and leaves this one as it was.
+    outputs.set('b', 2);
+    const third = scopes.borrow(level, outputs, 'r');
+    expect(third.scope.vars).not.toBe(second.scope.vars);
+    expect(second.scope.vars).toEqual({ input: {}, a: 1 });
+    expect(third.scope.vars).toEqual({ input: {}, a: 1, b: 2 });
+    second.release();
+    third.release();
+  });
 });

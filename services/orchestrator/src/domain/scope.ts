@@ -69,47 +69,96 @@ interface LevelIndex {
   ambiguous: boolean;
 }
 
+/** A scope handed out, and who may still read it. */
+interface ScopeRecord {
+  scope: Scope;
+  /** Borrowers that have not released it (see LevelScopes.borrow). */
+  borrowers: number;
+  /** Handed out by scopeOf: its holder may keep it, so it never changes. */
+  pinned: boolean;
+}
+
 interface CachedScope {
   outputs: OutputMap;
   runId: string;
   seen: number;
+  record: ScopeRecord;
+}
+
+/** A borrowed scope: it does not change until `release()`, after which its holder must not read it. */
+export interface BorrowedScope {
   scope: Scope;
+  release(): void;
 }
 
 /**
  * `levelScope` per graph level, kept up to date incrementally: a level's
- * scope is rebuilt only when an output of one of its nodes was set since,
- * and then by applying those outputs to a copy of the previous variables —
- * O(new outputs + variables) instead of O(level nodes) lookups per node.
- * Scopes are shared between callers: treat them as read-only.
+ * scope is brought up to date only when an output of one of its nodes was
+ * set since, by applying those outputs to the previous variables — O(new
+ * outputs) lookups per node instead of O(level nodes).
+ *
+ * Scopes are snapshots: a scope someone still holds never changes. What
+ * scopeOf returns is kept as it is for good (its holder may keep it, e.g. a
+ * map's iterations inherit its variables), so the next change copies the
+ * variables. What borrow() returns is kept as it is until released; once
+ * every borrower released it, the next change updates its variables in place
+ * instead of copying them — in a chain, where each node's scope is released
+ * before the next one is taken, a scope costs O(new outputs), not
+ * O(variables). Treat every scope as read-only.
  */
 export class LevelScopes<L extends { nodes: readonly PlanNode[]; suffix: string; vars: Record<string, unknown>; loop?: { current: unknown; index: number } }> {
   private readonly cache = new WeakMap<L, CachedScope>();
   private readonly indexes = new WeakMap<L, LevelIndex>();
 
+  /** The level's scope, kept unchanged for good. */
   scopeOf(level: L, outputs: OutputMap, runId: string): Scope {
+    const record = this.current(level, outputs, runId);
+    record.pinned = true;
+    return record.scope;
+  }
+
+  /** The level's scope, unchanged until `release()` (called once; later calls do nothing). */
+  borrow(level: L, outputs: OutputMap, runId: string): BorrowedScope {
+    const record = this.current(level, outputs, runId);
+    record.borrowers++;
+    let released = false;
+    return {
+      scope: record.scope,
+      release: () => {
+        if (released) return;
+        released = true;
+        record.borrowers--;
+      },
+    };
+  }
+
+  private current(level: L, outputs: OutputMap, runId: string): ScopeRecord {
     const cached = this.cache.get(level);
     const seen = outputs.log.length;
     const same = cached?.outputs === outputs && cached.runId === runId;
-    if (same && cached!.seen === seen) return cached!.scope;
+    if (same && cached!.seen === seen) return cached!.record;
     const index = this.indexOf(level);
-    let scope: Scope;
+    let record: ScopeRecord;
     if (cached && same && !index.ambiguous) {
-      let vars: Record<string, unknown> | undefined;
+      record = cached.record;
+      // Nobody holds the cached scope: its variables are updated in place.
+      const inPlace = !record.pinned && record.borrowers === 0;
+      let vars: Record<string, unknown> | undefined = inPlace ? record.scope.vars : undefined;
       for (let i = cached.seen; i < seen; i++) {
         const node = index.byInstance.get(outputs.log[i]!);
         if (!node) continue;
-        vars ??= { ...cached.scope.vars };
+        vars ??= { ...record.scope.vars };
         const value = outputs.get(outputs.log[i]!);
         vars[node.id] = value;
         if (node.outputKey) vars[node.outputKey] = value;
       }
-      scope = vars ? { ...cached.scope, vars } : cached.scope;
+      if (vars && vars !== record.scope.vars) record = { scope: { ...record.scope, vars }, borrowers: 0, pinned: false };
     } else {
-      scope = levelScope(level.nodes, level.suffix, level.vars, (id) => (outputs.has(id) ? { value: outputs.get(id) } : undefined), runId, level.loop);
+      const scope = levelScope(level.nodes, level.suffix, level.vars, (id) => (outputs.has(id) ? { value: outputs.get(id) } : undefined), runId, level.loop);
+      record = { scope, borrowers: 0, pinned: false };
     }
-    this.cache.set(level, { outputs, runId, seen, scope });
-    return scope;
+    this.cache.set(level, { outputs, runId, seen, record });
+    return record;
   }
 
   private indexOf(level: L): LevelIndex {
