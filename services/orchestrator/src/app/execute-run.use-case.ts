@@ -35,6 +35,7 @@ import { AppError, type Logger } from '@af/service-kit';
 import { Completed, type NodeExecutors } from '../domain/node-executor.js';
 import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
 import { backoffMs, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
+import { NodeStates } from '../domain/run-state.js';
 import { OutputMap } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, WaitFor } from '../domain/waiting.js';
@@ -177,7 +178,8 @@ export class ExecuteRun {
   /** One plan version of the run: until it finishes, parks, stops, or a policy's replan swaps the plan. */
   private async epoch(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult | 'replanned'> {
     // Node states and outputs as of the lease (read by the statement that took it).
-    const { run, states } = leased;
+    const { run } = leased;
+    const states = new NodeStates(leased.states);
     const x: Execution = {
       run,
       states,

@@ -1,5 +1,5 @@
 import { PlanGraphSchema } from '@af/plan';
-import type { NodeState, NodeStatus } from '../domain/run-state.js';
+import { NodeStates, type NodeState, type NodeStatus } from '../domain/run-state.js';
 import { OutputMap } from '../domain/scope.js';
 import { Levels, type Execution, type Level } from './execution.js';
 
@@ -8,8 +8,8 @@ const nodes = PlanGraphSchema.parse({
 }).nodes;
 
 function execution(states: Record<string, NodeStatus>): Execution {
-  const map = new Map<string, NodeState>(
-    Object.entries(states).map(([nodeId, status]) => [nodeId, { nodeId, status, attempt: 1, error: null, startedAt: null, finishedAt: null }]),
+  const map = new NodeStates(
+    Object.entries(states).map(([nodeId, status]): [string, NodeState] => [nodeId, { nodeId, status, attempt: 1, error: null, startedAt: null, finishedAt: null }]),
   );
   return { states: map, outputs: new OutputMap() } as unknown as Execution;
 }
@@ -43,18 +43,55 @@ describe('Levels.open', () => {
 describe('Levels.hasWaiting', () => {
   const levels = new Levels();
 
-  it('finds a waiting node after the terminal ones, and none once it settled', () => {
+  it('finds a waiting node, and none once it settled or moved on', () => {
     const x = execution({ a: 'completed', b: 'completed', c: 'waiting', d: 'pending' });
     const top: Level = { nodes, suffix: '', vars: {}, fallbacks: new Map() };
     expect(levels.hasWaiting(x, top)).toBe(true);
     set(x, 'c', 'completed');
     expect(levels.hasWaiting(x, top)).toBe(false);
-    expect(top.terminal).toBe(3);
+    set(x, 'd', 'waiting');
+    expect(levels.hasWaiting(x, top)).toBe(true);
+    set(x, 'd', 'running');
+    expect(levels.hasWaiting(x, top)).toBe(false);
+  });
+
+  it('does not count a waiting node of another level, nor a waiting id that is no node of the level', () => {
+    const x = execution({ 'c[0]': 'waiting', 'gate:policy-1': 'waiting' });
+    expect(levels.hasWaiting(x, { nodes, suffix: '', vars: {}, fallbacks: new Map() })).toBe(false);
+    expect(levels.hasWaiting(x, { nodes, suffix: '[0]', vars: {}, fallbacks: new Map() })).toBe(true);
   });
 
   it('finds a waiting node of a map iteration by its instance id only', () => {
     const x = execution({ 'a[2]': 'completed', 'b[2]': 'waiting', b: 'waiting' });
     expect(levels.hasWaiting(x, { nodes, suffix: '[2]', vars: {}, fallbacks: new Map() })).toBe(true);
     expect(levels.hasWaiting(x, { nodes, suffix: '[3]', vars: {}, fallbacks: new Map() })).toBe(false);
+  });
+});
+
+describe('NodeStates', () => {
+  const state = (nodeId: string, status: NodeStatus): NodeState => ({ nodeId, status, attempt: 1, error: null, startedAt: null, finishedAt: null });
+
+  it('indexes the waiting states it starts with and every change after', () => {
+    const s = new NodeStates([
+      ['a', state('a', 'waiting')],
+      ['b', state('b', 'pending')],
+    ]);
+    expect([...s.waiting]).toEqual(['a']);
+    s.set('b', state('b', 'waiting')).set('a', state('a', 'completed'));
+    expect([...s.waiting]).toEqual(['b']);
+    s.delete('b');
+    expect(s.waiting.size).toBe(0);
+    s.set('c', state('c', 'waiting'));
+    s.clear();
+    expect(s.waiting.size).toBe(0);
+    expect(s.size).toBe(0);
+  });
+
+  it('is a Map of the states as given', () => {
+    const s = new NodeStates();
+    s.set('a', state('a', 'running'));
+    expect(s).toBeInstanceOf(Map);
+    expect(s.get('a')?.status).toBe('running');
+    expect(new NodeStates(null).size).toBe(0);
   });
 });

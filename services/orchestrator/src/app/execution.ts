@@ -11,7 +11,7 @@ import { compileNodeCondition, type PlanNode } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import { iterationSuffix } from '../domain/instance-id.js';
 import { idempotencyKey, type ExecutorOptions, type NodeContext } from '../domain/node-executor.js';
-import type { NodeState, Run } from '../domain/run-state.js';
+import type { NodeState, NodeStates, Run } from '../domain/run-state.js';
 import { fallbacksOf, terminalPrefix, type StateLookup } from '../domain/scheduler.js';
 import { LevelScopes, runVars, type BorrowedScope, type OutputMap } from '../domain/scope.js';
 import type { Semaphore } from '../domain/semaphore.js';
@@ -44,8 +44,8 @@ export interface Level {
 /** One execution of a run by this replica. */
 export interface Execution {
   run: Run;
-  /** By instance id. */
-  states: Map<string, NodeState>;
+  /** By instance id, with the waiting ones indexed. */
+  states: NodeStates;
   /** By instance id (and `<map instance>#items`). */
   outputs: OutputMap;
   slots: Semaphore;
@@ -101,6 +101,7 @@ export class Levels {
   /** Compiled node conditions, per plan node (a map body's nodes run once per iteration). */
   private readonly conditions = new WeakMap<PlanNode, (scope: Scope) => boolean>();
   private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
+  private readonly instances = new WeakMap<Level, Set<string>>();
 
   top(x: Execution): Level {
     return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs), fallbacks: fallbacksOf(x.run.plan) };
@@ -171,9 +172,18 @@ export class Levels {
   }
 
   hasWaiting(x: Execution, level: Level): boolean {
-    const { nodes, suffix } = level;
-    for (let i = this.open(x, level); i < nodes.length; i++) if (x.states.get(nodes[i]!.id + suffix)?.status === 'waiting') return true;
+    for (const id of x.states.waiting) if (this.instancesOf(level).has(id)) return true;
     return false;
+  }
+
+  /** The level's node instance ids (built once per level). */
+  private instancesOf(level: Level): ReadonlySet<string> {
+    let ids = this.instances.get(level);
+    if (!ids) {
+      ids = new Set(level.nodes.map((n) => n.id + level.suffix));
+      this.instances.set(level, ids);
+    }
+    return ids;
   }
 }
 

@@ -54,6 +54,40 @@ export interface NodeState {
   rollbackStatus?: string | null;
 }
 
+/**
+ * Node states by instance id that also index which ones are waiting, so that
+ * "does this level wait on anything?" costs O(waiting nodes), not a scan of
+ * the level. Every write goes through set/delete/clear, which keep the index.
+ */
+export class NodeStates extends Map<string, NodeState> {
+  /** Instance ids whose state is `waiting`. */
+  readonly waiting = new Set<string>();
+
+  constructor(entries?: Iterable<readonly [string, NodeState]> | null) {
+    // The Map constructor calls set() before the field above exists; the entries are indexed below.
+    super(entries);
+    for (const [id, state] of this) if (state.status === 'waiting') this.waiting.add(id);
+  }
+
+  override set(id: string, state: NodeState): this {
+    if (this.waiting) {
+      if (state.status === 'waiting') this.waiting.add(id);
+      else this.waiting.delete(id);
+    }
+    return super.set(id, state);
+  }
+
+  override delete(id: string): boolean {
+    this.waiting?.delete(id);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.waiting?.clear();
+    super.clear();
+  }
+}
+
 export interface Run {
   id: string;
   userId: string;
