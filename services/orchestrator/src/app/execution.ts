@@ -101,7 +101,6 @@ export class Levels {
   /** Compiled node conditions, per plan node (a map body's nodes run once per iteration). */
   private readonly conditions = new WeakMap<PlanNode, (scope: Scope) => boolean>();
   private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
-  private readonly instances = new WeakMap<Level, Set<string>>();
 
   top(x: Execution): Level {
     return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs), fallbacks: fallbacksOf(x.run.plan) };
@@ -172,18 +171,8 @@ export class Levels {
   }
 
   hasWaiting(x: Execution, level: Level): boolean {
-    for (const id of x.states.waiting) if (this.instancesOf(level).has(id)) return true;
+    for (const id of x.states.waiting) if (this.scopes.hasInstance(level, id)) return true;
     return false;
-  }
-
-  /** The level's node instance ids (built once per level). */
-  private instancesOf(level: Level): ReadonlySet<string> {
-    let ids = this.instances.get(level);
-    if (!ids) {
-      ids = new Set(level.nodes.map((n) => n.id + level.suffix));
-      this.instances.set(level, ids);
-    }
-    return ids;
   }
 }
 

@@ -145,4 +145,15 @@ describe('LevelScopes', () => {
     second.release();
     third.release();
   });
+
+  it('knows which instance ids belong to a level', () => {
+    const scopes = new LevelScopes<TestLevel>();
+    const top: TestLevel = { nodes: [node('a'), node('b')], suffix: '', vars: {} };
+    const iteration: TestLevel = { nodes: [node('a')], suffix: '[3]', vars: {} };
+    expect(scopes.hasInstance(top, 'a')).toBe(true);
+    expect(scopes.hasInstance(top, 'a[3]')).toBe(false);
+    expect(scopes.hasInstance(top, 'c')).toBe(false);
+    expect(scopes.hasInstance(iteration, 'a[3]')).toBe(true);
+    expect(scopes.hasInstance(iteration, 'a')).toBe(false);
+  });
 });

@@ -161,6 +161,11 @@ export class LevelScopes<L extends { nodes: readonly PlanNode[]; suffix: string;
     return record;
   }
 
+  /** Whether `instanceId` names one of the level's node instances. */
+  hasInstance(level: L, instanceId: string): boolean {
+    return this.indexOf(level).byInstance.has(instanceId);
+  }
+
   private indexOf(level: L): LevelIndex {
     let index = this.indexes.get(level);
     if (!index) {
