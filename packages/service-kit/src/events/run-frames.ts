@@ -2,7 +2,9 @@
  * Follow one run's frames: everything the bus retains after `afterSeq`, then
  * live ones — each seq once, in order — ending after the terminal frame. A
  * gap that persists (a frame still in an outbox, or one the bus no longer
- * retains) is filled from the durable event log through `fetchAfter`.
+ * retains) is filled from the durable event log through `fetchAfter`; so is a
+ * silence of `idleCheckMs`, since a missed frame at the end leaves no gap to
+ * notice (a lost terminal frame would otherwise leave the follower open).
  * Used by the gateway's SSE stream and the orchestrator's StreamRunEvents.
  */
 import type { Logger } from '../logger.js';
@@ -25,6 +27,11 @@ export interface FollowRunOptions<F extends Frame> {
   onEnd(): void;
   terminalType?: string;
   gapFillMs?: number;
+  /**
+   * With no frame for this long, read the durable log after the last frame
+   * (default 5000); the wait doubles while the run stays silent, up to a minute.
+   */
+  idleCheckMs?: number;
 }
 
 export async function followRunFrames<F extends Frame>(o: FollowRunOptions<F>): Promise<Closeable> {
@@ -32,14 +39,36 @@ export async function followRunFrames<F extends Frame>(o: FollowRunOptions<F>): 
   const terminal = o.terminalType ?? 'complete';
   const sub: { current?: Closeable } = {};
   let gapTimer: NodeJS.Timeout | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  const idleFirstMs = o.idleCheckMs ?? 5000;
+  let idleMs = idleFirstMs;
   let closed = false;
   const close = async () => {
     closed = true;
     if (gapTimer) clearTimeout(gapTimer);
+    if (idleTimer) clearTimeout(idleTimer);
     await sub.current?.close().catch(() => undefined);
+  };
+  const fill = () =>
+    o
+      .fetchAfter(sequencer.last)
+      .then((frames) => frames.forEach(accept))
+      .catch((err) => o.log.warn({ err, runId: o.runId }, 'gap fill failed'));
+  const armIdle = (delayMs: number) => {
+    if (idleTimer) clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idleMs = Math.min(idleMs * 2, 60_000);
+      void fill().finally(() => !closed && armIdle(idleMs));
+    }, delayMs);
+    idleTimer.unref();
   };
   const accept = (frame: F) => {
     if (closed) return;
+    if (frame.seq > sequencer.last && idleTimer) {
+      // Activity: the silence check starts over at its first delay.
+      if (idleMs === idleFirstMs) idleTimer.refresh();
+      else armIdle((idleMs = idleFirstMs));
+    }
     for (const f of sequencer.accept(frame)) {
       o.onFrame(f);
       if (f.type === terminal) {
@@ -51,9 +80,7 @@ export async function followRunFrames<F extends Frame>(o: FollowRunOptions<F>): 
     if (sequencer.hasGap() && !gapTimer) {
       gapTimer = setTimeout(() => {
         gapTimer = undefined;
-        o.fetchAfter(sequencer.last)
-          .then((frames) => frames.forEach(accept))
-          .catch((err) => o.log.warn({ err, runId: o.runId }, 'gap fill failed'));
+        void fill();
       }, o.gapFillMs ?? 1000);
     }
   };
@@ -66,5 +93,6 @@ export async function followRunFrames<F extends Frame>(o: FollowRunOptions<F>): 
   });
   if (closed) await sub.current.close();
   (o.initial ?? []).forEach(accept);
+  if (!closed) armIdle(idleMs);
   return { close };
 }
