@@ -13,5 +13,6 @@ export * as connector from './gen/agentfactory/connector/v1/connector.js';
 export * as approval from './gen/agentfactory/approval/v1/approval.js';
 export * as approvalEvents from './gen/agentfactory/approval/v1/events.js';
 export * as agent from './gen/agentfactory/agent/v1/agent.js';
+export * as action from './gen/agentfactory/action/v1/action.js';
 export { Struct, Value, ListValue } from './gen/google/protobuf/struct.js';
 export { grpcLoaderOptions, protoFiles, protoRoot, type ProtoPackage } from './loader.js';

@@ -13,7 +13,7 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
@@ -23,6 +23,8 @@ const files: Record<ProtoPackage, string[]> = {
   approval: ['agentfactory/approval/v1/approval.proto', 'agentfactory/approval/v1/events.proto'],
   // Served by AI agents (capability nodes), not by a service of ours.
   agent: ['agentfactory/agent/v1/agent.proto'],
+  // Served by every service that owns built-in playbook actions.
+  action: ['agentfactory/action/v1/action.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

@@ -13,3 +13,4 @@ export * from './grpc/grpc-exception.filter.js';
 export * from './grpc/nest-logger.js';
 export * from './crypto/index.js';
 export * from './db/sql.js';
+export * from './actions/index.js';

@@ -7,3 +7,4 @@ export * from './sse.js';
 export * from './http.js';
 export * from './fixture-server.js';
 export * from './wait.js';
+export * from './action-contract.js';

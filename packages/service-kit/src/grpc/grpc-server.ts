@@ -22,6 +22,7 @@ const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   connector: 'agentfactory.connector.v1',
   approval: 'agentfactory.approval.v1',
   agent: 'agentfactory.agent.v1',
+  action: 'agentfactory.action.v1',
 };
 
 export interface GrpcServer {

@@ -1,0 +1,179 @@
+import { AppError } from '../errors.js';
+import type { ActionContext, ActionHandler } from './action-handler.js';
+import { ActionDispatcher, type ExecuteAction } from './action-dispatcher.js';
+import { MemoryActionRecords } from './action-records.js';
+
+const principal = { userId: 'u1', teamIds: [] };
+const call = (over: Partial<ExecuteAction> = {}): ExecuteAction => ({
+  action: 'save',
+  inputs: { title: 'T' },
+  params: {},
+  principal,
+  idempotencyKey: 'run1:n1:1',
+  runId: 'run1',
+  nodeId: 'n1',
+  attempt: 1,
+  timeoutMs: 0,
+  ...over,
+});
+
+function counting(name: string, fn: (ctx: ActionContext) => Promise<Record<string, unknown>>): ActionHandler & { calls: number } {
+  const h = {
+    name,
+    sideEffects: true,
+    calls: 0,
+    execute: async (ctx: ActionContext) => {
+      h.calls++;
+      return fn(ctx);
+    },
+  };
+  return h;
+}
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('ActionDispatcher', () => {
+  it('lists what it serves, sorted, with versions and side effects', () => {
+    const d = new ActionDispatcher('svc', [
+      { name: 'b', sideEffects: false, version: '2', execute: async () => ({}) },
+      { name: 'a', sideEffects: true, execute: async () => ({}) },
+    ], new MemoryActionRecords());
+    expect(d.list()).toEqual([
+      { name: 'a', version: '1', sideEffects: true },
+      { name: 'b', version: '2', sideEffects: false },
+    ]);
+  });
+
+  it('refuses to serve one action twice', () => {
+    const h = { name: 'a', sideEffects: false, execute: async () => ({}) };
+    expect(() => new ActionDispatcher('svc', [h, h], new MemoryActionRecords())).toThrow('action a is served twice by svc');
+  });
+
+  it('runs a call with the handler given its inputs, params and principal', async () => {
+    const save = counting('save', async (ctx) => ({ saved: ctx.inputs.title, by: ctx.principal.userId, p: ctx.params.mode }));
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
+    await expect(d.execute(call({ params: { mode: 'x' } }))).resolves.toEqual({ outputs: { saved: 'T', by: 'u1', p: 'x' }, replayed: false });
+  });
+
+  it('answers the same key twice with one execution and the first answer', async () => {
+    let n = 0;
+    const save = counting('save', async () => ({ n: ++n }));
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
+    const first = await d.execute(call());
+    const again = await d.execute(call({ inputs: { title: 'changed' } }));
+    expect(first).toEqual({ outputs: { n: 1 }, replayed: false });
+    expect(again).toEqual({ outputs: { n: 1 }, replayed: true });
+    expect(save.calls).toBe(1);
+    await d.execute(call({ idempotencyKey: 'run1:n1:2' }));
+    expect(save.calls).toBe(2);
+  });
+
+  it('makes a replay that arrives while the first call runs wait for its answer', async () => {
+    let release!: () => void;
+    const save = counting('save', () => new Promise((r) => (release = () => r({ done: true }))));
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords(), { pollMs: 5 });
+    const first = d.execute(call());
+    const second = d.execute(call());
+    await new Promise((r) => setTimeout(r, 30));
+    release();
+    await expect(first).resolves.toEqual({ outputs: { done: true }, replayed: false });
+    await expect(second).resolves.toEqual({ outputs: { done: true }, replayed: true });
+    expect(save.calls).toBe(1);
+  });
+
+  it('remembers a permanent failure and releases the key after a transient one', async () => {
+    let fail: AppError = AppError.invalid('inputs.title', 'is too long');
+    const save = counting('save', async () => {
+      throw fail;
+    });
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
+    const e1 = await rejection(d.execute(call()));
+    const e2 = await rejection(d.execute(call()));
+    expect([e1.code, e2.code]).toEqual(['INVALID_ARGUMENT', 'INVALID_ARGUMENT']);
+    expect(e2.violations).toEqual([{ field: 'inputs.title', reason: 'is too long' }]);
+    expect(save.calls).toBe(1);
+
+    fail = new AppError('UNAVAILABLE', 'store down');
+    const k = { idempotencyKey: 'run1:n2:1' };
+    expect((await rejection(d.execute(call(k)))).code).toBe('UNAVAILABLE');
+    expect((await rejection(d.execute(call(k)))).code).toBe('UNAVAILABLE');
+    expect(save.calls).toBe(3);
+  });
+
+  it('refuses a key reused for another action or by another caller', async () => {
+    const d = new ActionDispatcher('svc', [counting('save', async () => ({})), counting('send', async () => ({}))], new MemoryActionRecords());
+    await d.execute(call());
+    const other = await rejection(d.execute(call({ action: 'send' })));
+    expect(other.code).toBe('ALREADY_EXISTS');
+    expect(other.message).toContain('was used for action save, not send');
+    const stranger = await rejection(d.execute(call({ principal: { userId: 'u2', teamIds: [] } })));
+    expect(stranger.code).toBe('ALREADY_EXISTS');
+    expect(stranger.message).toContain('belongs to another caller');
+  });
+
+  it('fails DEADLINE_EXCEEDED at the deadline and aborts the handler', async () => {
+    let aborted = false;
+    const slow = counting('save', (ctx) => new Promise((r) => {
+      ctx.signal.addEventListener('abort', () => (aborted = true));
+      setTimeout(() => r({}), 5_000).unref();
+    }));
+    const d = new ActionDispatcher('svc', [slow], new MemoryActionRecords());
+    const started = Date.now();
+    const err = await rejection(d.execute(call({ timeoutMs: 50 })));
+    expect(err.code).toBe('DEADLINE_EXCEEDED');
+    expect(err.retryable).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(aborted).toBe(true);
+  });
+
+  it.each([
+    [{ action: '' }, 'INVALID_ARGUMENT', 'action: is required'],
+    [{ action: 'sav' }, 'INVALID_ARGUMENT', 'svc serves no action "sav" (it serves: save)'],
+    [{ principal: { userId: '', teamIds: [] } }, 'UNAUTHENTICATED', 'principal.user_id is required'],
+    [{ idempotencyKey: 'a b' }, 'INVALID_ARGUMENT', 'idempotency_key: must be 1-512 characters without spaces'],
+    [{ timeoutMs: -1 }, 'INVALID_ARGUMENT', 'timeout_ms: must be between 0'],
+    [{ timeoutMs: 16 * 60_000 }, 'INVALID_ARGUMENT', 'timeout_ms: must be between 0'],
+  ])('refuses a bad call %j with %s', async (over, code, message) => {
+    const save = counting('save', async () => ({}));
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
+    const err = await rejection(d.execute(call(over as Partial<ExecuteAction>)));
+    expect(err.code).toBe(code);
+    expect(err.message).toContain(message);
+    expect(save.calls).toBe(0);
+  });
+
+  it('fails INTERNAL, without storing outputs, when a handler answers something other than an object', async () => {
+    const bad = counting('save', async () => [1, 2] as unknown as Record<string, unknown>);
+    const d = new ActionDispatcher('svc', [bad], new MemoryActionRecords());
+    const err = await rejection(d.execute(call()));
+    expect(err.code).toBe('INTERNAL');
+    expect(err.message).toBe('action save answered an array, not an object of outputs');
+  });
+
+  it('runs a call without a key every time (no replay outside a run)', async () => {
+    const save = counting('save', async () => ({}));
+    const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
+    await d.execute(call({ idempotencyKey: '' }));
+    await d.execute(call({ idempotencyKey: '' }));
+    expect(save.calls).toBe(2);
+  });
+});
+
+describe('MemoryActionRecords', () => {
+  it('lets a claim whose holder went silent be taken over', async () => {
+    let now = 0;
+    const records = new MemoryActionRecords(() => now);
+    expect(await records.claim('k', 'a', 'u', 100)).toEqual({ state: 'claimed' });
+    now = 50;
+    expect(await records.claim('k', 'a', 'u', 100)).toEqual({ state: 'in_progress' });
+    now = 200;
+    expect(await records.claim('k', 'a', 'u', 100)).toEqual({ state: 'claimed' });
+  });
+});

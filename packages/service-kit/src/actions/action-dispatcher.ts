@@ -1,0 +1,149 @@
+/**
+ * Serves a service's built-in actions: finds the handler, enforces the
+ * deadline, and answers a repeated idempotency key with the first answer —
+ * written once here so no serving service re-implements it.
+ */
+import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
+import type { ActionContext, ActionDescriptor, ActionHandler, ActionPrincipal } from './action-handler.js';
+import type { ActionRecords, StoredActionError } from './action-records.js';
+
+export interface ExecuteAction {
+  action: string;
+  inputs: Record<string, unknown>;
+  params: Record<string, unknown>;
+  principal: ActionPrincipal;
+  idempotencyKey: string;
+  runId: string;
+  nodeId: string;
+  attempt: number;
+  /** 0: the dispatcher's default. */
+  timeoutMs: number;
+}
+
+export interface ActionResult {
+  outputs: Record<string, unknown>;
+  replayed: boolean;
+}
+
+export interface ActionDispatcherOptions {
+  /** Used when a call names no timeout (default 30 s). */
+  defaultTimeoutMs?: number;
+  /** The longest deadline a caller may ask for (default 15 min). */
+  maxTimeoutMs?: number;
+  /** How often a running call refreshes its claim (default 5 s); a claim silent for 3× this is taken over. */
+  heartbeatMs?: number;
+  /** How often a replay polls for the first call's answer (default 100 ms). */
+  pollMs?: number;
+}
+
+const KEY = /^[^\s]{1,512}$/;
+
+export class ActionDispatcher {
+  private readonly handlers = new Map<string, ActionHandler>();
+  private readonly opts: Required<ActionDispatcherOptions>;
+
+  constructor(
+    /** The serving service's name, e.g. `output-router`. */
+    readonly service: string,
+    handlers: ActionHandler[],
+    private readonly records: ActionRecords,
+    options: ActionDispatcherOptions = {},
+  ) {
+    for (const h of handlers) {
+      if (this.handlers.has(h.name)) throw new Error(`action ${h.name} is served twice by ${service}`);
+      this.handlers.set(h.name, h);
+    }
+    this.opts = { defaultTimeoutMs: 30_000, maxTimeoutMs: 15 * 60_000, heartbeatMs: 5_000, pollMs: 100, ...options };
+  }
+
+  list(): ActionDescriptor[] {
+    return [...this.handlers.values()]
+      .map((h) => ({ name: h.name, version: h.version ?? '1', sideEffects: h.sideEffects }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async execute(req: ExecuteAction): Promise<ActionResult> {
+    if (!req.action) throw AppError.invalid('action', 'is required');
+    const handler = this.handlers.get(req.action);
+    if (!handler) {
+      throw AppError.invalid('action', `${this.service} serves no action ${JSON.stringify(req.action)} (it serves: ${this.list().map((a) => a.name).join(', ') || 'none'})`, 'unknown_action');
+    }
+    if (!req.principal.userId) throw new AppError('UNAUTHENTICATED', 'an action runs on behalf of a user: principal.user_id is required');
+    if (req.idempotencyKey && !KEY.test(req.idempotencyKey)) throw AppError.invalid('idempotency_key', 'must be 1-512 characters without spaces');
+    if (req.timeoutMs < 0 || req.timeoutMs > this.opts.maxTimeoutMs) {
+      throw AppError.invalid('timeout_ms', `must be between 0 (the default, ${this.opts.defaultTimeoutMs} ms) and ${this.opts.maxTimeoutMs}`);
+    }
+    const deadline = Date.now() + (req.timeoutMs || this.opts.defaultTimeoutMs);
+    if (!req.idempotencyKey) return { outputs: await this.run(handler, req, deadline), replayed: false };
+    return this.once(handler, req, deadline);
+  }
+
+  /** Runs the call under its key, or answers from the key's record. */
+  private async once(handler: ActionHandler, req: ExecuteAction, deadline: number): Promise<ActionResult> {
+    const staleMs = this.opts.heartbeatMs * 3;
+    for (;;) {
+      const claim = await this.records.claim(req.idempotencyKey, req.action, req.principal.userId, staleMs);
+      if (claim.state === 'completed') return { outputs: claim.outputs, replayed: true };
+      if (claim.state === 'failed') throw fromStored(claim.error);
+      if (claim.state === 'conflict') throw new AppError('ALREADY_EXISTS', `idempotency_key ${req.idempotencyKey} ${claim.reason}`);
+      if (claim.state === 'in_progress') {
+        // The first call with this key (maybe from a caller that crashed) is still running: wait for its answer.
+        if (Date.now() >= deadline) throw deadlineExceeded(req);
+        await new Promise((r) => setTimeout(r, Math.min(this.opts.pollMs, deadline - Date.now())));
+        continue;
+      }
+      const beat = setInterval(() => void this.records.heartbeat(req.idempotencyKey).catch(() => undefined), this.opts.heartbeatMs);
+      beat.unref();
+      try {
+        const outputs = await this.run(handler, req, deadline);
+        await this.records.complete(req.idempotencyKey, outputs);
+        return { outputs, replayed: false };
+      } catch (err) {
+        const app = toAppError(err);
+        await this.records.fail(req.idempotencyKey, toStored(app), !app.retryable);
+        throw app;
+      } finally {
+        clearInterval(beat);
+      }
+    }
+  }
+
+  private async run(handler: ActionHandler, req: ExecuteAction, deadline: number): Promise<Record<string, unknown>> {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const ctx: ActionContext = { ...req, signal: abort.signal, deadline };
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(deadlineExceeded(req));
+      }, Math.max(0, deadline - Date.now()));
+    });
+    try {
+      const outputs = await Promise.race([handler.execute(ctx), expired]);
+      if (!outputs || typeof outputs !== 'object' || Array.isArray(outputs)) {
+        throw new AppError('INTERNAL', `action ${req.action} answered ${Array.isArray(outputs) ? 'an array' : typeof outputs}, not an object of outputs`);
+      }
+      return outputs;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function deadlineExceeded(req: ExecuteAction): AppError {
+  return new AppError('DEADLINE_EXCEEDED', `action ${req.action} did not finish within its deadline`);
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError('INTERNAL', err instanceof Error ? err.message : String(err), { cause: err, retryable: false });
+}
+
+function toStored(err: AppError): StoredActionError {
+  return { code: err.code, message: err.message, ...(err.violations.length ? { violations: err.violations } : {}) };
+}
+
+function fromStored(e: StoredActionError): AppError {
+  const code: ErrorCode = (ERROR_CODES as readonly string[]).includes(e.code) ? (e.code as ErrorCode) : 'INTERNAL';
+  return new AppError(code, e.message, { retryable: false, violations: e.violations ?? [] });
+}

@@ -1,0 +1,76 @@
+/** ActionRecords in the serving service's own schema (table `action_executions`, see ActionExecutions1765000000000). */
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlRows, type Queryable } from '../db/sql.js';
+import type { ActionClaim, ActionRecords, StoredActionError } from './action-records.js';
+
+export class PgActionRecords implements ActionRecords {
+  constructor(private readonly db: Queryable) {}
+
+  async claim(key: string, action: string, userId: string, staleMs: number): Promise<ActionClaim> {
+    const claimed = await sqlRows(
+      this.db,
+      `INSERT INTO action_executions (idempotency_key, action, owner_user_id, status) VALUES ($1, $2, $3, 'in_progress')
+       ON CONFLICT (idempotency_key) DO UPDATE SET updated_at = now()
+         WHERE action_executions.status = 'in_progress'
+           AND action_executions.updated_at < now() - ($4::int * interval '1 millisecond')
+           AND action_executions.action = EXCLUDED.action AND action_executions.owner_user_id = EXCLUDED.owner_user_id
+       RETURNING idempotency_key`,
+      [key, action, userId, staleMs],
+    );
+    if (claimed.length) return { state: 'claimed' };
+    const [row] = await sqlRows(this.db, 'SELECT action, owner_user_id, status, outputs, error FROM action_executions WHERE idempotency_key = $1', [key]);
+    // Released between the two statements (a transient failure): claim again.
+    if (!row) return this.claim(key, action, userId, staleMs);
+    if (row.action !== action) return { state: 'conflict', reason: `was used for action ${row.action}, not ${action}` };
+    if (row.owner_user_id !== userId) return { state: 'conflict', reason: 'belongs to another caller' };
+    if (row.status === 'completed') return { state: 'completed', outputs: row.outputs ?? {} };
+    if (row.status === 'failed') return { state: 'failed', error: row.error };
+    return { state: 'in_progress' };
+  }
+
+  async complete(key: string, outputs: Record<string, unknown>): Promise<void> {
+    await sqlRows(this.db, `UPDATE action_executions SET status = 'completed', outputs = $2::jsonb, updated_at = now() WHERE idempotency_key = $1`, [
+      key,
+      JSON.stringify(outputs),
+    ]);
+  }
+
+  async fail(key: string, error: StoredActionError, permanent: boolean): Promise<void> {
+    if (permanent) {
+      await sqlRows(this.db, `UPDATE action_executions SET status = 'failed', error = $2::jsonb, updated_at = now() WHERE idempotency_key = $1`, [
+        key,
+        JSON.stringify(error),
+      ]);
+    } else {
+      await sqlRows(this.db, `DELETE FROM action_executions WHERE idempotency_key = $1 AND status = 'in_progress'`, [key]);
+    }
+  }
+
+  async heartbeat(key: string): Promise<void> {
+    await sqlRows(this.db, `UPDATE action_executions SET updated_at = now() WHERE idempotency_key = $1 AND status = 'in_progress'`, [key]);
+  }
+}
+
+/** Add to the migrations of every service that serves actions (it runs in that service's schema). */
+export class ActionExecutions1765000000000 implements MigrationInterface {
+  name = 'ActionExecutions1765000000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE action_executions (
+        idempotency_key text PRIMARY KEY,
+        action text NOT NULL,
+        owner_user_id text NOT NULL,
+        status text NOT NULL CHECK (status IN ('in_progress','completed','failed')),
+        outputs jsonb,
+        error jsonb,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query('CREATE INDEX action_executions_created_at ON action_executions (created_at)');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE action_executions');
+  }
+}
