@@ -28,6 +28,8 @@ import { createLlmExecutor } from './app/executors/llm.executor.js';
 import { ConfigError } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { ORCHESTRATOR_MIGRATIONS } from './infra/migrations/index.js';
+import { ActionServices } from './infra/action-services.js';
+import { actionExecutor } from './app/executors/action.executor.js';
 import { PolicyStore } from './infra/policy.store.js';
 import { RunExecutionStore } from './infra/run-execution.store.js';
 import { RunMaintenance } from './infra/run-maintenance.js';
@@ -69,6 +71,11 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       }),
       { rawParams: ['plan'] },
     );
+  // Built-in actions run in the service that owns their data; this is the fallback for every `tool` action not registered above.
+  const actions = new ActionServices(config.ACTION_SERVICES, kit.log, { refreshMs: config.ACTION_REFRESH_MS });
+  await actions.start();
+  kit.onClose(() => actions.stop());
+  executors.register('tool', actionExecutor(actions));
   // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
   const agents = new CapabilityAgentClients();
   const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);

@@ -39,4 +39,14 @@ describe('orchestrator config', () => {
       expect(r.error!.issues[0]!.path).toEqual(['PURE_NODE_BATCH']);
     }
   });
+
+  it('reads the action services (none by default) and refuses a bad entry naming it', () => {
+    expect(orchestratorEnvSchema.parse(base).ACTION_SERVICES).toEqual([]);
+    expect(orchestratorEnvSchema.parse({ ...base, ACTION_SERVICES: 'output-router=router:50056' }).ACTION_SERVICES).toEqual([{ name: 'output-router', address: 'router:50056' }]);
+    const r = orchestratorEnvSchema.safeParse({ ...base, ACTION_SERVICES: 'router:50056' });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['ACTION_SERVICES', "entry 1 'router:50056' must be <service-name>=<host>:<port>, e.g. output-router=127.0.0.1:50056"],
+    ]);
+  });
 });

@@ -1,6 +1,7 @@
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
 import { z } from 'zod';
+import { parseActionServices } from './domain/action-table.js';
 
 const CONNECTOR_ID = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -68,5 +69,20 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   ...llmEnvShape,
   /** Deadline of one connector call when the node sets none. */
   NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /**
+   * The services whose built-in actions tool nodes run (ActionService):
+   * `output-router=host:port,entity-resolution=host:port`. Empty: only the
+   * in-process actions and connector calls run.
+   */
+  ACTION_SERVICES: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const { entries, errors } = parseActionServices(text);
+      for (const message of errors) ctx.addIssue({ code: 'custom', message });
+      return entries;
+    }),
+  /** How often the action table is asked again of ACTION_SERVICES. */
+  ACTION_REFRESH_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;

@@ -1,0 +1,107 @@
+/**
+ * The ActionService clients of the services this orchestrator is configured
+ * with (ACTION_SERVICES) and the table of who serves which action, asked
+ * again every ACTION_REFRESH_MS (and, rate-limited, when a node names an
+ * action the table does not know). A service that does not answer keeps the
+ * actions it listed last, so a restart fails calls as UNAVAILABLE (retried)
+ * rather than as unavailable actions.
+ */
+import { action } from '@af/contracts';
+import { AppError, call, createGrpcClient, type Logger } from '@af/service-kit';
+import type { ActionCall, ActionPort } from '../app/executors/action.executor.js';
+import { buildActionTable, type ActionServiceEntry, type ActionTable, type ListedActions, type ServedAction } from '../domain/action-table.js';
+
+const LIST_DEADLINE_MS = 3_000;
+/** Headroom for the service's own DEADLINE_EXCEEDED to arrive before the client gives up. */
+const DEADLINE_SLACK_MS = 1_000;
+
+export class ActionServices implements ActionPort {
+  private readonly clients = new Map<string, action.ActionServiceClient>();
+  private readonly lastListed = new Map<string, ListedActions>();
+  private table: ActionTable = { byAction: new Map(), conflicts: [] };
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastRefreshAt = 0;
+
+  constructor(
+    private readonly entries: ActionServiceEntry[],
+    private readonly log: Logger,
+    private readonly options: { refreshMs: number; minRefreshGapMs?: number },
+  ) {
+    for (const e of entries) this.clients.set(e.address, createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, e.address, LIST_DEADLINE_MS));
+  }
+
+  /** The first listing (not fatal: a service that is down is asked again later), then a refresh every refreshMs. */
+  async start(): Promise<void> {
+    if (this.entries.length === 0) return;
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Every action served now (for ListActions-like views and tests). */
+  served(): ServedAction[] {
+    return [...this.table.byAction.values()];
+  }
+
+  async servedBy(name: string): Promise<ServedAction | undefined> {
+    const known = this.table.byAction.get(name);
+    if (known || this.entries.length === 0) return known;
+    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 5_000)) await this.refresh();
+    return this.table.byAction.get(name);
+  }
+
+  async execute(served: ServedAction, c: ActionCall, signal: AbortSignal): Promise<{ outputs: Record<string, unknown>; replayed: boolean }> {
+    const client = this.clients.get(served.address);
+    if (!client) throw new AppError('INTERNAL', `no client for ${served.service} at ${served.address}`, { retryable: false });
+    if (signal.aborted) throw new AppError('CANCELLED', `action ${c.action} was cancelled before it was called`);
+    const response = await call(
+      client.execute({
+        action: c.action,
+        inputs: c.inputs,
+        params: c.params,
+        idempotencyKey: c.idempotencyKey,
+        principal: { userId: c.userId, teamIds: [] },
+        timeoutMs: c.timeoutMs,
+        runId: c.runId,
+        nodeId: c.nodeId,
+        attempt: c.attempt,
+      }),
+      c.timeoutMs + DEADLINE_SLACK_MS,
+    );
+    return { outputs: response.outputs ?? {}, replayed: response.replayed };
+  }
+
+  /** Asks every service what it serves; one refresh at a time. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.listAll().finally(() => {
+      this.refreshing = undefined;
+      this.lastRefreshAt = Date.now();
+    });
+    return this.refreshing;
+  }
+
+  private async listAll(): Promise<void> {
+    await Promise.all(
+      this.entries.map(async (entry) => {
+        try {
+          const listed = await call(this.clients.get(entry.address)!.listActions({}), LIST_DEADLINE_MS);
+          this.lastListed.set(entry.address, {
+            entry,
+            service: listed.service || entry.name,
+            actions: listed.actions.map((a) => ({ name: a.name, version: a.version, sideEffects: a.sideEffects })),
+          });
+        } catch (err) {
+          this.log.warn({ service: entry.name, code: (err as AppError).code }, 'action service did not list its actions; keeping its last listing');
+        }
+      }),
+    );
+    const next = buildActionTable(this.entries.flatMap((e) => this.lastListed.get(e.address) ?? []));
+    for (const c of next.conflicts) this.log.warn(c, 'action served by more than one service; the first configured one serves it');
+    this.table = next;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Built-in actions served by another service (ActionService) end to end:
+ * startStack with ACTION_SERVICES pointing at an action service served in
+ * this process (ActionServiceModule, as every owning service serves its
+ * actions). A `tool` node naming one of its actions runs there with the run
+ * owner and the key `runId:nodeId:attempt`, and its outputs flow downstream;
+ * an action no configured service serves fails its node `action_unavailable`
+ * (not retried); a service that answers errors fails the node per its policy.
+ */
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ActionDispatcher, ActionServiceModule, AppError, createLogger, MemoryActionRecords, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
+import { freePort, startStack, type Stack } from '@af/testing';
+import { byId, harness, output, RunStatus, start, status, until, type Harness } from './helpers.js';
+
+let stack: Stack;
+let h: Harness;
+let server: GrpcServer;
+const calls: ActionContext[] = [];
+
+const handlers = [
+  {
+    name: 'save_to_workspace',
+    sideEffects: true,
+    execute: async (ctx: ActionContext) => {
+      calls.push(ctx);
+      return { document_id: `doc-${calls.length}`, title: ctx.inputs.title, folder: ctx.params.folder };
+    },
+  },
+  {
+    name: 'send_notification',
+    sideEffects: true,
+    execute: async (ctx: ActionContext): Promise<Record<string, unknown>> => {
+      calls.push(ctx);
+      throw AppError.invalid('inputs.recipient', 'is not a user of this workspace');
+    },
+  },
+];
+
+beforeAll(async () => {
+  const port = await freePort();
+  const dispatcher = new ActionDispatcher('fixture-router', handlers, new MemoryActionRecords());
+  @Module({})
+  class Root {
+    static forRoot(): DynamicModule {
+      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher)] };
+    }
+  }
+  server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('fixture-router', 'warn') });
+  stack = await startStack({ env: { orchestrator: { ACTION_SERVICES: `output-router=127.0.0.1:${port}` } } });
+  h = harness(stack, 'user-actions');
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await server?.close();
+});
+
+it('runs a tool node in the service that serves its action and passes its outputs on', async () => {
+  const runId = await start(h, {
+    nodes: [
+      { id: 'save', kind: 'tool', action: 'save_to_workspace', inputs: { title: '{title}' }, params: { folder: 'Reports' } },
+      { id: 'report', kind: 'tool', action: 'transform_data', inputs: { data: ['{save}'] }, params: {}, dependsOn: ['save'] },
+    ],
+    inputs: [{ name: 'title', required: true }],
+  }, { inputs: { title: 'Q3 report' } });
+  const run = await until(h, runId);
+  expect([run.status, run.error, [...run.nodes].map((n) => [n.nodeId, n.error])]).toEqual([RunStatus.RUN_STATUS_COMPLETED, '', [['save', ''], ['report', '']]]);
+  expect(output(run, 'save')).toEqual({ document_id: 'doc-1', title: 'Q3 report', folder: 'Reports' });
+  expect(JSON.stringify(output(run, 'report'))).toContain('doc-1');
+  const call = calls.find((c) => c.runId === runId)!;
+  expect(call).toMatchObject({ action: 'save_to_workspace', nodeId: 'save', attempt: 1, idempotencyKey: `${runId}:save:1`, principal: { userId: 'user-actions' } });
+});
+
+it('fails a node whose action no configured service serves with action_unavailable, without retrying it', async () => {
+  const runId = await start(h, {
+    nodes: [{ id: 'search', kind: 'tool', action: 'search_documents', inputs: { query: 'x' }, errorPolicy: { onError: 'stop', retry: { maxRetries: 2, backoffMs: 10 } } }],
+  });
+  const run = await until(h, runId);
+  const node = byId(run).search!;
+  expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
+  expect(status(run).search).toBe('failed');
+  expect(node.attempt).toBe(1);
+  expect(node.error).toBe("action_unavailable: no service of this deployment serves action 'search_documents' (node search)");
+});
+
+it('fails a node per its error policy when the serving service refuses the call, naming the field', async () => {
+  const before = calls.length;
+  const runId = await start(h, {
+    nodes: [{ id: 'notify', kind: 'tool', action: 'send_notification', inputs: { recipient: 'nobody' }, errorPolicy: { onError: 'stop' } }],
+  });
+  const run = await until(h, runId);
+  expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
+  expect(byId(run).notify!.error).toContain('inputs.recipient: is not a user of this workspace');
+  // INVALID_ARGUMENT is not retried: one call.
+  expect(calls.length - before).toBe(1);
+});
