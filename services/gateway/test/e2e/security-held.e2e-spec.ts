@@ -28,8 +28,13 @@ const CONNECTOR_SECRET = `sk-held-a-${tag}`;
 const OTHER_CONNECTOR_SECRET = `sk-held-b-${tag}`;
 const BINDING_SECRET = `bind-held-${tag}`;
 const WRONG_PASSWORD = `not-the-password-${tag}`;
+/** Passwords of refused registrations and logins, and a credential an upstream echoes: the error paths. */
+const REFUSED_PASSWORDS = [`refused-register-${tag}-pw`, `${'long-'.repeat(60)}${tag}`, `unknown-user-${tag}-pw`];
+const ECHOED_SECRET = `sk-echoed-${tag}`;
 
 let api: FixtureServer;
+/** A loopback service the connectors must not reach: only the fixture API's port is allowed. */
+let internal: FixtureServer;
 let stack: Stack;
 let alice: User;
 let bob: User;
@@ -121,7 +126,9 @@ beforeAll(async () => {
   api = await startFixtureServer();
   routeFixtureApi(api);
   api.route('GET', '/b/orgs', (r) => ({ json: { data: { items: [{ id: `b-${String(r.query.q)}`, org: { name: 'B' } }] } } }));
-  stack = await startStack();
+  internal = await startFixtureServer();
+  internal.route('GET', '/orgs', { json: { data: { items: [{ id: 'internal', org: { name: 'internal data' } }] } } });
+  stack = await startStack({ env: { 'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` } } });
   alice = await register('alice');
   bob = await register('bob');
   carol = await register('carol');
@@ -131,6 +138,9 @@ beforeAll(async () => {
   expect((await req('POST', `/api/v1/teams/${teamId}/members`, alice, { user_id: carol.id })).status).toBe(201);
   const wrong = await http('POST', url('/api/auth/login'), { body: { email: alice.email, password: WRONG_PASSWORD } });
   expect(wrong.status).toBe(401);
+  expect((await http('POST', url('/api/auth/register'), { body: { email: 'not-an-email', password: REFUSED_PASSWORDS[0] } })).status).toBe(400);
+  expect((await http('POST', url('/api/auth/register'), { body: { email: `long-${tag}@example.com`, password: REFUSED_PASSWORDS[1] } })).status).toBe(400);
+  expect((await http('POST', url('/api/auth/login'), { body: { email: `nobody-${tag}@example.com`, password: REFUSED_PASSWORDS[2] } })).status).toBe(401);
   const created = await req('POST', '/api/agent-factory/connectors', alice, { yaml: connectorYaml(api.url), credentials: { api_key: CONNECTOR_SECRET } });
   expect(created.status).toBe(201);
   const bound = await req('PUT', '/api/agent-factory/connectors/fixture-api/bindings/researcher', alice, { allowed_endpoints: ['search_orgs'], credentials: { api_key: BINDING_SECRET } });
@@ -141,6 +151,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await api?.close();
+  await internal?.close();
 });
 
 describe('another user (and a member of the owner team) gets 404 and changes nothing', () => {
@@ -527,6 +538,56 @@ describe('YAML alias bombs and XML DTDs are refused quickly and read nothing', (
   });
 });
 
+describe('SSRF through the running service', () => {
+  const probe = (baseUrl: string) =>
+    req('POST', '/api/agent-factory/connectors/test', bob, {
+      yaml: connectorYaml(baseUrl).replace('id: fixture-api', 'id: ssrf-probe'),
+      credentials: { api_key: OTHER_CONNECTOR_SECRET },
+      endpoint: 'search_orgs',
+      inputs: { q: 'x' },
+    });
+
+  it('any spelling of a loopback address, a metadata address or localhost is refused (409) and never reached', async () => {
+    const port = internal.port;
+    const targets = [
+      `http://127.0.0.1:${port}`,
+      `http://127.1:${port}`,
+      `http://0x7f.0.0.1:${port}`,
+      `http://0177.0.0.1:${port}`,
+      `http://2130706433:${port}`,
+      `http://0x7f000001:${port}`,
+      `http://[::1]:${port}`,
+      `http://[::ffff:127.0.0.1]:${port}`,
+      `http://[::ffff:7f00:1]:${port}`,
+      `http://localhost:${port}`,
+      'http://169.254.169.254/latest',
+      'http://2852039166/latest',
+      'http://[::ffff:169.254.169.254]/latest',
+      'http://10.0.0.1',
+    ];
+    for (const target of targets) {
+      const res = await probe(target);
+      expect([target, res.status]).toEqual([target, 409]);
+      expect(res.body.error.message).toMatch(/^egress to .* refused: /);
+      expect(JSON.stringify(res.body)).not.toContain(OTHER_CONNECTOR_SECRET);
+    }
+    expect(internal.requests).toEqual([]);
+    // The allowed port still answers, through any spelling of its address.
+    expect((await probe(`http://127.1:${api.port}`)).status).toBe(200);
+  });
+
+  it('a redirect from the allowed API to an internal address in any spelling is refused at the hop', async () => {
+    const hops = [`http://127.1:${internal.port}/orgs`, `http://[::ffff:127.0.0.1]:${internal.port}/orgs`, `http://localhost:${internal.port}/orgs`, 'http://0xa9fea9fe/latest/meta-data/'];
+    for (const [i, location] of hops.entries()) {
+      api.route('GET', `/hop${i}/orgs`, { status: 302, headers: { location } });
+      const res = await probe(`${api.url}/hop${i}`);
+      expect([location, res.status]).toEqual([location, 409]);
+      expect(res.body.error.message).toMatch(/refused/);
+    }
+    expect(internal.requests).toEqual([]);
+  });
+});
+
 describe('load', () => {
   it('200 concurrent run starts (two users) all complete', async () => {
     const yaml = playbook('burst');
@@ -555,10 +616,29 @@ describe('load', () => {
 });
 
 describe('secrets at rest and in logs', () => {
+  it('an upstream that echoes the credential back, in an error or a 401, leaves it in no log', async () => {
+    const echo = (status: number) => (r: { query: Record<string, unknown> }) => ({ status, json: { error: `bad key ${String(r.query.api_key)}`, data: { items: [] } } });
+    api.route('GET', '/echo500/orgs', echo(500));
+    api.route('GET', '/echo401/orgs', echo(401));
+    for (const base of ['echo500', 'echo401']) {
+      const res = await req('POST', '/api/agent-factory/connectors/test', bob, {
+        yaml: connectorYaml(`${api.url}/${base}`).replace('id: fixture-api', `id: ${base}-api`),
+        credentials: { api_key: ECHOED_SECRET },
+        endpoint: 'search_orgs',
+        inputs: { q: 'x' },
+      });
+      expect([base, res.status >= 400]).toEqual([base, true]);
+      expect(JSON.stringify(res.body)).not.toContain(ECHOED_SECRET);
+      expect(api.requestsTo('GET', `/${base}/orgs`).at(-1)?.query.api_key).toBe(ECHOED_SECRET);
+    }
+  });
+
   it('no password, token or credential in any table (in plain text) nor in any service log at LOG_LEVEL=debug', async () => {
     const secrets = [
       ...[alice, bob, carol].map((u) => u.password),
       WRONG_PASSWORD,
+      ...REFUSED_PASSWORDS,
+      ECHOED_SECRET,
       CONNECTOR_SECRET,
       OTHER_CONNECTOR_SECRET,
       BINDING_SECRET,
