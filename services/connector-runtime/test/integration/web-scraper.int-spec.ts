@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startFixtureServer, type FixtureResponse, type FixtureServer } from '@af/testing';
 import { request } from 'undici';
 import {
+  ConnectorError,
   executeEndpoint,
   parseConnectorYaml,
   type ConnectorDefinition,
@@ -357,6 +358,18 @@ describe('robots.txt', () => {
       `${server.url}/robots.txt could not be read, so nothing is crawled while respect_robots is on`,
     );
     expect(server.count('GET', '/corp/search')).toBe(0);
+  });
+  it('a host the egress guard refuses is FAILED_PRECONDITION (as for every connector type), not an unreachable robots.txt', async () => {
+    const refused = new ConnectorError('FAILED_PRECONDITION', 'egress to 10.0.0.5 refused: private address; an operator can allow it with CONNECTOR_EGRESS_ALLOW');
+    const http = (async () => {
+      throw refused;
+    }) as unknown as ExecutionContext['http'];
+
+    const err = await failure(executeEndpoint(definition(), 'search', { name: 'acme' }, {}, ctx({ http })));
+
+    expect(err).toMatchObject({ code: 'FAILED_PRECONDITION', retryable: false });
+    expect(err.message).toContain('egress to 10.0.0.5 refused');
+    expect(err.message).not.toContain('robots.txt could not be read');
   });
 });
 

@@ -29,6 +29,8 @@ export const DEFAULT_SCRAPER_USER_AGENT = 'AgentFactory/1.0 (+connector-runtime;
 const MAX_PAGE_BYTES = 5 * 1024 * 1024;
 /** RFC 9309 §2.5: at least 500 KiB must be parsed; the rest may be ignored. */
 const MAX_ROBOTS_BYTES = 500 * 1024;
+const REFUSALS = new Set(['FAILED_PRECONDITION', 'INVALID_ARGUMENT', 'PERMISSION_DENIED']);
+
 /** A robots.txt Crawl-delay longer than this is capped (the call's timeout bounds it anyway). */
 const MAX_CRAWL_DELAY_MS = 60_000;
 const HTML_TYPES = new Set([
@@ -242,6 +244,8 @@ class RobotsGate {
       const status = err instanceof ConnectorError ? err.status : undefined;
       if (status !== undefined && status >= 300 && status < 500 && status !== 429) return { rules: [] };
       if (err instanceof ConnectorError && (err.code === 'TIMEOUT' || err.code === 'CANCELLED')) throw err;
+      // A refusal of ours (the egress guard, a bad URL) is not an unreachable robots.txt: the page would be refused the same way.
+      if (err instanceof ConnectorError && status === undefined && REFUSALS.has(err.code)) throw err;
       const why = err instanceof ConnectorError ? err.message : String(err);
       throw new ConnectorError(
         'UNAVAILABLE',
