@@ -45,6 +45,22 @@ export function resultSecrets(
   credentials: Readonly<Record<string, unknown>>,
   extraValues: readonly string[] = [],
 ): string[] {
+  if (extraValues.length > 0) return computeSecrets(credentials, extraValues);
+  // A credentials object is not changed once loaded; calls that share one share the list.
+  let cached = memo.get(credentials);
+  if (!cached) {
+    cached = computeSecrets(credentials, extraValues);
+    memo.set(credentials, cached);
+  }
+  return cached;
+}
+
+const memo = new WeakMap<object, string[]>();
+
+function computeSecrets(
+  credentials: Readonly<Record<string, unknown>>,
+  extraValues: readonly string[],
+): string[] {
   const values: string[] = [];
   for (const [name, value] of Object.entries(credentials)) {
     if (typeof value !== 'string' || value === '') continue;
@@ -88,26 +104,47 @@ function redactValue(value: unknown, secrets: readonly string[]): unknown {
     return copy ?? value;
   }
   if (value === null || typeof value !== 'object' || !isPlainObject(value)) return value;
-  const entries = Object.entries(value as Record<string, unknown>);
-  let changed = false;
-  const next = entries.map(([k, v]) => {
+  // Most results hold no secret: look first, allocate only once something changes.
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = record[k];
     const key = redactText(k, secrets);
     const val = redactValue(v, secrets);
-    if (key !== k || val !== v) changed = true;
-    return [key, val] as const;
-  });
-  if (!changed) return value;
+    if (key !== k || val !== v) return rebuilt(record, keys, i, key, val, secrets);
+  }
+  return value;
+}
+
+/** `record` with keys[from] replaced by `key: val` and every later entry redacted. */
+function rebuilt(
+  record: Record<string, unknown>,
+  keys: readonly string[],
+  from: number,
+  key: string,
+  val: unknown,
+  secrets: readonly string[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, val] of next) {
+  const put = (k: string, v: unknown) => {
     // Two keys that differed only in their secret must both survive.
-    let unique = key;
-    for (let n = 2; Object.hasOwn(out, unique); n++) unique = `${key}_${n}`;
-    out[unique] = val;
+    let unique = k;
+    for (let n = 2; Object.hasOwn(out, unique); n++) unique = `${k}_${n}`;
+    out[unique] = v;
+  };
+  for (let i = 0; i < from; i++) put(keys[i]!, record[keys[i]!]);
+  put(key, val);
+  for (let i = from + 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    put(redactText(k, secrets), redactValue(record[k], secrets));
   }
   return out;
 }
 
 function redactText(text: string, secrets: readonly string[]): string {
+  // Longest first, so the last is the shortest: most keys and many values are shorter still.
+  if (text.length < secrets[secrets.length - 1]!.length) return text;
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
