@@ -34,7 +34,9 @@ const suffix = randomBytes(4).toString('hex');
 const READER = `af_reader_${suffix}`;
 const FILES = `af_files_${suffix}`;
 const LATE = `af_late_${suffix}`;
-const ROLES = [READER, FILES, LATE];
+const ALL_DATA = `af_all_${suffix}`;
+const REPLICATOR = `af_repl_${suffix}`;
+const ROLES = [READER, FILES, LATE, ALL_DATA, REPLICATOR];
 
 function withPassword(url: string, password: string, user = READER): string {
   const u = new URL(url);
@@ -128,6 +130,8 @@ beforeAll(async () => {
     await db.query(`GRANT SELECT ON people TO ${role}`);
   }
   await db.query(`GRANT pg_read_server_files TO ${FILES}`);
+  await db.query(`GRANT pg_read_all_data TO ${ALL_DATA}`);
+  await db.query(`ALTER ROLE ${REPLICATOR} REPLICATION`);
   runner = new PgReadOnlyRunner();
   ctx = { http: request, sql: runner };
   creds = { connection_string: withPassword(db.url, SECRET) };
@@ -550,6 +554,30 @@ describe('privileged roles', () => {
       expect(err.message).toContain(`the database role "${FILES}" is a member of pg_read_server_files`);
       expect(err.message).not.toContain(SECRET);
     }
+  });
+
+  it('refuses a member of pg_read_all_data (every table, whatever the grants) and a REPLICATION role', async () => {
+    const all = await fails(
+      executeEndpoint(
+        seed(),
+        'query',
+        { sql: 'SELECT 1' },
+        { connection_string: withPassword(db.url, SECRET, ALL_DATA) },
+        ctx,
+      ),
+    );
+    expect(all.code).toBe('FAILED_PRECONDITION');
+    expect(all.message).toContain(`the database role "${ALL_DATA}" is a member of pg_read_all_data`);
+    const repl = await fails(
+      executeEndpoint(
+        seed(),
+        'query',
+        { sql: 'SELECT 1' },
+        { connection_string: withPassword(db.url, SECRET, REPLICATOR) },
+        ctx,
+      ),
+    );
+    expect(repl.message).toContain(`the database role "${REPLICATOR}" can replicate (rolreplication)`);
   });
 
   it('checks once per connection: a grant made later is seen by the next new connection, not by every query', async () => {

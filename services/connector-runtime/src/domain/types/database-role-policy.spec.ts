@@ -9,6 +9,7 @@ const role = (rolname: string, flags: Partial<RoleMembership> = {}): RoleMembers
   rolsuper: false,
   rolcreaterole: false,
   rolbypassrls: false,
+  rolreplication: false,
   ...flags,
 });
 
@@ -34,12 +35,15 @@ describe('privilegedRoleProblem', () => {
     expect(problem).toContain(`the database role "etl" is a member of ${name}`);
   });
 
-  it('refuses CREATEROLE and BYPASSRLS, on the role or through a role it belongs to', () => {
+  it('refuses CREATEROLE, BYPASSRLS and REPLICATION, on the role or through a role it belongs to', () => {
     expect(privilegedRoleProblem('r', [role('r', { rolcreaterole: true })])).toContain(
       'can create roles (rolcreaterole)',
     );
     expect(privilegedRoleProblem('r', [role('admins', { rolbypassrls: true })])).toContain(
       'bypasses row-level security (rolbypassrls) (through membership in "admins")',
+    );
+    expect(privilegedRoleProblem('r', [role('r', { rolreplication: true })])).toContain(
+      'the database role "r" can replicate (rolreplication)',
     );
     expect(privilegedRoleProblem('r', [role('root_group', { rolsuper: true })])).toContain(
       'is a superuser (rolsuper) (through membership in "root_group")',

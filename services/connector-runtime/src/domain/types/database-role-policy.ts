@@ -14,9 +14,13 @@
  *   `COPY … TO/FROM PROGRAM`, `lo_import`);
  * - `pg_signal_backend`: cancels and terminates other sessions (also inside a
  *   read-only transaction);
+ * - `pg_read_all_data`, `pg_write_all_data` (PostgreSQL 14+): SELECT (and
+ *   write) on every table of every schema, whatever the grants say;
  * - `rolcreaterole`: up to PostgreSQL 15 a CREATEROLE role can grant itself
  *   membership in the roles above, so it is as good as having them;
- * - `rolbypassrls`: reads rows that row-level security policies hide.
+ * - `rolbypassrls`: reads rows that row-level security policies hide;
+ * - `rolreplication`: can stream every change of every table (replication
+ *   connections, logical decoding) whatever the grants say.
  *
  * A connector needs none of these: a role with LOGIN, CONNECT on the database,
  * USAGE on its schemas and SELECT on its tables is enough.
@@ -28,6 +32,8 @@ export const REFUSED_PREDEFINED_ROLES = [
   'pg_write_server_files',
   'pg_execute_server_program',
   'pg_signal_backend',
+  'pg_read_all_data',
+  'pg_write_all_data',
 ] as const;
 
 /** One role the login role is a member of (itself included), as `pg_roles` describes it. */
@@ -36,13 +42,15 @@ export interface RoleMembership {
   rolsuper: boolean;
   rolcreaterole: boolean;
   rolbypassrls: boolean;
+  rolreplication: boolean;
 }
 
 /** The SQL that lists the privileged roles `$1` (the predefined role names) the session user is a member of. */
-export const PRIVILEGED_MEMBERSHIP_SQL = `SELECT session_user::text AS login, m.rolname::text AS rolname, m.rolsuper, m.rolcreaterole, m.rolbypassrls
+export const PRIVILEGED_MEMBERSHIP_SQL = `SELECT session_user::text AS login, m.rolname::text AS rolname,
+       m.rolsuper, m.rolcreaterole, m.rolbypassrls, m.rolreplication
   FROM pg_roles m
  WHERE pg_has_role(session_user, m.oid, 'MEMBER')
-   AND (m.rolsuper OR m.rolcreaterole OR m.rolbypassrls OR m.rolname = ANY($1::text[]))
+   AND (m.rolsuper OR m.rolcreaterole OR m.rolbypassrls OR m.rolreplication OR m.rolname = ANY($1::text[]))
  ORDER BY m.rolsuper DESC, m.rolname`;
 
 /**
@@ -65,6 +73,7 @@ export function privilegedRoleProblem(
     }
     if (m.rolcreaterole) reasons.push(`can create roles (rolcreaterole)${via}`);
     if (m.rolbypassrls) reasons.push(`bypasses row-level security (rolbypassrls)${via}`);
+    if (m.rolreplication) reasons.push(`can replicate (rolreplication)${via}`);
     if ((REFUSED_PREDEFINED_ROLES as readonly string[]).includes(m.rolname)) {
       reasons.push(`is a member of ${m.rolname}`);
     }
