@@ -12,7 +12,23 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, REPO_ROOT } from '@af/testing';
-import pg from 'pg';
+
+/** The part of `pg` used here (the gateway has no @types/pg; it is loaded by name). */
+interface ClientConfig {
+  connectionString?: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  password?: string;
+  database?: string;
+}
+interface PgClient {
+  connect(): Promise<void>;
+  query(sql: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+  on(event: 'error', listener: () => void): void;
+}
+let pg: { Client: new (config: ClientConfig) => PgClient };
 
 interface Started {
   child: ChildProcess;
@@ -51,7 +67,7 @@ async function stop(): Promise<void> {
   outputs.push(s.output());
 }
 
-async function query<T>(config: pg.ClientConfig, sql: string, values: unknown[] = []): Promise<T[]> {
+async function query<T>(config: ClientConfig, sql: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client(config);
   client.on('error', () => undefined);
   try {
@@ -69,7 +85,7 @@ async function query<T>(config: pg.ClientConfig, sql: string, values: unknown[] 
   }
 }
 
-async function refusal(config: pg.ClientConfig): Promise<Error & { code?: string }> {
+async function refusal(config: ClientConfig): Promise<Error & { code?: string }> {
   try {
     await query(config, 'SELECT 1');
   } catch (err) {
@@ -81,6 +97,9 @@ async function refusal(config: pg.ClientConfig): Promise<Error & { code?: string
 const passwordOf = (url: string) => new URL(url).password;
 
 beforeAll(async () => {
+  const name = 'pg';
+  const loaded = (await import(name)) as { default?: typeof pg } & typeof pg;
+  pg = loaded.default ?? loaded;
   dataDir = mkdtempSync(join(tmpdir(), 'af-embedded-'));
   port = await freePort();
 });
