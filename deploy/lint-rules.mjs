@@ -99,18 +99,87 @@ export function composeProblems(text, { yaml, env, closest, serviceExists }) {
         out.push(`${where}.environment.${v}=${vars[v]} must be ${target}:<its GRPC_PORT>`);
       }
     }
-    if (vars.JWT_SECRET !== undefined && vars.JWT_SECRET.length < 32) {
-      out.push(`${where}.environment.JWT_SECRET default must be at least 32 characters`);
-    }
-    if (vars.CREDENTIALS_KEYS !== undefined && !credentialsKeysValid(vars.CREDENTIALS_KEYS)) {
+    if (
+      vars.CREDENTIALS_KEYS !== undefined &&
+      !isRequiredReference(vars.CREDENTIALS_KEYS) &&
+      !credentialsKeysValid(vars.CREDENTIALS_KEYS)
+    ) {
       out.push(`${where}.environment.CREDENTIALS_KEYS must be kid:base64(32 bytes)[,kid:...]`);
     }
   }
+  out.push(...secretProblems(text, services), ...portProblems(services));
   if (!/^postgres:15(\b|$)/.test(services.postgres?.image ?? ''))
     out.push('compose.yaml services.postgres.image must be postgres:15');
   if (!(services.nats?.command ?? []).includes('-js'))
     out.push('compose.yaml services.nats.command must include -js (JetStream)');
   return out;
+}
+
+/** Variable names that hold secrets: none of them may have a value or a default in the file. */
+export const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|TOKEN|KEY|KEYS)$/;
+/** Host addresses a published port may bind to by default. */
+const LOOPBACK = ['127.0.0.1', '::1', '[::1]', 'localhost'];
+
+/**
+ * No secret ships with the file: every `${SECRET...}` reference is required
+ * (`${NAME:?message}`), never defaulted (`${NAME:-value}`), and every secret
+ * variable a service gets is such a reference, not a value written in the file.
+ * @param {string} text compose.yaml
+ * @param {Record<string, any>} services
+ * @returns {string[]}
+ */
+export function secretProblems(text, services) {
+  const out = [];
+  const defaulted = new Set();
+  for (const m of text.matchAll(/\$\{([A-Za-z0-9_]+)(:?-)[^}]*\}/g)) {
+    if (SECRET_NAME.test(m[1]) && !defaulted.has(m[1])) {
+      defaulted.add(m[1]);
+      out.push(`compose.yaml ships a default for ${m[1]}; require it instead: \${${m[1]}:?set ${m[1]}}`);
+    }
+  }
+  for (const [name, svc] of Object.entries(services)) {
+    for (const [key, value] of Object.entries(svc?.environment ?? {})) {
+      if (SECRET_NAME.test(key) && !isRequiredReference(String(value))) {
+        out.push(
+          `compose.yaml services.${name}.environment.${key} must come from the environment as \${${key}:?…}, not a value in the file`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Published ports bind to the loopback interface unless the operator says
+ * otherwise: "8080:8080" publishes on every interface.
+ * @param {Record<string, any>} services
+ * @returns {string[]}
+ */
+export function portProblems(services) {
+  const out = [];
+  for (const [name, svc] of Object.entries(services)) {
+    for (const port of svc?.ports ?? []) {
+      const where = `compose.yaml services.${name}.ports`;
+      if (port !== null && typeof port === 'object') {
+        const ip = withDefaults(String(port.host_ip ?? ''));
+        if (!LOOPBACK.includes(ip)) out.push(`${where}: ${JSON.stringify(port)} must set host_ip: 127.0.0.1`);
+        continue;
+      }
+      const spec = withDefaults(String(port));
+      const m = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d+(?:-\d+)?):(\d+(?:-\d+)?)(?:\/\w+)?$/.exec(spec);
+      if (!m || !m[1] || !LOOPBACK.includes(m[1])) {
+        out.push(
+          `${where}: "${port}" must bind to 127.0.0.1 by default (e.g. "\${GATEWAY_BIND:-127.0.0.1}:8080:8080")`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+// "${NAME:?message}" (or "${NAME?message}"): compose stops when NAME is unset.
+function isRequiredReference(value) {
+  return /^\$\{[A-Za-z0-9_]+:?\?[^}]*\}$/.test(value.trim());
 }
 
 // "${JWT_SECRET:-default}" -> "default": what the service sees when the variable is unset.

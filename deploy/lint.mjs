@@ -4,7 +4,10 @@
 //   - compose.yaml parses (YAML merge keys included), uses only known keys,
 //     builds each service from deploy/Dockerfile with SERVICE=<its folder>,
 //     gives every service every variable it needs (k8s/lib/service-env.mjs),
-//     and points *_URL variables at services that exist;
+//     and points *_URL variables at services that exist; ships no secret (every
+//     *SECRET/*PASSWORD/*TOKEN/*KEY(S) variable is required with ${NAME:?…},
+//     never defaulted or written in the file) and publishes ports on 127.0.0.1
+//     by default;
 //   - Dockerfile pins the pnpm version the repository declares, installs with
 //     the frozen lockfile, and ends as a numeric non-root user running dist/main.js;
 //   - Dockerfile.dockerignore keeps node_modules/.git/dist out and the sources in.
@@ -95,9 +98,47 @@ const CASES = [
     /ORCHESTRATOR_URL=orchestrator:5051 must be orchestrator/,
   ],
   [
-    'short JWT secret default',
-    (f) => ({ ...f, compose: f.compose.replace(/JWT_SECRET:-[^}]+/, 'JWT_SECRET:-short') }),
-    /JWT_SECRET default must be at least 32/,
+    'JWT secret with a default',
+    (f) => ({
+      ...f,
+      compose: f.compose.replace(
+        /\$\{JWT_SECRET:\?[^}]*\}/,
+        '${JWT_SECRET:-dev-only-jwt-secret-change-me-0123456789}',
+      ),
+    }),
+    /ships a default for JWT_SECRET/,
+  ],
+  [
+    'credentials key written in the file',
+    (f) => ({
+      ...f,
+      compose: f.compose.replace(
+        /CREDENTIALS_KEYS: \$\{CREDENTIALS_KEYS:\?[^}]*\}/,
+        'CREDENTIALS_KEYS: dev1:ZGV2LW9ubHktY3JlZGVudGlhbHMta2V5LTAwMDAwMDA=',
+      ),
+    }),
+    /environment\.CREDENTIALS_KEYS must come from the environment/,
+  ],
+  [
+    'database password with a default',
+    (f) => ({
+      ...f,
+      compose: f.compose.replaceAll(/POSTGRES_PASSWORD:\?[^}]*/g, 'POSTGRES_PASSWORD:-af-dev-password'),
+    }),
+    /ships a default for POSTGRES_PASSWORD/,
+  ],
+  [
+    'gateway published on every interface',
+    (f) => ({
+      ...f,
+      compose: f.compose.replace(/- '\$\{GATEWAY_BIND:-127\.0\.0\.1\}:8080:8080'/, "- '8080:8080'"),
+    }),
+    /"8080:8080" must bind to 127\.0\.0\.1/,
+  ],
+  [
+    'gateway bind default on every interface',
+    (f) => ({ ...f, compose: f.compose.replace('GATEWAY_BIND:-127.0.0.1', 'GATEWAY_BIND:-0.0.0.0') }),
+    /must bind to 127\.0\.0\.1 by default/,
   ],
   [
     'NATS without JetStream',

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // One-command start: builds if needed, then runs gateway, planner,
 // orchestrator, connector-runtime and approval in this process.
-//   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg
+//   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg,
+//                        with a random password (.af-data/pg-password, 0600) and
+//                        its socket in .af-data/run (scripts/embedded-pg.mjs)
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
 // Ctrl-C stops everything cleanly.
 import { execFileSync, fork } from 'node:child_process';

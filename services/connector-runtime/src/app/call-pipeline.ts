@@ -6,6 +6,8 @@
  *     └ per attempt: circuit breaker → binding rate limit → connector rate limit
  *       └ the connector type's `execute`, its HTTP through the SSRF guard, with
  *         rate-limit response headers fed back into the shared bucket
+ *     └ the result with the call's credentials redacted (`domain/result-redaction.ts`),
+ *       so neither the cache nor the idempotency store ever holds an echoed secret
  *
  * The breaker comes before the limiter so an open breaker never burns
  * tokens; both run again for every retry. The breaker's own refusal and our
@@ -21,6 +23,8 @@ import {
   connectorRateLimits,
   connectorTimeoutMs,
   executeEndpoint,
+  redactResult,
+  resultSecrets,
   type ConnectorDefinition,
   type EndpointResult,
   type ExecutionContext,
@@ -149,7 +153,8 @@ export class CallPipeline {
       };
       const result = await executeEndpoint(def, req.endpoint, req.inputs, req.credentials, ctx);
       await this.record(ticket, def.id);
-      return result;
+      // Before the result is cached, stored for idempotent replays or returned: an upstream may echo a credential.
+      return redactResult(result, resultSecrets(req.credentials));
     } catch (err) {
       const cause = err instanceof Final ? err.error : err;
       await this.record(ticket, def.id, cause);

@@ -11,7 +11,13 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { AppError, registerSecret, type Logger } from '@af/service-kit';
-import { ConnectorError, type ConnectorErrorCode, type PluginInvoker } from '../domain/index.js';
+import {
+  ConnectorError,
+  redactResult,
+  resultSecrets,
+  type ConnectorErrorCode,
+  type PluginInvoker,
+} from '../domain/index.js';
 import { checkPluginRegistration, CONFIG_KEY, type PluginRegistration } from '../domain/plugin-contract.js';
 import { forgetAfterMs, liveWindowMs, pluginStatus, type PluginStatus } from '../domain/plugin-liveness.js';
 import type { PluginCallOptions } from '../domain/types/existing-tool.js';
@@ -236,7 +242,8 @@ export class Plugins {
         { plugin: pluginName, tool, userId, instanceId: target.instanceId, ms: Date.now() - started },
         'plugin tool called',
       );
-      return output;
+      // The user's plugin config is secret (tokens, webhook URLs): a tool that echoes it must not leak it.
+      return redactResult(output, resultSecrets({}, Object.values(config)));
     } catch (err) {
       const failure = toConnectorError(err, pluginName, tool, options.timeoutMs);
       this.log.warn(

@@ -41,6 +41,7 @@ export { formatFieldPath, getByDotPath, parseDotPath, type PathSegment } from '.
 export { codeForStatus, parseRetryAfter } from './http-failure.js';
 export { PARAMETER_TYPES, coerceParameterValue, type ParameterType } from './parameter-values.js';
 export { REDACTED, redactSecrets } from './redaction.js';
+export { MIN_RESULT_SECRET_LENGTH, redactResult, resultSecrets } from './result-redaction.js';
 export { applyResponseMapping, type EndpointResult } from './response-mapping.js';
 export {
   DEFAULT_MAX_RESPONSE_BYTES,

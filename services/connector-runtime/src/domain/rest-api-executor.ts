@@ -22,6 +22,7 @@ import { describeNetworkError, errorForStatus, readBody, readResponseText, snipp
 import { OAuthSession, oauthCacheKey } from './oauth.js';
 import { createPaginator, type FetchedPage } from './pagination.js';
 import { redactSecrets, scrubError as scrub } from './redaction.js';
+import { redactResult, resultSecrets } from './result-redaction.js';
 import { applyResponseMapping, type EndpointResult } from './response-mapping.js';
 import {
   credentialSecrets,
@@ -131,9 +132,13 @@ export async function executeRestEndpoint(
   const secrets = () => [...plan.secrets, ...(call.session?.secrets ?? [])];
   try {
     const pagination = plan.endpoint.pagination;
-    return pagination?.type !== undefined
-      ? await paginate(call, pagination as Pagination & { type: PaginationType })
-      : await single(call);
+    const result =
+      pagination?.type !== undefined
+        ? await paginate(call, pagination as Pagination & { type: PaginationType })
+        : await single(call);
+    // The OAuth tokens of the call are known only here; the stored credentials are redacted
+    // from every result by the call pipeline.
+    return call.session ? redactResult(result, resultSecrets({}, call.session.secrets)) : result;
   } catch (err) {
     if (err instanceof ConnectorError) throw scrub(err, secrets());
     if (deadline.timedOut) {

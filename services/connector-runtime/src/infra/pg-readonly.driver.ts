@@ -25,6 +25,7 @@ export interface PgPoolConfig {
 
 export interface PgPoolClient {
   query(text: string): Promise<unknown>;
+  query(text: string, values: readonly unknown[]): Promise<{ rows: unknown[] }>;
   /** A submittable (object with `submit`), e.g. a `pg.Query`; results go to its callback. */
   query(submittable: object): unknown;
   on(event: 'error', listener: (err: Error) => void): void;

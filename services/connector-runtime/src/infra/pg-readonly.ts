@@ -14,8 +14,11 @@
  * `maxRows + 1` rows of memory, and the extra row tells us there were more.
  *
  * READ ONLY is a guard, not a sandbox: functions with side effects outside
- * the database (dblink, adminpack, …) are not stopped by it. Point
- * connectors at a role that has only SELECT grants.
+ * the database (dblink, adminpack, …) are not stopped by it. So every new
+ * connection is checked once before its first statement, and refused when
+ * its role is privileged (superuser, server files and programs, CREATEROLE,
+ * BYPASSRLS: `pg-readonly.role-check.ts`). Point connectors at a role that
+ * has only SELECT grants.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -27,6 +30,7 @@ import {
 } from '../domain/types/database-sql-runner.js';
 import { loadPg, type PgModule, type PgPool, type PgPoolClient } from './pg-readonly.driver.js';
 import { isServerError, runLimited } from './pg-readonly.query.js';
+import { checkConnectionRole } from './pg-readonly.role-check.js';
 
 /** Time allowed to open a connection (within the statement's own deadline). */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -142,6 +146,7 @@ export class PgReadOnlyRunner implements SqlRunner {
     client.on('error', onClientError);
     let reusable = true;
     try {
+      await untilAborted(checkConnectionRole(client), signal);
       const timeout = Math.max(1, Math.ceil(statement.timeoutMs));
       await untilAborted(client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}`), signal);
       return await untilAborted(
@@ -152,6 +157,11 @@ export class PgReadOnlyRunner implements SqlRunner {
       if (signal.aborted) {
         reusable = false;
         throw stopped();
+      }
+      if (err instanceof SqlRunnerError) {
+        // A privileged role: the connection is never used (nor kept) for anything.
+        reusable = false;
+        throw err;
       }
       // FATAL means the server is closing this session (terminated, shutting down).
       if (socketError || !isServerError(err) || isFatal(err)) reusable = false;

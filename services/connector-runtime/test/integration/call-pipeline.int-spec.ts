@@ -236,6 +236,26 @@ describe('CallPipeline', () => {
     expect(server.count('GET', '/v1/search')).toBe(2);
   });
 
+  it('redacts a credential the upstream echoes in a successful answer, before the result is cached', async () => {
+    const key = 'sk-live-echoed-4242';
+    server.route('GET', '/v1/search', (req) => ({
+      json: {
+        results: [{ contributor: { name: `called with ${String(req.query.api_key)}` }, amount: 250 }],
+        debug: { api_key: req.query.api_key },
+      },
+    }));
+    const { calls } = pipeline();
+    const def = restConnector({ cacheTtlSeconds: 60 });
+    const result = await calls.call(call(def, { credentials: { api_key: key } }));
+    expect(result).toEqual({ results: [{ name: 'called with [REDACTED]', amount: 250 }], count: 1 });
+    // The cached copy (what another replica or a later call is served) holds no secret either.
+    const rows = await pool.query('SELECT result::text AS r FROM connector_runtime.response_cache');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows as Array<{ r: string }>) expect(row.r).not.toContain(key);
+    expect(await calls.call(call(def, { credentials: { api_key: key } }))).toEqual(result);
+    expect(server.count('GET', '/v1/search')).toBe(1);
+  });
+
   it('hands the type its context with the per-call fields: owner, idempotency key, timeout', async () => {
     const seen: Array<{ plugin: string; tool: string; inputs: Record<string, unknown>; options: Record<string, unknown> }> = [];
     const warnings: string[] = [];

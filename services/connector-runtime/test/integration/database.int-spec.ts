@@ -1,15 +1,21 @@
 /**
  * `database` connectors against the real local PostgreSQL (real: Postgres,
- * `pg`, PgReadOnlyRunner; mocked: nothing). A fresh database per file holds a
- * `people` table; every call goes through `executeEndpoint` exactly as the
- * service runs it.
+ * `pg`, PgReadOnlyRunner, the retry loop of the call pipeline; mocked:
+ * nothing). A fresh database per file holds a `people` table; every call goes
+ * through `executeEndpoint` exactly as the service runs it, as a
+ * least-privilege role (LOGIN, CONNECT, USAGE, SELECT on `people`) created
+ * for this file: the machine's `postgres` user is a superuser, which the
+ * runner refuses.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { request } from 'undici';
+import { callWithRetries } from '../../src/app/resilient-call.js';
 import {
   ConnectorError,
+  connectorTimeoutMs,
   executeEndpoint,
   parseConnectorYaml,
   requiredCredentials,
@@ -23,12 +29,24 @@ let runner: PgReadOnlyRunner;
 let ctx: ExecutionContext;
 let creds: { connection_string: string };
 const SECRET = 'Sup3r-Secret-Pw';
+const suffix = randomBytes(4).toString('hex');
+/** The least-privilege role every call uses, and roles the runner must refuse. */
+const READER = `af_reader_${suffix}`;
+const FILES = `af_files_${suffix}`;
+const LATE = `af_late_${suffix}`;
+const ALL_DATA = `af_all_${suffix}`;
+const REPLICATOR = `af_repl_${suffix}`;
+const ROLES = [READER, FILES, LATE, ALL_DATA, REPLICATOR];
 
-function withPassword(url: string, password: string): string {
+function withPassword(url: string, password: string, user = READER): string {
   const u = new URL(url);
+  u.username = user;
   u.password = password;
   return u.toString();
 }
+
+/** The machine's admin connection (a superuser) to the test database. */
+const asAdmin = () => db.url;
 
 function definition(yaml: string): ConnectorDefinition {
   const parsed = parseConnectorYaml(yaml);
@@ -103,6 +121,17 @@ beforeAll(async () => {
            TIMESTAMP '2024-05-01 08:30:00', '\\x0102'::bytea, ARRAY['a', 'b'], jsonb_build_object('g', g)
     FROM generate_series(1, 25) g`);
   await db.query(`INSERT INTO people (name, amount) VALUES ('O''Brien', 1)`);
+  // Least privilege: log in, connect, see the schema, read one table. Nothing else.
+  for (const role of ROLES) {
+    await db.query(`DROP ROLE IF EXISTS ${role}`);
+    await db.query(`CREATE ROLE ${role} LOGIN PASSWORD '${SECRET}'`);
+    await db.query(`GRANT CONNECT ON DATABASE "${db.name}" TO ${role}`);
+    await db.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await db.query(`GRANT SELECT ON people TO ${role}`);
+  }
+  await db.query(`GRANT pg_read_server_files TO ${FILES}`);
+  await db.query(`GRANT pg_read_all_data TO ${ALL_DATA}`);
+  await db.query(`ALTER ROLE ${REPLICATOR} REPLICATION`);
   runner = new PgReadOnlyRunner();
   ctx = { http: request, sql: runner };
   creds = { connection_string: withPassword(db.url, SECRET) };
@@ -110,6 +139,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runner?.close();
+  // Roles are cluster-wide: revoke their grants (DROP OWNED) and drop them with the database.
+  for (const role of ROLES) {
+    await db?.query(`DROP OWNED BY ${role}`).catch(() => undefined);
+    await db?.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+  }
   await db?.drop();
 });
 
@@ -318,11 +352,49 @@ describe('timeouts and cancellation', () => {
       executeEndpoint(seed(), 'query', { sql: 'SELECT pg_sleep(10)' }, creds, { ...ctx, timeoutMs: 500 }),
     );
     expect(err.code).toBe('TIMEOUT');
-    expect(err.retryable).toBe(true);
+    // Not retried: the same statement would hit statement_timeout again.
+    expect(err.retryable).toBe(false);
     expect(err.message).toContain('500 ms');
     expect(Date.now() - started).toBeLessThan(3000);
     const after = await executeEndpoint(seed(), 'query', { sql: 'SELECT 1 AS ok' }, creds, ctx);
     expect(after.results).toEqual([{ ok: 1 }]);
+  });
+
+  it('ends pg_sleep(30) at timeout_seconds (2 s) through the retry loop, with an error naming timeout_seconds', async () => {
+    const def = definition(`
+id: sleepy
+name: Sleepy
+type: database
+connection:
+  driver: postgresql
+  auth: { type: connection_string }
+  timeout_seconds: 2
+endpoints:
+  nap:
+    query: SELECT pg_sleep(30)
+`);
+    const started = Date.now();
+    // The call pipeline's retry loop: a timeout is retried once with the timeout doubled
+    // unless the error says it is not retryable.
+    const err = await fails(
+      callWithRetries((timeoutMs) => executeEndpoint(def, 'nap', {}, creds, { ...ctx, timeoutMs }), {
+        baseTimeoutMs: connectorTimeoutMs(def),
+      }),
+    );
+    const elapsed = Date.now() - started;
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.grpcStatusName).toBe('DEADLINE_EXCEEDED');
+    expect(err.message).toContain(
+      'sleepy/nap: the query did not finish within 2000 ms (connection.timeout_seconds: 2) and the database cancelled it',
+    );
+    expect(elapsed).toBeGreaterThan(1500);
+    expect(elapsed).toBeLessThan(4500);
+    // The server really stopped it: nothing of ours is still sleeping.
+    const sleeping = await db.query(
+      `SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND query LIKE '%pg_sleep(30)%' AND state = 'active'`,
+      [READER],
+    );
+    expect(sleeping).toEqual([]);
   });
 
   it('reports a connection killed mid-query as UNAVAILABLE and recovers on the next call', async () => {
@@ -380,7 +452,7 @@ endpoints:
     query: SELECT count(*)::int AS n FROM people
 `);
     expect(requiredCredentials(def)).toEqual(['user', 'password']);
-    const result = await executeEndpoint(def, 'count', {}, { user: url.username, password: SECRET }, ctx);
+    const result = await executeEndpoint(def, 'count', {}, { user: READER, password: SECRET }, ctx);
     expect(result.results).toEqual([{ n: 26 }]);
   });
 
@@ -446,6 +518,110 @@ endpoints:
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('privileged roles', () => {
+  it('refuses a superuser connection before running anything, naming the role and rolsuper', async () => {
+    const local = new PgReadOnlyRunner();
+    try {
+      const err = await fails(
+        executeEndpoint(
+          seed(),
+          'query',
+          { sql: "SELECT pg_read_file('/etc/passwd')" },
+          { connection_string: asAdmin() },
+          { ...ctx, sql: local },
+        ),
+      );
+      const admin = new URL(asAdmin()).username;
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.grpcStatusName).toBe('FAILED_PRECONDITION');
+      expect(err.retryable).toBe(false);
+      expect(err.message).toContain(`the database role "${admin}" is a superuser (rolsuper)`);
+      expect(err.message).toContain('least-privilege role');
+      expect(err.message).not.toContain('root:');
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('refuses a member of pg_read_server_files, and COPY TO PROGRAM never runs', async () => {
+    const files = { connection_string: withPassword(db.url, SECRET, FILES) };
+    for (const sql of ["SELECT pg_read_file('/etc/hostname')", "COPY (SELECT 1) TO PROGRAM 'true'"]) {
+      const err = await fails(executeEndpoint(seed(), 'query', { sql }, files, ctx));
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.message).toContain(`the database role "${FILES}" is a member of pg_read_server_files`);
+      expect(err.message).not.toContain(SECRET);
+    }
+  });
+
+  it('refuses a member of pg_read_all_data (every table, whatever the grants) and a REPLICATION role', async () => {
+    const all = await fails(
+      executeEndpoint(
+        seed(),
+        'query',
+        { sql: 'SELECT 1' },
+        { connection_string: withPassword(db.url, SECRET, ALL_DATA) },
+        ctx,
+      ),
+    );
+    expect(all.code).toBe('FAILED_PRECONDITION');
+    expect(all.message).toContain(`the database role "${ALL_DATA}" is a member of pg_read_all_data`);
+    const repl = await fails(
+      executeEndpoint(
+        seed(),
+        'query',
+        { sql: 'SELECT 1' },
+        { connection_string: withPassword(db.url, SECRET, REPLICATOR) },
+        ctx,
+      ),
+    );
+    expect(repl.message).toContain(`the database role "${REPLICATOR}" can replicate (rolreplication)`);
+  });
+
+  it('checks once per connection: a grant made later is seen by the next new connection, not by every query', async () => {
+    const local = new PgReadOnlyRunner();
+    const late = { connection_string: withPassword(db.url, SECRET, LATE) };
+    try {
+      const first = await executeEndpoint(seed(), 'query', { sql: 'SELECT 1 AS ok' }, late, {
+        ...ctx,
+        sql: local,
+      });
+      expect(first.results).toEqual([{ ok: 1 }]);
+      await db.query(`GRANT pg_execute_server_program TO ${LATE}`);
+      // The pooled connection was checked when it opened; it is not checked again per query.
+      const again = await executeEndpoint(seed(), 'query', { sql: 'SELECT 2 AS ok' }, late, {
+        ...ctx,
+        sql: local,
+      });
+      expect(again.results).toEqual([{ ok: 2 }]);
+      await local.close();
+      // A new connection is.
+      const err = await fails(executeEndpoint(seed(), 'query', { sql: 'SELECT 3' }, late, ctx));
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.message).toContain(`the database role "${LATE}" is a member of pg_execute_server_program`);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('lets the least-privilege role read its table but not another schema', async () => {
+    await db.query('CREATE SCHEMA IF NOT EXISTS private');
+    await db.query('CREATE TABLE IF NOT EXISTS private.salaries (amount int)');
+    const ok = await executeEndpoint(
+      seed(),
+      'query',
+      { sql: 'SELECT count(*)::int AS n FROM people' },
+      creds,
+      ctx,
+    );
+    expect(ok.results).toEqual([{ n: 26 }]);
+    const err = await fails(
+      executeEndpoint(seed(), 'query', { sql: 'SELECT * FROM private.salaries' }, creds, ctx),
+    );
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.message).toContain('permission denied for schema private');
   });
 });
 

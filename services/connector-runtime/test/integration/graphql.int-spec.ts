@@ -328,6 +328,20 @@ describe('oauth2 auth (the rest_api OAuth session, through ctx.oauth)', () => {
     ]);
   });
 
+  it('redacts the access token from a successful answer that echoes it', async () => {
+    const access = 'gql-access-token-echoed-1';
+    server.route('POST', '/oauth/token', () => ({
+      json: { access_token: access, token_type: 'bearer', expires_in: 3600 },
+    }));
+    server.route('POST', '/graphql', (req) => ({
+      body: fixture('search-repos.json').replace('Tools for graphs', `called with ${String(req.headers.authorization)}`),
+    }));
+    const result = await executeEndpoint(oauthSeed(), 'search_repos', { query: 'x' }, CLIENT, ctx({ oauth: new InMemoryOAuthTokenCache() }));
+    expect(server.requestsTo('POST', '/graphql')[0]?.headers.authorization).toBe(`Bearer ${access}`);
+    expect(result.results[0]).toMatchObject({ description: 'called with Bearer [REDACTED]' });
+    expect(JSON.stringify(result)).not.toContain(access);
+  });
+
   it('a 401 from the GraphQL endpoint forces one new token and one retry', async () => {
     const tokens = tokenEndpoint();
     server.route('POST', '/graphql', (req) =>

@@ -434,3 +434,19 @@ describe('stored tokens', () => {
     ).toBeDefined();
   });
 });
+
+describe('echoed tokens', () => {
+  it('redacts an access token the API echoes in a successful answer (tokens of 8+ characters)', async () => {
+    const access = 'at-long-echoed-0001';
+    server.route('POST', '/oauth/token', () => ({
+      json: { token_type: 'Bearer', expires_in: 3600, access_token: access },
+    }));
+    server.route('GET', '/api/me', (req) => ({
+      json: { user: 'u-1', token: String(req.headers.authorization ?? '') },
+    }));
+    const result = await call(connector({}), CLIENT, storeOf(replicaA));
+    expect(server.requestsTo('GET', '/api/me')[0]?.headers.authorization).toBe(`Bearer ${access}`);
+    expect(result.results).toEqual([{ user: 'u-1', token: 'Bearer [REDACTED]' }]);
+    expect(JSON.stringify(result)).not.toContain(access);
+  });
+});

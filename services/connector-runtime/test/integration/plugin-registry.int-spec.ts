@@ -55,6 +55,8 @@ class ScriptedPlugin implements connector.ConnectorPluginServiceController {
             ok: true,
             echoed: req.inputs?.text ?? null,
             hasWebhook: req.config.webhook_url === WEBHOOK,
+            // A careless plugin that echoes the user's secret config.
+            ...(req.inputs?.text === 'echo config' ? { debug: `posted to ${req.config.webhook_url}` } : {}),
           },
         };
       case 'strict':
@@ -407,6 +409,14 @@ describe('invoking plugin tools', () => {
         timeoutMs: 4000,
       }),
     ]);
+  });
+
+  it('redacts the user’s config from a tool output that echoes it', async () => {
+    const result = await executeEndpoint(existingTool(), 'notify', { text: 'echo config' }, {}, ctx('alice'));
+    expect(result.results).toEqual([
+      { ok: true, echoed: 'echo config', hasWebhook: true, debug: 'posted to [REDACTED]' },
+    ]);
+    expect(JSON.stringify(result)).not.toContain('secret-value-xyz');
   });
 
   it('refuses users who have not enabled it, unknown plugins and unknown tools', async () => {

@@ -29,7 +29,10 @@ export function connectorErrorForSql(err: unknown, ctx: SqlErrorContext): Connec
   if (err.kind === 'cancelled')
     return new ConnectorError('CANCELLED', `${ctx.label}: cancelled by the caller`);
   if (err.kind === 'timeout') {
-    return new ConnectorError('TIMEOUT', `${ctx.label}: the query did not finish within ${ctx.timeoutMs} ms`);
+    return new ConnectorError(
+      'TIMEOUT',
+      `${ctx.label}: the database did not answer within ${ctx.timeoutMs} ms (connection.timeout_seconds: ${ctx.timeoutMs / 1000})`,
+    );
   }
   if (err.kind === 'refused')
     return new ConnectorError('FAILED_PRECONDITION', scrub(`${ctx.label}: ${err.message}`, ctx));
@@ -48,9 +51,7 @@ export function connectorErrorForSql(err: unknown, ctx: SqlErrorContext): Connec
       },
     );
   }
-  if (state === '57014') {
-    return new ConnectorError('TIMEOUT', `${ctx.label}: the query did not finish within ${ctx.timeoutMs} ms`);
-  }
+  if (state === '57014') return statementTimeout(ctx);
   const code = state ? codeForSqlState(state) : err.kind === 'connect' ? 'UNAVAILABLE' : 'UPSTREAM_ERROR';
   const what = DESCRIPTIONS[code] ?? 'the database call failed';
   const message = scrub(`${ctx.label}: ${what}: ${detail}`, ctx);
@@ -60,6 +61,21 @@ export function connectorErrorForSql(err: unknown, ctx: SqlErrorContext): Connec
     });
   }
   return new ConnectorError(code, message);
+}
+
+/**
+ * The server cancelled the statement at `statement_timeout`, which the runner
+ * sets to the call's timeout (`connection.timeout_seconds`). Not retryable:
+ * the same statement would take as long again, and a retry (with the timeout
+ * doubled, as the failure table does for other timeouts) would keep the
+ * caller waiting three times `timeout_seconds` for the same error.
+ */
+function statementTimeout(ctx: SqlErrorContext): ConnectorError {
+  return new ConnectorError(
+    'TIMEOUT',
+    `${ctx.label}: the query did not finish within ${ctx.timeoutMs} ms (connection.timeout_seconds: ${ctx.timeoutMs / 1000}) and the database cancelled it; make the query cheaper or raise timeout_seconds`,
+    { retryable: false },
+  );
 }
 
 /** The connector error code for a SQLSTATE (class = first two characters). */

@@ -58,7 +58,7 @@ export interface SqlResult {
 /**
  * How a runner call failed: `connect` (could not get a connection: network,
  * DNS, connection refused), `refused` (the runner's egress policy does not
- * allow the host), `query` (the server refused or aborted the statement),
+ * allow the host, or the connection's role is privileged), `query` (the server refused or aborted the statement),
  * `timeout` (the client-side deadline passed), `cancelled` (the caller's
  * signal fired). `sqlState` is Postgres' SQLSTATE when the server sent one.
  */

@@ -456,6 +456,38 @@ endpoints:
     }
   });
 
+  it('reports a statement cancelled at statement_timeout as a TIMEOUT that names timeout_seconds and is not retried', async () => {
+    const def = parse(`${header}
+connection: { auth: { type: connection_string }, timeout_seconds: 2 }
+endpoints:
+  q: { query: "SELECT pg_sleep(30)" }
+`);
+    const runner = new FakeRunner(
+      new SqlRunnerError('query', 'canceling statement due to statement timeout', '57014'),
+    );
+    const err = await fails(executeEndpoint(def, 'q', {}, { connection_string: CS }, { http, sql: runner }));
+    expect(runner.calls[0]?.statement.timeoutMs).toBe(2000);
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.grpcStatusName).toBe('DEADLINE_EXCEEDED');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toContain(
+      'db/q: the query did not finish within 2000 ms (connection.timeout_seconds: 2)',
+    );
+    // The client-side deadline (no answer at all) stays retryable, as the failure table says.
+    const silent = await fails(
+      executeEndpoint(
+        def,
+        'q',
+        {},
+        { connection_string: CS },
+        { http, sql: new FakeRunner(new SqlRunnerError('timeout', 'x')) },
+      ),
+    );
+    expect(silent.code).toBe('TIMEOUT');
+    expect(silent.retryable).toBe(true);
+    expect(silent.message).toContain('connection.timeout_seconds: 2');
+  });
+
   it('turns read-only violations and query errors into INVALID_ARGUMENT on the statement field', async () => {
     const def = parse(`${header}
 connection: { auth: { type: connection_string } }

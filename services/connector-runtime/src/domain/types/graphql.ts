@@ -9,6 +9,7 @@ import { ConnectorError } from '../connector-error.js';
 import type { ConnectorTypeModule, ExecutionContext, OAuthTokenCache } from '../connector-type.js';
 import { OAuthSession, oauthCacheKey } from '../oauth.js';
 import { redactSecrets } from '../redaction.js';
+import { redactResult, resultSecrets } from '../result-redaction.js';
 import type { EndpointResult } from '../response-mapping.js';
 import { credentialSecrets, requiredCredentialNames, type ConnectorCredentials } from '../rest-request.js';
 import {
@@ -90,7 +91,10 @@ async function executeGraphql(
             { http: scope.http, signal: scope.signal, now: Date.now },
           )
         : undefined;
-    return fetchPages(scope, req, session, secrets);
+    const pages = fetchPages(scope, req, session, secrets);
+    // The OAuth tokens of the call are known only here; the stored credentials are redacted
+    // from every result by the call pipeline.
+    return session ? pages.then((r) => redactResult(r, resultSecrets({}, session.secrets))) : pages;
   });
   if (result.warnings) {
     result.warnings = [...new Set(result.warnings.map((w) => redactSecrets(w, secrets)))];
