@@ -44,7 +44,7 @@ export const SERVICE_ENV = {
   },
   planner: {
     required: COMMON_REQUIRED,
-    optional: COMMON_OPTIONAL,
+    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW'],
     secret: ['DATABASE_URL'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
@@ -62,6 +62,7 @@ export const SERVICE_ENV = {
       'MAP_MAX_ITERATIONS',
       'SUBFLOW_MAX_DEPTH',
       'APPROVAL_RECONCILE_MS',
+      'CAPABILITY_EGRESS_ALLOW',
       ...LLM_OPTIONAL,
     ],
     secret: ['DATABASE_URL', 'LLM_API_KEY'],

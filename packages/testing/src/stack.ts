@@ -81,6 +81,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         {
           // Tests decide fast: reconcile waiting requests often (options.env may override it).
           APPROVAL_RECONCILE_MS: '1000',
+          // Test agents listen on loopback (options.env may override it).
+          CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
           ...common('orchestrator'),
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
@@ -99,7 +101,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.connector),
       CREDENTIALS_KEYS: credentialsKeys,
     }),
-    planner: new ServiceProcess('planner', { ...common('planner'), GRPC_PORT: String(ports.planner) }),
+    planner: new ServiceProcess('planner', { CAPABILITY_EGRESS_ALLOW: '127.0.0.1', ...common('planner'), GRPC_PORT: String(ports.planner) }),
     approval: new ServiceProcess('approval', {
       // Timeouts in tests are seconds: sweep often.
       APPROVAL_SWEEP_INTERVAL_MS: '200',

@@ -17,9 +17,12 @@ export const connectorRuntimeEnvSchema = baseEnvSchema.extend({
   IDEMPOTENCY_WINDOW_MS: z.coerce.number().int().min(1000).default(24 * 3600_000),
   /**
    * Non-public destinations connectors may reach (SSRF guard; public addresses
-   * need no entry). Comma list of IPs, CIDR ranges or `host:port`, each
-   * optionally scoped to one connector as `connector-id=entry`, e.g.
-   * `10.0.0.0/8,fec-mirror=api.internal:8443`. Empty: public addresses only.
+   * need no entry). Comma list of IPs, CIDR ranges or `host:port`; plain
+   * entries open to every tenant. An entry scoped to one user's connector
+   * names both, `<owner-user-id>/<connector-id>=entry`, e.g.
+   * `10.0.0.0/8,8f14e45f-…/fec-mirror=api.internal:8443`; the old
+   * `connector-id=entry` form is refused (it opened to anyone naming a
+   * connector that id). Empty: public addresses only. See docs/security/egress.md.
    */
   CONNECTOR_EGRESS_ALLOW: z
     .string()

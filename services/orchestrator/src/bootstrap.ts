@@ -77,7 +77,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   kit.onClose(() => actions.stop());
   executors.register('tool', actionExecutor(actions));
   // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
-  const agents = new CapabilityAgentClients();
+  const agents = new CapabilityAgentClients({ allow: config.CAPABILITY_EGRESS_ALLOW });
   const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);
   kit.onClose(() => agents.close());
   const capabilities = capabilityExecutor({

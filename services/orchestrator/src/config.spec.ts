@@ -8,6 +8,16 @@ describe('orchestrator config', () => {
     expect([c.CONNECTOR_CONCURRENCY, [...c.CONNECTOR_CONCURRENCY_OVERRIDES], c.PLANNER_URL, c.MAP_MAX_ITERATIONS, c.SUBFLOW_MAX_DEPTH]).toEqual([4, [], undefined, 1000, 5]);
   });
 
+  it('CAPABILITY_EGRESS_ALLOW: empty by default (public agents only); every bad entry is an issue naming the variable', () => {
+    expect(orchestratorEnvSchema.parse(base).CAPABILITY_EGRESS_ALLOW).toBe('');
+    expect(orchestratorEnvSchema.parse({ ...base, CAPABILITY_EGRESS_ALLOW: '10.0.0.0/8,u-1/writer.en=agent.internal:50070' }).CAPABILITY_EGRESS_ALLOW).toContain('writer.en');
+    const r = orchestratorEnvSchema.safeParse({ ...base, CAPABILITY_EGRESS_ALLOW: 'writer.en=10.0.0.7:50070,agent.internal' });
+    expect(r.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['CAPABILITY_EGRESS_ALLOW', 'entry 1 ("writer.en=10.0.0.7:50070"): "writer.en=…" would open to every user who names a capability "writer.en": name the owner too, as <owner-user-id>/writer.en=10.0.0.7:50070'],
+      ['CAPABILITY_EGRESS_ALLOW', 'entry 2 ("agent.internal"): a hostname needs a port, e.g. "agent.internal:443" (or allow its address or CIDR range)'],
+    ]);
+  });
+
   it('reads per-connector overrides', () => {
     const c = orchestratorEnvSchema.parse({ ...base, CONNECTOR_CONCURRENCY: '8', CONNECTOR_CONCURRENCY_OVERRIDES: 'fec-api=2, slow-api = 1,', PLANNER_URL: 'planner:50051' });
     expect(c.CONNECTOR_CONCURRENCY).toBe(8);

@@ -1,7 +1,18 @@
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
+import { CAPABILITY_EGRESS, parseEgressAllowList } from '@af/egress';
 import { z } from 'zod';
 import { parseActionServices } from './domain/action-table.js';
+
+/** An allow-list variable: every bad entry is an issue naming it (the config error names the variable). */
+export const capabilityEgressAllow = () =>
+  z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      const parsed = parseEgressAllowList(value, CAPABILITY_EGRESS);
+      if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+    });
 
 const CONNECTOR_ID = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -66,6 +77,14 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   SUBFLOW_MAX_DEPTH: z.coerce.number().int().min(0).max(50).default(5),
   /** How long node outputs of finished runs are kept (the event log keeps metadata only). */
   NODE_OUTPUT_RETENTION_HOURS: z.coerce.number().min(0).max(24 * 365 * 10).default(24 * 7),
+  /**
+   * Non-public addresses capability agent endpoints may be dialled at (same
+   * syntax as CONNECTOR_EGRESS_ALLOW; plain entries open to every tenant, an
+   * entry for one user's capability is `<owner-user-id>/<capability-id>=entry`).
+   * Checked on every call, against every address the endpoint's host
+   * resolves to. Empty: public addresses only. See docs/security/egress.md.
+   */
+  CAPABILITY_EGRESS_ALLOW: capabilityEgressAllow(),
   ...llmEnvShape,
   /** Deadline of one connector call when the node sets none. */
   NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),

@@ -1,5 +1,6 @@
 /** Composition root of the planner: playbooks, the flex planner, the capability registry and facet catalog. */
 import 'reflect-metadata';
+import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
 import { ServiceKit, startGrpcServer } from '@af/service-kit';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
@@ -23,7 +24,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const metrics = new FlexMetrics(kit.metrics);
   const capabilityRepo = new CapabilityRepository(kit.db);
   const facets = new FacetCatalogStore(kit, new FacetRepository(kit.db), capabilityRepo, config.FLEX_CAPABILITY_CACHE_TTL_MS);
-  const registry = new CapabilityRegistry(kit, capabilityRepo, facets, config.FLEX_CAPABILITY_CACHE_TTL_MS, Date.now, { onChange: (event) => metrics.registry.inc({ event }) });
+  const registry = new CapabilityRegistry(kit, capabilityRepo, facets, config.FLEX_CAPABILITY_CACHE_TTL_MS, Date.now, { onChange: (event) => metrics.registry.inc({ event }) }, egressPolicyFrom(config.CAPABILITY_EGRESS_ALLOW, CAPABILITY_EGRESS));
 
   const llmConfig = llmConfigFromEnv(config);
   const model = await createChatModel(llmConfig);

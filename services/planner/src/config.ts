@@ -1,5 +1,6 @@
 import { baseEnvSchema } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
+import { CAPABILITY_EGRESS, parseEgressAllowList } from '@af/egress';
 import { z } from 'zod';
 
 /** Planner configuration (env names are the keys). */
@@ -13,6 +14,21 @@ export const plannerEnvSchema = baseEnvSchema.extend({
   FLEX_PLANNER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** `auto`: the LLM planner when LLM_PROVIDER is set, else deterministic; `deterministic` / `llm` force one. */
   FLEX_PLANNER_RUNTIME: z.enum(['auto', 'deterministic', 'llm']).default('auto'),
+  /**
+   * Non-public addresses capability registrations may name as `endpoint` (same
+   * syntax as the orchestrator's, which checks again on every call). A
+   * registration whose endpoint is a `unix:` socket or another non-TCP
+   * target, or an IP address this list does not allow for the registering
+   * user's capability, is refused with INVALID_ARGUMENT naming `endpoint`.
+   * Empty: public addresses only. See docs/security/egress.md.
+   */
+  CAPABILITY_EGRESS_ALLOW: z
+    .string()
+    .default('')
+    .superRefine((value, ctx) => {
+      const parsed = parseEgressAllowList(value, CAPABILITY_EGRESS);
+      if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
+    }),
   ...llmEnvShape,
 });
 export type PlannerConfig = z.infer<typeof plannerEnvSchema>;

@@ -75,7 +75,7 @@ export const CapabilityRegistrationSchema = z.strictObject({
   /** gRPC address of the agent service (`host:port`) the orchestrator dispatches to (CapabilityAgent.Invoke). */
   endpoint: z
     .string()
-    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^(dns|ipv4|ipv6|unix):.+$/, 'must be host:port or a gRPC target (dns:…, unix:…)')
+    .regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^(dns|ipv4|ipv6|unix):.+$/, 'must be host:port (or a gRPC target: dns:, ipv4:, ipv6:)')
     .max(300)
     .optional(),
   /** Human capabilities (§15.10): UI copy and assignment defaults. */

@@ -189,7 +189,7 @@ export class CallPipeline {
     if (!calls) {
       const key = connectorKey(ownerUserId, def.id);
       const connectorId = def.id;
-      const http = this.deps.limiter.observe(this.deps.egress.forConnector(connectorId), key, (e) =>
+      const http = this.deps.limiter.observe(this.deps.egress.forConnector(ownerUserId, connectorId), key, (e) =>
         this.deps.log.warn({ err: e, connectorId }, 'could not note upstream rate-limit headers'),
       );
       calls = { key, http };

@@ -37,6 +37,9 @@ import {
   egressRefused,
   schemeRefusal,
   type EgressPolicy,
+  type EgressScope,
+  scopedKeys,
+  scopeKey,
 } from '../domain/egress-policy.js';
 import { dispatchText, type TextSignal } from './read-text.js';
 
@@ -46,8 +49,11 @@ export type ResolveHost = (hostname: string) => Promise<Array<{ address: string;
 export interface GuardedHttpOptions {
   /** The parsed policy, or the text of `CONNECTOR_EGRESS_ALLOW` (throws when invalid). */
   allow: EgressPolicy | string;
-  /** Applies the entries scoped to this connector (`connector-id=…`) as well as the global ones. */
-  connectorId?: string;
+  /**
+   * The owner and id of the connector calling: applies the entries scoped to
+   * exactly that (`<owner-user-id>/<connector-id>=…`) as well as the plain ones.
+   */
+  scope?: EgressScope;
   /** Defaults to the system resolver (`dns.lookup`, all addresses). */
   resolve?: ResolveHost;
   /** Redirects followed per request (default 5); 0 returns every 3xx as is. */
@@ -80,7 +86,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
   if (!Number.isInteger(maxRedirects) || maxRedirects < 0) {
     throw new Error(`maxRedirects: must be a whole number >= 0, got ${String(options.maxRedirects)}`);
   }
-  const connectorId = options.connectorId;
+  const scope = options.scope;
 
   // The policy never changes for this client, so a decision is a pure function of
   // (host, port, address): worked out once, not on every request (an IP literal's
@@ -90,7 +96,7 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
     const key = `${port} ${host} ${address}`;
     let decision = decisions.get(key);
     if (!decision) {
-      decision = decideEgress(policy, { host, port, address, ...(connectorId ? { connectorId } : {}) });
+      decision = decideEgress(policy, { host, port, address, ...(scope ? { scope } : {}) });
       if (decisions.size >= MAX_DECISIONS) decisions.clear();
       decisions.set(key, decision);
     }
@@ -216,27 +222,30 @@ export function createGuardedHttp(options: GuardedHttpOptions): GuardedHttp {
 
 /**
  * A guard per connector over one policy: connectors without entries of their
- * own share one pool; each connector with scoped entries gets its own, so a
- * connection opened under one connector's allowance is never reused by
- * another connector.
+ * own share one pool; each owner's connector with scoped entries gets its
+ * own, so a connection opened under one connector's allowance is never
+ * reused by another connector — nor by another user's connector of the same id.
  */
 export interface EgressGuard {
-  forConnector(connectorId?: string): HttpRequestFn;
+  /** The guarded HTTP of `connectorId` owned by `ownerUserId` (its scoped entries apply, nobody else's). */
+  forConnector(ownerUserId: string, connectorId: string): HttpRequestFn;
   close(): Promise<void>;
 }
 
-export function createEgressGuard(options: Omit<GuardedHttpOptions, 'connectorId'>): EgressGuard {
+export function createEgressGuard(options: Omit<GuardedHttpOptions, 'scope'>): EgressGuard {
   const policy = typeof options.allow === 'string' ? egressPolicyFrom(options.allow) : options.allow;
-  const scoped = new Set(policy.entries.flatMap((e) => (e.connectorId ? [e.connectorId] : [])));
+  const scoped = scopedKeys(policy);
   const shared = createGuardedHttp({ ...options, allow: policy });
   const own = new Map<string, GuardedHttp>();
   return {
-    forConnector(connectorId) {
-      if (!connectorId || !scoped.has(connectorId)) return shared;
-      let http = own.get(connectorId);
+    forConnector(ownerUserId, connectorId) {
+      const scope = { owner: ownerUserId, id: connectorId };
+      const key = scopeKey(scope);
+      if (!ownerUserId || !connectorId || !scoped.has(key)) return shared;
+      let http = own.get(key);
       if (!http) {
-        http = createGuardedHttp({ ...options, allow: policy, connectorId });
-        own.set(connectorId, http);
+        http = createGuardedHttp({ ...options, allow: policy, scope });
+        own.set(key, http);
       }
       return http;
     },
@@ -393,12 +402,12 @@ function abortable<T>(promise: Promise<T>, signal?: RequestSignal | null): Promi
  */
 export function egressHostCheck(allow: string | EgressPolicy, resolve: ResolveHost = systemResolve) {
   const policy = typeof allow === 'string' ? egressPolicyFrom(allow) : allow;
-  return async (target: { host: string; port: number; connectorId: string }): Promise<void> => {
+  return async (target: { host: string; port: number; connectorId: string; ownerUserId?: string }): Promise<void> => {
+    // Without an owner only plain entries apply: a scoped exception is never opened to an unknown caller.
+    const scope = target.ownerUserId ? { scope: { owner: target.ownerUserId, id: target.connectorId } } : {};
     for (const { address } of await resolve(target.host)) {
-      const d = decideEgress(policy, { host: target.host, port: target.port, address, connectorId: target.connectorId });
-      if (!d.allowed) {
-        throw new ConnectorError('FAILED_PRECONDITION', `egress to ${target.host} refused: ${d.reason}; an operator can allow it with CONNECTOR_EGRESS_ALLOW`);
-      }
+      const d = decideEgress(policy, { host: target.host, port: target.port, address, ...scope });
+      if (!d.allowed) throw egressRefused(target.host, d.reason, d.allowable);
     }
   };
 }

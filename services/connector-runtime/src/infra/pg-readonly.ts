@@ -52,7 +52,7 @@ export interface PgReadOnlyRunnerOptions {
    * host of a connection before its pool is created; the thrown message is
    * shown to the caller.
    */
-  checkHost?: (target: { host: string; port: number; connectorId: string }) => void | Promise<void>;
+  checkHost?: (target: { host: string; port: number; connectorId: string; ownerUserId?: string }) => void | Promise<void>;
 }
 
 interface PoolEntry {
@@ -198,7 +198,7 @@ export class PgReadOnlyRunner implements SqlRunner {
     if (this.options.checkHost) {
       for (const { host, port } of hostsOf(spec)) {
         try {
-          await this.options.checkHost({ host, port, connectorId: spec.connectorId });
+          await this.options.checkHost({ host, port, connectorId: spec.connectorId, ...(spec.ownerUserId ? { ownerUserId: spec.ownerUserId } : {}) });
         } catch (err) {
           throw new SqlRunnerError(
             'refused',

@@ -67,6 +67,9 @@ function pipeline(context: CallPipelineDeps['context'] = {}) {
   return { calls, breaker, limiter, logged };
 }
 
+const noop = () => undefined;
+const silentLog = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, fatal: noop } as unknown as Logger;
+
 let n = 0;
 function restConnector(options: { baseUrl?: string; rateLimit?: Record<string, number>; cacheTtlSeconds?: number } = {}): ConnectorDefinition {
   const parsed = parseConnectorDefinition({
@@ -184,6 +187,23 @@ describe('CallPipeline', () => {
     expect(refusedServer.requests).toHaveLength(0);
     expect(logged.filter((l) => l.message === 'retrying connector call')).toHaveLength(0);
     expect(breaker.cached(connectorKey('alice', def.id))?.state ?? 'closed').toBe('closed');
+  });
+
+  it("an owner-scoped exception opens for its owner's connector only: another user's connector of the same id is refused", async () => {
+    refusedServer.route('GET', '/v1/search', { json: page });
+    const def = restConnector({ baseUrl: refusedServer.url });
+    const scoped = createEgressGuard({ allow: `alice/${def.id}=127.0.0.1:${refusedServer.port}` });
+    try {
+      const { limiter, breaker } = pipeline();
+      const calls = new CallPipeline({ egress: scoped, limiter, breaker, cache: new ResponseCache(pool), log: silentLog, maxWaitMs: 200, context: {} });
+      expect((await calls.call(call(def))).count).toBe(1);
+      const err = await failure(calls.call(call(def, { ownerUserId: 'bob' })));
+      expect(err.code).toBe('FAILED_PRECONDITION');
+      expect(err.message).toContain(`egress to 127.0.0.1:${refusedServer.port} refused: 127.0.0.1 is a loopback address`);
+      expect(refusedServer.count('GET', '/v1/search')).toBe(1);
+    } finally {
+      await scoped.close();
+    }
   });
 
   it('a binding rate limit refuses the call beyond it (RATE_LIMIT with retryAfterMs), not retried', async () => {

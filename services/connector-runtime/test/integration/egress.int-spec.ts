@@ -10,7 +10,7 @@ import { parseConnectorDefinition } from '../../src/domain/connector-definition.
 import { DeadlineEmitter } from '../../src/domain/call-deadline.js';
 import { ConnectorError } from '../../src/domain/connector-error.js';
 import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
-import { createEgressGuard, createGuardedHttp, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
+import { createEgressGuard, createGuardedHttp, egressHostCheck, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
 import { failure } from '../failure.js';
 
 let server: FixtureServer;
@@ -399,25 +399,82 @@ describe('guarded http: text (the answer read whole, as the rest_api executor re
 });
 
 describe('per-connector allow-lists', () => {
-  it('scoped entries open a destination for their connector only', async () => {
+  const ALICE = '8f14e45f-ceea-467f-a0e6-9b3c1f2a7d10';
+  const BOB = '1c2d3e4f-0000-4000-8000-00000000b0b0';
+
+  it("scoped entries open a destination for their owner's connector only, not for another user's connector of the same id", async () => {
     server.route('GET', '/x', { json: { ok: true } });
-    const guard = createEgressGuard({ allow: 'fec-mirror=127.0.0.1' });
+    const guard = createEgressGuard({ allow: `${ALICE}/fec-mirror=127.0.0.1` });
     try {
-      expect((await guard.forConnector('fec-mirror')(`${server.url}/x`)).statusCode).toBe(200);
-      await failure(guard.forConnector('other-connector')(`${server.url}/x`));
-      await failure(guard.forConnector()(`${server.url}/x`));
-      expect(guard.forConnector('fec-mirror')).toBe(guard.forConnector('fec-mirror'));
-      expect(guard.forConnector('a')).toBe(guard.forConnector('b')); // unscoped connectors share one pool
-      expect(guard.forConnector('fec-mirror')).not.toBe(guard.forConnector('a'));
+      expect((await guard.forConnector(ALICE, 'fec-mirror')(`${server.url}/x`)).statusCode).toBe(200);
+      const bobs = await failure(guard.forConnector(BOB, 'fec-mirror')(`${server.url}/x`));
+      expect(bobs.code).toBe('FAILED_PRECONDITION');
+      expect(bobs.message).toBe(
+        `egress to 127.0.0.1:${server.port} refused: 127.0.0.1 is a loopback address; an operator can allow it with CONNECTOR_EGRESS_ALLOW`,
+      );
+      await failure(guard.forConnector(ALICE, 'other-connector')(`${server.url}/x`));
+      await failure(guard.forConnector('', 'fec-mirror')(`${server.url}/x`));
+      expect(server.count('GET', '/x')).toBe(1);
+      expect(guard.forConnector(ALICE, 'fec-mirror')).toBe(guard.forConnector(ALICE, 'fec-mirror'));
+      expect(guard.forConnector(ALICE, 'a')).toBe(guard.forConnector(BOB, 'b')); // unscoped connectors share one pool
+      // Bob's look-alike never shares Alice's pool (a connection opened under her allowance).
+      expect(guard.forConnector(BOB, 'fec-mirror')).toBe(guard.forConnector(ALICE, 'a'));
+      expect(guard.forConnector(ALICE, 'fec-mirror')).not.toBe(guard.forConnector(BOB, 'fec-mirror'));
     } finally {
       await guard.close();
     }
   });
 
-  it('createGuardedHttp with connectorId applies that connector\'s entries', async () => {
+  it("a scoped host:port entry follows the owner through DNS and redirects: Bob's redirect to it is refused", async () => {
+    other.route('GET', '/hop', { status: 302, headers: { location: `${server.url}/x` } });
     server.route('GET', '/x', { json: {} });
-    const http = guarded({ allow: 'fec-mirror=127.0.0.1', connectorId: 'fec-mirror' });
+    const guard = createEgressGuard({ allow: `${ALICE}/fec-mirror=127.0.0.1:${server.port},127.0.0.1:${other.port}` });
+    try {
+      expect((await guard.forConnector(ALICE, 'fec-mirror')(`${other.url}/hop`)).statusCode).toBe(200);
+      const err = await failure(guard.forConnector(BOB, 'fec-mirror')(`${other.url}/hop`));
+      expect(err.message).toContain(`egress to 127.0.0.1:${server.port} refused`);
+      expect(server.count('GET', '/x')).toBe(1);
+    } finally {
+      await guard.close();
+    }
+  });
+
+  it("createGuardedHttp with a scope applies that owner's connector's entries", async () => {
+    server.route('GET', '/x', { json: {} });
+    const http = guarded({ allow: `${ALICE}/fec-mirror=127.0.0.1`, scope: { owner: ALICE, id: 'fec-mirror' } });
     expect((await http(`${server.url}/x`)).statusCode).toBe(200);
+    const bobs = guarded({ allow: `${ALICE}/fec-mirror=127.0.0.1`, scope: { owner: BOB, id: 'fec-mirror' } });
+    expect((await failure(bobs(`${server.url}/x`))).code).toBe('FAILED_PRECONDITION');
+  });
+
+  it("the database host check scopes by the connector's owner; without an owner only plain entries apply", async () => {
+    const check = egressHostCheck(`${ALICE}/warehouse=db.internal:5432,10.9.9.9`, fixedDns({ 'db.internal': ['10.1.2.3'], 'plain.internal': ['10.9.9.9'] }));
+    await expect(check({ host: 'db.internal', port: 5432, connectorId: 'warehouse', ownerUserId: ALICE })).resolves.toBeUndefined();
+    const bobs = await failure(check({ host: 'db.internal', port: 5432, connectorId: 'warehouse', ownerUserId: BOB }));
+    expect(bobs).toMatchObject({
+      code: 'FAILED_PRECONDITION',
+      message: 'egress to db.internal refused: db.internal resolves to 10.1.2.3, a private network address; an operator can allow it with CONNECTOR_EGRESS_ALLOW',
+    });
+    await failure(check({ host: 'db.internal', port: 5432, connectorId: 'warehouse' }));
+    await expect(check({ host: 'plain.internal', port: 5432, connectorId: 'any', ownerUserId: BOB })).resolves.toBeUndefined();
+  });
+
+  it('the old connector-id=… form stops the service at start-up, naming the variable and the new form', () => {
+    expect(() => createEgressGuard({ allow: 'fec-mirror=127.0.0.1' })).toThrow(
+      'CONNECTOR_EGRESS_ALLOW: entry 1 ("fec-mirror=127.0.0.1"): "fec-mirror=…" would open to every user who names a connector "fec-mirror": name the owner too, as <owner-user-id>/fec-mirror=127.0.0.1',
+    );
+    const env = { DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
+    let err: unknown;
+    try {
+      loadConfig(connectorRuntimeEnvSchema, { ...env, CONNECTOR_EGRESS_ALLOW: '10.0.0.0/8,fec-mirror=api.internal:8443' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([
+      { variable: 'CONNECTOR_EGRESS_ALLOW', reason: expect.stringContaining('as <owner-user-id>/fec-mirror=api.internal:8443') },
+    ]);
+    expect(loadConfig(connectorRuntimeEnvSchema, { ...env, CONNECTOR_EGRESS_ALLOW: `10.0.0.0/8,${ALICE}/fec-mirror=api.internal:8443` }).CONNECTOR_EGRESS_ALLOW).toContain(ALICE);
   });
 
   it('an invalid allow-list fails the factory and the service config, naming the variable', async () => {

@@ -13,7 +13,8 @@ import type { AgentCall } from '../../src/app/executors/capability.executor.js';
 import { CapabilityAgentClients } from '../../src/infra/capability-agent.client.js';
 import { copywriter, modelHandler, startTestAgent, type TestAgent } from '../fixtures/capability-agent.js';
 
-const clients = new CapabilityAgentClients();
+// The agents listen on loopback, which the egress policy refuses unless allowed (capability-egress.int-spec.ts).
+const clients = new CapabilityAgentClients({ allow: '127.0.0.1' });
 let agent: TestAgent;
 
 const request = (over: Partial<AgentCall> = {}): AgentCall => ({

@@ -7,6 +7,7 @@
  * Stale instances are swept to `inactive` (one replica claims each row).
  */
 import { FacetCatalogError, heartbeatTimeoutSeconds, parseCapabilityRegistration } from '@af/plan';
+import { CAPABILITY_EGRESS, endpointRefusal, type EgressPolicy } from '@af/egress';
 import { AppError, type ServiceKit } from '@af/service-kit';
 import { assignmentDefaultsIssues } from '../domain/registry/assignment-defaults.js';
 import { capabilityStatus, toCapabilityView } from '../domain/registry/capability-record.js';
@@ -46,6 +47,8 @@ export class CapabilityRegistry {
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
     private readonly metrics: RegistryMetrics = {},
+    /** CAPABILITY_EGRESS_ALLOW: endpoints must be TCP, and literal addresses ones it allows (hostnames are checked when dialled). */
+    private readonly endpointPolicy: EgressPolicy = { kind: CAPABILITY_EGRESS, entries: [] },
   ) {}
 
   async register(userId: string, raw: unknown): Promise<{ capability: StoredCapability; created: boolean }> {
@@ -54,6 +57,8 @@ export class CapabilityRegistry {
     const parsed = parseCapabilityRegistration(raw, catalog);
     if (!parsed.ok) throw invalid(parsed.issues);
     const reg = parsed.registration;
+    const refusal = reg.endpoint ? endpointRefusal(this.endpointPolicy, reg.endpoint, { owner: userId, id: reg.capabilityId }) : undefined;
+    if (refusal) throw AppError.invalid('endpoint', refusal, 'endpoint_refused');
     const assignment = assignmentDefaultsIssues(reg);
     if (assignment.length) throw invalid(assignment);
     let inputSchema;

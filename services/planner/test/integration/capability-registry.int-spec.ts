@@ -3,7 +3,10 @@
  * replicas on one database: registration validation, upsert, heartbeats and
  * expiry, deregistration, ownership, and cache refresh across replicas.
  */
+import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
+import { CapabilityRegistry } from '../../src/app/capability-registry.service.js';
+import { CapabilityRepository } from '../../src/infra/capability.repository.js';
 import { marketingFacets, marketingRegistrations } from '../fixtures/marketing-catalog.js';
 import { eventually, natsPrefix, startReplica, type Replica } from './harness.js';
 
@@ -148,5 +151,41 @@ describe('facet catalog', () => {
     expect(r.facets.map((f) => [f.facet.name, f.collection])).toEqual([['toneOfVoice', 'flex.core']]);
     await eventually(async () => (await b.facets.snapshot()).catalog.has('toneOfVoice'));
     expect((await b.facets.snapshot()).catalog.revision).not.toBe(before);
+  });
+});
+
+describe('registration: endpoint egress (CAPABILITY_EGRESS_ALLOW)', () => {
+  const refusedWith = (reason: string) => ({ code: 'INVALID_ARGUMENT', message: `endpoint: ${reason}`, violations: [{ field: 'endpoint', reason, code: 'endpoint_refused' }] });
+
+  it.each([
+    ['unix:/var/run/docker.sock', '"unix:" targets are not allowed: an agent endpoint must be a TCP host:port'],
+    ['169.254.169.254:80', 'egress to 169.254.169.254:80 refused: 169.254.169.254 is a cloud metadata address; an operator can allow it with CAPABILITY_EGRESS_ALLOW'],
+    ['127.0.0.1:5432', 'egress to 127.0.0.1:5432 refused: 127.0.0.1 is a loopback address; an operator can allow it with CAPABILITY_EGRESS_ALLOW'],
+    ['ipv4:10.0.0.7:50070', 'egress to 10.0.0.7:50070 refused: 10.0.0.7 is a private network address; an operator can allow it with CAPABILITY_EGRESS_ALLOW'],
+    ['dns://8.8.8.8/agent.example.com:443', 'a DNS server in the target (dns://server/…) is not supported; write dns:///host:port'],
+  ])('refuses %s, naming endpoint and the reason, and stores nothing', async (endpoint, reason) => {
+    await expect(a.registry.register('alice', { ...writer(), capabilityId: 'egress.refused', endpoint })).rejects.toMatchObject(refusedWith(reason));
+    expect(await db.query("SELECT * FROM planner.flex_capabilities WHERE capability_id = 'egress.refused'")).toEqual([]);
+  });
+
+  it('refuses other schemes in the schema, naming endpoint', async () => {
+    for (const endpoint of ['unix-abstract:agent', 'vsock:3:50070', 'http://agent.example.com:80']) {
+      await expect(a.registry.register('alice', { ...writer(), capabilityId: 'egress.refused', endpoint })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        violations: [expect.objectContaining({ field: 'endpoint', reason: 'must be host:port (or a gRPC target: dns:, ipv4:, ipv6:)' })],
+      });
+    }
+  });
+
+  it('accepts public addresses and hostnames (the orchestrator checks what they resolve to on every call)', async () => {
+    await expect(a.registry.register('alice', { ...writer(), capabilityId: 'egress.public', endpoint: '93.184.216.34:50070' })).resolves.toMatchObject({ created: true });
+    await expect(a.registry.register('alice', { ...writer(), capabilityId: 'egress.named', endpoint: 'localhost:50070' })).resolves.toMatchObject({ created: true });
+  });
+
+  it("opens an owner-scoped exception to that owner's capability only", async () => {
+    const scoped = new CapabilityRegistry(a.kit, new CapabilityRepository(a.kit.db), a.facets, 60_000, Date.now, {}, egressPolicyFrom('alice/egress.scoped=10.0.0.7:50070', CAPABILITY_EGRESS));
+    await expect(scoped.register('alice', { ...writer(), capabilityId: 'egress.scoped', endpoint: '10.0.0.7:50070' })).resolves.toMatchObject({ created: true });
+    await expect(scoped.register('bob', { ...writer(), capabilityId: 'egress.bobs', endpoint: '10.0.0.7:50070' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'endpoint' }] });
+    await expect(scoped.register('alice', { ...writer(), capabilityId: 'egress.other', endpoint: '10.0.0.7:50070' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
