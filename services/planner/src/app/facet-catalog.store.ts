@@ -104,7 +104,7 @@ export class FacetCatalogStore {
    */
   async upsert(principal: Principal, raw: readonly unknown[], collection: string | undefined, ownership: FacetOwnership = {}): Promise<{ facets: StoredFacet[]; revision: string }> {
     if (!principal.userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
-    const decided = writeOwner(principal, ownership, { visibility: 'visibility', teamId: 'team_id' });
+    const decided = writeOwner(principal, ownership);
     if (!decided.ok) throw ownershipError(decided);
     const owner = decided.owner;
     if (raw.length === 0) throw AppError.invalid('facets', 'must hold at least one facet definition');

@@ -86,7 +86,7 @@ describe('facets per owner', () => {
     expect((await a.facets.snapshot(bob)).catalog.get('tone')?.schema).toMatchObject({ enum: ['snarky'] });
     expect((await a.facets.snapshot(alice)).catalog.has('tone')).toBe(false);
     await a.facets.upsert(alice, [tone(['warm'])], undefined, { teamId: 'red' });
-    await eventually(async () => JSON.stringify((await b.facets.snapshot(carol)).catalog.get('tone')?.schema) === JSON.stringify({ type: 'string', enum: ['warm'] }));
+    await eventually(async () => ((await b.facets.snapshot(carol)).catalog.get('tone')?.schema as { enum?: string[] } | undefined)?.enum?.[0] === 'warm');
     expect((await b.facets.snapshot(bob)).catalog.get('tone')?.schema).toMatchObject({ enum: ['snarky'] });
     expect((await a.facets.snapshot(alice)).owners.get('tone')).toBe('team:red');
 
@@ -96,7 +96,7 @@ describe('facets per owner', () => {
       violations: [{ field: 'facets[1].name', code: 'shared_facet', reason: expect.stringContaining("facet 'post_copy' belongs to the shared catalog: only operators") }],
     });
     await expect(a.facets.upsert(bob, [tone(['x'])], undefined, { visibility: 'shared' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED', violations: [{ field: 'visibility' }] });
-    await expect(a.facets.upsert(bob, [tone(['x'])], undefined, { teamId: 'red' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED', violations: [{ field: 'team_id' }] });
+    await expect(a.facets.upsert(bob, [tone(['x'])], undefined, { teamId: 'red' })).rejects.toMatchObject({ code: 'PERMISSION_DENIED', violations: [{ field: 'teamId' }] });
   });
 
   it('a breaking change is checked only against capabilities that see the facet', async () => {
