@@ -68,7 +68,8 @@ beforeAll(async () => {
   h = harness(stack, 'capability-e2e-user');
   registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`);
   const facets = readdirSync(join(CATALOG, 'facets')).map((f) => JSON.parse(readFileSync(join(CATALOG, 'facets', f), 'utf8')));
-  await call(registry.upsertFacets({ principal: h.principal, facets, collection: 'flex.marketing', idempotencyKey: '' }));
+  // The facets are the shared catalog (loaded by the operator): every user below plans with them.
+  await call(registry.upsertFacets({ principal: { userId: 'system:operator', teamIds: [] }, facets, collection: 'flex.marketing', idempotencyKey: '', visibility: 'shared', teamId: '' }));
 });
 
 afterAll(async () => {
