@@ -219,6 +219,7 @@ describe("another user's look-alike capability", () => {
   });
 
   it("a plan naming bob's capability fails that node NOT_FOUND for alice and never reaches bob's agent", async () => {
+    expect((await flex('POST', '/capabilities/register', bob, writerRegistration('tenancy.BobOnly', agents.bob!.address))).status).toBe(201);
     const before = agents.bob!.calls.length;
     const inputs = JSON.parse(readFileSync(join(CATALOG, 'envelopes/new-case-post.json'), 'utf8')).inputs as Record<string, unknown>;
     const runId = await startPlan(
@@ -227,8 +228,8 @@ describe("another user's look-alike capability", () => {
         wireNode({
           id: 'write',
           kind: plan.NodeKind.NODE_KIND_CAPABILITY,
-          action: 'tenancy.AaWriter',
-          capabilityId: 'tenancy.AaWriter',
+          action: 'tenancy.BobOnly',
+          capabilityId: 'tenancy.BobOnly',
           inputs: { company_information: '{company_information}', post_context: '{post_context}' },
           outputSchema: POST_COPY,
         }),
@@ -239,7 +240,7 @@ describe("another user's look-alike capability", () => {
     expect(done.run.status).toBe('failed');
     const node = done.nodes.find((n: any) => n.nodeId === 'write');
     expect(node.status).toBe('failed');
-    expect(node.error).toContain("capability 'tenancy.AaWriter' is not registered for the run's owner");
+    expect(node.error).toContain("capability 'tenancy.BobOnly' is not registered for the run's owner");
     expect(agents.bob!.calls.length).toBe(before);
   });
 
