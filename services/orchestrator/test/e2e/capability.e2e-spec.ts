@@ -227,7 +227,8 @@ describe('an agent that is down', () => {
     const run = await until(h, runId);
     expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
     const error = ofNode(await frames(h, runId), 'write', 'node_error')[0]!;
-    expect(error.payload).toMatchObject({ code: 'FAILED_PRECONDITION', attempt: 1, violations: [{ field: 'capabilityId', code: 'not_registered', reason: expect.stringContaining("'e2e.Ghost' is not registered") }] });
+    // NOT_FOUND: nothing by that id that the run's owner may use (its own, its teams', the shared catalog).
+    expect(error.payload).toMatchObject({ code: 'NOT_FOUND', attempt: 1, violations: [{ field: 'capabilityId', code: 'not_registered', reason: expect.stringContaining("'e2e.Ghost' is not registered for the run's owner") }] });
   });
 });
 
