@@ -50,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`--shared loads the shared catalog as ${OPERATOR}: it takes neither --team nor another --user\n${USAGE}\n`);
     return 2;
   }
+  // The operator's writes always go to the shared catalog.
+  if (user === OPERATOR && team === undefined) shared = true;
   const path = resolve(process.env.INIT_CWD ?? process.cwd(), dir);
   const client = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address, 10_000);
   try {
