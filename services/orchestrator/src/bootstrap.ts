@@ -11,7 +11,8 @@ import { transformDataExecutor } from './app/executors/transform-data.executor.j
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
 import { humanExecutor } from './app/executors/human.executor.js';
 import { capabilityExecutor } from './app/executors/capability.executor.js';
-import { CapabilityAgentClients, capabilityDirectory, capabilityRegistryClient } from './infra/capability-agent.client.js';
+import { CapabilityAgentClients } from './infra/capability-agent.client.js';
+import { capabilityDirectory, capabilityRegistryClient } from './infra/capability-directory.client.js';
 import { capabilityHolders } from './infra/capability-holders.client.js';
 import { clarifying, hitlGated } from './app/executors/hitl-wrappers.js';
 import { ApprovalDecisions } from './app/approval-decisions.js';

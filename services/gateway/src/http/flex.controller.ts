@@ -65,11 +65,14 @@ function capabilityView(c: planner.Capability) {
     collection: c.collection || null,
     registeredAt: c.registeredAt,
     updatedAt: c.updatedAt,
+    visibility: c.visibility,
+    ownerId: c.ownerId || null,
+    registeredBy: c.registeredBy,
   };
 }
 
 function facetView(f: planner.Facet) {
-  return { ...(f.definition ?? {}), collection: f.collection || null };
+  return { ...(f.definition ?? {}), collection: f.collection || null, visibility: f.visibility, ownerId: f.ownerId || null };
 }
 
 @Controller('api/v1/flex')
@@ -81,7 +84,11 @@ export class FlexController {
     this.registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, deps.kit.config.PLANNER_URL);
   }
 
-  /** §9.1: agents advertise or refresh their CapabilityRegistration. */
+  /**
+   * §9.1: agents advertise or refresh their CapabilityRegistration — the
+   * caller's own, or a team's with `teamId` (`visibility: team`); the planner
+   * checks the ownership fields against the principal.
+   */
   @Post('capabilities/register')
   async register(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key: string | undefined, @Res({ passthrough: true }) res: Response) {
     const registration = parseBody(FlexJsonObjectSchema, body);
@@ -129,7 +136,7 @@ export class FlexController {
   @HttpCode(200)
   async upsertFacets(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
     const input = parseBody(UpsertFacetsSchema, body);
-    const r = await call(this.registry.upsertFacets({ principal, facets: input.facets, collection: input.collection ?? '', idempotencyKey: randomUUID() }));
+    const r = await call(this.registry.upsertFacets({ principal, facets: input.facets, collection: input.collection ?? '', idempotencyKey: randomUUID(), visibility: input.visibility ?? '', teamId: input.teamId ?? '' }));
     return { facets: r.facets.map(facetView), catalogRevision: r.catalogRevision };
   }
 

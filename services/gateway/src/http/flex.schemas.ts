@@ -32,6 +32,9 @@ export const ListFacetsQuery = z.strictObject({
 export const UpsertFacetsSchema = z.strictObject({
   facets: z.array(FlexJsonObjectSchema).min(1).max(500),
   collection: z.string().min(1).max(200).optional(),
+  /** Whose facets: `private` (the caller's, default), `team` (with `teamId`), `shared` (operator only). */
+  visibility: z.enum(['private', 'team', 'shared']).optional(),
+  teamId: z.string().min(1).max(200).optional(),
 });
 
 export const PlanQuery = z.strictObject({

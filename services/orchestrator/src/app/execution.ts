@@ -198,6 +198,7 @@ export function nodeContext(
   return {
     runId: x.run.id,
     userId: x.run.userId,
+    teamIds: x.run.teamIds ?? [],
     node,
     instanceId: inst,
     inputs: opts.raw ? node.inputs : (resolve(node.inputs) as Record<string, unknown>),

@@ -38,17 +38,17 @@ describe('flexEnvelope', () => {
 describe('flexPlanSource', () => {
   const ctx = { completedNodeIds: ['a'], trigger: { source: 'policy', policyId: 'low_quality', rationale: 'QA score too low' } };
 
-  it('asks the planner with the envelope, the current plan version and its locked nodes', async () => {
-    const asked: Array<[string, Parameters<FlexReplanner>[1]]> = [];
-    const planner: FlexReplanner = async (userId, r) => (asked.push([userId, r]), { nodes: [] });
+  it("asks the planner as the run's owner (with the teams it started with), with the envelope, the current plan version and its locked nodes", async () => {
+    const asked: Array<[Parameters<FlexReplanner>[0], Parameters<FlexReplanner>[1]]> = [];
+    const planner: FlexReplanner = async (principal, r) => (asked.push([principal, r]), { nodes: [] });
     const source = flexPlanSource(planner, async () => {
       throw new Error('not a playbook run');
     });
-    const r = run({ flex: { envelope } });
+    const r = run({ flex: { envelope } }, { teamIds: ['t1'] });
     await expect(source(r, ctx)).resolves.toEqual({ nodes: [] });
     expect(asked).toHaveLength(1);
-    const [userId, req] = asked[0]!;
-    expect(userId).toBe('u1');
+    const [principal, req] = asked[0]!;
+    expect(principal).toEqual({ userId: 'u1', teamIds: ['t1'] });
     expect(req.envelope).toEqual(envelope);
     expect(req.completedNodeIds).toEqual(['a']);
     expect(req.trigger).toEqual(ctx.trigger);

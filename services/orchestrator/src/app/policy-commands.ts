@@ -65,7 +65,7 @@ export function flexPlanSource(replan: FlexReplanner, otherwise: PlanSource): Pl
   return async (run, ctx) => {
     const envelope = flexEnvelope(run.plan);
     if (!envelope) return otherwise(run, ctx);
-    return replan(run.userId, { envelope, previousPlan: { ...run.plan, version: run.planVersion }, completedNodeIds: ctx.completedNodeIds, trigger: ctx.trigger });
+    return replan({ userId: run.userId, teamIds: run.teamIds ?? [] }, { envelope, previousPlan: { ...run.plan, version: run.planVersion }, completedNodeIds: ctx.completedNodeIds, trigger: ctx.trigger });
   };
 }
 

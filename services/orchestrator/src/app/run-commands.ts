@@ -77,6 +77,7 @@ export class RunCommands {
     const timeouts = policies.flatMap((p) => (p.enabled && p.trigger.kind === 'onTimeout' ? [p.trigger.ms] : []));
     const { run } = await this.repo.create({
       userId: cmd.userId,
+      teamIds: cmd.teamIds ?? [],
       plan,
       inputs: cmd.inputs,
       runContext,

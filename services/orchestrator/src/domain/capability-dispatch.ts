@@ -102,7 +102,14 @@ export function rankInstances(c: CapabilitySnapshot, scope: { scope?: string; re
 /** Why a registered (or unregistered) candidate has no instance to call; undefined when it has one. */
 export function unavailability(candidate: Candidate, c: CapabilitySnapshot | undefined, scope: { scope?: string; required: boolean }): Unavailable | undefined {
   const base = { capabilityId: candidate.capabilityId, field: candidate.field };
-  if (!c) return { ...base, code: 'not_registered', reason: `capability '${candidate.capabilityId}' is not registered in the capability registry`, transient: false };
+  if (!c) {
+    return {
+      ...base,
+      code: 'not_registered',
+      reason: `capability '${candidate.capabilityId}' is not registered for the run's owner (its own, its teams' or the shared catalog) in the capability registry`,
+      transient: false,
+    };
+  }
   if (c.agentType === 'human') {
     return { ...base, code: 'human_capability', reason: `capability '${candidate.capabilityId}' is a human capability (it runs as a human node through the approval service)`, transient: false };
   }

@@ -10,6 +10,8 @@ import { AppError } from '@af/service-kit';
 export interface NodeContext {
   runId: string;
   userId: string;
+  /** The run owner's teams when the run started (capability lookups are the owner's, with these teams). */
+  teamIds?: readonly string[];
   node: PlanNode;
   /** The node's instance id: its id, or `<id>[i]` inside map iteration i (the id its events and idempotency key use). */
   instanceId: string;

@@ -91,6 +91,8 @@ export class NodeStates extends Map<string, NodeState> {
 export interface Run {
   id: string;
   userId: string;
+  /** The owner's teams when the run started: what its capability lookups may see besides the owner's own and shared ones. */
+  teamIds?: readonly string[];
   status: RunStatus;
   runContext: string;
   plan: PlanGraph;

@@ -1,8 +1,7 @@
 /**
- * The two remote sides of capability nodes: the planner's capability registry
- * (GetCapability: instances, endpoints, compiled contracts) and the agents
- * themselves (agentfactory.agent.v1.CapabilityAgentService/Invoke), one gRPC
- * channel per agent address, kept while the process runs.
+ * The agents behind capability nodes (agentfactory.agent.v1.CapabilityAgentService/Invoke),
+ * one gRPC channel per agent address, kept while the process runs; the
+ * registry side is capability-directory.client.ts.
  *
  * Agent calls do not wait for a channel to become ready (unlike calls to our
  * own services): an agent that is down answers UNAVAILABLE at once, so the
@@ -25,36 +24,6 @@ import { AppError, call, createGrpcClient, fromGrpcError } from '@af/service-kit
 import type { Observable } from 'rxjs';
 import type { AgentAnswer, AgentCall, CapabilityAgents, CapabilityDirectory } from '../app/executors/capability.executor.js';
 import type { CapabilitySnapshot } from '../domain/capability-dispatch.js';
-
-export function capabilityRegistryClient(address: string): planner.CapabilityRegistryServiceClient {
-  return createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address);
-}
-
-/** GetCapability as a CapabilityDirectory; NOT_FOUND is "not registered". */
-export function capabilityDirectory(client: planner.CapabilityRegistryServiceClient): CapabilityDirectory {
-  return {
-    async get(capabilityId, timeoutMs) {
-      try {
-        const { capability } = await call(client.getCapability({ principal: { userId: '', teamIds: [] }, capabilityId }), timeoutMs);
-        return capability ? toSnapshot(capability) : undefined;
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
-        if (err instanceof AppError) throw new AppError(err.code, `the capability registry (planner) could not resolve '${capabilityId}': ${err.message}`, { retryable: err.retryable, cause: err });
-        throw err;
-      }
-    },
-  };
-}
-
-export function toSnapshot(c: planner.Capability): CapabilitySnapshot {
-  return {
-    capabilityId: c.capabilityId,
-    agentType: c.agentType,
-    instances: c.instances.map((i) => ({ instanceId: i.instanceId, scopes: i.scopes, endpoint: i.endpoint, status: i.status, lastSeenAt: i.lastSeenAt })),
-    ...(c.inputSchema ? { inputSchema: c.inputSchema as Record<string, unknown> } : {}),
-    ...(c.outputSchema ? { outputSchema: c.outputSchema as Record<string, unknown> } : {}),
-  };
-}
 
 type AgentService = { invoke(request: agent.InvokeRequest, options: { deadline: number }): Observable<agent.InvokeResponse> };
 

@@ -3,8 +3,10 @@
  * (CapabilityRegistry/GetCapability): the user ids the registration names in
  * `assignmentDefaults.assignees` (flex spec §15.10; the planner validates the
  * list when the capability registers, and it is checked again here, at the
- * wire). A capability that is not registered has none; a registry that does
- * not answer is an AppError the human executor reports as retryable.
+ * wire). The registry is asked as the run's owner, so only a capability the
+ * owner may use (its own, its teams', the shared catalog's) names holders; one
+ * it cannot see has none. A registry that does not answer is an AppError the
+ * human executor reports as retryable.
  */
 import type { planner } from '@af/contracts';
 import { AppError, call } from '@af/service-kit';
@@ -25,10 +27,10 @@ export function assigneesOf(registration: Record<string, unknown> | undefined): 
 
 export function capabilityHolders(client: planner.CapabilityRegistryServiceClient): CapabilityHolders {
   return {
-    async of(capabilityId, timeoutMs) {
+    async of(capabilityId, timeoutMs, principal) {
       let capability: planner.Capability | undefined;
       try {
-        ({ capability } = await call(client.getCapability({ principal: { userId: '', teamIds: [] }, capabilityId }), timeoutMs));
+        ({ capability } = await call(client.getCapability({ principal: { userId: principal.userId, teamIds: [...principal.teamIds] }, capabilityId }), timeoutMs));
       } catch (err) {
         if (err instanceof AppError && err.code === 'NOT_FOUND') return [];
         throw err;

@@ -25,13 +25,15 @@ const response = (over: Partial<planner.PlanTaskResponse>): planner.PlanTaskResp
   ...over,
 });
 
+const u1 = { userId: 'u1', teamIds: ['t1'] };
+
 describe('flexReplanner', () => {
   it('sends PlanTask as the run owner with the previous plan, its locked nodes and the trigger; returns the new plan', async () => {
     const { c, asked } = client(() => of(response({})));
-    const plan = (await flexReplanner(c)('u1', request)) as { nodes: Array<{ id: string }> };
+    const plan = (await flexReplanner(c)(u1, request)) as { nodes: Array<{ id: string }> };
     expect(plan.nodes.map((n) => n.id)).toEqual(['a', 'b']);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ principal: { userId: 'u1', teamIds: [] }, envelope: { objective: 'x' }, completedNodeIds: ['a'], replanTrigger: { source: 'policy', policyId: 'p' }, maxAttempts: 0, planner: '' });
+    expect(asked[0]).toMatchObject({ principal: { userId: 'u1', teamIds: ['t1'] }, envelope: { objective: 'x' }, completedNodeIds: ['a'], replanTrigger: { source: 'policy', policyId: 'p' }, maxAttempts: 0, planner: '' });
     expect(asked[0]!.previousPlan).toEqual(planToWire(previous));
   });
 
@@ -42,7 +44,7 @@ describe('flexReplanner', () => {
       {},
     ];
     const { c } = client(() => of(response({ accepted: false, plan: undefined, diagnostics: { status: 'rejected', failures } })));
-    await expect(flexReplanner(c)('u1', request)).rejects.toMatchObject({
+    await expect(flexReplanner(c)(u1, request)).rejects.toMatchObject({
       code: 'FAILED_PRECONDITION',
       message: 'the planner did not accept a new plan: capability.writer.Copy: missing_producer: register a writer; b: locked_node; plan: unsatisfied',
       violations: [
@@ -52,15 +54,15 @@ describe('flexReplanner', () => {
       ],
     });
     const bare = client(() => of(response({ accepted: false, plan: undefined, diagnostics: undefined })));
-    await expect(flexReplanner(bare.c)('u1', request)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', violations: [{ field: 'plan', reason: 'the planner did not accept a new plan' }] });
+    await expect(flexReplanner(bare.c)(u1, request)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', violations: [{ field: 'plan', reason: 'the planner did not accept a new plan' }] });
   });
 
   it('the planner unreachable or refusing the request: its error', async () => {
     const { c } = client(() => throwError(() => Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14, details: 'No connection established' })));
-    await expect(flexReplanner(c)('u1', request)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(flexReplanner(c)(u1, request)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
 
   it('without PLANNER_URL the replan fails clearly', async () => {
-    await expect(noFlexReplanner('u1', request)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('PLANNER_URL') });
+    await expect(noFlexReplanner(u1, request)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('PLANNER_URL') });
   });
 });

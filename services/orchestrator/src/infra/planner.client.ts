@@ -40,7 +40,8 @@ export const noPlanner: PlaybookPlanLoader = async (_userId, playbookId) => {
 
 /** Plan version N+1 of a flex run: the planner's plan (IR object shape), or an error naming why it refused. */
 export type FlexReplanner = (
-  userId: string,
+  /** The run's owner and the teams it started with: the new plan uses only what they may use. */
+  principal: { userId: string; teamIds: readonly string[] },
   request: { envelope: Record<string, unknown>; previousPlan: PlanGraph; completedNodeIds: string[]; trigger: Record<string, unknown> },
 ) => Promise<unknown>;
 
@@ -58,10 +59,10 @@ interface WireDiagnostic {
  * accept is FAILED_PRECONDITION with its failures as violations.
  */
 export function flexReplanner(client: planner.PlannerServiceClient, timeoutMs = 60_000): FlexReplanner {
-  return async (userId, r) => {
+  return async (principal, r) => {
     const res = await call(
       client.planTask({
-        principal: { userId, teamIds: [] },
+        principal: { userId: principal.userId, teamIds: [...principal.teamIds] },
         envelope: r.envelope,
         previousPlan: planToWire(r.previousPlan),
         completedNodeIds: r.completedNodeIds,

@@ -18,6 +18,7 @@ type Emit = (...msgs: OutboxMessage[]) => void;
 export interface RunRow {
   id: string;
   user_id: string;
+  team_ids?: string[] | null;
   status: RunStatus;
   run_context: string;
   plan: PlanGraph;
@@ -124,6 +125,7 @@ const ACTIVE = `('queued','running','waiting','paused')`;
 export const toRun = (r: RunRow): Run => ({
   id: r.id,
   userId: r.user_id,
+  teamIds: r.team_ids ?? [],
   status: r.status,
   runContext: r.run_context,
   plan: r.plan,
@@ -176,6 +178,8 @@ export class RunRepository {
    */
   async create(input: {
     userId: string;
+    /** The starting principal's teams (a subflow child: its parent's). */
+    teamIds?: readonly string[];
     plan: PlanGraph;
     inputs: Record<string, unknown>;
     runContext: string;
@@ -216,10 +220,10 @@ export class RunRepository {
       this.kit.db,
       `WITH ins AS (
          INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
-                           policies, policy_timer, last_seq, lease_owner, lease_until)
+                           policies, policy_timer, last_seq, lease_owner, lease_until, team_ids)
          VALUES ($1, $2, CASE WHEN $20::text IS NULL THEN 'queued' ELSE 'running' END, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
                  $12::jsonb, now() + ($13::bigint * interval '1 millisecond'), 1,
-                 $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END)
+                 $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END, $22::text[])
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING *
        ), ns AS (
@@ -256,6 +260,7 @@ export class RunRepository {
         messages.map((m) => m.msgId),
         claim?.owner ?? null,
         claim?.leaseMs ?? 0,
+        [...new Set(input.teamIds ?? [])],
       ],
     );
     } catch (err) {

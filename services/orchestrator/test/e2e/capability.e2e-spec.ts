@@ -68,7 +68,8 @@ beforeAll(async () => {
   h = harness(stack, 'capability-e2e-user');
   registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`);
   const facets = readdirSync(join(CATALOG, 'facets')).map((f) => JSON.parse(readFileSync(join(CATALOG, 'facets', f), 'utf8')));
-  await call(registry.upsertFacets({ principal: h.principal, facets, collection: 'flex.marketing', idempotencyKey: '' }));
+  // The facets are the shared catalog (loaded by the operator): every user below plans with them.
+  await call(registry.upsertFacets({ principal: { userId: 'system:operator', teamIds: [] }, facets, collection: 'flex.marketing', idempotencyKey: '', visibility: 'shared', teamId: '' }));
 });
 
 afterAll(async () => {
@@ -226,7 +227,8 @@ describe('an agent that is down', () => {
     const run = await until(h, runId);
     expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
     const error = ofNode(await frames(h, runId), 'write', 'node_error')[0]!;
-    expect(error.payload).toMatchObject({ code: 'FAILED_PRECONDITION', attempt: 1, violations: [{ field: 'capabilityId', code: 'not_registered', reason: expect.stringContaining("'e2e.Ghost' is not registered") }] });
+    // NOT_FOUND: nothing by that id that the run's owner may use (its own, its teams', the shared catalog).
+    expect(error.payload).toMatchObject({ code: 'NOT_FOUND', attempt: 1, violations: [{ field: 'capabilityId', code: 'not_registered', reason: expect.stringContaining("'e2e.Ghost' is not registered for the run's owner") }] });
   });
 });
 

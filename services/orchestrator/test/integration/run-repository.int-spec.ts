@@ -52,6 +52,13 @@ it('creates a run with pending nodes, a start frame and a work item in one trans
   expect(outbox.map((r) => r.msg_id)).toEqual([`run:${run.id}:1`, `work:${run.id}:start`]);
 });
 
+it("keeps the starting principal's teams with the run (each once); runs started without carry none", async () => {
+  const { run } = await repo.create({ userId: 'u1', teamIds: ['red', 'blue', 'red'], plan, inputs: {}, runContext: 'interactive', idempotencyKey: null });
+  expect(run.teamIds).toEqual(['red', 'blue']);
+  expect((await repo.get(run.id))!.teamIds).toEqual(['red', 'blue']);
+  expect((await create()).run.teamIds).toEqual([]);
+});
+
 it('returns the same run for the same idempotency key', async () => {
   const a = await create('k-1');
   const b = await create('k-1');

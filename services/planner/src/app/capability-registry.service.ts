@@ -5,16 +5,18 @@
  * plans from: loaded from PostgreSQL, served for FLEX_CAPABILITY_CACHE_TTL_MS,
  * refreshed immediately by `af.capability.>` events from any replica.
  * Stale instances are swept to `inactive` (one replica claims each row).
+ * Registrations belong to an owner; every read and write is the principal's.
  */
 import { FacetCatalogError, heartbeatTimeoutSeconds, parseCapabilityRegistration } from '@af/plan';
 import { CAPABILITY_EGRESS, endpointRefusal, type EgressPolicy } from '@af/egress';
-import { AppError, type ServiceKit } from '@af/service-kit';
+import { AppError, type Queryable, type ServiceKit } from '@af/service-kit';
 import { assignmentDefaultsIssues } from '../domain/registry/assignment-defaults.js';
 import { capabilityStatus, toCapabilityView } from '../domain/registry/capability-record.js';
 import type { CapabilityView } from '../domain/planning/types.js';
 import { capabilityMessage, type CapabilityEvent } from '../infra/capability-events.js';
 import type { CapabilityRepository, StoredCapability } from '../infra/capability.repository.js';
-import { invalid, type FacetCatalogStore } from './facet-catalog.store.js';
+import { facetSourcesFor, readableOwners, resolveByOwner, resolveOne, writableOwners, writeOwner, type OwnershipRequest, type Principal } from '../domain/registry/ownership.js';
+import { invalid, ownershipError, type FacetCatalogStore } from './facet-catalog.store.js';
 
 export interface ListFilter {
   includeInactive?: boolean;
@@ -26,8 +28,8 @@ export interface RegistryMetrics {
   onChange?(event: string): void;
 }
 
-function requireUser(userId: string): void {
-  if (!userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
+function requireUser(p: Principal): void {
+  if (!p.userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
 }
 
 function requireId(field: string, value: string): void {
@@ -35,8 +37,23 @@ function requireId(field: string, value: string): void {
   if (value.length > 200) throw AppError.invalid(field, 'must be at most 200 characters');
 }
 
+/** Splits the ownership fields (`visibility`, `teamId`) off a registration payload; the rest is the registration. */
+function ownershipOf(raw: unknown): { ownership: OwnershipRequest; registration: unknown } {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ownership: {}, registration: raw };
+  const { visibility, teamId, ...registration } = raw as Record<string, unknown>;
+  return { ownership: { visibility, teamId }, registration };
+}
+
+const byId = (a: StoredCapability, b: StoredCapability) => (a.registration.capabilityId < b.registration.capabilityId ? -1 : a.registration.capabilityId > b.registration.capabilityId ? 1 : 0);
+
+/**
+ * Capability ids resolve per owner (domain/registry/ownership.ts): every read
+ * takes the principal and sees only its own registrations, its teams' and the
+ * shared catalog's — for an id held by several of them, the best one.
+ */
 export class CapabilityRegistry {
-  private records = new Map<string, StoredCapability>();
+  /** capabilityId → owner key → record. */
+  private records = new Map<string, Map<string, StoredCapability>>();
   private loadedAt = Number.NEGATIVE_INFINITY;
   private loading?: Promise<void>;
 
@@ -51,13 +68,22 @@ export class CapabilityRegistry {
     private readonly endpointPolicy: EgressPolicy = { kind: CAPABILITY_EGRESS, entries: [] },
   ) {}
 
-  async register(userId: string, raw: unknown): Promise<{ capability: StoredCapability; created: boolean }> {
-    requireUser(userId);
-    const { catalog, compiler } = await this.facets.snapshot();
-    const parsed = parseCapabilityRegistration(raw, catalog);
+  /**
+   * Registers (or refreshes) a capability of the caller, of a team of the
+   * caller (`teamId`), or of the shared catalog (the operator). Its facets
+   * must be ones every reader of the capability sees: its owner's or shared.
+   */
+  async register(principal: Principal, raw: unknown): Promise<{ capability: StoredCapability; created: boolean }> {
+    requireUser(principal);
+    const { ownership, registration } = ownershipOf(raw);
+    const decided = writeOwner(principal, ownership);
+    if (!decided.ok) throw ownershipError(decided);
+    const owner = decided.owner;
+    const { catalog, compiler } = await this.facets.snapshotOf(facetSourcesFor(owner));
+    const parsed = parseCapabilityRegistration(registration, catalog);
     if (!parsed.ok) throw invalid(parsed.issues);
     const reg = parsed.registration;
-    const refusal = reg.endpoint ? endpointRefusal(this.endpointPolicy, reg.endpoint, { owner: userId, id: reg.capabilityId }) : undefined;
+    const refusal = reg.endpoint ? endpointRefusal(this.endpointPolicy, reg.endpoint, { owner: principal.userId, id: reg.capabilityId }) : undefined;
     if (refusal) throw AppError.invalid('endpoint', refusal, 'endpoint_refused');
     const assignment = assignmentDefaultsIssues(reg);
     if (assignment.length) throw invalid(assignment);
@@ -72,72 +98,68 @@ export class CapabilityRegistry {
     }
     const at = new Date(this.now()).toISOString();
     const created = await this.kit.transaction(async (m, emit) => {
-      await this.assertOwner(await this.repo.lockOwner(m, reg.capabilityId), userId, reg.capabilityId);
-      const r = await this.repo.upsert(m, { registration: reg, ownerUserId: userId, inputSchema, outputSchema }, heartbeatTimeoutSeconds(reg));
-      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'registered', capabilityId: reg.capabilityId, instanceIds: [reg.instanceId], at }));
+      const r = await this.repo.upsert(m, { registration: reg, owner, ownerUserId: principal.userId, inputSchema, outputSchema }, heartbeatTimeoutSeconds(reg));
+      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'registered', owner, capabilityId: reg.capabilityId, instanceIds: [reg.instanceId], at }));
       return r.created;
     });
     this.metrics.onChange?.('registered');
-    this.kit.log.info({ capabilityId: reg.capabilityId, instanceId: reg.instanceId, created, agentType: reg.agentType }, 'capability registered');
-    return { capability: await this.refresh(reg.capabilityId), created };
+    this.kit.log.info({ capabilityId: reg.capabilityId, owner, instanceId: reg.instanceId, created, agentType: reg.agentType }, 'capability registered');
+    return { capability: await this.refresh(owner, reg.capabilityId), created };
   }
 
-  async heartbeat(userId: string, capabilityId: string, instanceId = 'default'): Promise<StoredCapability> {
-    requireUser(userId);
+  async heartbeat(principal: Principal, capabilityId: string, instanceId = 'default'): Promise<StoredCapability> {
+    requireUser(principal);
     requireId('capability_id', capabilityId);
     const at = new Date(this.now()).toISOString();
-    await this.kit.transaction(async (m, emit) => {
-      const owner = await this.repo.lockOwner(m, capabilityId);
-      if (owner === undefined) throw AppError.notFound('capability', capabilityId);
-      await this.assertOwner(owner, userId, capabilityId);
-      const seen = await this.repo.heartbeat(m, capabilityId, instanceId);
+    const owner = await this.kit.transaction(async (m, emit) => {
+      const owner = await this.lockWritable(m, principal, capabilityId);
+      const seen = await this.repo.heartbeat(m, owner, capabilityId, instanceId);
       if (!seen) throw new AppError('NOT_FOUND', `capability ${capabilityId} has no instance '${instanceId}': register it first`);
-      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'heartbeat', capabilityId, instanceId, lastSeenAt: seen.lastSeenAt.toISOString(), at }));
+      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'heartbeat', owner, capabilityId, instanceId, lastSeenAt: seen.lastSeenAt.toISOString(), at }));
+      return owner;
     });
     this.metrics.onChange?.('heartbeat');
-    return this.refresh(capabilityId);
+    return this.refresh(owner, capabilityId);
   }
 
-  async deregister(userId: string, capabilityId: string, instanceId?: string): Promise<StoredCapability> {
-    requireUser(userId);
+  async deregister(principal: Principal, capabilityId: string, instanceId?: string): Promise<StoredCapability> {
+    requireUser(principal);
     requireId('capability_id', capabilityId);
     const at = new Date(this.now()).toISOString();
-    await this.kit.transaction(async (m, emit) => {
-      const owner = await this.repo.lockOwner(m, capabilityId);
-      if (owner === undefined) throw AppError.notFound('capability', capabilityId);
-      await this.assertOwner(owner, userId, capabilityId);
-      const removed = await this.repo.deregister(m, capabilityId, instanceId);
+    const owner = await this.kit.transaction(async (m, emit) => {
+      const owner = await this.lockWritable(m, principal, capabilityId);
+      const removed = await this.repo.deregister(m, owner, capabilityId, instanceId);
       if (instanceId !== undefined && removed.length === 0) throw new AppError('NOT_FOUND', `capability ${capabilityId} has no instance '${instanceId}'`);
-      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'deregistered', capabilityId, instanceIds: removed, at }));
+      emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'deregistered', owner, capabilityId, instanceIds: removed, at }));
+      return owner;
     });
     this.metrics.onChange?.('deregistered');
-    this.kit.log.info({ capabilityId, instanceId: instanceId ?? '*' }, 'capability deregistered');
-    return this.refresh(capabilityId);
+    this.kit.log.info({ capabilityId, owner, instanceId: instanceId ?? '*' }, 'capability deregistered');
+    return this.refresh(owner, capabilityId);
   }
 
-  async get(capabilityId: string): Promise<StoredCapability> {
+  /** The capability `capabilityId` as the principal resolves it; NOT_FOUND when it can see none. */
+  async get(principal: Principal, capabilityId: string): Promise<StoredCapability> {
+    requireUser(principal);
     requireId('capability_id', capabilityId);
     await this.ensureFresh();
-    const r = this.records.get(capabilityId);
-    if (!r) throw AppError.notFound('capability', capabilityId);
-    return r;
+    const hit = resolveOne(this.records.get(capabilityId), readableOwners(principal));
+    if (!hit) throw AppError.notFound('capability', capabilityId);
+    return hit.item;
   }
 
-  async list(filter: ListFilter = {}): Promise<StoredCapability[]> {
-    await this.ensureFresh();
+  async list(principal: Principal, filter: ListFilter = {}): Promise<StoredCapability[]> {
     const now = new Date(this.now());
-    return [...this.records.values()]
+    return (await this.visible(principal))
       .filter((r) => filter.includeInactive || capabilityStatus(r, now) === 'active')
       .filter((r) => !filter.catalogTag || r.catalogTags.includes(filter.catalogTag))
-      .filter((r) => !filter.produces || r.registration.outputContract.includes(filter.produces))
-      .sort((a, b) => (a.registration.capabilityId < b.registration.capabilityId ? -1 : 1));
+      .filter((r) => !filter.produces || r.registration.outputContract.includes(filter.produces));
   }
 
-  /** What planning sees: every capability (inactive ones marked so) at this moment. */
-  async views(): Promise<CapabilityView[]> {
-    await this.ensureFresh();
+  /** What planning for the principal sees: every capability it may use (inactive ones marked so) at this moment. */
+  async views(principal: Principal): Promise<CapabilityView[]> {
     const now = new Date(this.now());
-    return [...this.records.values()].sort((a, b) => (a.registration.capabilityId < b.registration.capabilityId ? -1 : 1)).map((r) => toCapabilityView(r, now));
+    return (await this.visible(principal)).map((r) => toCapabilityView(r, now));
   }
 
   statusOf(r: StoredCapability): 'active' | 'inactive' {
@@ -149,13 +171,13 @@ export class CapabilityRegistry {
     const at = new Date(this.now()).toISOString();
     const stale = await this.kit.transaction(async (m, emit) => {
       const rows = await this.repo.sweepStale(m);
-      for (const s of rows) emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'inactive', capabilityId: s.capabilityId, instanceId: s.instanceId, lastSeenAt: s.lastSeenAt.toISOString(), at }));
+      for (const s of rows) emit(capabilityMessage(this.kit.subjects, { kind: 'capability', event: 'inactive', owner: s.owner, capabilityId: s.capabilityId, instanceId: s.instanceId, lastSeenAt: s.lastSeenAt.toISOString(), at }));
       return rows;
     });
     for (const s of stale) {
-      this.kit.log.info({ capabilityId: s.capabilityId, instanceId: s.instanceId, lastSeenAt: s.lastSeenAt }, 'capability instance stale: marked inactive');
+      this.kit.log.info({ capabilityId: s.capabilityId, owner: s.owner, instanceId: s.instanceId, lastSeenAt: s.lastSeenAt }, 'capability instance stale: marked inactive');
       this.metrics.onChange?.('inactive');
-      this.applyInstance(s.capabilityId, s.instanceId, { status: 'inactive' });
+      this.applyInstance(s.owner, s.capabilityId, s.instanceId, { status: 'inactive' });
     }
     return stale.length;
   }
@@ -163,15 +185,17 @@ export class CapabilityRegistry {
   /** Applies an event from any replica to the in-memory registry. */
   async apply(e: CapabilityEvent): Promise<void> {
     if (e.kind === 'catalog') return;
+    // An event that does not say whose capability it is: reload everything on the next read.
+    if (e.owner === undefined) return this.invalidate();
     if (e.event === 'heartbeat') {
-      if (!this.applyInstance(e.capabilityId, e.instanceId, { status: 'active', lastSeenAt: new Date(e.lastSeenAt) })) await this.refresh(e.capabilityId);
+      if (!this.applyInstance(e.owner, e.capabilityId, e.instanceId, { status: 'active', lastSeenAt: new Date(e.lastSeenAt) })) await this.refresh(e.owner, e.capabilityId);
       return;
     }
     if (e.event === 'inactive') {
-      this.applyInstance(e.capabilityId, e.instanceId, { status: 'inactive' });
+      this.applyInstance(e.owner, e.capabilityId, e.instanceId, { status: 'inactive' });
       return;
     }
-    await this.refresh(e.capabilityId);
+    await this.refresh(e.owner, e.capabilityId);
   }
 
   /** Forgets the in-memory registry (next read reloads). */
@@ -179,8 +203,25 @@ export class CapabilityRegistry {
     this.loadedAt = Number.NEGATIVE_INFINITY;
   }
 
-  private applyInstance(capabilityId: string, instanceId: string, patch: { status: 'active' | 'inactive'; lastSeenAt?: Date }): boolean {
-    const r = this.records.get(capabilityId);
+  private async visible(principal: Principal): Promise<StoredCapability[]> {
+    requireUser(principal);
+    await this.ensureFresh();
+    const owners = readableOwners(principal);
+    const all = [...this.records.values()].flatMap((m) => [...m.values()]);
+    return resolveByOwner(all, owners, (r) => r.registration.capabilityId, (r) => r.owner).sort(byId);
+  }
+
+  /** The owner whose `capabilityId` the principal changes (own, then teams'; the operator: shared), row locked; NOT_FOUND when none. */
+  private async lockWritable(m: Queryable, principal: Principal, capabilityId: string): Promise<string> {
+    const writable = writableOwners(principal);
+    const held = new Set(await this.repo.lockOwners(m, capabilityId, writable));
+    const owner = writable.find((o) => held.has(o));
+    if (owner === undefined) throw AppError.notFound('capability', capabilityId);
+    return owner;
+  }
+
+  private applyInstance(owner: string, capabilityId: string, instanceId: string, patch: { status: 'active' | 'inactive'; lastSeenAt?: Date }): boolean {
+    const r = this.records.get(capabilityId)?.get(owner);
     const i = r?.instances.find((x) => x.instanceId === instanceId);
     if (!i) return false;
     i.status = patch.status;
@@ -188,13 +229,16 @@ export class CapabilityRegistry {
     return true;
   }
 
-  private async refresh(capabilityId: string): Promise<StoredCapability> {
-    const r = await this.repo.load(capabilityId);
+  private async refresh(owner: string, capabilityId: string): Promise<StoredCapability> {
+    const r = await this.repo.load(owner, capabilityId);
+    const owners = this.records.get(capabilityId);
     if (!r) {
-      this.records.delete(capabilityId);
+      owners?.delete(owner);
+      if (owners && owners.size === 0) this.records.delete(capabilityId);
       throw AppError.notFound('capability', capabilityId);
     }
-    this.records.set(capabilityId, r);
+    if (owners) owners.set(owner, r);
+    else this.records.set(capabilityId, new Map([[owner, r]]));
     return r;
   }
 
@@ -204,16 +248,18 @@ export class CapabilityRegistry {
       try {
         const started = this.now();
         const all = await this.repo.loadAll();
-        this.records = new Map(all.map((r) => [r.registration.capabilityId, r]));
+        const records = new Map<string, Map<string, StoredCapability>>();
+        for (const r of all) {
+          const id = r.registration.capabilityId;
+          if (!records.has(id)) records.set(id, new Map());
+          records.get(id)!.set(r.owner, r);
+        }
+        this.records = records;
         this.loadedAt = started;
       } finally {
         this.loading = undefined;
       }
     })();
     await this.loading;
-  }
-
-  private async assertOwner(owner: string | undefined, userId: string, capabilityId: string): Promise<void> {
-    if (owner !== undefined && owner !== userId) throw new AppError('PERMISSION_DENIED', `capability ${capabilityId} is registered by another principal`);
   }
 }

@@ -15,6 +15,8 @@ import type { FlexMetrics } from '../infra/flex-metrics.js';
 
 export interface PlanTaskCommand {
   userId: string;
+  /** The caller's teams: planning sees their capabilities and facets too. */
+  teamIds?: readonly string[];
   envelope: unknown;
   /** Replan: the plan version being revised, as it came off the wire. */
   previousPlan?: unknown;
@@ -59,7 +61,9 @@ export class PlanTaskUseCase {
     const planner = this.choosePlanner(cmd.planner);
     const maxAttempts = cmd.maxAttempts && cmd.maxAttempts > 0 ? Math.min(cmd.maxAttempts, 10) : this.d.maxAttempts;
     const replan = cmd.previousPlan !== undefined ? this.replanContext(cmd) : undefined;
-    const [{ catalog, compiler }, capabilities] = await Promise.all([this.d.facets.snapshot(), this.d.registry.views()]);
+    // Only what the caller may use: its own, its teams' and the shared capabilities and facets.
+    const principal = { userId: cmd.userId, teamIds: cmd.teamIds ?? [] };
+    const [{ catalog, compiler }, capabilities] = await Promise.all([this.d.facets.snapshot(principal), this.d.registry.views(principal)]);
     const started = Date.now();
     const outcome = await planTask({ envelope: parsed.envelope, catalog, compiler, capabilities, ...(replan ? { replan } : {}) }, planner, { maxAttempts, notes: parsed.notes });
     // The request as sent travels with the plan, so a replan (by the orchestrator, on a runtime policy) can ask again.

@@ -4,6 +4,12 @@ import { facetToDefinition, planToWire, PlanWireError, type PlanGraph } from '@a
 import { AppError } from '@af/service-kit';
 import type { StoredFacet } from '../infra/facet.repository.js';
 import type { StoredCapability } from '../infra/capability.repository.js';
+import { ownerView, type Principal } from '../domain/registry/ownership.js';
+
+/** The caller as the domain sees it (an absent principal is an empty user id: UNAUTHENTICATED downstream). */
+export function principalOf(p: { userId: string; teamIds: string[] } | undefined): Principal {
+  return { userId: p?.userId ?? '', teamIds: p?.teamIds ?? [] };
+}
 
 /** A JSON value as a google.protobuf.Struct payload (drops `undefined`, keeps `null`). */
 export function toStruct(v: unknown): { [key: string]: any } {
@@ -37,6 +43,8 @@ export function toWireCapability(c: StoredCapability, status: 'active' | 'inacti
     collection: c.collection ?? '',
     registeredAt: c.registeredAt.toISOString(),
     updatedAt: c.updatedAt.toISOString(),
+    ...ownerView(c.owner),
+    registeredBy: c.ownerUserId,
   };
 }
 
@@ -52,6 +60,7 @@ export function toWireFacet(s: StoredFacet): planner.Facet {
     catalogTags: f.catalogTags,
     definition: toStruct(facetToDefinition(f)),
     collection: s.collection ?? '',
+    ...ownerView(s.owner),
   };
 }
 

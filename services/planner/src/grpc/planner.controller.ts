@@ -37,6 +37,7 @@ export class PlannerController implements planner.PlannerServiceController {
   async planTask(req: planner.PlanTaskRequest): Promise<planner.PlanTaskResponse> {
     const { outcome, envelope } = await this.planTaskUseCase.execute({
       userId: req.principal?.userId ?? '',
+      teamIds: req.principal?.teamIds ?? [],
       envelope: req.envelope,
       ...(req.previousPlan ? { previousPlan: req.previousPlan, completedNodeIds: req.completedNodeIds } : {}),
       ...(req.replanTrigger ? { replanTrigger: req.replanTrigger } : {}),

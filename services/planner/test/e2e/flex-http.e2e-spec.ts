@@ -40,7 +40,7 @@ beforeAll(async () => {
   stack = await startStack();
   api = `${stack.gatewayUrl}/api/v1/flex`;
   token = await login('flex@example.com');
-  const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`], {
+  const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, '--shared'], {
     env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
     encoding: 'utf8',
   });
@@ -75,8 +75,16 @@ describe('capabilities over HTTP', () => {
     const beat = await http('POST', `${api}/capabilities/human.Copywriter/heartbeat`, { token, body: {} });
     expect(beat.status).toBe(200);
     expect((await http('POST', `${api}/capabilities/human.Copywriter/heartbeat`, { token, body: { instanceId: 'nope' } })).status).toBe(404);
+    // Ids resolve per owner: another user's human.Copywriter is theirs and changes nothing of ours.
     const other = await login('other@example.com');
-    expect((await http('POST', `${api}/capabilities/register`, { token: other, body: humanWriter })).status).toBe(403);
+    const theirs = await http('POST', `${api}/capabilities/register`, { token: other, body: { ...humanWriter, displayName: 'Theirs' } });
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.capability).toMatchObject({ visibility: 'private', displayName: 'Theirs' });
+    const ours = await http('GET', `${api}/capabilities/human.Copywriter`, { token });
+    expect(ours.body.capability).toMatchObject({ displayName: humanWriter.displayName, visibility: 'private', registeredBy: expect.any(String) });
+    expect(ours.body.capability.ownerId).not.toBe(theirs.body.capability.ownerId);
+    expect((await http('DELETE', `${api}/capabilities/human.Copywriter`, { token: other })).status).toBe(200);
+    expect((await http('GET', `${api}/capabilities/human.Copywriter`, { token })).body.capability.instances).toHaveLength(1);
   });
 
   it('lists and filters capabilities, facets and the sandbox metadata', async () => {
@@ -88,7 +96,7 @@ describe('capabilities over HTTP', () => {
     expect((await http('GET', `${api}/capabilities/nobody`, { token })).status).toBe(404);
     const facets = await http('GET', `${api}/facets?catalog_tag=sandbox`, { token });
     expect(facets.body.facets).toHaveLength(15);
-    expect(facets.body.facets[0]).toMatchObject({ name: expect.any(String), schema: expect.any(Object), metadata: { version: '1.0.0' }, collection: 'flex.marketing' });
+    expect(facets.body.facets[0]).toMatchObject({ name: expect.any(String), schema: expect.any(Object), metadata: { version: '1.0.0' }, collection: 'flex.marketing', visibility: 'shared', ownerId: null });
     const meta = await http('GET', `${api}/sandbox/metadata`, { token });
     expect(meta.status).toBe(200);
     expect(meta.body.capabilities.all).toHaveLength(8);

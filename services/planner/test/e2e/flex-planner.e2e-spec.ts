@@ -52,7 +52,7 @@ describe('load-catalog', () => {
     const r = loadCatalog(['catalogs/flex-marketing', '--planner', address, '--user', 'alice']);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^loaded flex\.marketing: 15 facets, 7 capabilities \(7 new\), catalog revision [0-9a-f]{8}\n$/);
+    expect(r.stdout).toMatch(/^loaded flex\.marketing into user alice: 15 facets, 7 capabilities \(7 new\), catalog revision [0-9a-f]{8}\n$/);
     const { capabilities } = await call(registry.listCapabilities({ principal, includeInactive: false, catalogTag: 'sandbox', produces: '' }));
     expect(capabilities.map((c) => c.capabilityId)).toEqual([
       'copywriter.Messaging',
@@ -69,6 +69,20 @@ describe('load-catalog', () => {
     expect(facets.find((f) => f.name === 'handoff_summary')).toMatchObject({ direction: 'bidirectional', requiredByDefault: false, collection: 'flex.marketing' });
     // Loading again refreshes: nothing new.
     expect(loadCatalog(['catalogs/flex-marketing', '--planner', address, '--user', 'alice']).stdout).toContain('(0 new)');
+
+    // It is alice's: another user sees none of it until the operator loads it into the shared catalog.
+    const bob = { userId: 'bob', teamIds: [] };
+    const bobs = async () => (await call(registry.listCapabilities({ principal: bob, includeInactive: true, catalogTag: '', produces: '' }))).capabilities;
+    expect(await bobs()).toEqual([]);
+    expect((await call(registry.listFacets({ principal: bob, catalogTag: '' }))).facets).toEqual([]);
+    const shared = loadCatalog(['catalogs/flex-marketing', '--planner', address, '--shared']);
+    expect(shared.status).toBe(0);
+    expect(shared.stdout).toMatch(/^loaded flex\.marketing into the shared catalog: 15 facets, 7 capabilities \(7 new\)/);
+    expect(await bobs()).toHaveLength(7);
+    expect((await bobs()).every((c) => c.visibility === 'shared' && c.ownerId === '' && c.registeredBy === 'system:operator')).toBe(true);
+    // alice still resolves her own copies first.
+    const { capabilities: hers } = await call(registry.listCapabilities({ principal, includeInactive: true, catalogTag: '', produces: '' }));
+    expect(hers.every((c) => c.visibility === 'private' && c.ownerId === 'alice')).toBe(true);
   });
 
   it('reports a broken catalog with file and field, and usage errors', () => {
@@ -78,6 +92,9 @@ describe('load-catalog', () => {
     const usage = loadCatalog(['--frobnicate']);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('usage: load-catalog');
+    const sharedTeam = loadCatalog(['catalogs/flex-marketing', '--shared', '--team', 'red']);
+    expect(sharedTeam.status).toBe(2);
+    expect(sharedTeam.stderr).toContain('--shared loads the shared catalog as system:operator');
   });
 });
 

@@ -213,6 +213,24 @@ describe('capabilityExecutor', () => {
     expect(f.calls).toEqual([]);
   });
 
+  it("is NOT_FOUND (not retried) when the run's owner can use no capability by the node's ids, and asks the registry as the owner", async () => {
+    const asked: Array<[string, unknown]> = [];
+    const f = fakes({});
+    const directory = { get: async (id: string, _t: number, principal: unknown) => (asked.push([id, principal]), undefined) };
+    const err = await failure(capabilityExecutor({ ...f.deps, directory })(ctx({ params: { alternates: ['writer.alt'] } }, { userId: 'alice', teamIds: ['red'] })));
+    expect(err).toMatchObject({ code: 'NOT_FOUND', retryable: false });
+    expect(err.message).toContain("capability 'writer.en' is not registered for the run's owner (its own, its teams' or the shared catalog)");
+    expect(err.violations.map((v) => [v.field, v.code])).toEqual([
+      ['capabilityId', 'not_registered'],
+      ['params.alternates[0]', 'not_registered'],
+    ]);
+    expect(asked).toEqual([
+      ['writer.en', { userId: 'alice', teamIds: ['red'] }],
+      ['writer.alt', { userId: 'alice', teamIds: ['red'] }],
+    ]);
+    expect(f.calls).toEqual([]);
+  });
+
   it('needs a capability id and a registry', async () => {
     const f = fakes({});
     const none = await failure(capabilityExecutor(f.deps)(ctx({ capabilityId: undefined })));

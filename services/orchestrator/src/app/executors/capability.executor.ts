@@ -44,10 +44,19 @@ import {
 import type { ClarificationEntry } from '../../domain/human-request.js';
 import { Completed, type NodeContext, type NodeExecutor } from '../../domain/node-executor.js';
 
+/** Whom the registry is asked as: the run's owner and the teams it started with. */
+export interface RunPrincipal {
+  userId: string;
+  teamIds: readonly string[];
+}
+
 /** The planner's capability registry, read-only. */
 export interface CapabilityDirectory {
-  /** The capability as registered now; undefined when it was never registered. */
-  get(capabilityId: string, timeoutMs: number): Promise<CapabilitySnapshot | undefined>;
+  /**
+   * The capability as `principal` resolves it now (its own, its teams', the
+   * shared catalog's); undefined when the principal can see none by that id.
+   */
+  get(capabilityId: string, timeoutMs: number, principal: RunPrincipal): Promise<CapabilitySnapshot | undefined>;
 }
 
 /** What an agent gets (agentfactory.agent.v1.InvokeRequest). */
@@ -146,7 +155,8 @@ function dispatchCapability(deps: CapabilityExecutorDeps): NodeExecutor {
     const unavailable: Unavailable[] = [];
     const tried: Tried[] = [];
     for (const candidate of candidates) {
-      const snapshot = await deps.directory.get(candidate.capabilityId, Math.max(1, Math.min(left(), deps.registryTimeoutMs ?? 10_000)));
+      // As the run's owner: a run only ever dispatches to capabilities its owner may use.
+      const snapshot = await deps.directory.get(candidate.capabilityId, Math.max(1, Math.min(left(), deps.registryTimeoutMs ?? 10_000)), { userId: ctx.userId, teamIds: ctx.teamIds ?? [] });
       const why = unavailability(candidate, snapshot, scope);
       if (why || !snapshot) {
         unavailable.push(why!);
@@ -312,9 +322,11 @@ function timedOut(ctx: NodeContext, tried: Tried[]): AppError {
 function noInstance(ctx: NodeContext, unavailable: Unavailable[], tried: Tried[]): AppError {
   const reasons = [...unavailable.map((u) => u.reason), ...tried.map((t) => t.error)];
   const transient = tried.length > 0 || unavailable.some((u) => u.transient);
+  // Nothing by those ids that the run's owner may use: NOT_FOUND (never someone else's capability).
+  const notFound = !tried.length && unavailable.length > 0 && unavailable.every((u) => u.code === 'not_registered');
   const violations = [
     ...unavailable.map((u) => ({ field: u.field, reason: u.reason, code: u.code })),
     ...tried.map((t) => ({ field: t.field, reason: t.error, code: 'agent_unavailable' })),
   ];
-  return new AppError(transient ? 'UNAVAILABLE' : 'FAILED_PRECONDITION', `node ${ctx.instanceId}: no agent can run it: ${reasons.join('; ')}`, { violations, retryable: transient });
+  return new AppError(transient ? 'UNAVAILABLE' : notFound ? 'NOT_FOUND' : 'FAILED_PRECONDITION', `node ${ctx.instanceId}: no agent can run it: ${reasons.join('; ')}`, { violations, retryable: transient });
 }

@@ -20,7 +20,7 @@
  */
 import { AppError } from '@af/service-kit';
 import { audience, contractSummary, timeoutSeconds } from '../../domain/human-request.js';
-import type { NodeExecutor } from '../../domain/node-executor.js';
+import type { NodeContext, NodeExecutor } from '../../domain/node-executor.js';
 import { openRequest, waitOn, type HitlDeps } from './waiting.executors.js';
 
 const MAX_TASK_INPUT_BYTES = 128 * 1024;
@@ -33,7 +33,7 @@ export interface CapabilityHolders {
    * not registered or names none. Throws an AppError when the registry cannot
    * answer, or the registration's list is malformed.
    */
-  of(capabilityId: string, timeoutMs: number): Promise<string[]>;
+  of(capabilityId: string, timeoutMs: number, principal: { userId: string; teamIds: readonly string[] }): Promise<string[]>;
 }
 
 export interface HumanExecutorDeps extends HitlDeps {
@@ -59,7 +59,7 @@ export function humanExecutor(deps: HumanExecutorDeps): NodeExecutor {
     const summary = contractSummary(node, { instruction, inputs });
     const capabilityId = node.capabilityId ?? (typeof ctx.params.capability_id === 'string' ? ctx.params.capability_id : undefined);
     const who = audience(ctx.params);
-    const holders = capabilityId && deps.holders ? await registeredHolders(deps, deps.holders, ctx.instanceId, capabilityId, ctx.timeoutMs) : [];
+    const holders = capabilityId && deps.holders ? await registeredHolders(deps, deps.holders, ctx, capabilityId) : [];
     const request = await openRequest(ctx, deps, {
       ownerUserId: ctx.userId,
       kind: 'human_task',
@@ -99,9 +99,11 @@ export function humanExecutor(deps: HumanExecutorDeps): NodeExecutor {
 }
 
 /** The registry's holders of `capabilityId`; a lookup that fails is a clear error (never "nobody holds it"). */
-async function registeredHolders(deps: HumanExecutorDeps, holders: CapabilityHolders, nodeId: string, capabilityId: string, nodeTimeoutMs: number): Promise<string[]> {
+async function registeredHolders(deps: HumanExecutorDeps, holders: CapabilityHolders, ctx: NodeContext, capabilityId: string): Promise<string[]> {
+  const nodeId = ctx.instanceId;
   try {
-    return await holders.of(capabilityId, Math.max(1, Math.min(deps.registryTimeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS, nodeTimeoutMs)));
+    // As the run's owner: only a capability the owner may use names who gets the owner's tasks.
+    return await holders.of(capabilityId, Math.max(1, Math.min(deps.registryTimeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS, ctx.timeoutMs)), { userId: ctx.userId, teamIds: ctx.teamIds ?? [] });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     // A malformed registration stays malformed until it is registered again; anything else may pass.

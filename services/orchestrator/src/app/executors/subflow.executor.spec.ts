@@ -53,6 +53,12 @@ async function error(p: Promise<unknown>): Promise<AppError> {
 }
 
 describe('subflow executor', () => {
+  it("the child run keeps the parent's owner and teams (its capability lookups see what the parent's do)", async () => {
+    const { run, created } = setup({ plan: child }, { teamIds: ['red'] });
+    await run();
+    expect(created[0]).toMatchObject({ userId: 'u1', teamIds: ['red'] });
+  });
+
   it('starts the child under the node key and waits for it, with a subflow_started frame', async () => {
     const { run, created } = setup({ plan: child, timeout_seconds: 30 });
     const out = await run();

@@ -31,6 +31,7 @@ export const MAX_SUBFLOW_TIMEOUT_SECONDS = 86_400;
 export interface SubflowDeps {
   createChild(input: {
     userId: string;
+    teamIds?: readonly string[];
     plan: PlanGraph;
     inputs: Record<string, unknown>;
     runContext: string;
@@ -86,6 +87,7 @@ export function subflowExecutor(deps: SubflowDeps): NodeExecutor {
 
     const child = await deps.createChild({
       userId: ctx.userId,
+      teamIds: ctx.teamIds,
       plan,
       inputs: ctx.inputs,
       runContext: ctx.run.runContext,

@@ -1,5 +1,6 @@
 import { Init1763800000000 } from './1763800000000-init.js';
 import { FlexRegistry1764300000000 } from './1764300000000-flex-registry.js';
+import { OwnerScopedRegistry1765000000000 } from './1765000000000-owner-scoped-registry.js';
 
 /** Every planner migration, oldest first. */
-export const plannerMigrations = [Init1763800000000, FlexRegistry1764300000000];
+export const plannerMigrations = [Init1763800000000, FlexRegistry1764300000000, OwnerScopedRegistry1765000000000];

@@ -208,6 +208,15 @@ export interface Capability {
   collection: string;
   registeredAt: string;
   updatedAt: string;
+  /**
+   * Whose capability this is: private (a user's), team, or shared (the
+   * operator-vetted catalog). Ids resolve per owner.
+   */
+  visibility: string;
+  /** The user id (private) or team id (team); empty for shared. */
+  ownerId: string;
+  /** The user who registered it last. */
+  registeredBy: string;
 }
 
 export interface RegisterCapabilityRequest {
@@ -285,6 +294,10 @@ export interface Facet {
   /** The whole definition: {name, title, description, schema, semantics, metadata}. */
   definition: { [key: string]: any } | undefined;
   collection: string;
+  /** private (a user's), team, or shared; names resolve per owner. */
+  visibility: string;
+  /** The user id (private) or team id (team); empty for shared. */
+  ownerId: string;
 }
 
 export interface UpsertFacetsRequest {
@@ -296,6 +309,12 @@ export interface UpsertFacetsRequest {
   /** The collection they belong to, e.g. `flex.marketing`. */
   collection: string;
   idempotencyKey: string;
+  /**
+   * Whose facets these are: empty/private = the caller's, team (with
+   * team_id, a team of the caller's), shared (operator only).
+   */
+  visibility: string;
+  teamId: string;
 }
 
 export interface UpsertFacetsResponse {
@@ -2423,6 +2442,9 @@ function createBaseCapability(): Capability {
     collection: "",
     registeredAt: "",
     updatedAt: "",
+    visibility: "",
+    ownerId: "",
+    registeredBy: "",
   };
 }
 
@@ -2475,6 +2497,15 @@ export const Capability: MessageFns<Capability> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(130).string(message.updatedAt);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(138).string(message.visibility);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(146).string(message.ownerId);
+    }
+    if (message.registeredBy !== "") {
+      writer.uint32(154).string(message.registeredBy);
     }
     return writer;
   },
@@ -2620,6 +2651,30 @@ export const Capability: MessageFns<Capability> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.registeredBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2692,6 +2747,17 @@ export const Capability: MessageFns<Capability> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      registeredBy: isSet(object.registeredBy)
+        ? globalThis.String(object.registeredBy)
+        : isSet(object.registered_by)
+        ? globalThis.String(object.registered_by)
+        : "",
     };
   },
 
@@ -2744,6 +2810,15 @@ export const Capability: MessageFns<Capability> = {
     }
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
+    }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.registeredBy !== "") {
+      obj.registeredBy = message.registeredBy;
     }
     return obj;
   },
@@ -3591,6 +3666,8 @@ function createBaseFacet(): Facet {
     catalogTags: [],
     definition: undefined,
     collection: "",
+    visibility: "",
+    ownerId: "",
   };
 }
 
@@ -3622,6 +3699,12 @@ export const Facet: MessageFns<Facet> = {
     }
     if (message.collection !== "") {
       writer.uint32(74).string(message.collection);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(82).string(message.visibility);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(90).string(message.ownerId);
     }
     return writer;
   },
@@ -3711,6 +3794,22 @@ export const Facet: MessageFns<Facet> = {
             message.collection = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3742,6 +3841,12 @@ export const Facet: MessageFns<Facet> = {
         : [],
       definition: isObject(object.definition) ? object.definition : undefined,
       collection: isSet(object.collection) ? globalThis.String(object.collection) : "",
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
     };
   },
 
@@ -3774,12 +3879,18 @@ export const Facet: MessageFns<Facet> = {
     if (message.collection !== "") {
       obj.collection = message.collection;
     }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
     return obj;
   },
 };
 
 function createBaseUpsertFacetsRequest(): UpsertFacetsRequest {
-  return { principal: undefined, facets: [], collection: "", idempotencyKey: "" };
+  return { principal: undefined, facets: [], collection: "", idempotencyKey: "", visibility: "", teamId: "" };
 }
 
 export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
@@ -3795,6 +3906,12 @@ export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(34).string(message.idempotencyKey);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(42).string(message.visibility);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(50).string(message.teamId);
     }
     return writer;
   },
@@ -3844,6 +3961,22 @@ export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3866,6 +3999,12 @@ export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -3882,6 +4021,12 @@ export const UpsertFacetsRequest: MessageFns<UpsertFacetsRequest> = {
     }
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
