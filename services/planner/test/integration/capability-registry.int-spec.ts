@@ -191,6 +191,8 @@ describe('registration: endpoint egress (CAPABILITY_EGRESS_ALLOW)', () => {
   });
 
   it("opens an owner-scoped exception to that owner's capability only", async () => {
+    // Bob needs the facets too (facets are per owner): his own copy.
+    await a.facets.upsert(bob, marketingFacets(), 'flex.marketing');
     const scoped = new CapabilityRegistry(a.kit, new CapabilityRepository(a.kit.db), a.facets, 60_000, Date.now, {}, egressPolicyFrom('alice/egress.scoped=10.0.0.7:50070', CAPABILITY_EGRESS));
     await expect(scoped.register(alice, { ...writer(), capabilityId: 'egress.scoped', endpoint: '10.0.0.7:50070' })).resolves.toMatchObject({ created: true });
     await expect(scoped.register(bob, { ...writer(), capabilityId: 'egress.bobs', endpoint: '10.0.0.7:50070' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'endpoint' }] });
