@@ -115,8 +115,11 @@ const registration = (capabilityId: string, endpoint: string) => ({
 describe('CAPABILITY_EGRESS_ALLOW: capability endpoints', () => {
   beforeAll(async () => {
     const facets = readdirSync(join(CATALOG, 'facets')).map((f) => JSON.parse(readFileSync(join(CATALOG, 'facets', f), 'utf8')));
-    const res = await http('POST', url('/api/v1/flex/facets'), { token: alice, body: { facets, collection: 'flex.marketing' } });
-    expect(res.status).toBe(200);
+    // Facets belong to their owner: each user plans with their own copy.
+    for (const token of [alice, bob]) {
+      const res = await http('POST', url('/api/v1/flex/facets'), { token, body: { facets, collection: 'flex.marketing' } });
+      expect(res.status).toBe(200);
+    }
   });
 
   const dbPort = () => new URL(stack.db.url).port || '5432';
