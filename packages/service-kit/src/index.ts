@@ -13,3 +13,5 @@ export * from './grpc/grpc-exception.filter.js';
 export * from './grpc/nest-logger.js';
 export * from './crypto/index.js';
 export * from './db/sql.js';
+export * from './auth/index.js';
+export * from './grpc/service-auth.guard.js';
