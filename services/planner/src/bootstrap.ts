@@ -1,7 +1,7 @@
 /** Composition root of the planner: playbooks, the flex planner, the capability registry and facet catalog. */
 import 'reflect-metadata';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
-import { ServiceKit, startGrpcServer } from '@af/service-kit';
+import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
@@ -46,6 +46,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     port: config.GRPC_PORT,
     log,
     metrics: kit.metrics,
+    auth: serviceAuthFromConfig(config, 'planner'),
   });
   kit.onClose(() => grpc.close());
   log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');

@@ -5,6 +5,7 @@ import { ServiceAuth } from './service-auth.js';
 export * from './principal-token.js';
 export * from './service-auth.js';
 export { LruCache } from './lru.js';
+export * from './cli-credentials.js';
 
 /** The ServiceAuth of service `service` from its SERVICE_AUTH_* configuration. */
 export function serviceAuthFromConfig(

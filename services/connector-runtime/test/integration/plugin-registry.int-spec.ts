@@ -11,6 +11,7 @@
 import { Controller, Module } from '@nestjs/common';
 import { connector } from '@af/contracts';
 import {
+  ServiceAuth,
   AppError,
   call,
   createGrpcClient,
@@ -37,6 +38,7 @@ import { GrpcPluginTransport } from '../../src/infra/plugin.client.js';
 import { pluginConfigAad, PluginRepository } from '../../src/infra/plugin.repository.js';
 
 const TOKEN = 'registration-token-0123456789';
+const serviceAuth = new ServiceAuth({ secret: 'int-test-service-auth-secret-0123456789', service: 'connector-runtime' });
 const WEBHOOK = 'https://hooks.example.com/services/T0/B0/secret-value-xyz';
 const keys = `k1:${generateKeyBase64()}`;
 
@@ -122,6 +124,7 @@ beforeAll(async () => {
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env: {
+      SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
       DATABASE_URL: db.url,
       NATS_URL: 'memory://plugin-registry-test',
       CREDENTIALS_KEYS: keys,
@@ -143,6 +146,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: pluginPort,
     log: kit.log,
+    auth: null, // a plugin: outside the system
   });
   const registryPort = await freePort();
   registryServer = await startGrpcServer({
@@ -151,11 +155,13 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: registryPort,
     log: kit.log,
+    auth: serviceAuth,
   });
   registry = createGrpcClient<connector.PluginRegistryServiceClient>(
     'connector',
     'PluginRegistryService',
     `127.0.0.1:${registryPort}`,
+    { auth: serviceAuth },
   );
 });
 

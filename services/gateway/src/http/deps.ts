@@ -1,4 +1,4 @@
-import type { ServiceKit } from '@af/service-kit';
+import type { ServiceAuth, ServiceKit } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { TokenService } from '../domain/credentials.js';
 import type { Clients } from '../infra/clients.js';
@@ -8,6 +8,8 @@ import type { UsersRepository } from '../infra/users.repository.js';
 /** Everything the HTTP layer needs, built once in bootstrap. */
 export interface GatewayDeps {
   kit: ServiceKit<GatewayConfig>;
+  /** Signs the principal tokens of the gateway's gRPC calls and of API-key exchanges. */
+  serviceAuth: ServiceAuth;
   clients: Clients;
   users: UsersRepository;
   teams: TeamsRepository;

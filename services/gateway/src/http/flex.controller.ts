@@ -78,7 +78,7 @@ export class FlexController {
   private readonly registry: planner.CapabilityRegistryServiceClient;
 
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {
-    this.registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, deps.kit.config.PLANNER_URL);
+    this.registry = deps.clients.registry;
   }
 
   /** §9.1: agents advertise or refresh their CapabilityRegistration. */

@@ -10,13 +10,13 @@
  */
 import { ClientProxyFactory, Transport, type ClientGrpc } from '@nestjs/microservices';
 import { agent, grpcLoaderOptions, planner, protoFiles } from '@af/contracts';
-import { AppError, call, createGrpcClient, fromGrpcError } from '@af/service-kit';
+import { AppError, call, createGrpcClient, fromGrpcError, type PrincipalSigner } from '@af/service-kit';
 import type { Observable } from 'rxjs';
 import type { AgentAnswer, AgentCall, CapabilityAgents, CapabilityDirectory } from '../app/executors/capability.executor.js';
 import type { CapabilitySnapshot } from '../domain/capability-dispatch.js';
 
-export function capabilityRegistryClient(address: string): planner.CapabilityRegistryServiceClient {
-  return createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address);
+export function capabilityRegistryClient(address: string, auth: PrincipalSigner): planner.CapabilityRegistryServiceClient {
+  return createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address, { auth });
 }
 
 /** GetCapability as a CapabilityDirectory; NOT_FOUND is "not registered". */
