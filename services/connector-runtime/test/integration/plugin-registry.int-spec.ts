@@ -82,6 +82,7 @@ let registryServer: GrpcServer;
 let pluginServer: GrpcServer;
 let registry: connector.PluginRegistryServiceClient;
 let pluginAddress: string;
+let registryAddress: string;
 const alice = { userId: 'alice', teamIds: [] };
 const bob = { userId: 'bob', teamIds: [] };
 
@@ -149,6 +150,7 @@ beforeAll(async () => {
     auth: null, // a plugin: outside the system
   });
   const registryPort = await freePort();
+  registryAddress = `127.0.0.1:${registryPort}`;
   registryServer = await startGrpcServer({
     module: PluginRegistryModule.forRoot(plugins),
     packages: ['connector'],
@@ -288,10 +290,12 @@ function registrationDomain() {
 }
 
 describe('per-user settings', () => {
-  it('needs a principal', async () => {
-    expect((await rejection(call(registry.listPlugins({ principal: undefined })))).code).toBe(
-      'UNAUTHENTICATED',
-    );
+  it('needs a principal: a call without a principal token is refused', async () => {
+    // The principal comes from the signed token now (ServiceAuthGuard), never from the message.
+    const unsigned = createGrpcClient<connector.PluginRegistryServiceClient>('connector', 'PluginRegistryService', registryAddress, { auth: null });
+    const err = await rejection(call(unsigned.listPlugins({ principal: alice })));
+    expect(err.code).toBe('UNAUTHENTICATED');
+    expect(err.message).toMatch(/missing af-principal-token/);
   });
 
   it('refuses unknown plugins, unknown config keys and enabling without the required config', async () => {

@@ -1,6 +1,7 @@
 import type { ServiceAuth, ServiceKit } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { TokenService } from '../domain/credentials.js';
+import type { ApiKeysRepository } from '../infra/api-keys.repository.js';
 import type { Clients } from '../infra/clients.js';
 import type { TeamsRepository } from '../infra/teams.repository.js';
 import type { UsersRepository } from '../infra/users.repository.js';
@@ -14,6 +15,7 @@ export interface GatewayDeps {
   users: UsersRepository;
   teams: TeamsRepository;
   tokens: TokenService;
+  apiKeys: ApiKeysRepository;
 }
 
 export const GATEWAY_DEPS = Symbol('GatewayDeps');

@@ -147,7 +147,9 @@ describe('PlanTask over gRPC', () => {
     expect(later.violations).toEqual([expect.objectContaining({ field: 'envelope.policies.runtime[0].action.type', code: 'removed_action', suggestedFix: 'replan' })]);
     await expect(call(plans.planTask({ principal, envelope: undefined, previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'envelope' }] });
     await expect(call(plans.planTask({ principal, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: 'quantum' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'planner' }] });
-    await expect(call(plans.planTask({ principal: { userId: '', teamIds: [] }, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    // Who asks comes from the signed principal token: a call without one is refused, whatever principal the message names.
+    const unsigned = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth: null });
+    await expect(call(unsigned.planTask({ principal, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('replans a version with completed nodes locked', async () => {
