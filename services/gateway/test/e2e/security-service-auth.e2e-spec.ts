@@ -191,6 +191,9 @@ describe('API keys', () => {
     const { runs } = await call(direct.runs.listRuns({ principal: bob.principal, statuses: [], pageSize: 50, pageToken: '' }));
     expect(runs.map((r) => r.id)).toEqual([aliceRunId]);
     expect((await failure(call(direct.runs.getRun({ principal: bob.principal, runId: bobRunId })))).code).toBe('NOT_FOUND');
+    // Plumbing between services stays internal: only the orchestrator opens approval requests.
+    const opened = await failure(call(direct.approvals.createRequest({ principal: alice.principal, runId: aliceRunId, nodeId: 'ranked' } as unknown as approval.CreateRequestRequest)));
+    expect([opened.code, opened.message]).toEqual(['PERMISSION_DENIED', 'ApprovalController.createRequest is internal: only orchestrator may call it']);
     // A login token is not a service credential.
     const withJwt = await http('POST', url('/api/v1/auth/service-token'), { token: alice.token });
     expect(withJwt.status).toBe(403);
