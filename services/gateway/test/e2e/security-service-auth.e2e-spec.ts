@@ -230,6 +230,29 @@ describe('API keys', () => {
   });
 });
 
+describe('load-catalog with an API key', () => {
+  const loadCatalog = (args: string[]) =>
+    spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', grpcAddress('planner'), ...args], {
+      env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+
+  it('loads the catalog as the key user, and refuses --user with a key', async () => {
+    const created = await http('POST', url('/api/v1/api-keys'), { token: alice.token, body: { name: 'catalog loader' } });
+    const key = created.body.key as string;
+    const conflict = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl, '--user', 'system:operator']);
+    expect([conflict.status, conflict.stderr]).toEqual([2, expect.stringContaining('--user cannot be combined with an API key')]);
+    const loaded = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
+    expect(loaded.stderr).toBe('');
+    expect(loaded.stdout).toMatch(/^loaded flex\.marketing: 15 facets, 7 capabilities/);
+    const revoked = await http('DELETE', url(`/api/v1/api-keys/${created.body.api_key.id}`), { token: alice.token });
+    expect(revoked.status).toBe(200);
+    const refused = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
+    expect([refused.status, refused.stderr]).toEqual([2, 'load-catalog: the gateway refused the API key (401): the API key has been revoked\n']);
+  }, 240_000);
+});
+
 describe('team-scoped API keys', () => {
   let teamId: string;
   let bobTeamKey: string;
