@@ -179,6 +179,12 @@ describe('service authentication', () => {
     expect(own.message).toBe('as system:gateway teams=');
   });
 
+  it('a principal the signer refuses fails the call before it is sent (the gateway never acts as system:*)', async () => {
+    const gatewaySigner = new ServiceAuth({ secret: SECRET, service: 'gateway', refuseSystemPrincipals: true });
+    const err = await call(client(gatewaySigner).getAction({ principal: { userId: 'system:operator', teamIds: [] }, name: 'x' })).catch((e) => e);
+    expect([err.code, err.message]).toEqual(['PERMISSION_DENIED', 'gateway does not act for system:* principals']);
+  });
+
   it('lets @PublicRpc handlers through without a token (they see only the message)', async () => {
     const res = await call(client(null).listActions({ principal: { userId: 'claimed', teamIds: [] }, category: '' }));
     expect(res.actions[0]!.name).toBe('principal=claimed');
