@@ -84,6 +84,11 @@ export function composeProblems(text, { yaml, env, closest, serviceExists }) {
     const vars = Object.fromEntries(
       Object.entries(svc.environment ?? {}).map(([k, v]) => [k, withDefaults(String(v))]),
     );
+    // The service secret signs every principal token: no default anyone could know.
+    const serviceAuth = svc.environment?.SERVICE_AUTH_SECRET;
+    if (serviceAuth !== undefined && !/^\$\{SERVICE_AUTH_SECRET:\?[^}]*\}$/.test(String(serviceAuth))) {
+      out.push(`${where}.environment.SERVICE_AUTH_SECRET must be required from the shell: \${SERVICE_AUTH_SECRET:?…}, no default`);
+    }
     for (const v of needs.required) if (!(v in vars)) out.push(`${where}.environment: ${name} needs ${v}`);
     const allowed = [...needs.required, ...needs.optional, ...env.RUNTIME_ENV];
     for (const v of Object.keys(vars)) {

@@ -141,6 +141,11 @@ const CASES = [
     /must bind to 127\.0\.0\.1 by default/,
   ],
   [
+    'service auth secret with a default',
+    (f) => ({ ...f, compose: f.compose.replace(/SERVICE_AUTH_SECRET:\?[^}]+/, 'SERVICE_AUTH_SECRET:-known-to-everyone-0123456789abcdef') }),
+    /SERVICE_AUTH_SECRET must be required from the shell/,
+  ],
+  [
     'NATS without JetStream',
     (f) => ({ ...f, compose: f.compose.replace(/command: \[['"]-js['"], /, 'command: [') }),
     /must include -js/,

@@ -39,6 +39,22 @@ function devSecrets() {
 }
 
 /**
+ * SERVICE_AUTH_SECRET signs the principal tokens on every gRPC call between the
+ * services. When none is given, one is generated once and kept in
+ * .af-data/service-auth-secret (mode 0600), where CLI tools can read it:
+ *   SERVICE_AUTH_SECRET=$(cat .af-data/service-auth-secret) pnpm --filter @af/planner load-catalog …
+ */
+function serviceAuthSecret() {
+  if (process.env.SERVICE_AUTH_SECRET) return process.env.SERVICE_AUTH_SECRET;
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'service-auth-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const secret = randomBytes(32).toString('hex');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+/**
  * Embedded PostgreSQL in a child process of its own process group
  * (scripts/embedded-pg.mjs), so that a Ctrl-C reaches the services first and
  * PostgreSQL is stopped last, once they have drained.
@@ -74,6 +90,7 @@ async function main() {
     LOG_LEVEL: 'warn',
     ...secrets,
     ...process.env,
+    SERVICE_AUTH_SECRET: serviceAuthSecret(),
     DATABASE_URL: process.env.DATABASE_URL ?? pg.url,
     NATS_URL: natsUrl,
     GRPC_HOST: process.env.GRPC_HOST ?? '127.0.0.1',

@@ -96,9 +96,11 @@ try {
   const clients = await grpcClients(stack);
   const require = createRequire(import.meta.resolve('@af/service-kit'));
   require('reflect-metadata');
-  const { createGrpcClient } = await import('@af/service-kit');
+  const { createGrpcClient, ServiceAuth } = await import('@af/service-kit');
   const { approval } = await import('@af/contracts');
-  const approvals = createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, `127.0.0.1:${stack.services.approval.env.GRPC_PORT}`);
+  const approvals = createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, `127.0.0.1:${stack.services.approval.env.GRPC_PORT}`, {
+    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'bench' }),
+  });
 
   async function waitFor(label, check, timeoutMs = 300_000) {
     const deadline = performance.now() + timeoutMs;

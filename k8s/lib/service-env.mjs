@@ -3,8 +3,10 @@
 // to prove every manifest gives every service what it needs. When a config.ts
 // gains or drops a variable, change this table in the same commit.
 
-const COMMON_REQUIRED = ['LOG_LEVEL', 'DATABASE_URL', 'NATS_URL', 'GRPC_PORT', 'METRICS_PORT'];
-const COMMON_OPTIONAL = ['NATS_PREFIX', 'SERVICE_INSTANCE_ID', 'GRPC_HOST'];
+const COMMON_REQUIRED = ['LOG_LEVEL', 'DATABASE_URL', 'NATS_URL', 'GRPC_PORT', 'METRICS_PORT', 'SERVICE_AUTH_SECRET'];
+const COMMON_OPTIONAL = ['NATS_PREFIX', 'SERVICE_INSTANCE_ID', 'GRPC_HOST', 'SERVICE_AUTH_SECRET_PREVIOUS', 'SERVICE_AUTH_TOKEN_TTL_SECONDS'];
+/** Secrets every service reads (principal tokens are signed with SERVICE_AUTH_SECRET). */
+const COMMON_SECRET = ['DATABASE_URL', 'SERVICE_AUTH_SECRET', 'SERVICE_AUTH_SECRET_PREVIOUS'];
 const LLM_OPTIONAL = ['LLM_PROVIDER', 'LLM_MODEL', 'LLM_API_KEY', 'LLM_BASE_URL', 'LLM_SCRIPT', 'LLM_TEMPERATURE', 'LLM_MAX_TOKENS', 'LLM_TIMEOUT_MS', 'LLM_MAX_RETRIES'];
 
 /**
@@ -32,7 +34,7 @@ export const SERVICE_ENV = {
       'APPROVAL_URL',
     ],
     optional: [...COMMON_OPTIONAL, 'HTTP_HOST', 'BODY_LIMIT_BYTES'],
-    secret: ['DATABASE_URL', 'JWT_SECRET'],
+    secret: [...COMMON_SECRET, 'JWT_SECRET'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics', HTTP_PORT: 'http' },
     targets: {
       PLANNER_URL: 'planner',
@@ -45,7 +47,7 @@ export const SERVICE_ENV = {
   planner: {
     required: COMMON_REQUIRED,
     optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW'],
-    secret: ['DATABASE_URL'],
+    secret: [...COMMON_SECRET],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
     http: false,
@@ -65,7 +67,7 @@ export const SERVICE_ENV = {
       'CAPABILITY_EGRESS_ALLOW',
       ...LLM_OPTIONAL,
     ],
-    secret: ['DATABASE_URL', 'LLM_API_KEY'],
+    secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: { PLANNER_URL: 'planner', CONNECTOR_RUNTIME_URL: 'connector-runtime', APPROVAL_URL: 'approval' },
     http: false,
@@ -81,7 +83,7 @@ export const SERVICE_ENV = {
       'HITL_CLASSIFIER_TIMEOUT_MS',
       ...LLM_OPTIONAL,
     ],
-    secret: ['DATABASE_URL', 'LLM_API_KEY'],
+    secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: { ORCHESTRATOR_URL: 'orchestrator' },
     http: false,
@@ -102,7 +104,7 @@ export const SERVICE_ENV = {
       'PLUGIN_REGISTRATION_OPEN',
       'PLUGIN_HEARTBEAT_SECONDS',
     ],
-    secret: ['DATABASE_URL', 'CREDENTIALS_KEYS', 'PLUGIN_REGISTRATION_TOKEN'],
+    secret: [...COMMON_SECRET, 'CREDENTIALS_KEYS', 'PLUGIN_REGISTRATION_TOKEN'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
     http: false,

@@ -171,13 +171,15 @@ export async function grpcClients(stack) {
   // The Nest client reads decorator metadata; load the polyfill the services load.
   const require = createRequire(import.meta.resolve('@af/service-kit'));
   require('reflect-metadata');
-  const { createGrpcClient, call } = await import('@af/service-kit');
+  const { createGrpcClient, call, ServiceAuth } = await import('@af/service-kit');
   const { orchestrator, planner } = await import('@af/contracts');
   const host = '127.0.0.1';
+  // Every call carries a principal token for the principal it names, signed with the stack's service secret.
+  const auth = new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'bench' });
   return {
     call,
-    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, `${host}:${stack.services.planner.env.GRPC_PORT}`),
-    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `${host}:${stack.services.orchestrator.env.GRPC_PORT}`),
+    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, `${host}:${stack.services.planner.env.GRPC_PORT}`, { auth }),
+    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `${host}:${stack.services.orchestrator.env.GRPC_PORT}`, { auth }),
   };
 }
 

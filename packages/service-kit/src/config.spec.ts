@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { baseEnvSchema, ConfigError, loadConfig } from './config.js';
 
-const valid = { DATABASE_URL: 'postgres://u@localhost:5432/db', NATS_URL: 'nats://127.0.0.1:4222' };
+const valid = { DATABASE_URL: 'postgres://u@localhost:5432/db', NATS_URL: 'nats://127.0.0.1:4222', SERVICE_AUTH_SECRET: 's'.repeat(32) };
 
 describe('loadConfig', () => {
   it('parses with defaults and coercion', () => {
@@ -13,7 +13,7 @@ describe('loadConfig', () => {
 
   it('names every missing variable', () => {
     const err = catchError(() => loadConfig(baseEnvSchema, {}));
-    expect(err.problems.map((p) => p.variable).sort()).toEqual(['DATABASE_URL', 'NATS_URL']);
+    expect(err.problems.map((p) => p.variable).sort()).toEqual(['DATABASE_URL', 'NATS_URL', 'SERVICE_AUTH_SECRET']);
     expect(err.problems.every((p) => p.reason === 'is required')).toBe(true);
     expect(err.message).toContain('DATABASE_URL: is required');
   });
@@ -33,6 +33,17 @@ describe('loadConfig', () => {
   it('rejects a bad enum and a bad NATS prefix', () => {
     const err = catchError(() => loadConfig(baseEnvSchema, { ...valid, LOG_LEVEL: 'loud', NATS_PREFIX: 'Bad.Prefix' }));
     expect(err.problems.map((p) => p.variable).sort()).toEqual(['LOG_LEVEL', 'NATS_PREFIX']);
+  });
+
+  it('requires SERVICE_AUTH_SECRET of at least 32 characters, without echoing it; the previous secret is optional', () => {
+    const err = catchError(() => loadConfig(baseEnvSchema, { ...valid, SERVICE_AUTH_SECRET: 'too-short-secret-value', SERVICE_AUTH_SECRET_PREVIOUS: 'short' }));
+    expect(err.problems).toEqual([
+      { variable: 'SERVICE_AUTH_SECRET', reason: 'must be at least 32 characters' },
+      { variable: 'SERVICE_AUTH_SECRET_PREVIOUS', reason: 'must be at least 32 characters' },
+    ]);
+    expect(err.message).not.toContain('too-short-secret-value');
+    const cfg = loadConfig(baseEnvSchema, valid);
+    expect([cfg.SERVICE_AUTH_SECRET_PREVIOUS, cfg.SERVICE_AUTH_TOKEN_TTL_SECONDS]).toEqual([undefined, 60]);
   });
 
   it('extends per service', () => {

@@ -63,6 +63,15 @@ export const baseEnvSchema = z.object({
   GRPC_PORT: port(50051),
   /** Prometheus /metrics port; 0 picks a free one, -1 is not allowed. */
   METRICS_PORT: port(9464),
+  /**
+   * Shared secret (>= 32 characters) that signs and verifies the principal
+   * tokens on every gRPC call between services (docs/security/service-auth.md).
+   */
+  SERVICE_AUTH_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** A second secret accepted when verifying (never used to sign), for rotating SERVICE_AUTH_SECRET. */
+  SERVICE_AUTH_SECRET_PREVIOUS: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Lifetime of the principal tokens this service mints for its own calls. */
+  SERVICE_AUTH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
   /** Identifies this replica in leases and logs. */
   SERVICE_INSTANCE_ID: z.string().min(1).default(`${hostname()}-${process.pid}`),
 });

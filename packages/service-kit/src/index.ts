@@ -14,3 +14,5 @@ export * from './grpc/nest-logger.js';
 export * from './crypto/index.js';
 export * from './db/sql.js';
 export * from './actions/index.js';
+export * from './auth/index.js';
+export * from './grpc/service-auth.guard.js';

@@ -20,6 +20,11 @@ export interface Stack {
   gatewayUrl: string;
   jwtSecret: string;
   credentialsKeys: string;
+  /**
+   * SERVICE_AUTH_SECRET of every service: tests that call a service's gRPC
+   * port directly sign their calls with it (`new ServiceAuth({ secret, service })`).
+   */
+  serviceAuthSecret: string;
   /** One process per service; `orchestrator` is `orchestrators[0]`. */
   services: Record<ServiceName, ServiceProcess>;
   /**
@@ -45,6 +50,12 @@ export interface StackOptions {
    * every restart), as before.
    */
   orchestratorReplicas?: number;
+  /**
+   * SERVICE_AUTH_SECRET for the stack (default: a random one), for tests
+   * that start a service of their own (e.g. an action service) before the
+   * stack and must verify its calls.
+   */
+  serviceAuthSecret?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -56,6 +67,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const natsPrefix = `t${randomBytes(4).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
   const credentialsKeys = `k1:${randomBytes(32).toString('base64')}`;
+  const serviceAuthSecret = options.serviceAuthSecret ?? randomBytes(32).toString('hex');
   const ports = {
     planner: await freePort(),
     orchestrators: [] as number[],
@@ -72,6 +84,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     GRPC_HOST: '127.0.0.1',
     METRICS_PORT: '0',
     LOG_LEVEL: 'debug',
+    SERVICE_AUTH_SECRET: serviceAuthSecret,
     ...(options.env?.[name] ?? {}),
   });
   const orchestrators = ports.orchestrators.map(
@@ -145,6 +158,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     gatewayUrl: `http://127.0.0.1:${ports.http}`,
     jwtSecret,
     credentialsKeys,
+    serviceAuthSecret,
     services,
     orchestrators,
     logs: () => all.map((s) => s.output).join('\n'),

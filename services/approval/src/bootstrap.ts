@@ -1,6 +1,6 @@
 /** Composition root of the approval service: config, persistence, sweeper, run-end consumer, classifier and gRPC. */
 import 'reflect-metadata';
-import { ConfigError, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ConfigError, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { RequestCommands } from './app/request-commands.js';
 import { RequestQueries } from './app/request-queries.js';
@@ -25,6 +25,7 @@ export async function bootstrapApproval(env: NodeJS.ProcessEnv = process.env) {
     toolHitlSeconds: config.HITL_TIMEOUT_SECONDS,
     humanTaskSeconds: config.FLEX_HUMAN_ASSIGNMENT_TIMEOUT_SECONDS,
   });
+  const auth = serviceAuthFromConfig(config, 'approval');
   const grpc = await startGrpcServer({
     module: ApprovalModule.forRoot({ commands, queries: new RequestQueries(repo) }),
     packages: ['approval'],
@@ -32,12 +33,13 @@ export async function bootstrapApproval(env: NodeJS.ProcessEnv = process.env) {
     port: config.GRPC_PORT,
     log,
     metrics: kit.metrics,
+    auth,
   });
   const sweeper = new RequestSweeper(
     repo,
     new LeaderLock(kit.db, `approval-sweeper:${kit.subjects.prefix}`, log),
     log,
-    config.ORCHESTRATOR_URL ? orchestratorRunStatus(config.ORCHESTRATOR_URL) : undefined,
+    config.ORCHESTRATOR_URL ? orchestratorRunStatus(config.ORCHESTRATOR_URL, auth) : undefined,
     { intervalMs: config.APPROVAL_SWEEP_INTERVAL_MS, staleCheckMs: config.APPROVAL_STALE_CHECK_MS },
   );
   const runEnds = new RunEndConsumer(kit, repo);

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '@af/service-kit';
 import { approvalEnvSchema } from './config.js';
 
-const base = { DATABASE_URL: 'postgres://x@h/db', NATS_URL: 'nats://h:4222' };
+const base = { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: 'postgres://x@h/db', NATS_URL: 'nats://h:4222' };
 
 describe('approval config', () => {
   it('has defaults for everything but the database and NATS', () => {

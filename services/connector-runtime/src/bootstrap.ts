@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { parseKeyring, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { parseKeyring, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { Bindings } from './app/bindings.js';
 import { CallPipeline } from './app/call-pipeline.js';
 import { Connectors } from './app/connectors.js';
@@ -86,6 +86,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     port: config.GRPC_PORT,
     log: kit.log,
     metrics: kit.metrics,
+    auth: serviceAuthFromConfig(config, 'connector-runtime'),
   });
   kit.onClose(() => grpc.close());
   kit.log.info({ grpcPort: config.GRPC_PORT, keyIds: keyring.kids, templates: templateFiles.length }, 'connector-runtime ready');

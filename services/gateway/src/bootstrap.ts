@@ -6,25 +6,30 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AddressInfo } from 'node:net';
-import { PinoNestLogger, ServiceKit } from '@af/service-kit';
+import { PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
 import { gatewayEnvSchema } from './config.js';
 import { TokenService } from './domain/credentials.js';
 import { createClients } from './infra/clients.js';
+import { ApiKeysRepository } from './infra/api-keys.repository.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
+import { ApiKeys1764300000000 } from './infra/migrations/1764300000000-api-keys.js';
 import { TeamsRepository } from './infra/teams.repository.js';
 import { UsersRepository } from './infra/users.repository.js';
 import { GatewayModule } from './http/gateway.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
 
 export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000] });
+  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000] });
   const { config, log } = kit;
+  const serviceAuth = serviceAuthFromConfig(config, 'gateway', { refuseSystemPrincipals: true });
   const deps = {
     kit,
-    clients: createClients(config),
+    serviceAuth,
+    clients: createClients(config, serviceAuth),
     users: new UsersRepository(kit),
     teams: new TeamsRepository(kit),
     tokens: new TokenService(config.JWT_SECRET, config.JWT_TTL_SECONDS),
+    apiKeys: new ApiKeysRepository(kit),
   };
 
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(deps), {

@@ -1,6 +1,6 @@
 /** Composition root: wires config, persistence, executors, the work consumer and gRPC. */
 import 'reflect-metadata';
-import { ServiceKit, startGrpcServer } from '@af/service-kit';
+import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { ExecuteRun } from './app/execute-run.use-case.js';
 import { flexPlanSource, PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
 import { RunCommands } from './app/run-commands.js';
@@ -42,18 +42,20 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: ORCHESTRATOR_MIGRATIONS });
   const { config } = kit;
   const repo = new RunRepository(kit);
-  const connectors = connectorClient(config.CONNECTOR_RUNTIME_URL);
+  // Signs every call to our services: the run owner's principal, or system:orchestrator.
+  const auth = serviceAuthFromConfig(config, 'orchestrator');
+  const connectors = connectorClient(config.CONNECTOR_RUNTIME_URL, auth);
   const model = await createChatModel(llm);
   kit.log.info({ llm: describeLlmConfig(llm) }, 'llm');
-  const loadPlaybook = config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL)) : noPlanner;
+  const loadPlaybook = config.PLANNER_URL ? playbookPlanLoader(plannerClient(config.PLANNER_URL, auth)) : noPlanner;
   const policyStore = new PolicyStore(kit);
   // Replans without a given plan: a planner-made run is planned again from its task envelope (PlanTask), a playbook run's stored playbook compiled again.
-  const planSource = flexPlanSource(config.PLANNER_URL ? flexReplanner(plannerClient(config.PLANNER_URL)) : noFlexReplanner, playbookPlanSource(loadPlaybook));
+  const planSource = flexPlanSource(config.PLANNER_URL ? flexReplanner(plannerClient(config.PLANNER_URL, auth)) : noFlexReplanner, playbookPlanSource(loadPlaybook));
   const limits = new ConnectorLimits(config.CONNECTOR_CONCURRENCY, config.CONNECTOR_CONCURRENCY_OVERRIDES);
   // People: approvals, human tasks and clarifications wait on the approval service.
   // The planner's capability registry: AI agents' endpoints and human capabilities' holders.
-  const registry = config.PLANNER_URL ? capabilityRegistryClient(config.PLANNER_URL) : undefined;
-  const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL) : noApprovalService, waits: new ApprovalWaitsStore(kit) };
+  const registry = config.PLANNER_URL ? capabilityRegistryClient(config.PLANNER_URL, auth) : undefined;
+  const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL, auth) : noApprovalService, waits: new ApprovalWaitsStore(kit) };
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(connectors, limits))
     .register('llm', hitlGated(clarifying(createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }), hitl), hitl))
@@ -73,7 +75,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       { rawParams: ['plan'] },
     );
   // Built-in actions run in the service that owns their data; this is the fallback for every `tool` action not registered above.
-  const actions = new ActionServices(config.ACTION_SERVICES, kit.log, { refreshMs: config.ACTION_REFRESH_MS });
+  const actions = new ActionServices(config.ACTION_SERVICES, kit.log, auth, { refreshMs: config.ACTION_REFRESH_MS });
   await actions.start();
   kit.onClose(() => actions.stop());
   executors.register('tool', actionExecutor(actions));
@@ -123,6 +125,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     port: config.GRPC_PORT,
     log: kit.log,
     metrics: kit.metrics,
+    auth,
   });
   kit.onClose(() => grpc.close());
   kit.onClose(() => consumer.stop());

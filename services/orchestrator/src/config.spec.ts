@@ -1,6 +1,6 @@
 import { orchestratorEnvSchema } from './config.js';
 
-const base = { DATABASE_URL: 'postgres://x@127.0.0.1/db', NATS_URL: 'nats://127.0.0.1:4222', CONNECTOR_RUNTIME_URL: '127.0.0.1:1' };
+const base = { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: 'postgres://x@127.0.0.1/db', NATS_URL: 'nats://127.0.0.1:4222', CONNECTOR_RUNTIME_URL: '127.0.0.1:1' };
 
 describe('orchestrator config', () => {
   it('defaults: 4 calls per connector, no overrides, no planner, maps of up to 1000 items, subflows 5 deep', () => {

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
-import { ServiceKit, startGrpcServer } from '@af/service-kit';
+import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
@@ -47,6 +47,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     port: config.GRPC_PORT,
     log,
     metrics: kit.metrics,
+    auth: serviceAuthFromConfig(config, 'planner'),
   });
   kit.onClose(() => grpc.close());
   log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');

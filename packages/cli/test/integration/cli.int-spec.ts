@@ -77,6 +77,7 @@ beforeAll(async () => {
     CREDENTIALS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     PLUGIN_REGISTRATION_TOKEN: TOKEN,
     PLUGIN_HEARTBEAT_SECONDS: '1',
+    SERVICE_AUTH_SECRET: randomBytes(32).toString('hex'),
   });
   await runtime.start();
 }, 90_000);

@@ -6,15 +6,29 @@
 import { ClientProxyFactory, Transport, type ClientGrpc } from '@nestjs/microservices';
 import { grpcLoaderOptions, protoFiles, type ProtoPackage } from '@af/contracts';
 import { Metadata } from '@grpc/grpc-js';
-import { firstValueFrom, timeout, type Observable } from 'rxjs';
+import { firstValueFrom, throwError, timeout, type Observable } from 'rxjs';
 import { AppError, fromGrpcError } from '../errors.js';
 import { PACKAGE_NAMES } from './grpc-server.js';
+import { PRINCIPAL_TOKEN_METADATA, type PrincipalSigner } from '../auth/service-auth.js';
+
+export interface GrpcClientOptions {
+  /**
+   * Signs every call: the `af-principal-token` metadata is minted from the
+   * request's `principal` (or the caller's own `system:<service>` identity
+   * when the request has none). `null` only for peers outside the system
+   * (capability agents, plugins), which must never receive our tokens.
+   */
+  auth: PrincipalSigner | null;
+  /** How long a call waits for the channel to be ready (default 15 s). */
+  readyWaitMs?: number;
+}
 
 /**
  * Every call waits for the channel to be ready (up to `readyWaitMs`) instead
  * of failing at once while a restarted peer comes back; reconnects are quick.
  */
-export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: string, address: string, readyWaitMs = 15_000): T {
+export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: string, address: string, options: GrpcClientOptions): T {
+  const { auth, readyWaitMs = 15_000 } = options;
   const client = ClientProxyFactory.create({
     transport: Transport.GRPC,
     options: {
@@ -38,6 +52,14 @@ export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: s
       // grpc-js reads wait-for-ready from the metadata's options.
       return (request: unknown, metadata?: Metadata) => {
         const md = metadata ?? new Metadata();
+        if (auth && md.get(PRINCIPAL_TOKEN_METADATA).length === 0) {
+          try {
+            md.set(PRINCIPAL_TOKEN_METADATA, auth.tokenFor((request as { principal?: { userId: string; teamIds: string[] } } | null)?.principal));
+          } catch (err) {
+            // Surface as a failed call (what `call` expects), not a synchronous throw.
+            return throwError(() => err);
+          }
+        }
         md.setOptions({ ...md.getOptions(), waitForReady: true });
         return method.call(target, request, md, { deadline: Date.now() + readyWaitMs });
       };

@@ -14,6 +14,8 @@ import { GrpcExceptionFilter } from './grpc-exception.filter.js';
 import { PinoNestLogger } from './nest-logger.js';
 import type { Metrics } from '../metrics.js';
 import { RpcMetricsInterceptor } from './rpc-metrics.interceptor.js';
+import { ServiceAuthGuard } from './service-auth.guard.js';
+import type { PrincipalVerifier } from '../auth/service-auth.js';
 
 const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   common: 'agentfactory.common.v1',
@@ -39,6 +41,12 @@ export async function startGrpcServer(options: {
   log: Logger;
   /** When given, every handler's duration is recorded as af_rpc_duration_seconds. */
   metrics?: Metrics;
+  /**
+   * Verifies the principal token of every call (ServiceAuthGuard). `null`
+   * only for servers that are not ours to protect this way: test stand-ins
+   * for capability agents and plugins, which the system calls.
+   */
+  auth: PrincipalVerifier | null;
 }): Promise<GrpcServer> {
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
@@ -56,6 +64,7 @@ export async function startGrpcServer(options: {
     },
   });
   app.useGlobalFilters(new GrpcExceptionFilter(options.log));
+  if (options.auth) app.useGlobalGuards(new ServiceAuthGuard(options.auth));
   if (options.metrics) app.useGlobalInterceptors(new RpcMetricsInterceptor(options.metrics));
   await app.listen();
   for (const p of options.packages) health.setStatus(PACKAGE_NAMES[p], 'SERVING');

@@ -3,6 +3,7 @@
  * the contract every serving service runs, plus a replay that waits for the
  * first call still running and a key reused by another user.
  */
+import { randomBytes } from 'node:crypto';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { action } from '@af/contracts';
 import { actionServiceContract, createTestDatabase, freePort, type TestDatabase } from '@af/testing';
@@ -16,6 +17,7 @@ import {
   createLogger,
   openDatabase,
   PgActionRecords,
+  ServiceAuth,
   sqlRows,
   startGrpcServer,
   type ActionHandler,
@@ -57,8 +59,10 @@ beforeAll(async () => {
     }
   }
   const port = await freePort();
-  server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('t', 'silent') });
-  client = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${port}`);
+  // Calls are signed as every call between services is: the server acts for the token's principal.
+  const auth = new ServiceAuth({ secret: randomBytes(32).toString('hex'), service: 'action-test' });
+  server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('t', 'silent'), auth });
+  client = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${port}`, { auth });
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 /**
  * Real gRPC over loopback: a Nest microservice started by startGrpcServer
  * serves grpc.health.v1, server reflection, and maps AppError to a status with
- * the field-path detail that createGrpcClient/call restore.
+ * the field-path detail that createGrpcClient/call restore; every RPC needs a
+ * principal token (ServiceAuthGuard) whose principal replaces the message's.
  */
 import { Controller, Module } from '@nestjs/common';
 import { credentials, loadPackageDefinition, Metadata, type ServiceClientConstructor } from '@grpc/grpc-js';
@@ -9,7 +10,24 @@ import { loadSync } from '@grpc/proto-loader';
 import { plan, planner } from '@af/contracts';
 import { freePort } from '@af/testing';
 import { join, dirname } from 'node:path';
-import { AppError, call, createGrpcClient, createLogger, Metrics, startGrpcServer, type GrpcServer } from '../../src/index.js';
+import {
+  AppError,
+  call,
+  createGrpcClient,
+  createLogger,
+  InternalRpc,
+  Metrics,
+  PublicRpc,
+  ServiceAuth,
+  startGrpcServer,
+  staticPrincipalToken,
+  type GrpcServer,
+  type PrincipalSigner,
+} from '../../src/index.js';
+
+const SECRET = 'test-service-auth-secret-0123456789';
+const serverAuth = new ServiceAuth({ secret: SECRET, service: 'planner' });
+const gateway = new ServiceAuth({ secret: SECRET, service: 'gateway' });
 
 @Controller()
 @planner.PlannerServiceControllerMethods()
@@ -28,13 +46,16 @@ class FakePlanner {
   listPlaybooks() {
     return { playbooks: [] };
   }
-  listActions() {
-    return { actions: [] };
+  @PublicRpc('test: callers authenticate some other way')
+  listActions(req: planner.ListActionsRequest) {
+    return { actions: [{ name: `principal=${req.principal?.userId ?? '(none)'}` }] };
   }
-  getAction(): never {
-    throw AppError.notFound('action', 'x');
+  getAction(req: planner.GetActionRequest): never {
+    // Reports who the handler thinks is calling.
+    throw new AppError('NOT_FOUND', `as ${req.principal?.userId} teams=${req.principal?.teamIds.join(',')}`);
   }
   // Every RPC of the service must exist for the controller decorator; these are not exercised here.
+  @InternalRpc('orchestrator')
   planTask(): never {
     throw new AppError('UNIMPLEMENTED', 'planTask is not part of this fake');
   }
@@ -53,7 +74,7 @@ let metricsPort: number;
 
 beforeAll(async () => {
   port = await freePort();
-  server = await startGrpcServer({ module: { module: FakeModule }, packages: ['planner'], host: '127.0.0.1', port, log: createLogger('t', 'silent'), metrics });
+  server = await startGrpcServer({ module: { module: FakeModule }, packages: ['planner'], host: '127.0.0.1', port, log: createLogger('t', 'silent'), metrics, auth: serverAuth });
   metricsPort = await metrics.listen('127.0.0.1', 0);
 });
 
@@ -96,7 +117,7 @@ it('lists its services through server reflection', async () => {
 });
 
 it('carries Struct payloads as plain JSON and errors as AppError with field paths', async () => {
-  const client = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${port}`);
+  const client = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${port}`, { auth: gateway });
   const ok = await call(client.compilePlaybook({ principal: undefined, yaml: 'x: 1' }));
   expect(ok.plan!.metadata).toEqual({ echoed: 'x: 1', nested: { list: [1, 'two', null, true] } });
 
@@ -121,4 +142,59 @@ it('exposes Prometheus metrics with per-method RPC durations and codes', async (
   expect(text).toMatch(/af_rpc_duration_seconds_count\{[^}]*method="FakePlanner.compilePlaybook"[^}]*code="INVALID_ARGUMENT"[^}]*\} 1/);
   expect(text).toMatch(/process_cpu_user_seconds_total\{service="fake-planner"\}/);
   expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
+});
+
+describe('service authentication', () => {
+  const address = () => `127.0.0.1:${port}`;
+  const client = (auth: PrincipalSigner | null) =>
+    createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address(), { auth, readyWaitMs: 5_000 });
+
+  it('refuses a call without a token as UNAUTHENTICATED, whatever principal the message names', async () => {
+    const err = await call(client(null).getAction({ principal: { userId: 'victim', teamIds: [] }, name: 'x' })).catch((e) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('UNAUTHENTICATED');
+    expect(err.message).toMatch(/missing af-principal-token metadata/);
+  });
+
+  it('refuses a token signed with another secret, a garbage token and an expired one, without echoing them', async () => {
+    const forged = new ServiceAuth({ secret: 'x'.repeat(40), service: 'gateway' }).tokenFor({ userId: 'victim', teamIds: [] });
+    const expired = new ServiceAuth({ secret: SECRET, service: 'gateway', ttlSeconds: 10, now: () => Date.now() - 60_000 }).tokenFor({ userId: 'victim', teamIds: [] });
+    for (const [token, reason] of [
+      [forged, 'the token signature is invalid'],
+      ['not-a-token', 'the token is malformed'],
+      [expired, 'the token has expired'],
+    ] as const) {
+      const err = await call(client(staticPrincipalToken(token)).getAction({ principal: undefined, name: 'x' })).catch((e) => e);
+      expect([err.code, err.message]).toEqual(['UNAUTHENTICATED', `invalid principal token: ${reason}`]);
+      expect(err.message).not.toContain(token);
+    }
+  });
+
+  it("replaces the message's principal with the token's", async () => {
+    const alice = gateway.tokenFor({ userId: 'alice', teamIds: ['t1', 't2'] });
+    const err = await call(client(staticPrincipalToken(alice)).getAction({ principal: { userId: 'bob', teamIds: ['bobs-team'] }, name: 'x' })).catch((e) => e);
+    expect([err.code, err.message]).toEqual(['NOT_FOUND', 'as alice teams=t1,t2']);
+    // The signing client mints from the message's principal; none means the caller's own system identity.
+    const own = await call(client(gateway).getAction({ principal: undefined, name: 'x' })).catch((e) => e);
+    expect(own.message).toBe('as system:gateway teams=');
+  });
+
+  it('a principal the signer refuses fails the call before it is sent (the gateway never acts as system:*)', async () => {
+    const gatewaySigner = new ServiceAuth({ secret: SECRET, service: 'gateway', refuseSystemPrincipals: true });
+    const err = await call(client(gatewaySigner).getAction({ principal: { userId: 'system:operator', teamIds: [] }, name: 'x' })).catch((e) => e);
+    expect([err.code, err.message]).toEqual(['PERMISSION_DENIED', 'gateway does not act for system:* principals']);
+  });
+
+  it('lets @PublicRpc handlers through without a token (they see only the message)', async () => {
+    const res = await call(client(null).listActions({ principal: { userId: 'claimed', teamIds: [] }, category: '' }));
+    expect(res.actions[0]!.name).toBe('principal=claimed');
+  });
+
+  it('lets only the named issuers call an @InternalRpc handler', async () => {
+    const denied = await call(client(gateway).planTask({ principal: { userId: 'alice', teamIds: [] } } as unknown as planner.PlanTaskRequest)).catch((e) => e);
+    expect([denied.code, denied.message]).toEqual(['PERMISSION_DENIED', 'FakePlanner.planTask is internal: only orchestrator may call it']);
+    const orchestrator = new ServiceAuth({ secret: SECRET, service: 'orchestrator' });
+    const allowed = await call(client(orchestrator).planTask({ principal: { userId: 'alice', teamIds: [] } } as unknown as planner.PlanTaskRequest)).catch((e) => e);
+    expect(allowed.code).toBe('UNIMPLEMENTED');
+  });
 });

@@ -1,5 +1,6 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { approval, type common } from '@af/contracts';
+import { InternalRpc } from '@af/service-kit';
 import type { RequestCommands } from '../app/request-commands.js';
 import type { RequestQueries } from '../app/request-queries.js';
 import type { Principal } from '../domain/request.js';
@@ -19,6 +20,8 @@ const principalOf = (p: common.Principal | undefined): Principal => ({ userId: p
 export class ApprovalController implements approval.ApprovalServiceController {
   constructor(@Inject(DEPS) private readonly deps: Deps) {}
 
+  // Requests are opened by the orchestrator for its runs' nodes, never by users or other teams' services.
+  @InternalRpc('orchestrator')
   async createRequest(req: approval.CreateRequestRequest): Promise<approval.CreateRequestResponse> {
     const { request, created } = await this.deps.commands.create({
       ownerUserId: req.principal?.userId ?? '',

@@ -1,12 +1,12 @@
 /** Asks the orchestrator what became of a run (GetRun as the run's owner), for the stale-request sweep. */
 import { orchestrator } from '@af/contracts';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import type { RunState, RunStatusSource } from './request-sweeper.js';
 
 const ENDED = new Set([orchestrator.RunStatus.RUN_STATUS_COMPLETED, orchestrator.RunStatus.RUN_STATUS_FAILED, orchestrator.RunStatus.RUN_STATUS_CANCELLED]);
 
-export function orchestratorRunStatus(address: string): RunStatusSource {
-  const client = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, address, 5_000);
+export function orchestratorRunStatus(address: string, auth: PrincipalSigner): RunStatusSource {
+  const client = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, address, { auth, readyWaitMs: 5_000 });
   return {
     async state(ownerUserId: string, runId: string): Promise<{ state: RunState; status: string }> {
       try {

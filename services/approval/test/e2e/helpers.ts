@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orchestrator } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, readSse, type Stack } from '@af/testing';
 
 export { http, readSse };
@@ -33,7 +33,7 @@ export async function register(stack: Stack, email: string): Promise<User> {
 
 /** A client of one stack: HTTP through the gateway as a user, StartRun over gRPC as that user. */
 export function client(stack: Stack) {
-  const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
+  const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   const url = (path: string) => `${stack.gatewayUrl}${path}`;
   const req = (method: string, path: string, user: User, body?: unknown, headers?: Record<string, string>) =>
     http(method, url(path), { token: user.token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });

@@ -24,7 +24,7 @@ const start = (instance: string) =>
   ServiceKit.start({
     name: 'approval',
     envSchema: approvalEnvSchema,
-    env: { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, METRICS_PORT: '0', LOG_LEVEL: 'silent', SERVICE_INSTANCE_ID: instance },
+    env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, METRICS_PORT: '0', LOG_LEVEL: 'silent', SERVICE_INSTANCE_ID: instance },
     migrations: APPROVAL_MIGRATIONS,
   });
 

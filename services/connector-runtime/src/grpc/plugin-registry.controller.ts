@@ -4,6 +4,7 @@
  */
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { connector } from '@af/contracts';
+import { PublicRpc } from '@af/service-kit';
 import type { PluginView, Plugins } from '../app/plugins.js';
 import type { PluginRegistration } from '../domain/plugin-contract.js';
 
@@ -57,6 +58,7 @@ export function pluginToWire(p: PluginView): connector.Plugin {
 export class PluginRegistryController implements connector.PluginRegistryServiceController {
   constructor(@Inject(PLUGINS) private readonly plugins: Plugins) {}
 
+  @PublicRpc('plugins present PLUGIN_REGISTRATION_TOKEN')
   async registerPlugin(req: connector.RegisterPluginRequest): Promise<connector.RegisterPluginResponse> {
     const { instanceId, heartbeatSeconds } = await this.plugins.register(
       registrationFromWire(req),
@@ -65,10 +67,12 @@ export class PluginRegistryController implements connector.PluginRegistryService
     return { instanceId, heartbeatIntervalSeconds: heartbeatSeconds };
   }
 
+  @PublicRpc('plugins name the instance id their registration returned')
   async heartbeatPlugin(req: connector.HeartbeatPluginRequest): Promise<connector.HeartbeatPluginResponse> {
     return { known: await this.plugins.heartbeat(req.name, req.instanceId) };
   }
 
+  @PublicRpc('plugins name the instance id their registration returned')
   async deregisterPlugin(req: connector.DeregisterPluginRequest): Promise<connector.DeregisterPluginResponse> {
     return { removed: await this.plugins.deregister(req.name, req.instanceId) };
   }

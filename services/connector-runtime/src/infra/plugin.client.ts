@@ -46,7 +46,8 @@ export class GrpcPluginTransport implements PluginTransport {
         'connector',
         'ConnectorPluginService',
         address,
-        MAX_CALL_MS,
+        // Plugins are outside the system: they never receive our principal tokens.
+        { auth: null, readyWaitMs: MAX_CALL_MS },
       );
       this.clients.set(address, client);
     }

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { connector } from '@af/contracts';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import {
   createTestDatabase,
   freePort,
@@ -30,6 +30,9 @@ import {
 } from '@af/testing';
 
 const TOKEN = randomBytes(24).toString('hex');
+const SERVICE_AUTH_SECRET = randomBytes(32).toString('hex');
+/** Signs the test's own gRPC calls as the principal each message names. */
+const auth = new ServiceAuth({ secret: SERVICE_AUTH_SECRET, service: 'e2e' });
 const HOOK_PATH = '/services/T0E2E/B0E2E/e2e-webhook-secret-path';
 const alice = { userId: 'alice', teamIds: [] };
 
@@ -158,14 +161,16 @@ beforeAll(async () => {
     CREDENTIALS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     PLUGIN_REGISTRATION_TOKEN: TOKEN,
     PLUGIN_HEARTBEAT_SECONDS: '1',
+    SERVICE_AUTH_SECRET: SERVICE_AUTH_SECRET,
   });
   await runtime.start();
   const address = `127.0.0.1:${grpcPort}`;
-  connectors = createGrpcClient<connector.ConnectorServiceClient>('connector', 'ConnectorService', address);
+  connectors = createGrpcClient<connector.ConnectorServiceClient>('connector', 'ConnectorService', address, { auth });
   registry = createGrpcClient<connector.PluginRegistryServiceClient>(
     'connector',
     'PluginRegistryService',
     address,
+    { auth },
   );
   slackPlugin = new PluginProcess({
     PLUGIN_HOST: '127.0.0.1',

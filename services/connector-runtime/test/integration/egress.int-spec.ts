@@ -479,7 +479,7 @@ describe('per-connector allow-lists', () => {
 
   it('an invalid allow-list fails the factory and the service config, naming the variable', async () => {
     expect(() => createGuardedHttp({ allow: '10.0.0.0/99' })).toThrow(/^CONNECTOR_EGRESS_ALLOW: entry 1/);
-    const env = { DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
+    const env = { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
     const err = (() => {
       try {
         loadConfig(connectorRuntimeEnvSchema, { ...env, CONNECTOR_EGRESS_ALLOW: 'localhost' });

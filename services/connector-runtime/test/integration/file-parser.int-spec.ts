@@ -380,6 +380,7 @@ endpoints: { j: { parser: json } }
 
 describe('CONNECTOR_FILE_ROOT setting', () => {
   const env = {
+    SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
     DATABASE_URL: 'postgres://127.0.0.1:5432/x',
     NATS_URL: 'nats://127.0.0.1:4222',
     CREDENTIALS_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,

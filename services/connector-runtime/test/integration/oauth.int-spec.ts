@@ -43,6 +43,7 @@ const startKit = (name: string) =>
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env: {
+      SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
       DATABASE_URL: db.url,
       NATS_URL: `memory://oauth-${name}`,
       CREDENTIALS_KEYS: KEYS,

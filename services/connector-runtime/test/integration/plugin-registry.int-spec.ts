@@ -11,6 +11,7 @@
 import { Controller, Module } from '@nestjs/common';
 import { connector } from '@af/contracts';
 import {
+  ServiceAuth,
   AppError,
   call,
   createGrpcClient,
@@ -37,6 +38,7 @@ import { GrpcPluginTransport } from '../../src/infra/plugin.client.js';
 import { pluginConfigAad, PluginRepository } from '../../src/infra/plugin.repository.js';
 
 const TOKEN = 'registration-token-0123456789';
+const serviceAuth = new ServiceAuth({ secret: 'int-test-service-auth-secret-0123456789', service: 'connector-runtime' });
 const WEBHOOK = 'https://hooks.example.com/services/T0/B0/secret-value-xyz';
 const keys = `k1:${generateKeyBase64()}`;
 
@@ -82,6 +84,7 @@ let registryServer: GrpcServer;
 let pluginServer: GrpcServer;
 let registry: connector.PluginRegistryServiceClient;
 let pluginAddress: string;
+let registryAddress: string;
 const alice = { userId: 'alice', teamIds: [] };
 const bob = { userId: 'bob', teamIds: [] };
 
@@ -124,6 +127,7 @@ beforeAll(async () => {
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env: {
+      SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
       DATABASE_URL: db.url,
       NATS_URL: 'memory://plugin-registry-test',
       CREDENTIALS_KEYS: keys,
@@ -145,19 +149,23 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: pluginPort,
     log: kit.log,
+    auth: null, // a plugin: outside the system
   });
   const registryPort = await freePort();
+  registryAddress = `127.0.0.1:${registryPort}`;
   registryServer = await startGrpcServer({
     module: PluginRegistryModule.forRoot(plugins),
     packages: ['connector'],
     host: '127.0.0.1',
     port: registryPort,
     log: kit.log,
+    auth: serviceAuth,
   });
   registry = createGrpcClient<connector.PluginRegistryServiceClient>(
     'connector',
     'PluginRegistryService',
     `127.0.0.1:${registryPort}`,
+    { auth: serviceAuth },
   );
 });
 
@@ -284,10 +292,12 @@ function registrationDomain() {
 }
 
 describe('per-user settings', () => {
-  it('needs a principal', async () => {
-    expect((await rejection(call(registry.listPlugins({ principal: undefined })))).code).toBe(
-      'UNAUTHENTICATED',
-    );
+  it('needs a principal: a call without a principal token is refused', async () => {
+    // The principal comes from the signed token now (ServiceAuthGuard), never from the message.
+    const unsigned = createGrpcClient<connector.PluginRegistryServiceClient>('connector', 'PluginRegistryService', registryAddress, { auth: null });
+    const err = await rejection(call(unsigned.listPlugins({ principal: alice })));
+    expect(err.code).toBe('UNAUTHENTICATED');
+    expect(err.message).toMatch(/missing af-principal-token/);
   });
 
   it('refuses unknown plugins, unknown config keys and enabling without the required config', async () => {

@@ -19,7 +19,7 @@ beforeAll(async () => {
   kit = await ServiceKit.start({
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
-    env: { DATABASE_URL: db.url, NATS_URL: 'memory://conn-repo-test', CREDENTIALS_KEYS: keys, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: 'memory://conn-repo-test', CREDENTIALS_KEYS: keys, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
     migrations: [Init1763800000000],
   });
 });

@@ -21,6 +21,7 @@ beforeAll(async () => {
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env: {
+      SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
       DATABASE_URL: db.url,
       NATS_URL: 'memory://response-cache-test',
       CREDENTIALS_KEYS: `k1:${generateKeyBase64()}`,

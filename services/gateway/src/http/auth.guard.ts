@@ -1,11 +1,14 @@
 import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { bearerToken } from '../domain/credentials.js';
+import { authenticateApiKey } from './api-key.auth.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 
 export interface AuthedUser {
   userId: string;
   teamIds: string[];
+  /** Set when an API key (not a login token) authenticated the request. */
+  apiKeyId?: string;
 }
 
 type AuthedRequest = Request & { user?: AuthedUser };
@@ -17,6 +20,12 @@ export class AuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthedRequest>();
+    // API keys (other teams' services): their own branch, see api-key.auth.ts.
+    const keyUser = await authenticateApiKey(this.deps, req);
+    if (keyUser) {
+      req.user = keyUser;
+      return true;
+    }
     const userId = await this.deps.tokens.verify(bearerToken(req.headers.authorization));
     req.user = { userId, teamIds: await this.deps.users.teamIds(userId) };
     return true;

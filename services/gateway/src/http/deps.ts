@@ -1,6 +1,7 @@
-import type { ServiceKit } from '@af/service-kit';
+import type { ServiceAuth, ServiceKit } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 import type { TokenService } from '../domain/credentials.js';
+import type { ApiKeysRepository } from '../infra/api-keys.repository.js';
 import type { Clients } from '../infra/clients.js';
 import type { TeamsRepository } from '../infra/teams.repository.js';
 import type { UsersRepository } from '../infra/users.repository.js';
@@ -8,10 +9,13 @@ import type { UsersRepository } from '../infra/users.repository.js';
 /** Everything the HTTP layer needs, built once in bootstrap. */
 export interface GatewayDeps {
   kit: ServiceKit<GatewayConfig>;
+  /** Signs the principal tokens of the gateway's gRPC calls and of API-key exchanges. */
+  serviceAuth: ServiceAuth;
   clients: Clients;
   users: UsersRepository;
   teams: TeamsRepository;
   tokens: TokenService;
+  apiKeys: ApiKeysRepository;
 }
 
 export const GATEWAY_DEPS = Symbol('GatewayDeps');

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { orchestrator, planner, type common } from '@af/contracts';
-import { AppError, call, createGrpcClient, followRunFrames, type Closeable } from '@af/service-kit';
+import { AppError, call, followRunFrames, type Closeable } from '@af/service-kit';
 import type { Request, Response } from 'express';
 import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
@@ -81,7 +81,7 @@ export class FlexController {
   private readonly registry: planner.CapabilityRegistryServiceClient;
 
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {
-    this.registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, deps.kit.config.PLANNER_URL);
+    this.registry = deps.clients.registry;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
+import { ApiKeysController, ServiceTokenController } from './api-keys.controller.js';
 import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
@@ -30,7 +31,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

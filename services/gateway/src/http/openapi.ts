@@ -16,6 +16,7 @@ import {
   LoginSchema,
   ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
 import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
+import { CreateApiKeySchema } from '../domain/api-keys.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 
 interface RouteDoc {
@@ -99,6 +100,10 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/v1/teams/{id}', summary: 'A team and its members (members only; 404 otherwise)' },
   { method: 'post', path: '/api/v1/teams/{id}/members', summary: 'Owners: add a user by user_id or email (201), or change a member\'s role (200)', body: AddMemberSchema, errors: TEAM_CHANGE_ERRORS },
   { method: 'delete', path: '/api/v1/teams/{id}/members/{userId}', summary: 'Owners: remove a member (anyone may remove themself)', errors: TEAM_CHANGE_ERRORS },
+  { method: 'post', path: '/api/v1/api-keys', summary: 'Create an API key for a service ({name, team_id?, expires_in_days?}); the key is in this answer only (login token required)', body: CreateApiKeySchema, errors: { '403': 'API keys cannot create API keys' } },
+  { method: 'get', path: '/api/v1/api-keys', summary: 'Your API keys (prefix, team, expiry, revocation, last use; never the key)' },
+  { method: 'delete', path: '/api/v1/api-keys/{id}', summary: 'Revoke an API key (effective on its next request)' },
+  { method: 'post', path: '/api/v1/auth/service-token', summary: 'Exchange an API key (X-API-Key or Bearer afk_…) for a short-lived principal token to send as af-principal-token gRPC metadata', errors: { '403': 'Only an API key can be exchanged' } },
   { method: 'post', path: '/hitl/respond', summary: 'Seed HITL response: {request_id, decision: approved|denied, instructions?}; 409 when already resolved', body: HitlRespondSchema },
 ];
 
@@ -129,7 +134,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...(params.length ? { parameters: params } : {}),
       ...(r.public ? { security: [] } : {}),
       responses: {
-        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') && !/\/(approve|reject|decline|resolve|respond)$/.test(r.path) ? '201' : '200']: {
+        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('service-token') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') && !/\/(approve|reject|decline|resolve|respond)$/.test(r.path) ? '201' : '200']: {
           description: 'OK',
           ...(r.sse ? { content: { 'text/event-stream': { schema: { type: 'string' } } } } : {}),
         },

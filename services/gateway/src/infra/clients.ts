@@ -1,22 +1,29 @@
 import { approval, connector, orchestrator, planner } from '@af/contracts';
-import { createGrpcClient } from '@af/service-kit';
+import { createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 
 /** gRPC clients of the services the gateway fronts. */
 export interface Clients {
   planner: planner.PlannerServiceClient;
+  registry: planner.CapabilityRegistryServiceClient;
   orchestrator: orchestrator.OrchestratorServiceClient;
   connectors: connector.ConnectorServiceClient;
   plugins: connector.PluginRegistryServiceClient;
   approvals: approval.ApprovalServiceClient;
 }
 
-export function createClients(config: GatewayConfig): Clients {
+/**
+ * Every call carries a principal token minted from the request's principal
+ * (the authenticated user); `auth` refuses system principals, so no user
+ * ever acts as a service or the operator through the gateway.
+ */
+export function createClients(config: GatewayConfig, auth: PrincipalSigner): Clients {
   return {
-    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL),
-    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL),
-    connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
-    plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL),
-    approvals: createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, config.APPROVAL_URL),
+    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL, { auth }),
+    registry: createGrpcClient('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, config.PLANNER_URL, { auth }),
+    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL, { auth }),
+    connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),
+    plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),
+    approvals: createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, config.APPROVAL_URL, { auth }),
   };
 }

@@ -8,7 +8,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { connector } from '@af/contracts';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { TEST_NATS_URL } from '@af/testing';
 import { connectorYaml, http, registerAndLogin, routeFixtureApi, SECRET, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   alice = await registerAndLogin(stack, 'carol@example.com');
   bob = await registerAndLogin(stack, 'dave@example.com');
   aliceId = JSON.parse(Buffer.from(alice.split('.')[1]!, 'base64url').toString()).sub;
-  grpc = createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`);
+  grpc = createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 });
 
 afterAll(async () => {

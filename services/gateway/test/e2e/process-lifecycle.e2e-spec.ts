@@ -30,6 +30,7 @@ it('refuses to start with a bad configuration, naming each bad variable', async 
     'JWT_SECRET: must be at least 32 characters',
     'PLANNER_URL: must be host:port',
     'ORCHESTRATOR_URL: is required',
+    'SERVICE_AUTH_SECRET: is required',
   ]) {
     expect(out).toContain(part);
   }
@@ -43,6 +44,7 @@ it('stops cleanly on SIGTERM', async () => {
     DATABASE_URL: db.url,
     NATS_URL: TEST_NATS_URL,
     NATS_PREFIX: 'lifecycle',
+    SERVICE_AUTH_SECRET: 'lifecycle-service-auth-secret-0123456789',
     GRPC_HOST: '127.0.0.1',
     GRPC_PORT: String(await freePort()),
     METRICS_PORT: '0',

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orchestrator, plan } from '@af/contracts';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, REPO_ROOT, startStack, type Stack, until } from '@af/testing';
 import { startRecordingAgent, writerRegistration, type RecordingAgent } from '../fixtures/recording-agent.js';
 
@@ -153,7 +153,9 @@ async function finished(as: User, runId: string): Promise<any> {
 
 beforeAll(async () => {
   stack = await startStack();
-  runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
+  runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
+    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+  });
   [alice, bob, carol] = await Promise.all([register('alice@tenancy.example'), register('bob@tenancy.example'), register('carol@tenancy.example')]);
   const team = await req('POST', '/api/v1/teams', alice, { name: 'Red' });
   teamId = team.body.team.id;

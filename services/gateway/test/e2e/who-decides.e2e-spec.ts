@@ -11,7 +11,7 @@
  * (playbook approval steps with teams: playbook-team-approval.e2e-spec.ts).
  */
 import { orchestrator, plan } from '@af/contracts';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, startStack, type Stack, until } from '@af/testing';
 
 interface User {
@@ -59,7 +59,7 @@ async function finished(runId: string): Promise<any> {
 
 beforeAll(async () => {
   stack = await startStack();
-  runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
+  runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   owner = await register('olga@example.com');
   member = await register('bruno@example.com');
   stranger = await register('cara@example.com');

@@ -7,7 +7,7 @@
  * rather than as unavailable actions.
  */
 import { action } from '@af/contracts';
-import { AppError, call, createGrpcClient, type Logger } from '@af/service-kit';
+import { AppError, call, createGrpcClient, type Logger, type PrincipalSigner } from '@af/service-kit';
 import type { ActionCall, ActionPort } from '../app/executors/action.executor.js';
 import { buildActionTable, type ActionServiceEntry, type ActionTable, type ListedActions, type ServedAction } from '../domain/action-table.js';
 
@@ -26,9 +26,13 @@ export class ActionServices implements ActionPort {
   constructor(
     private readonly entries: ActionServiceEntry[],
     private readonly log: Logger,
+    /** Signs each call for the run's owner (ListActions as the orchestrator itself). */
+    auth: PrincipalSigner,
     private readonly options: { refreshMs: number; minRefreshGapMs?: number },
   ) {
-    for (const e of entries) this.clients.set(e.address, createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, e.address, LIST_DEADLINE_MS));
+    for (const e of entries) {
+      this.clients.set(e.address, createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, e.address, { auth, readyWaitMs: LIST_DEADLINE_MS }));
+    }
   }
 
   /** The first listing (not fatal: a service that is down is asked again later), then a refresh every refreshMs. */

@@ -1,6 +1,6 @@
 /** The approval service over gRPC, as the orchestrator's ApprovalService port. */
 import { approval } from '@af/contracts';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import type { ApprovalService, OpenRequest } from '../app/approval-port.js';
 import type { RequestKind, RequestView } from '../domain/human-request.js';
 
@@ -44,8 +44,8 @@ export function requestView(r: approval.Request): RequestView {
   };
 }
 
-export function approvalClient(address: string): ApprovalService {
-  const client = createGrpcClient<approval.ApprovalServiceClient>('approval', approval.APPROVAL_SERVICE_NAME, address);
+export function approvalClient(address: string, auth: PrincipalSigner): ApprovalService {
+  const client = createGrpcClient<approval.ApprovalServiceClient>('approval', approval.APPROVAL_SERVICE_NAME, address, { auth });
   const principal = (userId: string) => ({ userId, teamIds: [] });
   return {
     async create(r: OpenRequest) {

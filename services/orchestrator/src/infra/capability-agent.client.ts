@@ -18,12 +18,11 @@
  */
 import { promises as dns } from 'node:dns';
 import { ClientProxyFactory, Transport, type ClientGrpc } from '@nestjs/microservices';
-import { agent, grpcLoaderOptions, planner, protoFiles } from '@af/contracts';
+import { agent, grpcLoaderOptions, protoFiles } from '@af/contracts';
 import { CAPABILITY_EGRESS, decideEgress, egressPolicyFrom, egressRefusalMessage, formatHostPort, parseGrpcTarget, type EgressPolicy, type EgressScope } from '@af/egress';
-import { AppError, call, createGrpcClient, fromGrpcError } from '@af/service-kit';
+import { AppError, fromGrpcError } from '@af/service-kit';
 import type { Observable } from 'rxjs';
-import type { AgentAnswer, AgentCall, CapabilityAgents, CapabilityDirectory } from '../app/executors/capability.executor.js';
-import type { CapabilitySnapshot } from '../domain/capability-dispatch.js';
+import type { AgentAnswer, AgentCall, CapabilityAgents } from '../app/executors/capability.executor.js';
 
 type AgentService = { invoke(request: agent.InvokeRequest, options: { deadline: number }): Observable<agent.InvokeResponse> };
 

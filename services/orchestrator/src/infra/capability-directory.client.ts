@@ -6,12 +6,12 @@
  * "nothing the owner may use by that id".
  */
 import { planner } from '@af/contracts';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import type { CapabilityDirectory } from '../app/executors/capability.executor.js';
 import type { CapabilitySnapshot } from '../domain/capability-dispatch.js';
 
-export function capabilityRegistryClient(address: string): planner.CapabilityRegistryServiceClient {
-  return createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address);
+export function capabilityRegistryClient(address: string, auth: PrincipalSigner): planner.CapabilityRegistryServiceClient {
+  return createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address, { auth });
 }
 
 export function capabilityDirectory(client: planner.CapabilityRegistryServiceClient): CapabilityDirectory {

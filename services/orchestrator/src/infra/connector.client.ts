@@ -1,4 +1,4 @@
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import { connector } from '@af/contracts';
 import { AppError } from '@af/service-kit';
 import { createHash } from 'node:crypto';
@@ -29,8 +29,8 @@ export class ConnectorLimits {
 
 const UNLIMITED = new ConnectorLimits(Number.MAX_SAFE_INTEGER);
 
-export function connectorClient(address: string): connector.ConnectorServiceClient {
-  return createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address);
+export function connectorClient(address: string, auth: PrincipalSigner): connector.ConnectorServiceClient {
+  return createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, address, { auth });
 }
 
 /** `tool` nodes with `action: call_connector` → connector-runtime ExecuteEndpoint. */

@@ -7,12 +7,12 @@
  */
 import { planner } from '@af/contracts';
 import { planFromWire, planToWire, PlanWireError, type PlanGraph } from '@af/plan';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 
 export type PlaybookPlanLoader = (userId: string, playbookId: string) => Promise<unknown>;
 
-export function plannerClient(address: string): planner.PlannerServiceClient {
-  return createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address);
+export function plannerClient(address: string, auth: PrincipalSigner): planner.PlannerServiceClient {
+  return createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth });
 }
 
 /** Loads and compiles a stored playbook into the IR's object shape (parsed and validated by the caller). */

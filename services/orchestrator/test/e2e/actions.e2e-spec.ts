@@ -8,7 +8,8 @@
  * (not retried); a service that answers errors fails the node per its policy.
  */
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ActionDispatcher, ActionServiceModule, AppError, createLogger, MemoryActionRecords, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
+import { randomBytes } from 'node:crypto';
+import { ActionDispatcher, ActionServiceModule, AppError, createLogger, MemoryActionRecords, ServiceAuth, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
 import { freePort, startStack, type Stack } from '@af/testing';
 import { byId, harness, output, RunStatus, start, status, until, type Harness } from './helpers.js';
 
@@ -45,8 +46,11 @@ beforeAll(async () => {
       return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher)] };
     }
   }
-  server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('fixture-router', 'warn') });
-  stack = await startStack({ env: { orchestrator: { ACTION_SERVICES: `output-router=127.0.0.1:${port}` } } });
+  // The action service verifies the orchestrator's signed calls like every service of the stack.
+  const serviceAuthSecret = randomBytes(32).toString('hex');
+  const auth = new ServiceAuth({ secret: serviceAuthSecret, service: 'fixture-router' });
+  server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('fixture-router', 'warn'), auth });
+  stack = await startStack({ serviceAuthSecret, env: { orchestrator: { ACTION_SERVICES: `output-router=127.0.0.1:${port}` } } });
   h = harness(stack, 'user-actions');
 });
 

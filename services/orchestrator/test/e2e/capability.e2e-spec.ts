@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { planner } from '@af/contracts';
 import { ScriptedChatModel } from '@af/llm';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, REPO_ROOT, startStack, type Stack } from '@af/testing';
 import { aiRegistration, copywriter, modelHandler, startTestAgent, type TestAgent } from '../fixtures/capability-agent.js';
 import { byId, frames, harness, output, RunStatus, start, status, until, type Frame, type Harness } from './helpers.js';
@@ -66,7 +66,7 @@ const ofNode = (fs: Frame[], nodeId: string, type?: string) => fs.filter((f) => 
 beforeAll(async () => {
   stack = await startStack({ env: { orchestrator: { RUN_LEASE_MS: '1500' } } });
   h = harness(stack, 'capability-e2e-user');
-  registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`);
+  registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   const facets = readdirSync(join(CATALOG, 'facets')).map((f) => JSON.parse(readFileSync(join(CATALOG, 'facets', f), 'utf8')));
   // The facets are the shared catalog (loaded by the operator): every user below plans with them.
   await call(registry.upsertFacets({ principal: { userId: 'system:operator', teamIds: [] }, facets, collection: 'flex.marketing', idempotencyKey: '', visibility: 'shared', teamId: '' }));

@@ -4,7 +4,7 @@
  */
 import { connector, orchestrator } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
 
 let stack: Stack;
@@ -43,8 +43,8 @@ beforeAll(async () => {
   api.route('GET', '/backup', { json: { items: [{ source: 'backup' }] } });
   api.route('GET', '/lookup', (req) => ({ json: { items: [{ q: req.query.q }] } }));
   stack = await startStack();
-  runs = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
-  const connectors = createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`);
+  runs = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
+  const connectors = createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   await call(connectors.createConnector({ principal, yaml: CONNECTOR(api.url), definition: undefined, credentials: {}, idempotencyKey: 'c1' }));
 });
 

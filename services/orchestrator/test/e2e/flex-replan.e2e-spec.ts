@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orchestrator, planner } from '@af/contracts';
 import { planFromWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { REPO_ROOT, startStack, type Stack } from '@af/testing';
 import { frames, getRun, harness, RunStatus, shape, start, until, type Harness } from './helpers.js';
 
@@ -32,10 +32,10 @@ beforeAll(async () => {
   stack = await startStack({ env: { planner: { FLEX_PLANNER_RUNTIME: 'deterministic' }, orchestrator: { RUN_LEASE_MS: '1500' } } });
   h = harness(stack, 'flex-user');
   const address = `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`;
-  planners = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address);
+  planners = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   // The sample catalog (15 facets, 7 capabilities) registered through the registry API.
   const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), CATALOG, '--planner', address, '--user', 'flex-user'], {
-    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
+    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT, SERVICE_AUTH_SECRET: stack.serviceAuthSecret },
     encoding: 'utf8',
     timeout: 60_000,
   });

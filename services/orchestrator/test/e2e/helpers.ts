@@ -1,7 +1,7 @@
 /** Shared helpers of the orchestrator e2e tests: gRPC clients on a started stack, runs, frames. */
 import { connector, orchestrator } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import type { Stack } from '@af/testing';
 
 export const RunStatus = orchestrator.RunStatus;
@@ -15,8 +15,8 @@ export interface Harness {
 
 export function harness(stack: Stack, userId: string): Harness {
   return {
-    runs: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`),
-    connectors: createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`),
+    runs: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) }),
+    connectors: createGrpcClient<connector.ConnectorServiceClient>('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) }),
     principal: { userId, teamIds: [] },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { orchestrator } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { startStack, type Stack } from '@af/testing';
 
 let stack: Stack;
@@ -15,7 +15,7 @@ const principal = { userId: 'llm-user', teamIds: [] };
 beforeAll(async () => {
   const script = [{ json: { summary: 'missing the risk field' } }, { json: { summary: 'Two filings, both recent', risk: 2 } }];
   stack = await startStack({ env: { orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(script) } } });
-  client = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
+  client = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 });
 
 afterAll(async () => {

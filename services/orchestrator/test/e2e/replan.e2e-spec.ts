@@ -11,7 +11,7 @@
  */
 import { orchestrator, planner } from '@af/contracts';
 import { planFromWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
 import { createConnector, failure, frames, getRun, harness, output, replan, resume, RunStatus, shape, sleep, start, status, until, type Harness } from './helpers.js';
 
@@ -86,7 +86,7 @@ beforeAll(async () => {
   stack = await startStack({ env: { orchestrator: { RUN_LEASE_MS: '1500' } } });
   h = harness(stack, 'replan-user');
   await createConnector(h, CONNECTOR(api.url), 'c-replan');
-  planners = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`);
+  planners = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 }, 60_000);
 
 afterAll(async () => {

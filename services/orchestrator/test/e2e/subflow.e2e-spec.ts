@@ -7,7 +7,7 @@
  * nesting limits and bad input.
  */
 import { planner } from '@af/contracts';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { startStack, type Stack } from '@af/testing';
 import { frames, getRun, harness, output, resume, RunStatus, shape, start, startError, status, until, type Harness } from './helpers.js';
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   await stack.services.orchestrator.stop();
   await stack.services.orchestrator.start();
   h = harness(stack, 'subflow-user');
-  const plannerClient = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`);
+  const plannerClient = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
   await call(plannerClient.createPlaybook({ principal: h.principal, yaml: PLAYBOOK, idempotencyKey: 'pb-1' }));
 }, 60_000);
 

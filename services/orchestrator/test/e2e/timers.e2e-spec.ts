@@ -5,7 +5,7 @@
  */
 import { orchestrator, orchestratorEvents } from '@af/contracts';
 import { PlanGraphSchema, planToWire } from '@af/plan';
-import { AppError, call, createGrpcClient } from '@af/service-kit';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { startStack, type Stack } from '@af/testing';
 
 let stack: Stack;
@@ -14,7 +14,7 @@ const principal = { userId: 'timer-user', teamIds: [] };
 
 beforeAll(async () => {
   stack = await startStack({ env: { orchestrator: { RUN_LEASE_MS: '1500' } } });
-  client = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`);
+  client = createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 });
 
 afterAll(async () => {

@@ -168,7 +168,7 @@ describe('CapabilityAgentClients', () => {
     @Module({})
     class Empty {}
     const port = await freePort();
-    const server = await startGrpcServer({ module: { module: Empty }, packages: ['common'], host: '127.0.0.1', port, log: createLogger('empty', 'warn') });
+    const server = await startGrpcServer({ module: { module: Empty }, packages: ['common'], host: '127.0.0.1', port, log: createLogger('empty', 'warn'), auth: null });
     try {
       const err = await failure(clients.invoke(`127.0.0.1:${port}`, request(), { timeoutMs: 5000, signal: live() }));
       expect(err.code).toBe('UNIMPLEMENTED');

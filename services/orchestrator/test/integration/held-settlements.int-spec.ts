@@ -23,7 +23,7 @@ beforeAll(async () => {
   kit = await ServiceKit.start({
     name: 'orchestrator',
     envSchema: orchestratorEnvSchema,
-    env: { DATABASE_URL: db.url, NATS_URL: 'memory://held-settlements-test', CONNECTOR_RUNTIME_URL: '127.0.0.1:1', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: 'memory://held-settlements-test', CONNECTOR_RUNTIME_URL: '127.0.0.1:1', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
     migrations: ORCHESTRATOR_MIGRATIONS,
   });
   repo = new RunRepository(kit);

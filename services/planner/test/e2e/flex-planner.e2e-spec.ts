@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { planner } from '@af/contracts';
 import { planFromWire } from '@af/plan';
-import { call, createGrpcClient } from '@af/service-kit';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { REPO_ROOT, startStack, type Stack } from '@af/testing';
 import { CATALOG_DIR } from '../fixtures/marketing-catalog.js';
 import { readFileSync } from 'node:fs';
@@ -31,16 +31,16 @@ const goodDraft = {
 };
 const badDraft = { nodes: [goodDraft.nodes[0], { ...goodDraft.nodes[1], capabilityId: 'copywriter.LinkedInWriter' }, ...goodDraft.nodes.slice(2)] };
 
-const loadCatalog = (args: string[]) =>
-  spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), ...args], { env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT }, encoding: 'utf8', timeout: 60_000 });
+const loadCatalog = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), ...args], { env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT, SERVICE_AUTH_SECRET: stack.serviceAuthSecret, ...env }, encoding: 'utf8', timeout: 60_000 });
 
 beforeAll(async () => {
   stack = await startStack({
     env: { planner: { FLEX_PLANNER_RUNTIME: 'deterministic', LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify([{ json: badDraft }, { json: goodDraft }]) } },
   });
   address = `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`;
-  plans = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address);
-  registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address);
+  plans = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
+  registry = createGrpcClient<planner.CapabilityRegistryServiceClient>('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, address, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 });
 
 afterAll(async () => {
@@ -95,6 +95,15 @@ describe('load-catalog', () => {
     const sharedTeam = loadCatalog(['catalogs/flex-marketing', '--shared', '--team', 'red']);
     expect(sharedTeam.status).toBe(2);
     expect(sharedTeam.stderr).toContain('--shared loads the shared catalog as system:operator');
+    // Every call to the planner is authenticated: no secret and no API key is a usage error, and a wrong secret is refused.
+    const anonymous = loadCatalog(['catalogs/flex-marketing', '--planner', address], { SERVICE_AUTH_SECRET: '' });
+    expect([anonymous.status, anonymous.stderr]).toEqual([2, expect.stringMatching(/no credentials: give an API key .*SERVICE_AUTH_SECRET/)]);
+    const forged = loadCatalog(['catalogs/flex-marketing', '--planner', address], { SERVICE_AUTH_SECRET: 'f'.repeat(40) });
+    expect(forged.status).toBe(1);
+    expect(forged.stderr).toContain('planner refused: invalid principal token: the token signature is invalid');
+    const sharedByKey = loadCatalog(['catalogs/flex-marketing', '--shared', '--api-key', 'afk_x', '--gateway', 'http://127.0.0.1:1']);
+    expect(sharedByKey.status).toBe(2);
+    expect(sharedByKey.stderr).toContain('--shared needs SERVICE_AUTH_SECRET (operators)');
   });
 });
 
@@ -158,7 +167,9 @@ describe('PlanTask over gRPC', () => {
     expect(later.violations).toEqual([expect.objectContaining({ field: 'envelope.policies.runtime[0].action.type', code: 'removed_action', suggestedFix: 'replan' })]);
     await expect(call(plans.planTask({ principal, envelope: undefined, previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'envelope' }] });
     await expect(call(plans.planTask({ principal, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: 'quantum' }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'planner' }] });
-    await expect(call(plans.planTask({ principal: { userId: '', teamIds: [] }, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    // Who asks comes from the signed principal token: a call without one is refused, whatever principal the message names.
+    const unsigned = createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth: null });
+    await expect(call(unsigned.planTask({ principal, envelope: envelope('linkedin-variants'), previousPlan: undefined, completedNodeIds: [], replanTrigger: undefined, maxAttempts: 0, planner: '' }))).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('replans a version with completed nodes locked', async () => {

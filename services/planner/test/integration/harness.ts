@@ -28,7 +28,7 @@ export async function startReplica(db: TestDatabase, prefix: string, ttlMs = 60_
   const kit = await ServiceKit.start({
     name: 'planner',
     envSchema: plannerEnvSchema,
-    env: { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: prefix, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
     migrations: plannerMigrations,
   });
   // A clock the test can move forward (heartbeat expiry without sleeping).

@@ -26,7 +26,7 @@ beforeAll(async () => {
   kit = await ServiceKit.start({
     name: 'planner',
     envSchema: plannerEnvSchema,
-    env: { DATABASE_URL: db.url, NATS_URL: 'memory://planner-test', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
+    env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: 'memory://planner-test', METRICS_PORT: '0', LOG_LEVEL: 'silent' },
     migrations: [Init1763800000000],
   });
   playbooks = new Playbooks(kit);
