@@ -245,7 +245,7 @@ describe('load-catalog with an API key', () => {
     expect([conflict.status, conflict.stderr]).toEqual([2, expect.stringContaining('--user cannot be combined with an API key')]);
     const loaded = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
     expect(loaded.stderr).toBe('');
-    expect(loaded.stdout).toMatch(/^loaded flex\.marketing: 15 facets, 7 capabilities/);
+    expect(loaded.stdout).toMatch(/^loaded flex\.marketing into user [0-9a-f-]{36}: 15 facets, 7 capabilities/);
     const revoked = await http('DELETE', url(`/api/v1/api-keys/${created.body.api_key.id}`), { token: alice.token });
     expect(revoked.status).toBe(200);
     const refused = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);

@@ -163,7 +163,7 @@ beforeAll(async () => {
   if (added.status !== 200 && added.status !== 201) throw new Error(`add member: ${added.status} ${JSON.stringify(added.body)}`);
   // The operator vets the marketing catalog into the shared catalog.
   const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, '--shared'], {
-    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
+    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT, SERVICE_AUTH_SECRET: stack.serviceAuthSecret },
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -41,7 +41,7 @@ beforeAll(async () => {
   api = `${stack.gatewayUrl}/api/v1/flex`;
   token = await login('flex@example.com');
   const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, '--shared'], {
-    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
+    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT, SERVICE_AUTH_SECRET: stack.serviceAuthSecret },
     encoding: 'utf8',
   });
   if (loaded.status !== 0) throw new Error(loaded.stderr);
