@@ -70,8 +70,12 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   LOGIN_BACKOFF_MAX_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
   /** An account's or address's failures are forgotten this long after its last failure. */
   LOGIN_FAILURES_RESET_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),
+  /** Longest pause before answering a throttled login 429 (slows clients guessing in a loop; 0 = answer at once). */
+  LOGIN_REJECT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   /** Worker threads hashing and checking passwords (bcrypt). */
   PASSWORD_HASH_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.max(1, Math.floor(availableParallelism() / 2))),
+  /** CPU priority (nice, 0–19) of the hashing threads: above 0 they yield to the threads serving requests. */
+  PASSWORD_HASH_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Password jobs allowed to wait for a worker; beyond it 503 with Retry-After. */
   PASSWORD_HASH_QUEUE: z.coerce.number().int().min(1).max(100_000).default(64),
   /** Password jobs one client address may have running or waiting; beyond it 429 with Retry-After. */

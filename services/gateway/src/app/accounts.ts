@@ -21,6 +21,7 @@ export function createAccounts(kit: ServiceKit<GatewayConfig>, users: UsersRepos
     maxQueued: c.PASSWORD_HASH_QUEUE,
     perOwnerLimit: c.PASSWORD_HASH_PER_ADDRESS,
     rounds: c.PASSWORD_BCRYPT_ROUNDS,
+    nice: c.PASSWORD_HASH_NICE,
   });
   kit.onClose(() => hasher.close());
   const backoff = { baseDelayMs: c.LOGIN_BACKOFF_BASE_MS, maxDelayMs: c.LOGIN_BACKOFF_MAX_SECONDS * 1000, resetAfterMs: c.LOGIN_FAILURES_RESET_SECONDS * 1000 };
@@ -33,6 +34,7 @@ export function createAccounts(kit: ServiceKit<GatewayConfig>, users: UsersRepos
         address: { freeFailures: c.LOGIN_ADDRESS_FREE_FAILURES, ...backoff },
       },
       maxWaitingPerAccount: MAX_WAITING_PER_ACCOUNT,
+      rejectDelayMs: c.LOGIN_REJECT_DELAY_MS,
     },
     kit.log,
   );

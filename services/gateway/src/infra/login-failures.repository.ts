@@ -40,17 +40,25 @@ export class LoginFailuresRepository {
   /**
    * Count one failure for each key; a counter whose last failure is
    * `resetAfterMs` old starts again at 1 (the decay rule of the domain).
+   * Returns the counters as they are now, and the database's clock.
    */
-  async recordFailure(keys: ThrottleKey[], resetAfterMs: number): Promise<void> {
-    await sqlRows(
+  async recordFailure(keys: ThrottleKey[], resetAfterMs: number): Promise<{ counts: Partial<Record<ThrottleScope, FailureCount>>; now: number }> {
+    const rows: Array<{ key: string; failures: number; last: Date; now: Date }> = await sqlRows(
       this.kit.db,
       `INSERT INTO login_failures AS f (key, failures, last_failure_at)
        SELECT k, 1, now() FROM unnest($1::text[]) AS k
        ON CONFLICT (key) DO UPDATE SET
          failures = CASE WHEN f.last_failure_at <= now() - make_interval(secs => $2::double precision / 1000) THEN 1 ELSE f.failures + 1 END,
-         last_failure_at = now()`,
+         last_failure_at = now()
+       RETURNING f.key, f.failures, f.last_failure_at AS last, now() AS now`,
       [keys.map(storedKey), resetAfterMs],
     );
+    const counts: Partial<Record<ThrottleScope, FailureCount>> = {};
+    for (const k of keys) {
+      const row = rows.find((r) => r.key === storedKey(k));
+      if (row) counts[k.scope] = { failures: row.failures, lastFailureAt: row.last.getTime() };
+    }
+    return { counts, now: rows[0]?.now.getTime() ?? Date.now() };
   }
 
   /** Forget a key's failures (an account after a successful login). */

@@ -17,6 +17,8 @@ export interface PasswordHasherOptions {
   maxQueued: number;
   perOwnerLimit: number;
   rounds: number;
+  /** Nice value of the worker threads (0–19; higher yields more to the event loop). */
+  nice: number;
 }
 
 /** One worker thread, restarted if it dies; one job at a time (the pool guarantees it). */
@@ -26,8 +28,10 @@ class WorkerRunner implements Runner<HashJob, string | boolean> {
   private current: { id: number; resolve: (v: string | boolean) => void; reject: (e: unknown) => void } | null = null;
   private closed = false;
 
+  constructor(private readonly nice: number) {}
+
   private spawn(): Worker {
-    const worker = new Worker(new URL('./password-hash.worker.js', import.meta.url));
+    const worker = new Worker(new URL('./password-hash.worker.js', import.meta.url), { workerData: { nice: this.nice } });
     worker.on('message', (reply: HashReply) => {
       const cur = this.current;
       if (!cur || cur.id !== reply.id) return;
@@ -70,7 +74,7 @@ export class PasswordHasher {
   private dummy: Promise<string> | null = null;
 
   constructor(private readonly options: PasswordHasherOptions) {
-    this.runners = Array.from({ length: options.workers }, () => new WorkerRunner());
+    this.runners = Array.from({ length: options.workers }, () => new WorkerRunner(options.nice));
     this.pool = new WorkPool(this.runners, { maxQueued: options.maxQueued, perOwnerLimit: options.perOwnerLimit });
     // Ready before the first unknown email, so that one costs no more than the others.
     void this.dummyHash('(gateway)').catch(() => undefined);

@@ -179,7 +179,7 @@ describe('token revocation', () => {
     expect((await http('GET', url(`/api/v1/runs/${started.body.run.id}`), { token: me.token })).status).toBe(401);
     expect((await login('tara@example.com', PASSWORD, '198.51.100.3')).status).toBe(401);
     const rows = await stack.db.query(`SELECT count(*)::int AS n FROM gateway.users WHERE email = 'tara@example.com'`);
-    expect(rows[0].n).toBe(0);
+    expect(rows).toEqual([{ n: 0 }]);
     // The email can be registered again: a new account with a new id, none of the old one's runs.
     const reborn = await register('tara@example.com');
     expect(reborn.id).not.toBe(me.id);
