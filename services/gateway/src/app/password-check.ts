@@ -13,7 +13,8 @@
  *   4. a failure counts against both keys; a success clears the account's.
  *
  * A refused attempt (429 too_many_attempts) is answered after a pause of
- * `rejectDelayMs` at most (never longer than the lock itself): a timer, not
+ * `rejectDelayMs` at most (and at most half the remaining lock, so the
+ * Retry-After it carries is still ahead when it arrives): a timer, not
  * CPU, for the gateway, and a client guessing in a loop is slowed to one
  * attempt per pause per connection instead of as many 429s as the gateway
  * can serve. At most MAX_DELAYED refusals wait at once; past that they are
@@ -98,7 +99,7 @@ export class PasswordCheck {
   }
 
   private async holdBack(lockMs: number): Promise<void> {
-    const ms = Math.min(this.options.rejectDelayMs, lockMs);
+    const ms = Math.min(this.options.rejectDelayMs, Math.floor(lockMs / 2));
     if (ms <= 0 || this.delayed >= MAX_DELAYED) return;
     this.delayed += 1;
     try {
@@ -146,7 +147,7 @@ export function tooManyAttempts(scope: ThrottleScope, retryAfterMs: number): App
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   const who = scope === 'account' ? 'for this account' : 'from this client address';
   return new AppError('RESOURCE_EXHAUSTED', `too many failed login attempts ${who}; retry in ${seconds} s`, {
-    retryAfterMs: seconds * 1000,
+    retryAfterMs: Math.max(1, Math.round(retryAfterMs)),
     violations: [{ field: scope === 'account' ? 'email' : '(client address)', reason: `too many failed attempts; retry in ${seconds} s`, code: 'too_many_attempts' }],
   });
 }

@@ -6,7 +6,8 @@
  *
  * The gateway trusts X-Forwarded-For from loopback here (TRUST_PROXY), so
  * each case plays a client address of its own; the throttle is tight (3 free
- * failures per account, 6 per address, 1 s base backoff) to keep it quick.
+ * failures per account, 6 per address, 1 s base backoff, 429s held back
+ * 200 ms at most) to keep it quick.
  */
 import { http, startStack, type Stack } from '@af/testing';
 
@@ -60,6 +61,8 @@ beforeAll(async () => {
         LOGIN_ADDRESS_FREE_FAILURES: '6',
         LOGIN_BACKOFF_BASE_MS: '1000',
         LOGIN_BACKOFF_MAX_SECONDS: '60',
+        // Refusals are held back briefly (the default is up to 1 s), so the 1 s locks here outlast them comfortably.
+        LOGIN_REJECT_DELAY_MS: '200',
       },
     },
   });
