@@ -45,6 +45,8 @@ class WorkerRunner implements Runner<HashJob, string | boolean> {
       this.current = null;
       cur?.reject(new AppError('UNAVAILABLE', `password hashing worker ${why}; retry`, { retryAfterMs: 1000 }));
     };
+    // Never what keeps the process alive: shutdown terminates it anyway.
+    worker.unref();
     worker.on('error', () => died('failed'));
     worker.on('exit', () => died('exited'));
     return worker;

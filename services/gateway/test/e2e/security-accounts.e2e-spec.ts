@@ -9,7 +9,9 @@
  * failures per account, 6 per address, 1 s base backoff, 429s held back
  * 200 ms at most) to keep it quick.
  */
+import { randomUUID } from 'node:crypto';
 import { http, startStack, type Stack } from '@af/testing';
+import bcrypt from 'bcryptjs';
 
 let stack: Stack;
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
@@ -140,6 +142,25 @@ describe('login throttling', () => {
     }
     const res = await http('POST', url('/api/auth/login'), { body: { email: 'spoof-x@example.com', password: 'guess guess' }, headers: from('203.0.113.250, 10.9.9.9') });
     expectTooMany(res, '(client address)');
+  });
+});
+
+describe('accounts created before', () => {
+  it('still log in with hashes made on the event loop ($2b$), by other bcrypt libraries ($2a$), and with passwords longer than 72 bytes', async () => {
+    const long = `${'a long passphrase from the old days, '.repeat(3)}end`;
+    const accounts = [
+      { email: 'old-2b@example.com', password: 'an old password 2b', hash: bcrypt.hashSync('an old password 2b', 10) },
+      { email: 'old-2a@example.com', password: 'an old password 2a', hash: bcrypt.hashSync('an old password 2a', 10).replace(/^\$2b\$/, '$2a$') },
+      { email: 'old-long@example.com', password: long, hash: bcrypt.hashSync(long, 10) },
+    ];
+    expect(Buffer.byteLength(long)).toBeGreaterThan(72);
+    for (const [i, a] of accounts.entries()) {
+      await stack.db.query('INSERT INTO gateway.users (id, email, name, password_hash) VALUES ($1, $2, NULL, $3)', [randomUUID(), a.email, a.hash]);
+      const res = await login(a.email, a.password, `198.51.100.${40 + i}`);
+      expect(res.status).toBe(200);
+      expect((await http('GET', url('/api/v1/runs'), { token: res.body.access_token })).status).toBe(200);
+      expect((await login(a.email, `${a.password}x`.slice(-20), `198.51.100.${40 + i}`)).status).toBe(401);
+    }
   });
 });
 
