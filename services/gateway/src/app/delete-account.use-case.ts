@@ -22,7 +22,7 @@ export class DeleteAccountUseCase {
   async execute(cmd: DeleteAccountCommand): Promise<void> {
     const user = await this.users.byId(cmd.userId);
     if (!user) throw new AppError('UNAUTHENTICATED', 'token is no longer valid (account deleted or token revoked)');
-    if (!(await this.check.verify(user.email, user.passwordHash, cmd.password, cmd.address))) {
+    if (!(await this.check.verify(user.email, async () => user.passwordHash, cmd.password, cmd.address))) {
       throw new AppError('PERMISSION_DENIED', 'password: is wrong', { violations: [{ field: 'password', reason: 'is wrong', code: 'wrong_password' }] });
     }
     await this.users.delete(user.id);

@@ -19,8 +19,15 @@ export class LoginUseCase {
   ) {}
 
   async execute(cmd: LoginCommand): Promise<{ user: User; access: AccessToken }> {
-    const user = await this.users.byEmail(cmd.email);
-    const ok = await this.check.verify(cmd.email, user?.passwordHash ?? null, cmd.password, cmd.address);
+    // Looked up only if the throttle lets the attempt through.
+    const found: { user: User | null } = { user: null };
+    const ok = await this.check.verify(
+      cmd.email,
+      async () => (found.user = await this.users.byEmail(cmd.email))?.passwordHash ?? null,
+      cmd.password,
+      cmd.address,
+    );
+    const user = found.user;
     if (!user || !ok) throw new AppError('UNAUTHENTICATED', 'email or password is wrong');
     return { user, access: await this.tokens.issue(user.id, user.tokenVersion) };
   }

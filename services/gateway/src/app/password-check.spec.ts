@@ -37,6 +37,8 @@ class FakeFailures {
   }
 }
 
+const known = async () => 'hash';
+const unknown = async () => null;
 const log = { info: jest.fn(), warn: jest.fn() } as unknown as Logger;
 const backoff = { baseDelayMs: 60_000, maxDelayMs: 600_000, resetAfterMs: 3_600_000 };
 
@@ -52,11 +54,12 @@ function setup(rejectDelayMs = 0) {
 }
 
 describe('PasswordCheck', () => {
-  it('locks the account after its free failures, without hashing while locked', async () => {
+  it('locks the account after its free failures, without looking it up or hashing while locked', async () => {
     const { check, hasher } = setup();
-    expect(await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1')).toBe(false);
-    expect(await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.2')).toBe(false);
-    const err = await check.verify('a@x.io', 'hash', 'right', '10.0.0.3').catch((e: unknown) => e);
+    const lookup = jest.fn(known);
+    expect(await check.verify('a@x.io', lookup, 'wrong', '10.0.0.1')).toBe(false);
+    expect(await check.verify('a@x.io', lookup, 'wrong', '10.0.0.2')).toBe(false);
+    const err = await check.verify('a@x.io', lookup, 'right', '10.0.0.3').catch((e: unknown) => e);
     expect(err).toMatchObject({
       code: 'RESOURCE_EXHAUSTED',
       retryAfterMs: expect.closeTo(60_000, -3),
@@ -64,38 +67,40 @@ describe('PasswordCheck', () => {
     });
     expect((err as Error).message).toBe('too many failed login attempts for this account; retry in 60 s');
     expect(hasher.verify).toHaveBeenCalledTimes(2);
+    // Nor is the account looked up.
+    expect(lookup).toHaveBeenCalledTimes(2);
   });
 
   it('locks the address across accounts, unknown emails included', async () => {
     const { check } = setup();
-    for (const email of ['u1@x.io', 'u2@x.io', 'u3@x.io']) expect(await check.verify(email, null, 'x', '10.0.0.9')).toBe(false);
-    await expect(check.verify('u4@x.io', null, 'x', '10.0.0.9')).rejects.toMatchObject({ violations: [expect.objectContaining({ field: '(client address)' })] });
-    expect(await check.verify('u4@x.io', null, 'x', '10.0.0.10')).toBe(false);
+    for (const email of ['u1@x.io', 'u2@x.io', 'u3@x.io']) expect(await check.verify(email, unknown, 'x', '10.0.0.9')).toBe(false);
+    await expect(check.verify('u4@x.io', unknown, 'x', '10.0.0.9')).rejects.toMatchObject({ violations: [expect.objectContaining({ field: '(client address)' })] });
+    expect(await check.verify('u4@x.io', unknown, 'x', '10.0.0.10')).toBe(false);
   });
 
   it('answers a lock it has seen from memory, and asks the database again once it is over', async () => {
     const { check, failures } = setup();
-    await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1');
-    await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1');
+    await check.verify('a@x.io', known, 'wrong', '10.0.0.1');
+    await check.verify('a@x.io', known, 'wrong', '10.0.0.1');
     const reads = failures.reads;
-    await expect(check.verify('a@x.io', 'hash', 'right', '10.0.0.5')).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
+    await expect(check.verify('a@x.io', known, 'right', '10.0.0.5')).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
     expect(failures.reads).toBe(reads);
   });
 
   it('clears the account after a success, not the address', async () => {
     const { check, failures } = setup();
-    await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1');
-    expect(await check.verify('a@x.io', 'hash', 'right', '10.0.0.1')).toBe(true);
+    await check.verify('a@x.io', known, 'wrong', '10.0.0.1');
+    expect(await check.verify('a@x.io', known, 'right', '10.0.0.1')).toBe(true);
     expect(failures.rows.get(storedKey({ scope: 'account', value: 'a@x.io' }))).toBeUndefined();
     expect(failures.rows.get(storedKey({ scope: 'address', value: '10.0.0.1' }))).toEqual({ failures: 1, lastFailureAt: failures.now });
   });
 
   it('holds a refusal back for rejectDelayMs at most, and at most half the lock', async () => {
     const { check } = setup(300);
-    await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1');
-    await check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1');
+    await check.verify('a@x.io', known, 'wrong', '10.0.0.1');
+    await check.verify('a@x.io', known, 'wrong', '10.0.0.1');
     const t = performance.now();
-    await expect(check.verify('a@x.io', 'hash', 'wrong', '10.0.0.1')).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
+    await expect(check.verify('a@x.io', known, 'wrong', '10.0.0.1')).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
     const held = performance.now() - t;
     expect(held).toBeGreaterThanOrEqual(290);
     expect(held).toBeLessThan(2000);
@@ -103,7 +108,7 @@ describe('PasswordCheck', () => {
 
   it('checks concurrent attempts at one account in turn', async () => {
     const { check, hasher } = setup();
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => check.verify('a@x.io', 'hash', 'wrong', `10.0.1.${i}`)));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => check.verify('a@x.io', known, 'wrong', `10.0.1.${i}`)));
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
     expect(hasher.verify).toHaveBeenCalledTimes(2);
   });

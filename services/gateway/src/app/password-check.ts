@@ -59,20 +59,22 @@ export class PasswordCheck {
   }
 
   /**
-   * Whether `password` is the password of the account `email` (whose stored
-   * hash is `hash`, null when there is no such account), asked from client
-   * address `address` (already a throttling key, see addressKey).
+   * Whether `password` is the password of the account `email`, asked from
+   * client address `address` (already a throttling key, see addressKey).
+   * `storedHash` loads the account's hash (null: no such account) — only once
+   * the throttle has let the attempt through, so a refused flood costs no
+   * account lookups.
    */
-  async verify(email: string, hash: string | null, password: string, address: string): Promise<boolean> {
+  async verify(email: string, storedHash: () => Promise<string | null>, password: string, address: string): Promise<boolean> {
     try {
-      return await this.check(email, hash, password, address);
+      return await this.check(email, storedHash, password, address);
     } catch (err) {
       if (isTooManyAttempts(err)) await this.holdBack(err.retryAfterMs ?? 0);
       throw err;
     }
   }
 
-  private check(email: string, hash: string | null, password: string, address: string): Promise<boolean> {
+  private check(email: string, storedHash: () => Promise<string | null>, password: string, address: string): Promise<boolean> {
     const account: ThrottleKey = { scope: 'account', value: email };
     const client: ThrottleKey = { scope: 'address', value: address };
     return this.queue.run(
@@ -83,7 +85,7 @@ export class PasswordCheck {
         this.rememberLocks([account, client], counts, now);
         const block = throttleVerdict(this.options.policies, counts, now);
         if (block) throw tooManyAttempts(block.scope, block.retryAfterMs);
-        const ok = await this.hasher.verify(password, hash, address);
+        const ok = await this.hasher.verify(password, await storedHash(), address);
         if (ok) {
           if (counts.account) await this.failures.clear(account);
           return true;
