@@ -13,29 +13,36 @@ import { createClients } from './infra/clients.js';
 import { ApiKeysRepository } from './infra/api-keys.repository.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
 import { ApiKeys1764300000000 } from './infra/migrations/1764300000000-api-keys.js';
+import { Accounts1764500000000 } from './infra/migrations/1764500000000-accounts.js';
+import { createAccounts } from './app/accounts.js';
 import { TeamsRepository } from './infra/teams.repository.js';
 import { UsersRepository } from './infra/users.repository.js';
 import { GatewayModule } from './http/gateway.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
 
 export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000] });
+  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000, Accounts1764500000000] });
   const { config, log } = kit;
   const serviceAuth = serviceAuthFromConfig(config, 'gateway', { refuseSystemPrincipals: true });
+  const users = new UsersRepository(kit);
+  const tokens = new TokenService(config.JWT_SECRET, config.JWT_TTL_SECONDS);
   const deps = {
     kit,
     serviceAuth,
     clients: createClients(config, serviceAuth),
-    users: new UsersRepository(kit),
+    users,
     teams: new TeamsRepository(kit),
-    tokens: new TokenService(config.JWT_SECRET, config.JWT_TTL_SECONDS),
+    tokens,
     apiKeys: new ApiKeysRepository(kit),
+    accounts: createAccounts(kit, users, tokens),
   };
 
   const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(deps), {
     bodyParser: false,
     logger: new PinoNestLogger(log),
   });
+  // Client address for login throttling: X-Forwarded-For only from TRUST_PROXY's proxies.
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES }));
   // Body-parser failures (bad JSON, too large) as our JSON error shape.
   app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {

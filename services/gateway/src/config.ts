@@ -1,5 +1,45 @@
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { z } from 'zod';
+
+/** Express `trust proxy` value: false (socket address only), a hop count, or the proxies' addresses/subnets. */
+export type TrustProxy = false | number | string[];
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY → which X-Forwarded-For hops are believed. Empty or `false`:
+ * none (the client address is the socket's). A number n: the last n hops are
+ * proxies. Otherwise a comma-separated list of proxy addresses, CIDR subnets
+ * or the names loopback, linklocal, uniquelocal. `true` (trust any sender) is
+ * refused: every client could then pick the address it is throttled by.
+ */
+export function parseTrustProxy(raw: string): TrustProxy | { error: string } {
+  const v = raw.trim();
+  if (v === '' || v === 'false') return false;
+  if (v === 'true') return { error: 'true would let any client choose its address; list the proxies (addresses, CIDRs, loopback) or give a hop count' };
+  if (/^\d+$/.test(v)) return Number(v);
+  const entries = v.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    const [addr, prefix, extra] = e.split('/');
+    const family = isIP(addr ?? '');
+    const okPrefix = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.has(e) && (!family || !okPrefix || extra !== undefined)) {
+      return { error: `"${e}" is not an IP address, a CIDR subnet, loopback, linklocal or uniquelocal` };
+    }
+  }
+  return entries;
+}
+
+const trustProxy = z.string().default('').transform((raw, ctx) => {
+  const parsed = parseTrustProxy(raw);
+  if (typeof parsed === 'object' && !Array.isArray(parsed) && parsed !== null) {
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  }
+  return parsed as TrustProxy;
+});
 
 /** Gateway configuration (env names are the keys). */
 export const gatewayEnvSchema = baseEnvSchema.extend({
@@ -20,5 +60,31 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   SERVICE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Largest accepted request body. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
+  /** Proxies whose X-Forwarded-For is believed for the client address (see parseTrustProxy); default none. */
+  TRUST_PROXY: trustProxy,
+  /** Failed logins of one account before backoff starts. */
+  LOGIN_ACCOUNT_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Failed logins from one client address (any accounts) before backoff starts. */
+  LOGIN_ADDRESS_FREE_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  /** First lock after the free failures; doubles with each further failure. */
+  LOGIN_BACKOFF_BASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(1000),
+  /** Longest lock. */
+  LOGIN_BACKOFF_MAX_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
+  /** An account's or address's failures are forgotten this long after its last failure. */
+  LOGIN_FAILURES_RESET_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(3600),
+  /** Longest pause before answering a throttled login 429 (slows clients guessing in a loop; 0 = answer at once). */
+  LOGIN_REJECT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+  /** Worker threads hashing and checking passwords (bcrypt). */
+  PASSWORD_HASH_WORKERS: z.coerce.number().int().min(1).max(64).default(Math.max(1, Math.floor(availableParallelism() / 2))),
+  /** CPU priority (nice, 0–19) of the hashing threads: above 0 they yield to the threads serving requests. */
+  PASSWORD_HASH_NICE: z.coerce.number().int().min(0).max(19).default(10),
+  /** Password jobs allowed to wait for a worker; beyond it 503 with Retry-After. */
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Password jobs one client address may have running or waiting; beyond it 429 with Retry-After. */
+  PASSWORD_HASH_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** bcrypt cost of new password hashes. */
+  PASSWORD_BCRYPT_ROUNDS: z.coerce.number().int().min(10).max(15).default(10),
+  /** File of refused common passwords (one per line, # comments); empty = the list shipped in data/common-passwords.txt. */
+  COMMON_PASSWORDS_FILE: z.string().default(''),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;

@@ -1,19 +1,14 @@
 import { createParamDecorator, Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { bearerToken } from '../domain/credentials.js';
 import { authenticateApiKey } from './api-key.auth.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
+import { authenticateBearer, type AuthedUser } from './token-auth.js';
 
-export interface AuthedUser {
-  userId: string;
-  teamIds: string[];
-  /** Set when an API key (not a login token) authenticated the request. */
-  apiKeyId?: string;
-}
+export type { AuthedUser };
 
 type AuthedRequest = Request & { user?: AuthedUser };
 
-/** Requires a valid bearer token; attaches the principal to the request. */
+/** Requires a valid bearer token of an existing account; attaches the principal to the request. */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
@@ -26,8 +21,7 @@ export class AuthGuard implements CanActivate {
       req.user = keyUser;
       return true;
     }
-    const userId = await this.deps.tokens.verify(bearerToken(req.headers.authorization));
-    req.user = { userId, teamIds: await this.deps.users.teamIds(userId) };
+    req.user = await authenticateBearer(this.deps, req.headers.authorization);
     return true;
   }
 }

@@ -1,4 +1,7 @@
 import type { ServiceAuth, ServiceKit } from '@af/service-kit';
+import type { DeleteAccountUseCase } from '../app/delete-account.use-case.js';
+import type { LoginUseCase } from '../app/login.use-case.js';
+import type { RegisterUseCase } from '../app/register.use-case.js';
 import type { GatewayConfig } from '../config.js';
 import type { TokenService } from '../domain/credentials.js';
 import type { ApiKeysRepository } from '../infra/api-keys.repository.js';
@@ -16,6 +19,12 @@ export interface GatewayDeps {
   teams: TeamsRepository;
   tokens: TokenService;
   apiKeys: ApiKeysRepository;
+  /** Login, registration and account deletion (throttled, hashing off the event loop). */
+  accounts: {
+    login: LoginUseCase;
+    register: RegisterUseCase;
+    deleteAccount: DeleteAccountUseCase;
+  };
 }
 
 export const GATEWAY_DEPS = Symbol('GatewayDeps');

@@ -13,6 +13,7 @@ import {
   TestInlineConnectorSchema,
   UpdateConnectorSchema,
   ValidateConnectorSchema,
+  DeleteAccountSchema,
   LoginSchema,
   ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
 import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
@@ -26,6 +27,8 @@ interface RouteDoc {
   body?: z.ZodType;
   public?: boolean;
   sse?: boolean;
+  /** Success status when it is not the default (201 for creating POSTs, else 200). */
+  status?: string;
   /** Further error statuses the route answers, with what they mean. */
   errors?: Record<string, string>;
 }
@@ -36,8 +39,13 @@ const TEAM_CHANGE_ERRORS = {
 };
 
 export const ROUTES: RouteDoc[] = [
-  { method: 'post', path: '/api/auth/register', summary: 'Create an account', body: RegisterSchema, public: true },
-  { method: 'post', path: '/api/auth/login', summary: 'Exchange email and password for a bearer token', body: LoginSchema, public: true },
+  { method: 'post', path: '/api/auth/register', summary: 'Create an account (common, simple or over-72-byte passwords are refused)', body: RegisterSchema, public: true,
+    errors: { '409': 'The email is already registered', '429': 'Too many password checks in progress from this client address (Retry-After)', '503': 'Password checking is busy (Retry-After)' } },
+  { method: 'post', path: '/api/auth/login', summary: 'Exchange email and password for a bearer token', body: LoginSchema, public: true,
+    errors: { '401': 'Email or password is wrong', '429': 'Too many failed attempts for the account or from the client address (code too_many_attempts, Retry-After)', '503': 'Password checking is busy (Retry-After)' } },
+  { method: 'post', path: '/api/auth/logout-all', summary: 'Revoke every token of your account, this one included', status: '204' },
+  { method: 'delete', path: '/api/auth/me', summary: 'Delete your account; body {password} confirms it', body: DeleteAccountSchema, status: '204',
+    errors: { '403': 'The password is wrong', '409': 'A team you created or solely own still has other members', '429': 'Too many failed attempts (Retry-After)' } },
   { method: 'post', path: '/api/v1/runs', summary: 'Start a run of a playbook (YAML or stored id)', body: StartRunSchema },
   { method: 'get', path: '/api/v1/runs', summary: 'Your runs, newest first (?status=a,b&page_size=&page_token=)' },
   { method: 'get', path: '/api/v1/runs/{id}', summary: 'Run status, node states and outputs' },
@@ -134,7 +142,7 @@ export function openApiDocument(): Record<string, unknown> {
       ...(params.length ? { parameters: params } : {}),
       ...(r.public ? { security: [] } : {}),
       responses: {
-        [r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('service-token') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') && !/\/(approve|reject|decline|resolve|respond)$/.test(r.path) ? '201' : '200']: {
+        [r.status ?? (r.method === 'post' && !r.path.endsWith('validate') && !r.path.endsWith('login') && !r.path.endsWith('service-token') && !r.path.endsWith('cancel') && !r.path.endsWith('pause') && !r.path.endsWith('resume') && !/\/(approve|reject|decline|resolve|respond)$/.test(r.path) ? '201' : '200')]: {
           description: 'OK',
           ...(r.sse ? { content: { 'text/event-stream': { schema: { type: 'string' } } } } : {}),
         },

@@ -1,8 +1,8 @@
 /** Request bodies of the REST API: parsed here and documented in /api/docs from the same schemas. */
 import { z } from 'zod';
-import { LoginSchema, RegisterSchema } from '../domain/credentials.js';
+import { DeleteAccountSchema, LoginSchema, RegisterSchema } from '../domain/credentials.js';
 
-export { LoginSchema, RegisterSchema };
+export { DeleteAccountSchema, LoginSchema, RegisterSchema };
 
 export const StartRunSchema = z
   .object({
