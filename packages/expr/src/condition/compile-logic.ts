@@ -19,6 +19,7 @@ import {
   type Getter,
   type Predicate,
 } from './compile-var.js';
+import { charge, conditionLimits, withBudget } from './budget.js';
 import { DEFAULT_ALIAS, type JsonLogic } from './json-logic.types.js';
 import { compareValues, contains, isEmpty, isIn, looseEquals, strictEquals, truthy } from './values.js';
 
@@ -27,10 +28,23 @@ export type { Frame, Getter, Predicate };
 const MAX_DEPTH = 512;
 const UNARY = new Set(['!', '!!', 'exists', 'is_empty']);
 
-/** Compiles a tree; `aliases` tracks enclosing quantifiers. */
+/** Limits a compilation applies (defaults: {@link conditionLimits}). */
+export interface LogicLimits {
+  /** `some`/`all`/`none` allowed inside one another's predicate. */
+  maxQuantifierDepth?: number;
+  /** Steps per evaluation; `Infinity` compiles without counting. */
+  maxSteps?: number;
+}
+
+/** Compiles a tree; `quantifiers` counts the enclosing quantifier predicates. */
 class LogicCompiler {
   private depth = 0;
   private quantifiers = 0;
+
+  constructor(
+    private readonly maxQuantifierDepth: number,
+    private readonly counting: boolean,
+  ) {}
 
   value(node: JsonLogic, loc: string): Compiled {
     if (node === null || typeof node !== 'object') return { get: () => node, constant: { value: node } };
@@ -219,6 +233,14 @@ class LogicCompiler {
       throw invalid(`'${op}' alias must be an identifier string`, `${loc}[2]`);
     }
     const alias = aliasArg;
+    if (this.quantifiers >= this.maxQuantifierDepth) {
+      const where = loc ? ` at ${loc}` : '';
+      throw new ExprError(
+        'quantifier_depth_exceeded',
+        `${op}()${where} nests quantifiers (some/all/none) ${this.quantifiers + 1} deep; at most ${this.maxQuantifierDepth} may nest`,
+        { path: loc },
+      );
+    }
     const collection = this.value(items[0]!, `${loc}[0]`).get;
     this.quantifiers++;
     let pred: Predicate;
@@ -230,6 +252,7 @@ class LogicCompiler {
     // An absent or empty collection is "no match": false for some/all, true for none.
     const onEmpty = op === 'none';
     const stopOn = op !== 'all'; // some/none stop at the first match, all at the first miss
+    const counting = this.counting;
     return (s, f) => {
       const list = collection(s, f);
       if (list === undefined || list === null) return onEmpty;
@@ -239,6 +262,8 @@ class LogicCompiler {
       if (list.length === 0) return onEmpty;
       const frame: Frame = { el: undefined, i: 0, alias, up: f };
       for (let i = 0; i < list.length; i++) {
+        // One step per element: nested quantifiers multiply, and the budget stops that.
+        if (counting) charge(1);
         frame.el = list[i];
         frame.i = i;
         if (pred(s, frame) === stopOn) return op === 'some';
@@ -254,14 +279,25 @@ function isOperatorNode(node: JsonLogic): boolean {
   return op !== undefined && op !== 'var' && op !== 'literal';
 }
 
-/** Compile JSON-Logic into a predicate over a scope (truthiness of the result). */
-export function compileLogicPredicate(logic: JsonLogic): (scope: Scope) => boolean {
-  const pred = new LogicCompiler().bool(logic, '');
-  return (scope) => pred(scope, null);
+function compilerFor(opts: LogicLimits): { compiler: LogicCompiler; maxSteps: number } {
+  const defaults = conditionLimits();
+  const maxSteps = opts.maxSteps ?? defaults.maxSteps;
+  return { compiler: new LogicCompiler(opts.maxQuantifierDepth ?? defaults.maxQuantifierDepth, maxSteps !== Infinity), maxSteps };
 }
 
-/** Compile JSON-Logic into a value getter (for `evaluateJsonLogic`). */
-export function compileLogicValue(logic: JsonLogic): (scope: Scope) => unknown {
-  const get = new LogicCompiler().value(logic, '').get;
-  return (scope) => get(scope, null);
+/**
+ * Compile JSON-Logic into a predicate over a scope (truthiness of the
+ * result). Each call of the predicate runs with its own step budget.
+ */
+export function compileLogicPredicate(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => boolean {
+  const { compiler, maxSteps } = compilerFor(opts);
+  const pred = compiler.bool(logic, '');
+  return withBudget(maxSteps, (scope: Scope) => pred(scope, null));
+}
+
+/** Compile JSON-Logic into a value getter (for `evaluateJsonLogic`), with a step budget per call. */
+export function compileLogicValue(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => unknown {
+  const { compiler, maxSteps } = compilerFor(opts);
+  const get = compiler.value(logic, '').get;
+  return withBudget(maxSteps, (scope: Scope) => get(scope, null));
 }
