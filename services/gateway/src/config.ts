@@ -18,5 +18,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   APPROVAL_URL: grpcAddress(),
   /** Largest accepted request body. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
+  /** Largest run `inputs` accepted (bytes of JSON); larger is 413 naming `inputs`. Keep equal to the orchestrator's. */
+  RUN_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Deepest nesting of objects/arrays accepted in a JSON request body; deeper is 400. */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;
