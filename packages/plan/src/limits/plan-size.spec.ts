@@ -39,8 +39,10 @@ describe('counting', () => {
     expect(countPlanNodes('nonsense')).toBe(0);
   });
 
-  it('counts playbook steps with parallel_steps', () => {
-    expect(countPlaybookSteps({ steps: [{ name: 'a' }, { name: 'p', parallel_steps: [{ name: 'b' }, { name: 'c' }] }] })).toBe(4);
+  it('counts playbook steps as the nodes they become: a parallel step is its sub-steps', () => {
+    expect(countPlaybookSteps({ steps: [{ name: 'a' }, { name: 'p', parallel_steps: [{ name: 'b' }, { name: 'c' }] }] })).toBe(3);
+    expect(countPlaybookSteps({ steps: 'nope' })).toBe(0);
+    expect(countPlaybookSteps(null)).toBe(0);
   });
 
   it('counts workflow steps with nested steps, loopSteps and fallbackSteps', () => {
@@ -91,7 +93,7 @@ describe('the cap', () => {
       'steps:',
       '  - name: group',
       '    parallel_steps:',
-      ...Array.from({ length: 3 }, (_, i) => [`      - name: s${i}`, '        step_type: tool', '        action: transform_data', '        inputs:', '          data: []', '        operations:', '          - type: limit', '            value: 1']).flat(),
+      ...Array.from({ length: 4 }, (_, i) => [`      - name: s${i}`, '        step_type: tool', '        action: transform_data', '        inputs:', '          data: []', '        operations:', '          - type: limit', '            value: 1']).flat(),
     ].join('\n');
     const r = compilePlaybook(yaml, { maxNodes: 3 });
     expect(!r.ok && r.errors[0]).toMatchObject({ code: 'too_many_nodes', field: 'steps', message: expect.stringMatching(/^4 steps/) });

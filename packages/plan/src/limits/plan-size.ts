@@ -73,9 +73,20 @@ export function countPlanNodes(plan: unknown, stopAfter = Infinity): number {
   });
 }
 
-/** Steps of a playbook document as parsed (unvalidated): `steps` plus every `parallel_steps`. */
-export function countPlaybookSteps(doc: unknown, stopAfter = Infinity): number {
-  return countNested([doc], ['steps', 'parallel_steps'], stopAfter);
+/**
+ * Steps of a playbook document as parsed (unvalidated), counted as the nodes
+ * they become: a step is one, a parallel step is its `parallel_steps` (the
+ * group itself runs nothing, and sub-steps do not nest).
+ */
+export function countPlaybookSteps(doc: unknown): number {
+  const steps = isRecord(doc) ? doc.steps : undefined;
+  if (!Array.isArray(steps)) return 0;
+  let count = 0;
+  for (const step of steps) {
+    const sub = isRecord(step) ? step.parallel_steps : undefined;
+    count += Array.isArray(sub) ? sub.length : 1;
+  }
+  return count;
 }
 
 /** Steps of `workflow_steps` (an array or an agent row): nested `steps`, `loopSteps` and `fallbackSteps` count too. */
