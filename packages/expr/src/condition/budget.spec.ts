@@ -147,6 +147,17 @@ describe('step budget (evaluation time)', () => {
     expect(larger({ vars: { rows: rows(60) } })).toBe(false);
   });
 
+  it('budgets a condition without quantifiers only when it scans arrays more than 16 times', () => {
+    const ys = Array.from({ length: 200_000 }, (_, i) => i);
+    // A few scans cost a few passes over the data: linear, left to the data size caps.
+    expect(compileCondition('-1 in ys || -2 in ys')({ vars: { ys } })).toBe(false);
+    const many = Array.from({ length: 20 }, (_, k) => `${-k - 1} in ys`).join(' || ');
+    expect(thrown(() => compileCondition(many)({ vars: { ys: ys.slice(0, 10_000) } })).code).toBe('condition_budget_exceeded');
+    const projections = Array.from({ length: 17 }, () => 'contains(objs[*].v, -1)').join(' || ');
+    const objs = ys.slice(0, 10_000).map((v) => ({ v }));
+    expect(thrown(() => compileCondition(projections)({ vars: { objs } })).code).toBe('condition_budget_exceeded');
+  });
+
   it('bounds evaluateJsonLogic too', () => {
     expect(thrown(() => evaluateJsonLogic(nestedLogic(3), { rows: rows(60) })).code).toBe('condition_budget_exceeded');
   });

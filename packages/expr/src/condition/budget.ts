@@ -59,16 +59,18 @@ let budgetOfCurrent = Infinity;
 
 /** Spend `n` steps of the current evaluation; throws `condition_budget_exceeded` past the budget. */
 export function charge(n: number): void {
-  left -= n;
-  if (left < 0) {
-    const budget = budgetOfCurrent;
-    // Nothing more may be charged to this evaluation while the error unwinds.
-    left = -Infinity;
-    throw new ExprError(
-      'condition_budget_exceeded',
-      `condition evaluation exceeded its budget of ${budget} steps (quantifiers over large collections multiply; narrow the collections or the nesting)`,
-    );
-  }
+  // Kept tiny so the JIT inlines it into the evaluator's loops; the error is built out of line.
+  if ((left -= n) < 0) exceeded();
+}
+
+function exceeded(): never {
+  const budget = budgetOfCurrent;
+  // Nothing more may be charged to this evaluation while the error unwinds.
+  left = -Infinity;
+  throw new ExprError(
+    'condition_budget_exceeded',
+    `condition evaluation exceeded its budget of ${budget} steps (quantifiers over large collections multiply; narrow the collections or the nesting)`,
+  );
 }
 
 /** Wrap `fn` so that each call runs with a fresh budget of `maxSteps`. */

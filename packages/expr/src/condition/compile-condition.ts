@@ -151,8 +151,9 @@ export function compileCondition(source: unknown, opts: CompileConditionOptions 
   const limits: LogicLimits = {};
   if (opts.maxQuantifierDepth !== undefined) limits.maxQuantifierDepth = opts.maxQuantifierDepth;
   if (opts.maxSteps !== undefined) limits.maxSteps = opts.maxSteps;
+  // compileLogicPredicate returns a fresh closure: it carries the metadata itself (no extra call per evaluation).
   const fn = compileLogicPredicate(normalized.logic, limits);
-  return Object.assign((scope: Scope) => fn(scope), {
+  return Object.assign(fn, {
     ast: normalized.logic,
     variables: normalized.variables,
     warnings: normalized.warnings,

@@ -26,6 +26,13 @@ import { compareValues, contains, isEmpty, isIn, looseEquals, strictEquals, trut
 export type { Frame, Getter, Predicate };
 
 const MAX_DEPTH = 512;
+/**
+ * Operators that may scan an array (`in`, `contains`, equality of arrays or
+ * objects, `[*]` projections) a condition may hold and still run without a
+ * budget when it has no quantifier: its cost is then at most this many passes
+ * over the data it reads, which the input and output size caps bound.
+ */
+export const UNBUDGETED_SCANS = 16;
 const UNARY = new Set(['!', '!!', 'exists', 'is_empty']);
 
 /** Limits a compilation applies (defaults: {@link conditionLimits}). */
@@ -40,6 +47,14 @@ export interface LogicLimits {
 class LogicCompiler {
   private depth = 0;
   private quantifiers = 0;
+  /** Whether the tree has a quantifier, and how many operators that may scan an array: see {@link needsBudget}. */
+  private sawQuantifier = false;
+  private scans = 0;
+
+  /** Only a condition whose cost can multiply needs a budget (a quantifier, or many array scans). */
+  get needsBudget(): boolean {
+    return this.sawQuantifier || this.scans > UNBUDGETED_SCANS;
+  }
 
   constructor(
     private readonly maxQuantifierDepth: number,
@@ -61,10 +76,13 @@ class LogicCompiler {
       const op = keys[0]!;
       const args = node[op]!;
       if (op === 'literal') return { get: () => args, constant: { value: args } };
-      if (op === 'var')
+      if (op === 'var') {
+        // A `[*]` projection walks an array.
+        if (JSON.stringify(args).includes('*')) this.scans++;
         return compileVar(args, `${loc ? `${loc}.` : ''}var`, this.quantifiers > 0, (n, l) =>
           this.value(n, l),
         );
+      }
       const pred = this.operator(op, args, loc ? `${loc}.${op}` : op);
       return { get: pred };
     } finally {
@@ -127,6 +145,7 @@ class LogicCompiler {
       case '!=':
       case '===':
       case '!==': {
+        this.scans++;
         const [a, b] = this.args(op, raw, loc, 2, 2).map((n, k) => this.value(n, `${loc}[${k}]`).get) as [
           Getter,
           Getter,
@@ -141,6 +160,7 @@ class LogicCompiler {
         return this.ordering(op, this.args(op, raw, loc, 2, op[0] === '<' ? 3 : 2), loc);
       case 'in':
       case 'contains': {
+        this.scans++;
         const [a, b] = this.args(op, raw, loc, 2, 2).map((n, k) => this.value(n, `${loc}[${k}]`).get) as [
           Getter,
           Getter,
@@ -233,6 +253,7 @@ class LogicCompiler {
       throw invalid(`'${op}' alias must be an identifier string`, `${loc}[2]`);
     }
     const alias = aliasArg;
+    this.sawQuantifier = true;
     if (this.quantifiers >= this.maxQuantifierDepth) {
       const where = loc ? ` at ${loc}` : '';
       throw new ExprError(
@@ -261,13 +282,17 @@ class LogicCompiler {
       }
       if (list.length === 0) return onEmpty;
       const frame: Frame = { el: undefined, i: 0, alias, up: f };
+      // One step per element visited, charged when the loop ends (nothing extra per element):
+      // nested quantifiers multiply, and the inner loops' charges stop that within one outer element.
       for (let i = 0; i < list.length; i++) {
-        // One step per element: nested quantifiers multiply, and the budget stops that.
-        if (counting) charge(1);
         frame.el = list[i];
         frame.i = i;
-        if (pred(s, frame) === stopOn) return op === 'some';
+        if (pred(s, frame) === stopOn) {
+          if (counting) charge(i + 1);
+          return op === 'some';
+        }
       }
+      if (counting) charge(list.length);
       return op !== 'some';
     };
   }
@@ -292,12 +317,12 @@ function compilerFor(opts: LogicLimits): { compiler: LogicCompiler; maxSteps: nu
 export function compileLogicPredicate(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => boolean {
   const { compiler, maxSteps } = compilerFor(opts);
   const pred = compiler.bool(logic, '');
-  return withBudget(maxSteps, (scope: Scope) => pred(scope, null));
+  return withBudget(compiler.needsBudget ? maxSteps : Infinity, (scope: Scope) => pred(scope, null));
 }
 
 /** Compile JSON-Logic into a value getter (for `evaluateJsonLogic`), with a step budget per call. */
 export function compileLogicValue(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => unknown {
   const { compiler, maxSteps } = compilerFor(opts);
   const get = compiler.value(logic, '').get;
-  return withBudget(maxSteps, (scope: Scope) => get(scope, null));
+  return withBudget(compiler.needsBudget ? maxSteps : Infinity, (scope: Scope) => get(scope, null));
 }
