@@ -40,10 +40,11 @@ export function clip(text: string, max = 80): string {
 }
 
 function tooLong(text: string, offset: number, reason: string): ExprError {
-  return new ExprError('reference_too_long', `Reference '${clip(text, 60)}' is too long: ${reason}`, {
+  const head = text.length <= 60 ? text : `${text.slice(0, 60)}…`;
+  return new ExprError('reference_too_long', `Reference '${head}' is too long: ${reason}`, {
     position: offset,
     expected: 'a shorter reference',
-    reference: clip(text, 60),
+    reference: head,
   });
 }
 
