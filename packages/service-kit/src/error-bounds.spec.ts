@@ -68,6 +68,7 @@ describe('transport errors', () => {
     const e = fromGrpcError(grpcErr(status.UNAVAILABLE, 'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:50051'));
     expect(e.code).toBe('UNAVAILABLE');
     expect(e.transport).toBe(true);
+    expect(e.message).toBe('No connection established. Last error: connect ECONNREFUSED [internal address]');
     expect(fromGrpcError(toGrpcError(new AppError('UNAVAILABLE', 'x'))).transport).toBe(false);
   });
 

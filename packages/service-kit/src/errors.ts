@@ -4,6 +4,7 @@
  * `af-error-bin` trailer; the gateway turns that back into HTTP.
  */
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { scrubAddresses } from './addresses.js';
 import { boundViolations, fitDetail, MAX_ERROR_MESSAGE, truncateText } from './error-bounds.js';
 
 export const ERROR_CODES = [
@@ -187,7 +188,8 @@ export function fromGrpcError(err: unknown): AppError {
   if (size) {
     return new AppError('PAYLOAD_TOO_LARGE', `a message between services is too large (${size[1]} bytes; the limit is ${size[2]})`, { cause: err, transport: true });
   }
-  return new AppError(code, message, { cause: err, transport: true });
+  // The raw text (kept in `cause` for logs) names internal addresses; whoever shows this message must not.
+  return new AppError(code, scrubAddresses(message), { cause: err, transport: true });
 }
 
 /** grpc-js: `Received message larger than max (1900000 vs 1048576)` / `Sent message larger than max (…)`. */

@@ -7,6 +7,7 @@
  * addresses too; 4xx messages describe the caller's own input and pass
  * unchanged.
  */
+import { scrubAddresses } from '@af/service-kit';
 
 /** The fields of an AppError this module needs. */
 export interface ErrorFacts {
@@ -14,20 +15,6 @@ export interface ErrorFacts {
   message: string;
   /** The error came from the transport, not from the peer's code. */
   transport: boolean;
-}
-
-const ADDRESS_PATTERNS: readonly RegExp[] = [
-  /\bunix:[^\s,;)'"]+/gi,
-  /\[[0-9a-f:.]*:[0-9a-f:.]*\](?::\d{1,5})?/gi,
-  /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?\b/g,
-  /\b(?:localhost|[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):\d{2,5}\b/gi,
-];
-
-/** `text` with IP addresses, host:port pairs and unix socket paths replaced. */
-export function scrubAddresses(text: string): string {
-  let out = text;
-  for (const re of ADDRESS_PATTERNS) out = out.replace(re, '[internal address]');
-  return out;
 }
 
 /** The message a client sees for an error answered with `status`; `service` is the gateway's peer, when known. */
