@@ -216,7 +216,7 @@ describe('NUL characters and deep nesting', () => {
     expect(res.body.error.violations).toEqual([{ field: 'inputs.rows[0].name', reason: 'contains a NUL character (\\u0000)', code: 'nul_character' }]);
   });
 
-  it('refuses a NUL in a name (registration, connector, playbook) and in a key with 400 naming the field', async () => {
+  it('refuses a NUL in a name (registration e-mail, playbook YAML), in a key and in a URL path with 400 naming the field', async () => {
     const reg = await http('POST', url('/api/auth/register'), { body: { email: 'nul\u0000@example.com', password: 'correct horse battery staple' } });
     expect(reg.status).toBe(400);
     expect(reg.body.error.violations[0]).toMatchObject({ field: 'email', code: 'nul_character' });
