@@ -19,7 +19,13 @@ export type ExprErrorCode =
   /** An operator name no dialect knows. */
   | 'unknown_operator'
   /** An empty condition string. */
-  | 'empty_expression';
+  | 'empty_expression'
+  /** `some`/`all`/`none` nested deeper than the configured limit (compile time). */
+  | 'quantifier_depth_exceeded'
+  /** One evaluation took more steps than its budget (run time). */
+  | 'condition_budget_exceeded'
+  /** A reference longer than the length or segment limit. */
+  | 'reference_too_long';
 
 /** Optional details attached to an {@link ExprError}. */
 export interface ExprErrorDetails {

@@ -5,7 +5,21 @@
  * No `eval`, `Function` or `vm`; every failure is an {@link ExprError}.
  */
 export { ExprError, type ExprErrorCode, type ExprErrorDetails } from './expr-error.js';
-export { formatPath, parsePath, resolvePath, type ParsedPath, type PathSegment } from './path.js';
+export {
+  formatPath,
+  MAX_REFERENCE_LENGTH,
+  MAX_REFERENCE_SEGMENTS,
+  parsePath,
+  resolvePath,
+  type ParsedPath,
+  type PathSegment,
+} from './path.js';
+export {
+  conditionLimits,
+  configureConditionLimits,
+  DEFAULT_CONDITION_LIMITS,
+  type ConditionLimits,
+} from './condition/budget.js';
 export { collectReferences, extractReferences, type LocatedReference, type Reference } from './reference.js';
 export { isBuiltin, type Scope } from './scope.js';
 export {

@@ -10,6 +10,7 @@
  *   int     := '-'? [0-9]+          (negative counts from the end of an array)
  *   quoted  := "..." | '...'        (JSON-style escapes)
  */
+import { charge } from './condition/budget.js';
 import { ExprError } from './expr-error.js';
 
 /** One step of a path after the root. */
@@ -27,6 +28,26 @@ export const MISSING: unique symbol = Symbol('missing');
 export type Missing = typeof MISSING;
 
 const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Longest reference text accepted (characters, braces excluded). */
+export const MAX_REFERENCE_LENGTH = 1024;
+/** Most segments (`.name`, `[0]`, `[*]`, …) after the root of one reference. */
+export const MAX_REFERENCE_SEGMENTS = 64;
+
+/** `text` cut to `max` characters for messages, with the full length when cut. */
+export function clip(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
+
+function tooLong(text: string, offset: number, reason: string): ExprError {
+  const head = text.length <= 60 ? text : `${text.slice(0, 60)}…`;
+  return new ExprError('reference_too_long', `Reference '${head}' is too long: ${reason}`, {
+    position: offset,
+    expected: 'a shorter reference',
+    reference: head,
+  });
+}
+
 const NAME_RE = /^[A-Za-z0-9_$-]+$/;
 
 /** True when `c` may appear in an unquoted name. */
@@ -48,16 +69,20 @@ export function isNameChar(c: string | undefined): boolean {
  * offending position (relative to `text` plus `offset`) and what was expected.
  */
 export function parsePath(text: string, offset = 0): ParsedPath {
+  // Checked first: every later step (messages, suggestions, resolution) grows with the length.
+  if (text.length > MAX_REFERENCE_LENGTH) {
+    throw tooLong(text, offset, `${text.length} characters; the limit is ${MAX_REFERENCE_LENGTH}`);
+  }
   let i = 0;
   const fail = (expected: string): never => {
     const found = i < text.length ? `'${text[i]}'` : 'end of path';
     throw new ExprError(
       'invalid_reference',
-      `Invalid reference '${text}': expected ${expected} at ${offset + i}, found ${found}`,
+      `Invalid reference '${clip(text)}': expected ${expected} at ${offset + i}, found ${found}`,
       {
         position: offset + i,
         expected,
-        reference: text,
+        reference: clip(text),
       },
     );
   };
@@ -123,6 +148,9 @@ export function parsePath(text: string, offset = 0): ParsedPath {
   }
   const path: PathSegment[] = [];
   while (i < text.length) {
+    if (path.length >= MAX_REFERENCE_SEGMENTS) {
+      throw tooLong(text, offset, `more than ${MAX_REFERENCE_SEGMENTS} segments after '${clip(root, 40)}'`);
+    }
     const c = text[i];
     if (c === '.') {
       i++;
@@ -202,6 +230,8 @@ export function walkPath(value: unknown, path: readonly PathSegment[], from = 0)
     } else {
       if (t !== 'object') return MISSING;
       const items = Array.isArray(cur) ? cur : Object.values(cur as object);
+      // A projection inside a condition costs one step per element (no-op outside an evaluation).
+      charge(items.length);
       const nested = hasWildcard(path, k + 1);
       const out: unknown[] = [];
       for (const item of items) {

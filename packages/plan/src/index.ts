@@ -39,6 +39,18 @@ export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/co
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';
 export { compileMasterPlan, type CompileMasterPlanOptions } from './master/compile-master-plan.js';
 export { compileNodeCondition } from './graph/node-condition.js';
+export {
+  configurePlanLimits,
+  countPlanNodes,
+  countPlaybookSteps,
+  countWorkflowSteps,
+  DEFAULT_PLAN_MAX_NODES,
+  masterPlanSizeIssue,
+  planMaxNodes,
+  planSizeIssue,
+  playbookSizeIssue,
+  workflowSizeIssue,
+} from './limits/plan-size.js';
 export { planToWire, planFromWire, PlanWireError } from './wire/plan-wire.js';
 export {
   WIRE_ENUMS,

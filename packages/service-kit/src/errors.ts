@@ -4,6 +4,8 @@
  * `af-error-bin` trailer; the gateway turns that back into HTTP.
  */
 import { Metadata, status as GrpcStatus } from '@grpc/grpc-js';
+import { scrubAddresses } from './addresses.js';
+import { boundViolations, fitDetail, MAX_ERROR_MESSAGE, truncateText } from './error-bounds.js';
 
 export const ERROR_CODES = [
   'INVALID_ARGUMENT',
@@ -13,6 +15,8 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'FAILED_PRECONDITION',
   'RESOURCE_EXHAUSTED',
+  /** A request, or a message between services, over a size limit (HTTP 413). */
+  'PAYLOAD_TOO_LARGE',
   'UNAVAILABLE',
   'DEADLINE_EXCEEDED',
   'UNIMPLEMENTED',
@@ -36,21 +40,30 @@ export interface AppErrorOptions {
   retryable?: boolean;
   retryAfterMs?: number;
   cause?: unknown;
+  /**
+   * The error came from the transport, not from a peer's code (the peer sent
+   * no error detail): its message may name internal addresses and must not
+   * reach an outside caller as it is.
+   */
+  transport?: boolean;
 }
 
 export class AppError extends Error {
   readonly violations: FieldViolation[];
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  readonly transport: boolean;
 
+  /** The message is cut to 1,000 characters and the violations to 100 (see error-bounds.ts). */
   constructor(
     readonly code: ErrorCode,
     message: string,
     options: AppErrorOptions = {},
   ) {
-    super(message, { cause: options.cause });
+    super(truncateText(String(message), MAX_ERROR_MESSAGE), { cause: options.cause });
     this.name = 'AppError';
-    this.violations = options.violations ?? [];
+    this.violations = options.violations ? boundViolations(options.violations) : [];
+    this.transport = options.transport ?? false;
     this.retryable = options.retryable ?? DEFAULT_RETRYABLE.has(code);
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
@@ -95,6 +108,7 @@ const TO_GRPC: Record<ErrorCode, GrpcStatus> = {
   UNAUTHENTICATED: GrpcStatus.UNAUTHENTICATED,
   FAILED_PRECONDITION: GrpcStatus.FAILED_PRECONDITION,
   RESOURCE_EXHAUSTED: GrpcStatus.RESOURCE_EXHAUSTED,
+  PAYLOAD_TOO_LARGE: GrpcStatus.RESOURCE_EXHAUSTED,
   UNAVAILABLE: GrpcStatus.UNAVAILABLE,
   DEADLINE_EXCEEDED: GrpcStatus.DEADLINE_EXCEEDED,
   UNIMPLEMENTED: GrpcStatus.UNIMPLEMENTED,
@@ -103,8 +117,11 @@ const TO_GRPC: Record<ErrorCode, GrpcStatus> = {
   INTERNAL: GrpcStatus.INTERNAL,
 };
 
+// PAYLOAD_TOO_LARGE shares RESOURCE_EXHAUSTED on the wire; the af-error-bin detail (or the message-size text) tells them apart.
 const FROM_GRPC = new Map<number, ErrorCode>(
-  Object.entries(TO_GRPC).map(([code, status]) => [status, code as ErrorCode]),
+  Object.entries(TO_GRPC)
+    .filter(([code]) => code !== 'PAYLOAD_TOO_LARGE')
+    .map(([code, status]) => [status, code as ErrorCode]),
 );
 
 /** HTTP status the gateway answers with for each code (DESIGN §3). */
@@ -117,6 +134,7 @@ const TO_HTTP: Record<ErrorCode, number> = {
   FAILED_PRECONDITION: 409,
   ABORTED: 409,
   RESOURCE_EXHAUSTED: 429,
+  PAYLOAD_TOO_LARGE: 413,
   CANCELLED: 499,
   INTERNAL: 500,
   UNIMPLEMENTED: 501,
@@ -140,7 +158,8 @@ export interface GrpcErrorShape {
 export function toGrpcError(err: unknown): GrpcErrorShape {
   const app = err instanceof AppError ? err : new AppError('INTERNAL', 'internal error', { cause: err });
   const metadata = new Metadata();
-  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(app.toDetail()), 'utf8'));
+  // Bounded so the trailer always fits the peer's HTTP/2 header-list limit (a rejected trailer drops the connection).
+  metadata.set(ERROR_METADATA_KEY, Buffer.from(JSON.stringify(fitDetail(app.toDetail())), 'utf8'));
   return { code: TO_GRPC[app.code], message: app.message, details: app.message, metadata };
 }
 
@@ -165,8 +184,16 @@ export function fromGrpcError(err: unknown): AppError {
   }
   const code = typeof e?.code === 'number' ? (FROM_GRPC.get(e.code) ?? 'INTERNAL') : 'INTERNAL';
   const message = typeof e?.details === 'string' && e.details ? e.details : String(e?.message ?? 'unknown error');
-  return new AppError(code, message, { cause: err });
+  const size = code === 'RESOURCE_EXHAUSTED' ? MESSAGE_SIZE.exec(message) : null;
+  if (size) {
+    return new AppError('PAYLOAD_TOO_LARGE', `a message between services is too large (${size[1]} bytes; the limit is ${size[2]})`, { cause: err, transport: true });
+  }
+  // The raw text (kept in `cause` for logs) names internal addresses; whoever shows this message must not.
+  return new AppError(code, scrubAddresses(message), { cause: err, transport: true });
 }
+
+/** grpc-js: `Received message larger than max (1900000 vs 1048576)` / `Sent message larger than max (…)`. */
+const MESSAGE_SIZE = /message larger than max \((\d+) vs\.? (\d+)\)/i;
 
 export function httpStatusOf(code: ErrorCode): number {
   return TO_HTTP[code];

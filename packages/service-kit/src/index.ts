@@ -1,5 +1,7 @@
 export * from './config.js';
 export * from './errors.js';
+export * from './error-bounds.js';
+export * from './addresses.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './runtime.js';

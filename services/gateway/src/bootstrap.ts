@@ -11,6 +11,8 @@ import { gatewayEnvSchema } from './config.js';
 import { TokenService } from './domain/credentials.js';
 import { createClients } from './infra/clients.js';
 import { ApiKeysRepository } from './infra/api-keys.repository.js';
+import { labelClients } from './infra/labelled-clients.js';
+import { checkJsonBody, checkUrl, type JsonGuardProblem } from './domain/json-guard.js';
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
 import { ApiKeys1764300000000 } from './infra/migrations/1764300000000-api-keys.js';
 import { Accounts1764500000000 } from './infra/migrations/1764500000000-accounts.js';
@@ -29,7 +31,7 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   const deps = {
     kit,
     serviceAuth,
-    clients: createClients(config, serviceAuth),
+    clients: labelClients(createClients(config, serviceAuth)),
     users,
     teams: new TeamsRepository(kit),
     tokens,
@@ -43,10 +45,25 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   });
   // Client address for login throttling: X-Forwarded-For only from TRUST_PROXY's proxies.
   app.set('trust proxy', config.TRUST_PROXY);
-  app.use(express.json({ limit: config.BODY_LIMIT_BYTES }));
-  // Body-parser failures (bad JSON, too large) as our JSON error shape.
-  app.use((err: { status?: number; type?: string; message?: string }, _req: Request, res: Response, next: NextFunction) => {
+  // NUL characters in the URL are refused before routing (PostgreSQL cannot store them).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const problem = checkUrl(req.originalUrl);
+    if (!problem) return next();
+    res.status(400).json({ error: { code: 'INVALID_ARGUMENT', message: `${problem.field}: ${problem.reason}`, violations: [problem] } });
+  });
+  // The raw body is checked (one linear pass, no recursion) before JSON.parse or anything recursive sees it.
+  const verify = (_req: unknown, _res: unknown, buf: Buffer) => {
+    const problem = checkJsonBody(buf, config.JSON_MAX_DEPTH);
+    if (problem) throw Object.assign(new Error(`${problem.field}: ${problem.reason}`), { type: 'json.guard', guard: problem });
+  };
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, verify }));
+  // Body-parser failures (bad JSON, too large, NUL / too deep) as our JSON error shape.
+  app.use((err: { status?: number; type?: string; message?: string; guard?: JsonGuardProblem }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
+    if (err.guard) {
+      res.status(400).json({ error: { code: 'INVALID_ARGUMENT', message: `${err.guard.field}: ${err.guard.reason}`, violations: [err.guard] } });
+      return;
+    }
     const status = err.status ?? 400;
     const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_ARGUMENT';
     res.status(status).json({ error: { code, message: `request body: ${err.message ?? 'unreadable'}`, violations: [{ field: '(body)', reason: err.message ?? 'unreadable' }] } });

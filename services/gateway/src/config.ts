@@ -86,5 +86,9 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   PASSWORD_BCRYPT_ROUNDS: z.coerce.number().int().min(10).max(15).default(10),
   /** File of refused common passwords (one per line, # comments); empty = the list shipped in data/common-passwords.txt. */
   COMMON_PASSWORDS_FILE: z.string().default(''),
+  /** Largest run `inputs` accepted (bytes of JSON); larger is 413 naming `inputs`. Keep equal to the orchestrator's. */
+  RUN_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Deepest nesting of objects/arrays accepted in a JSON request body; deeper is 400. */
+  JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;

@@ -1,5 +1,7 @@
 /** Composition root: wires config, persistence, executors, the work consumer and gRPC. */
 import 'reflect-metadata';
+import { configureConditionLimits } from '@af/expr';
+import { configurePlanLimits } from '@af/plan';
 import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { ExecuteRun } from './app/execute-run.use-case.js';
 import { flexPlanSource, PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
@@ -40,6 +42,9 @@ import { RunWorkConsumer } from './infra/run-work.consumer.js';
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
   const llm = llmConfig(env);
   const kit = await ServiceKit.start({ name: 'orchestrator', envSchema: orchestratorEnvSchema, env, migrations: ORCHESTRATOR_MIGRATIONS });
+  // Bounded work (docs/security/limits.md): plan size and condition cost, process-wide.
+  configurePlanLimits({ maxNodes: kit.config.PLAN_MAX_NODES });
+  configureConditionLimits({ maxSteps: kit.config.CONDITION_MAX_STEPS, maxQuantifierDepth: kit.config.CONDITION_MAX_QUANTIFIER_DEPTH });
   const { config } = kit;
   const repo = new RunRepository(kit);
   // Signs every call to our services: the run owner's principal, or system:orchestrator.
@@ -104,6 +109,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       concurrency: config.RUN_CONCURRENCY,
       nodeTimeoutMs: config.NODE_TIMEOUT_MS,
       mapMaxIterations: config.MAP_MAX_ITERATIONS,
+      nodeOutputMaxBytes: config.NODE_OUTPUT_MAX_BYTES,
     },
     kit.log,
     // Policy hitl gates are policy_hitl requests in the approval service when there is one.
@@ -119,7 +125,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

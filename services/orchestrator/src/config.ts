@@ -103,5 +103,15 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
     }),
   /** How often the action table is asked again of ACTION_SERVICES. */
   ACTION_REFRESH_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  /** Most nodes a plan may have (map bodies and inline subflows count); StartRun / replans refuse larger plans. */
+  PLAN_MAX_NODES: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Steps one condition evaluation may take (quantifier elements, array scans); past it the node / policy fails with condition_budget_exceeded. */
+  CONDITION_MAX_STEPS: z.coerce.number().int().min(1).default(100_000),
+  /** How deep some()/all()/none() may nest inside one another's predicate; deeper conditions are refused at StartRun. */
+  CONDITION_MAX_QUANTIFIER_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
+  /** Largest run `inputs` accepted by StartRun (bytes of JSON); larger is PAYLOAD_TOO_LARGE naming `inputs`. */
+  RUN_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
+  /** Largest output one node may produce (bytes of JSON); a larger output fails the node instead of being stored. */
+  NODE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;

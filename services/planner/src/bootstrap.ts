@@ -1,6 +1,8 @@
 /** Composition root of the planner: playbooks, the flex planner, the capability registry and facet catalog. */
 import 'reflect-metadata';
 import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
+import { configureConditionLimits } from '@af/expr';
+import { configurePlanLimits } from '@af/plan';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
 import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
@@ -19,6 +21,9 @@ import { plannerMigrations } from './infra/migrations/index.js';
 
 export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const kit = await ServiceKit.start({ name: 'planner', envSchema: plannerEnvSchema, env, migrations: plannerMigrations });
+  // Bounded work (docs/security/limits.md): plan size and condition cost, process-wide.
+  configurePlanLimits({ maxNodes: kit.config.PLAN_MAX_NODES });
+  configureConditionLimits({ maxSteps: kit.config.CONDITION_MAX_STEPS, maxQuantifierDepth: kit.config.CONDITION_MAX_QUANTIFIER_DEPTH });
   const { config, log } = kit;
   const startedAt = Date.now();
   const metrics = new FlexMetrics(kit.metrics);

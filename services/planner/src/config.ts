@@ -30,5 +30,11 @@ export const plannerEnvSchema = baseEnvSchema.extend({
       if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
     }),
   ...llmEnvShape,
+  /** Most nodes a plan may have — playbook steps (parallel_steps included), map bodies and inline subflows count; larger documents are refused before validation. */
+  PLAN_MAX_NODES: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Steps one condition evaluation may take (quantifier elements, array scans); past it the evaluation fails with condition_budget_exceeded. */
+  CONDITION_MAX_STEPS: z.coerce.number().int().min(1).default(100_000),
+  /** How deep some()/all()/none() may nest inside one another's predicate; deeper conditions are refused at validation. */
+  CONDITION_MAX_QUANTIFIER_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
 });
 export type PlannerConfig = z.infer<typeof plannerEnvSchema>;

@@ -10,7 +10,7 @@
 import { ExprError } from '../expr-error.js';
 import { formatPath, parsePath } from '../path.js';
 import type { Scope } from '../scope.js';
-import { compileLogicPredicate, compileLogicValue } from './compile-logic.js';
+import { compileLogicPredicate, compileLogicValue, type LogicLimits } from './compile-logic.js';
 import { parseDsl, type PathAlias } from './dsl.js';
 import { DEFAULT_ALIAS, type JsonLogic } from './json-logic.types.js';
 import { objectConditionToJsonLogic } from './object-condition.js';
@@ -24,7 +24,7 @@ import { parseConditionText, type ConditionWarning } from './parser.js';
  */
 export type ConditionDialect = 'playbook' | 'object' | 'jsonlogic' | 'dsl';
 
-export interface CompileConditionOptions {
+export interface CompileConditionOptions extends LogicLimits {
   dialect?: ConditionDialect;
   /** Path aliases for the `dsl` dialect (default: the facet alias). */
   aliases?: readonly PathAlias[];
@@ -108,11 +108,12 @@ export function normalizeCondition(source: unknown, opts: CompileConditionOption
         `A ${dialect} condition must be a string, got ${source === null ? 'null' : typeof source}`,
       );
     }
+    const depth = opts.maxQuantifierDepth !== undefined ? { maxQuantifierDepth: opts.maxQuantifierDepth } : {};
     if (dialect === 'dsl') {
-      const r = parseDsl(source, opts.aliases ? { aliases: opts.aliases } : {});
+      const r = parseDsl(source, { ...(opts.aliases ? { aliases: opts.aliases } : {}), ...depth });
       return { logic: r.jsonLogic, variables: r.variables, warnings: r.warnings };
     }
-    const r = parseConditionText(source);
+    const r = parseConditionText(source, depth);
     return { logic: r.logic, variables: r.variables, warnings: r.warnings };
   }
   const logic = dialect === 'object' ? objectConditionToJsonLogic(source) : asJsonLogic(source);
@@ -141,12 +142,18 @@ function asJsonLogic(v: unknown, depth = 0): JsonLogic {
 /**
  * Compile a condition in any dialect into a closure (compile once, evaluate
  * many). Throws `ExprError` for malformed input, with `position`/`expected`
- * for text and `path` for objects.
+ * for text and `path` for objects, and `quantifier_depth_exceeded` for
+ * quantifiers nested past the limit. Each call of the closure has a step
+ * budget and throws `condition_budget_exceeded` past it (see budget.ts).
  */
 export function compileCondition(source: unknown, opts: CompileConditionOptions = {}): CompiledCondition {
   const normalized = normalizeCondition(source, opts);
-  const fn = compileLogicPredicate(normalized.logic);
-  return Object.assign((scope: Scope) => fn(scope), {
+  const limits: LogicLimits = {};
+  if (opts.maxQuantifierDepth !== undefined) limits.maxQuantifierDepth = opts.maxQuantifierDepth;
+  if (opts.maxSteps !== undefined) limits.maxSteps = opts.maxSteps;
+  // compileLogicPredicate returns a fresh closure: it carries the metadata itself (no extra call per evaluation).
+  const fn = compileLogicPredicate(normalized.logic, limits);
+  return Object.assign(fn, {
     ast: normalized.logic,
     variables: normalized.variables,
     warnings: normalized.warnings,

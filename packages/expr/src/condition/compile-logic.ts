@@ -19,18 +19,47 @@ import {
   type Getter,
   type Predicate,
 } from './compile-var.js';
+import { charge, conditionLimits, withBudget } from './budget.js';
 import { DEFAULT_ALIAS, type JsonLogic } from './json-logic.types.js';
 import { compareValues, contains, isEmpty, isIn, looseEquals, strictEquals, truthy } from './values.js';
 
 export type { Frame, Getter, Predicate };
 
 const MAX_DEPTH = 512;
+/**
+ * Operators that may scan an array (`in`, `contains`, equality of arrays or
+ * objects, `[*]` projections) a condition may hold and still run without a
+ * budget when it has no quantifier: its cost is then at most this many passes
+ * over the data it reads, which the input and output size caps bound.
+ */
+export const UNBUDGETED_SCANS = 16;
 const UNARY = new Set(['!', '!!', 'exists', 'is_empty']);
 
-/** Compiles a tree; `aliases` tracks enclosing quantifiers. */
+/** Limits a compilation applies (defaults: {@link conditionLimits}). */
+export interface LogicLimits {
+  /** `some`/`all`/`none` allowed inside one another's predicate. */
+  maxQuantifierDepth?: number;
+  /** Steps per evaluation; `Infinity` compiles without counting. */
+  maxSteps?: number;
+}
+
+/** Compiles a tree; `quantifiers` counts the enclosing quantifier predicates. */
 class LogicCompiler {
   private depth = 0;
   private quantifiers = 0;
+  /** Whether the tree has a quantifier, and how many operators that may scan an array: see {@link needsBudget}. */
+  private sawQuantifier = false;
+  private scans = 0;
+
+  /** Only a condition whose cost can multiply needs a budget (a quantifier, or many array scans). */
+  get needsBudget(): boolean {
+    return this.sawQuantifier || this.scans > UNBUDGETED_SCANS;
+  }
+
+  constructor(
+    private readonly maxQuantifierDepth: number,
+    private readonly counting: boolean,
+  ) {}
 
   value(node: JsonLogic, loc: string): Compiled {
     if (node === null || typeof node !== 'object') return { get: () => node, constant: { value: node } };
@@ -47,10 +76,13 @@ class LogicCompiler {
       const op = keys[0]!;
       const args = node[op]!;
       if (op === 'literal') return { get: () => args, constant: { value: args } };
-      if (op === 'var')
+      if (op === 'var') {
+        // A `[*]` projection walks an array.
+        if (JSON.stringify(args).includes('*')) this.scans++;
         return compileVar(args, `${loc ? `${loc}.` : ''}var`, this.quantifiers > 0, (n, l) =>
           this.value(n, l),
         );
+      }
       const pred = this.operator(op, args, loc ? `${loc}.${op}` : op);
       return { get: pred };
     } finally {
@@ -113,6 +145,7 @@ class LogicCompiler {
       case '!=':
       case '===':
       case '!==': {
+        this.scans++;
         const [a, b] = this.args(op, raw, loc, 2, 2).map((n, k) => this.value(n, `${loc}[${k}]`).get) as [
           Getter,
           Getter,
@@ -127,6 +160,7 @@ class LogicCompiler {
         return this.ordering(op, this.args(op, raw, loc, 2, op[0] === '<' ? 3 : 2), loc);
       case 'in':
       case 'contains': {
+        this.scans++;
         const [a, b] = this.args(op, raw, loc, 2, 2).map((n, k) => this.value(n, `${loc}[${k}]`).get) as [
           Getter,
           Getter,
@@ -219,6 +253,15 @@ class LogicCompiler {
       throw invalid(`'${op}' alias must be an identifier string`, `${loc}[2]`);
     }
     const alias = aliasArg;
+    this.sawQuantifier = true;
+    if (this.quantifiers >= this.maxQuantifierDepth) {
+      const where = loc ? ` at ${loc}` : '';
+      throw new ExprError(
+        'quantifier_depth_exceeded',
+        `${op}()${where} nests quantifiers (some/all/none) ${this.quantifiers + 1} deep; at most ${this.maxQuantifierDepth} may nest`,
+        { path: loc },
+      );
+    }
     const collection = this.value(items[0]!, `${loc}[0]`).get;
     this.quantifiers++;
     let pred: Predicate;
@@ -230,6 +273,7 @@ class LogicCompiler {
     // An absent or empty collection is "no match": false for some/all, true for none.
     const onEmpty = op === 'none';
     const stopOn = op !== 'all'; // some/none stop at the first match, all at the first miss
+    const counting = this.counting;
     return (s, f) => {
       const list = collection(s, f);
       if (list === undefined || list === null) return onEmpty;
@@ -238,11 +282,17 @@ class LogicCompiler {
       }
       if (list.length === 0) return onEmpty;
       const frame: Frame = { el: undefined, i: 0, alias, up: f };
+      // One step per element visited, charged when the loop ends (nothing extra per element):
+      // nested quantifiers multiply, and the inner loops' charges stop that within one outer element.
       for (let i = 0; i < list.length; i++) {
         frame.el = list[i];
         frame.i = i;
-        if (pred(s, frame) === stopOn) return op === 'some';
+        if (pred(s, frame) === stopOn) {
+          if (counting) charge(i + 1);
+          return op === 'some';
+        }
       }
+      if (counting) charge(list.length);
       return op !== 'some';
     };
   }
@@ -254,14 +304,25 @@ function isOperatorNode(node: JsonLogic): boolean {
   return op !== undefined && op !== 'var' && op !== 'literal';
 }
 
-/** Compile JSON-Logic into a predicate over a scope (truthiness of the result). */
-export function compileLogicPredicate(logic: JsonLogic): (scope: Scope) => boolean {
-  const pred = new LogicCompiler().bool(logic, '');
-  return (scope) => pred(scope, null);
+function compilerFor(opts: LogicLimits): { compiler: LogicCompiler; maxSteps: number } {
+  const defaults = conditionLimits();
+  const maxSteps = opts.maxSteps ?? defaults.maxSteps;
+  return { compiler: new LogicCompiler(opts.maxQuantifierDepth ?? defaults.maxQuantifierDepth, maxSteps !== Infinity), maxSteps };
 }
 
-/** Compile JSON-Logic into a value getter (for `evaluateJsonLogic`). */
-export function compileLogicValue(logic: JsonLogic): (scope: Scope) => unknown {
-  const get = new LogicCompiler().value(logic, '').get;
-  return (scope) => get(scope, null);
+/**
+ * Compile JSON-Logic into a predicate over a scope (truthiness of the
+ * result). Each call of the predicate runs with its own step budget.
+ */
+export function compileLogicPredicate(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => boolean {
+  const { compiler, maxSteps } = compilerFor(opts);
+  const pred = compiler.bool(logic, '');
+  return withBudget(compiler.needsBudget ? maxSteps : Infinity, (scope: Scope) => pred(scope, null));
+}
+
+/** Compile JSON-Logic into a value getter (for `evaluateJsonLogic`), with a step budget per call. */
+export function compileLogicValue(logic: JsonLogic, opts: LogicLimits = {}): (scope: Scope) => unknown {
+  const { compiler, maxSteps } = compilerFor(opts);
+  const get = compiler.value(logic, '').get;
+  return withBudget(compiler.needsBudget ? maxSteps : Infinity, (scope: Scope) => get(scope, null));
 }

@@ -44,7 +44,8 @@ export function typeName(v: unknown): string {
 function varPath(text: string): { root: string; path: PathSegment[] } {
   try {
     return parsePath(text);
-  } catch {
+  } catch (e) {
+    if (e instanceof ExprError && e.code === 'reference_too_long') throw e;
     const [root = '', ...rest] = text.split('.');
     return { root, path: rest.map((name) => ({ kind: 'prop', name }) as PathSegment) };
   }

@@ -26,6 +26,8 @@ export interface PathAlias {
 export interface DslOptions {
   /** Path aliases to apply; defaults to `[facetPathAlias]`. Pass `[]` for none. */
   aliases?: readonly PathAlias[];
+  /** `some`/`all`/`none` allowed inside one another's predicate (default: the configured limit). */
+  maxQuantifierDepth?: number;
 }
 
 /** The normalized condition envelope of the flex spec. */
@@ -112,7 +114,10 @@ function rendererFor(aliases: readonly PathAlias[]): ((path: string) => string |
  */
 export function parseDsl(text: string, opts: DslOptions = {}): DslResult {
   const aliases = opts.aliases ?? [facetPathAlias];
-  const parsed = parseConditionText(text, { mapPath: mapperFor(aliases) });
+  const parsed = parseConditionText(text, {
+    mapPath: mapperFor(aliases),
+    ...(opts.maxQuantifierDepth !== undefined ? { maxQuantifierDepth: opts.maxQuantifierDepth } : {}),
+  });
   const canonicalDsl = renderDsl(parsed.logic, rendererFor(aliases));
   const warnings = [...parsed.warnings];
   if (!referencesAnyVar(parsed.logic)) {

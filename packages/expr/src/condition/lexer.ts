@@ -4,7 +4,7 @@
  * `ExprError('syntax_error')` with the offset and what was expected.
  */
 import { ExprError } from '../expr-error.js';
-import { parsePath, type ParsedPath } from '../path.js';
+import { clip, parsePath, type ParsedPath } from '../path.js';
 
 export type TokenKind = 'num' | 'str' | 'path' | 'kw' | 'op' | 'eof';
 
@@ -135,7 +135,8 @@ export function tokenize(src: string): Token[] {
         ref = parsePath(raw, a);
       } catch (e) {
         const err = e as ExprError;
-        throw syntax(`Invalid reference '${raw}'`, err.position ?? a, err.expected ?? 'a path');
+        if (err.code === 'reference_too_long') throw err;
+        throw syntax(`Invalid reference '${clip(raw)}'`, err.position ?? a, err.expected ?? 'a path');
       }
       i = k + close.length;
       tokens.push({ kind: 'path', text: raw, start, end: i, ref });
@@ -189,7 +190,8 @@ export function tokenize(src: string): Token[] {
         ref = parsePath(text, start);
       } catch (e) {
         const err = e as ExprError;
-        throw syntax(`Invalid path '${text}'`, err.position ?? start, err.expected ?? 'a path');
+        if (err.code === 'reference_too_long') throw err;
+        throw syntax(`Invalid path '${clip(text)}'`, err.position ?? start, err.expected ?? 'a path');
       }
       tokens.push({ kind: 'path', text, start, end: i, ref, bare: !segments });
       continue;

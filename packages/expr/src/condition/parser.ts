@@ -18,6 +18,7 @@
  */
 import { ExprError } from '../expr-error.js';
 import { formatPath, type ParsedPath } from '../path.js';
+import { conditionLimits } from './budget.js';
 import { DEFAULT_ALIAS, type JsonLogic } from './json-logic.types.js';
 import { tokenize, type Token } from './lexer.js';
 
@@ -33,6 +34,8 @@ export type PathMapper = (path: string, ref: ParsedPath) => { path: string; warn
 
 export interface ParseTextOptions {
   mapPath?: PathMapper;
+  /** `some`/`all`/`none` allowed inside one another's predicate (default: the configured limit). */
+  maxQuantifierDepth?: number;
 }
 
 export interface ParsedConditionText {
@@ -67,6 +70,7 @@ export function parseConditionText(src: string, opts: ParseTextOptions = {}): Pa
   const variables: string[] = [];
   const seen = new Set<string>();
   const warnings: ConditionWarning[] = [];
+  const maxQuantifiers = opts.maxQuantifierDepth ?? conditionLimits().maxQuantifierDepth;
 
   const peek = (): Token => tokens[pos]!;
   const next = (): Token => tokens[pos++]!;
@@ -191,6 +195,14 @@ export function parseConditionText(src: string, opts: ParseTextOptions = {}): Pa
     enter(name);
     let node: JsonLogic;
     if (QUANTIFIERS.has(fn)) {
+      // `aliases` holds one frame per enclosing quantifier predicate.
+      if (aliases.length >= maxQuantifiers) {
+        throw new ExprError(
+          'quantifier_depth_exceeded',
+          `${fn}() at ${name.start} nests quantifiers (some/all/none) ${aliases.length + 1} deep; at most ${maxQuantifiers} may nest`,
+          { position: name.start, expected: 'fewer nested quantifiers' },
+        );
+      }
       const collection = parseExpr();
       let alias = DEFAULT_ALIAS;
       const a = peek();

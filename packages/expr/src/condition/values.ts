@@ -9,6 +9,7 @@
  *     strings with strings (so ISO dates order correctly) and Dates; anything
  *     else (null, booleans, objects) is not comparable and yields false.
  */
+import { charge } from './budget.js';
 
 /** JSON-Logic truthiness: like JavaScript, except that an empty array is false. */
 export function truthy(v: unknown): boolean {
@@ -29,12 +30,14 @@ function deepEquals(a: object, b: object, loose: boolean): boolean {
   const eq = loose ? looseEquals : strictEquals;
   if (Array.isArray(a) || Array.isArray(b)) {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    charge(a.length);
     for (let i = 0; i < a.length; i++) if (!eq(a[i], b[i])) return false;
     return true;
   }
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
+  charge(ka.length);
   for (const k of ka) {
     if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
     if (!eq((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
@@ -86,6 +89,7 @@ export function compareValues(a: unknown, b: unknown): number {
 /** `needle in haystack`: array membership (loose equality) or substring of a string. */
 export function isIn(needle: unknown, haystack: unknown): boolean {
   if (Array.isArray(haystack)) {
+    charge(haystack.length);
     for (const item of haystack) if (looseEquals(needle, item)) return true;
     return false;
   }

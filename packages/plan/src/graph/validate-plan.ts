@@ -12,6 +12,7 @@ import { zodIssuesToPlanIssues } from '../issues/zod-issues.js';
 import { findCycle, kahnStages } from './kahn-levels.js';
 import { AncestorSets, checkNodeReferences } from './plan-references.js';
 import { stronglyConnected } from './strongly-connected.js';
+import { planSizeIssue } from '../limits/plan-size.js';
 
 interface GraphContext {
   inputs: ReadonlySet<string>;
@@ -23,7 +24,9 @@ interface GraphContext {
  * All structural problems of `plan` (empty = the orchestrator may run it).
  * Accepts any value: it is parsed with `PlanGraphSchema` first.
  */
-export function validatePlan(plan: unknown): PlanIssue[] {
+export function validatePlan(plan: unknown, opts: { maxNodes?: number } = {}): PlanIssue[] {
+  const tooMany = planSizeIssue(plan, opts.maxNodes);
+  if (tooMany) return [tooMany];
   const parsed = PlanGraphSchema.safeParse(plan);
   if (!parsed.success) return zodIssuesToPlanIssues(parsed.error);
   return validateParsedPlan(parsed.data);

@@ -17,6 +17,7 @@ import { PlanGraphSchema, type PlanNode } from '../ir.js';
 import type { PlanIssue } from '../issues/plan-issue.js';
 import { zodIssuesToPlanIssues } from '../issues/zod-issues.js';
 import type { CompileResult } from '../playbook/compile-playbook.js';
+import { masterPlanSizeIssue } from '../limits/plan-size.js';
 
 const AgentTaskSchema = z.looseObject({
   agent_id: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'must start with a letter or _ and contain only letters, digits, _ . -'),
@@ -50,11 +51,15 @@ export interface CompileMasterPlanOptions {
   /** Add the composer node that combines every agent's output (default true). */
   composer?: boolean;
   id?: string;
+  /** Most agents the plan may have (default: the configured PLAN_MAX_NODES). */
+  maxNodes?: number;
 }
 
 /** Compiles a master agent's plan (`{analysis, execution_plan}` or a bare agent list). Never throws for bad input. */
 export function compileMasterPlan(json: unknown, opts: CompileMasterPlanOptions = {}): CompileResult {
   const input = Array.isArray(json) ? { execution_plan: json } : json;
+  const tooMany = masterPlanSizeIssue(input, opts.maxNodes);
+  if (tooMany) return fail([tooMany]);
   const parsed = MasterPlanSchema.safeParse(input);
   if (!parsed.success) return fail(zodIssuesToPlanIssues(parsed.error));
   const doc = parsed.data;

@@ -19,6 +19,7 @@ import { ReferenceResolver } from './step-references.js';
 import { validateStepLinks } from './step-links.js';
 import { linkWarnings } from './link-warnings.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
+import { playbookSizeIssue } from '../limits/plan-size.js';
 
 export interface CompilePlaybookOptions {
   /** Connectors bound to the agent profile; without it connector steps are checked against the generic envelope only. */
@@ -27,6 +28,8 @@ export interface CompilePlaybookOptions {
   registry?: ActionIORegistry;
   /** Data-dependency depth above which a `long_chain` warning is given (default 10). */
   longChainThreshold?: number;
+  /** Most steps (parallel_steps included) a playbook may have (default: the configured PLAN_MAX_NODES). */
+  maxNodes?: number;
 }
 
 export type CompileResult =
@@ -48,6 +51,9 @@ export function compilePlaybookValue(value: unknown, opts: CompilePlaybookOption
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, errors: [{ code: 'invalid_field', field: '', message: 'a playbook must be a mapping (id, name, steps, …)' }], results: [], warnings: [] };
   }
+  // Before anything that grows with the steps (schema, links, positions): one issue, not one per step.
+  const tooMany = playbookSizeIssue(value, opts.maxNodes);
+  if (tooMany) return { ok: false, errors: [tooMany], results: [], warnings: [] };
   const schema = PlaybookSchema.safeParse(value);
   if (!schema.success) {
     return { ok: false, errors: zodIssuesToPlanIssues(schema.error, '', allowedPlaybookKeys).map(locate), results: [], warnings: [] };

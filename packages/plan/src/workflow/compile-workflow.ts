@@ -23,12 +23,15 @@ import { zodIssuesToPlanIssues } from '../issues/zod-issues.js';
 import type { CompileResult } from '../playbook/compile-playbook.js';
 import { WorkflowStepSchema, type WorkflowStepInput } from './workflow.schema.js';
 import { WorkflowLevel, type WorkflowContext } from './workflow-level.js';
+import { workflowSizeIssue } from '../limits/plan-size.js';
 import { z } from 'zod';
 
 export interface CompileWorkflowOptions {
   /** Plan id / name (default: the agent row's id / agent_name when given). */
   id?: string;
   name?: string;
+  /** Most steps (nested steps included) the workflow may have (default: the configured PLAN_MAX_NODES). */
+  maxNodes?: number;
 }
 
 const AgentRowSchema = z.looseObject({
@@ -40,6 +43,8 @@ const AgentRowSchema = z.looseObject({
 
 /** Compiles a `workflow_steps` array (or an agent row holding one). Never throws for bad input. */
 export function compileWorkflowSteps(json: unknown, opts: CompileWorkflowOptions = {}): CompileResult {
+  const tooMany = workflowSizeIssue(json, opts.maxNodes);
+  if (tooMany) return fail([tooMany]);
   let steps: WorkflowStepInput[];
   let base: string;
   let row: z.infer<typeof AgentRowSchema> | undefined;

@@ -8,7 +8,7 @@ import { grpcLoaderOptions, protoFiles, type ProtoPackage } from '@af/contracts'
 import { Metadata } from '@grpc/grpc-js';
 import { firstValueFrom, throwError, timeout, type Observable } from 'rxjs';
 import { AppError, fromGrpcError } from '../errors.js';
-import { PACKAGE_NAMES } from './grpc-server.js';
+import { GRPC_MAX_MESSAGE_BYTES, PACKAGE_NAMES } from './grpc-server.js';
 import { PRINCIPAL_TOKEN_METADATA, type PrincipalSigner } from '../auth/service-auth.js';
 
 export interface GrpcClientOptions {
@@ -36,6 +36,9 @@ export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: s
       protoPath: protoFiles(pkg),
       url: address,
       loader: { ...grpcLoaderOptions, includeDirs: [...grpcLoaderOptions.includeDirs] },
+      // A run's view may carry several node outputs of up to NODE_OUTPUT_MAX_BYTES (1 MiB) each.
+      maxReceiveMessageLength: GRPC_MAX_MESSAGE_BYTES,
+      maxSendMessageLength: GRPC_MAX_MESSAGE_BYTES,
       channelOptions: {
         'grpc.keepalive_time_ms': 30_000,
         'grpc.initial_reconnect_backoff_ms': 100,

@@ -27,6 +27,9 @@ const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   action: 'agentfactory.action.v1',
 };
 
+/** Largest message between our services (grpc-js refuses more than 4 MiB received by default). */
+export const GRPC_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 export interface GrpcServer {
   app: INestMicroservice;
   health: HealthImplementation;
@@ -56,6 +59,9 @@ export async function startGrpcServer(options: {
       package: options.packages.map((p) => PACKAGE_NAMES[p]),
       protoPath: options.packages.flatMap((p) => protoFiles(p)),
       url: `${options.host}:${options.port}`,
+      // A run's view may carry several node outputs of up to NODE_OUTPUT_MAX_BYTES (1 MiB) each.
+      maxReceiveMessageLength: GRPC_MAX_MESSAGE_BYTES,
+      maxSendMessageLength: GRPC_MAX_MESSAGE_BYTES,
       loader: { ...grpcLoaderOptions, includeDirs: [...grpcLoaderOptions.includeDirs] },
       onLoadPackageDefinition: (pkg: object, server: Pick<Server, 'addService'>) => {
         health.addToServer(server as Server);

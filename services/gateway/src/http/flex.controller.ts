@@ -14,7 +14,7 @@ import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { DeregisterQuery, FlexJsonObjectSchema, HeartbeatBodySchema, ListCapabilitiesQuery, ListFacetsQuery, PlanQuery, UpsertFacetsSchema } from './flex.schemas.js';
-import { parseBody } from './validation.js';
+import { assertInputsFit, parseBody } from './validation.js';
 
 interface OrchestratorFrame {
   runId: string;
@@ -183,6 +183,7 @@ export class FlexController {
       runId = run!.id;
       own.push({ type: 'plan_generated', payload: { planVersion: run!.planVersion, metadata: { resumed: true }, nodes: run!.nodes.map((n) => ({ id: n.nodeId, status: lower(orchestrator.nodeStatusToJSON(n.status), 'NODE_STATUS_') })) } });
     } else {
+      assertInputsFit(envelope.inputs ?? {}, this.deps.kit.config.RUN_INPUT_MAX_BYTES, 'inputs');
       const planned = await this.planTask(principal, envelope);
       own.push(...planned.events.map((e) => ({ type: e.type, payload: e.payload ?? {} })));
       if (!planned.accepted) {

@@ -1,10 +1,15 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { AppError, httpStatusOf, type Logger } from '@af/service-kit';
 import type { Response } from 'express';
+import { publicMessage } from '../domain/public-error.js';
+import { serviceOf } from '../infra/labelled-clients.js';
 
 /**
  * The only place that knows HTTP statuses: AppError (from our code or a gRPC
- * peer) → status + `{ error: { code, message, violations } }`.
+ * peer) → status + `{ error: { code, message, violations } }`. A transport
+ * failure (no detail from the peer) is answered with a sentence naming the
+ * service, never grpc-js text with internal addresses; the detail is logged.
+ * Messages and violations are already bounded by AppError.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -18,9 +23,12 @@ export class HttpErrorFilter implements ExceptionFilter {
     }
     if (exception instanceof AppError) {
       const status = httpStatusOf(exception.code);
-      if (status >= 500) this.log.error({ err: exception }, 'request failed');
+      const service = serviceOf(exception);
+      if (status >= 500 || exception.transport) this.log.error({ err: exception, service }, 'request failed');
       if (exception.retryAfterMs !== undefined) res.setHeader('Retry-After', Math.ceil(exception.retryAfterMs / 1000));
-      res.status(status).json({ error: { code: exception.code, message: exception.message, violations: exception.violations } });
+      const message = publicMessage(exception, status, service);
+      const violations = status >= 500 ? exception.violations.map((v) => ({ ...v, reason: publicMessage({ code: exception.code, transport: exception.transport, message: v.reason }, status, service) })) : exception.violations;
+      res.status(status).json({ error: { code: exception.code, message, violations } });
       return;
     }
     if (exception instanceof HttpException) {

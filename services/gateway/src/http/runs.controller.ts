@@ -8,7 +8,7 @@ import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ListRunsQuery, ReplanRunSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
-import { parseBody } from './validation.js';
+import { assertInputsFit, parseBody } from './validation.js';
 import { runSummaryView, runView } from './views.js';
 
 interface WireFrame {
@@ -30,6 +30,7 @@ export class RunsController {
   @Post()
   async start(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
     const input = parseBody(StartRunSchema, body);
+    assertInputsFit(input.inputs, this.deps.kit.config.RUN_INPUT_MAX_BYTES);
     const { planner, orchestrator } = this.deps.clients;
     const yaml = input.playbook ?? (await call(planner.getPlaybook({ principal, id: input.playbook_id! }))).playbook!.yaml;
     const compiled = await call(planner.compilePlaybook({ principal, yaml }));

@@ -63,9 +63,9 @@ export function actionView(a: planner.ActionContract) {
   return { name: a.name, description: a.description, category: a.category, step_type: a.stepType, ...(a.contract ?? {}) };
 }
 
-/** A run in a list: no node states or outputs (GET /runs/:id has them). */
+/** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */
 export function runSummaryView(run: orchestrator.Run) {
-  const { nodes: _nodes, outputs: _outputs, ...rest } = runView(run);
+  const { nodes: _nodes, outputs: _outputs, inputs: _inputs, ...rest } = runView(run);
   return rest;
 }
 

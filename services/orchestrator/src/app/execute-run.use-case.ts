@@ -56,6 +56,7 @@ import {
   type Level,
 } from './execution.js';
 import { MapNodes } from './map-nodes.js';
+import { DEFAULT_NODE_OUTPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
 import type { RunPolicies } from './run-policies.js';
 import { RunRollback } from './run-rollback.js';
 import { WaitingNodes } from './waiting-nodes.js';
@@ -94,7 +95,7 @@ export class ExecuteRun {
     const { owner, nodeTimeoutMs, mapMaxIterations } = options;
     const levels = this.levels;
     this.maps = new MapNodes({ repo, store, levels, owner, mapMaxIterations, runGraph: (x, level) => this.runGraph(x, level), stopping: () => this.stopping });
-    this.waiting = new WaitingNodes({ repo, store, owner, fail: (...args) => this.fail(...args) });
+    this.waiting = new WaitingNodes({ repo, store, owner, fail: (...args) => this.fail(...args), ...(options.nodeOutputMaxBytes ? { outputMaxBytes: options.nodeOutputMaxBytes } : {}) });
     this.rollbacks = new RunRollback({ store, executors, levels, owner, nodeTimeoutMs, finish: (x, status, error, payload, opts) => this.finish(x, status, error, payload, opts) });
   }
 
@@ -380,6 +381,14 @@ export class ExecuteRun {
             return undefined;
           }
           const { output, payload: extra } = result instanceof Completed ? result : { output: result, payload: {} };
+          // Refused before it is stored: an oversized output would make the run itself unreadable.
+          const tooLarge = oversize(output, this.options.nodeOutputMaxBytes ?? DEFAULT_NODE_OUTPUT_MAX_BYTES, 'NODE_OUTPUT_MAX_BYTES');
+          if (tooLarge) {
+            throw new AppError('PAYLOAD_TOO_LARGE', `output ${tooLarge.reason}`, {
+              retryable: false,
+              violations: [{ field: 'output', reason: tooLarge.reason, code: 'output_too_large' }],
+            });
+          }
           // A fallback's output stands in for its primary's, for later references and for GetRun.
           const primary = node.fallbackFor ? level.nodes.find((n) => n.id === node.fallbackFor) : undefined;
           await this.store.nodeCompleted(

@@ -1,7 +1,8 @@
 import { PlanGraphSchema } from '@af/plan';
 import { NodeStates, type NodeState, type NodeStatus } from '../domain/run-state.js';
 import { OutputMap } from '../domain/scope.js';
-import { Levels, type Execution, type Level } from './execution.js';
+import { compileCondition } from '@af/expr';
+import { Levels, toAppError, type Execution, type Level } from './execution.js';
 
 const nodes = PlanGraphSchema.parse({
   nodes: ['a', 'b', 'c', 'd'].map((id, i) => ({ id, kind: 'tool', dependsOn: i ? [String.fromCharCode(96 + i)] : [] })),
@@ -93,5 +94,23 @@ describe('NodeStates', () => {
     expect(s).toBeInstanceOf(Map);
     expect(s.get('a')?.status).toBe('running');
     expect(new NodeStates(null).size).toBe(0);
+  });
+});
+
+describe('toAppError for condition limits', () => {
+  it('turns a node condition over its step budget into a non-retryable FAILED_PRECONDITION naming the condition', () => {
+    const cond = compileCondition('some(rows as a, some(rows as b, some(rows as c, c.v == -1)))');
+    const rows = Array.from({ length: 60 }, (_, v) => ({ v }));
+    let thrown: unknown;
+    try {
+      cond({ vars: { rows } });
+    } catch (e) {
+      thrown = e;
+    }
+    const app = toAppError(thrown);
+    expect(app.code).toBe('FAILED_PRECONDITION');
+    expect(app.retryable).toBe(false);
+    expect(app.message).toBe('condition: condition evaluation exceeded its budget of 100000 steps (quantifiers over large collections multiply; narrow the collections or the nesting)');
+    expect(app.violations[0]).toMatchObject({ field: 'condition', code: 'condition_budget_exceeded' });
   });
 });

@@ -26,6 +26,8 @@ export interface ExecuteRunOptions {
   nodeTimeoutMs: number;
   /** Items a map iterates when its body sets no maxIterations. */
   mapMaxIterations?: number;
+  /** Largest output a node may produce (bytes of JSON); larger fails the node (NODE_OUTPUT_MAX_BYTES). */
+  nodeOutputMaxBytes?: number;
 }
 
 /** One graph level: the plan, or one iteration of a map body. */
@@ -227,6 +229,13 @@ export function toAppError(err: unknown): AppError {
   const e = err as { code?: unknown; message?: unknown; reference?: unknown };
   if (typeof e?.code === 'string' && e.code === 'unresolved_reference') {
     return new AppError('FAILED_PRECONDITION', String(e.message), { retryable: false });
+  }
+  // A condition over its step budget: the same data gives the same result, so never retried.
+  if (typeof e?.code === 'string' && (e.code === 'condition_budget_exceeded' || e.code === 'quantifier_depth_exceeded')) {
+    return new AppError('FAILED_PRECONDITION', `condition: ${String(e.message)}`, {
+      retryable: false,
+      violations: [{ field: 'condition', reason: String(e.message), code: e.code }],
+    });
   }
   return new AppError('INTERNAL', String(e?.message ?? err), { retryable: false });
 }

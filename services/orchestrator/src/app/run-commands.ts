@@ -3,10 +3,11 @@
  * Ownership is checked here: another user's run is "not found", never
  * "forbidden", so run ids do not leak.
  */
-import { PlanGraphSchema, validatePlan, type PlanGraph, type PlanNode } from '@af/plan';
+import { PlanGraphSchema, planSizeIssue, validatePlan, type PlanGraph, type PlanNode } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
 import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { DEFAULT_RUN_INPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
 import { parseGoalConditions, parseOutputContract } from '../domain/output-contract.js';
 import { parseRuntimePolicies, type RuntimePolicy } from '../domain/runtime-policy.js';
 import type { RunRepository, WaitingRow } from '../infra/run.repository.js';
@@ -37,10 +38,18 @@ export class RunCommands {
     private readonly repo: RunRepository,
     /** Approval nodes waiting on the approval service are decided there. */
     private readonly approvals?: ApprovalDecisions,
+    private readonly limits: { runInputMaxBytes: number } = { runInputMaxBytes: DEFAULT_RUN_INPUT_MAX_BYTES },
   ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
     requireUser(cmd.userId);
+    // Before the plan is even parsed: an oversized run would be unreadable afterwards (GetRun, ListRuns).
+    const tooLarge = oversize(cmd.inputs, this.limits.runInputMaxBytes, 'RUN_INPUT_MAX_BYTES');
+    if (tooLarge) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `inputs ${tooLarge.reason}`, {
+        violations: [{ field: 'inputs', reason: tooLarge.reason, code: 'payload_too_large' }],
+      });
+    }
     const plan = parsePlanCached(cmd.plan);
     const runContext = cmd.runContext || plan.runContext;
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
@@ -270,6 +279,13 @@ export function teamViolations(nodes: readonly PlanNode[], mine: ReadonlySet<str
 
 /** The plan must parse as a PlanGraph and pass structural validation. */
 export function parsePlan(raw: unknown): PlanGraph {
+  // Counted before the schema: parsing and validation grow with the plan (PLAN_MAX_NODES).
+  const tooMany = planSizeIssue(raw);
+  if (tooMany) {
+    throw new AppError('INVALID_ARGUMENT', `invalid plan: plan.${tooMany.field}: ${tooMany.message}`, {
+      violations: [{ field: `plan.${tooMany.field}`, reason: tooMany.message, code: tooMany.code }],
+    });
+  }
   const parsed = PlanGraphSchema.safeParse(raw);
   if (!parsed.success) {
     const violations: FieldViolation[] = parsed.error.issues.map((i) => ({

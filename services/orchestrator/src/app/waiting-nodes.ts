@@ -5,6 +5,7 @@
  */
 import { AppError } from '@af/service-kit';
 import { bodyNodeIds, isInsideMap } from '../domain/instance-id.js';
+import { DEFAULT_NODE_OUTPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
 import { TERMINAL_RUN, type RunStatus } from '../domain/run-state.js';
 import { resolveSubflow, resolveWaiting, type ChildRun } from '../domain/waiting.js';
 import type { RunExecutionStore } from '../infra/run-execution.store.js';
@@ -17,10 +18,19 @@ export interface WaitingNodesDeps {
   owner: string;
   /** Records a failed node under its error policy (the engine's own). */
   fail: FailNode;
+  /** Largest output a node may settle with (bytes of JSON; NODE_OUTPUT_MAX_BYTES). */
+  outputMaxBytes?: number;
 }
 
 export class WaitingNodes {
   constructor(private readonly d: WaitingNodesDeps) {}
+
+  /** The failure for an output over NODE_OUTPUT_MAX_BYTES (a child run's outputs, a submitted form), else undefined. */
+  private tooLarge(output: unknown): AppError | undefined {
+    const over = oversize(output, this.d.outputMaxBytes ?? DEFAULT_NODE_OUTPUT_MAX_BYTES, 'NODE_OUTPUT_MAX_BYTES');
+    if (!over) return undefined;
+    return new AppError('PAYLOAD_TOO_LARGE', `output ${over.reason}`, { retryable: false, violations: [{ field: 'output', reason: over.reason, code: 'output_too_large' }] });
+  }
 
   /** Moves on the level's waiting nodes that can; returns a message when the level must fail. */
   async settle(x: Execution, level: Level): Promise<string | undefined> {
@@ -57,6 +67,12 @@ export class WaitingNodes {
       if (node.kind === 'subflow') {
         const outcome = resolveSubflow(node, state, await this.childRun(state.childRunId ?? null, childStatus), now);
         if (!outcome) continue;
+        const tooLarge = outcome.kind === 'complete' ? this.tooLarge(outcome.output) : undefined;
+        if (tooLarge) {
+          const failure = await this.d.fail(x, level, node, state.attempt, tooLarge, 'subflow', { childRunId: state.childRunId });
+          if (failure) fatal ??= failure;
+          continue;
+        }
         if (outcome.kind === 'complete') {
           await store.nodeCompleted(run.id, owner, inst, outcome.output, {
             attempt: state.attempt,
@@ -77,6 +93,12 @@ export class WaitingNodes {
       }
       const outcome = resolveWaiting(node, state, now);
       if (!outcome) continue;
+      const tooLarge = outcome.kind === 'complete' ? this.tooLarge(outcome.output) : undefined;
+      if (tooLarge) {
+        const failure = await this.d.fail(x, level, node, state.attempt, tooLarge, 'decision');
+        if (failure) fatal ??= failure;
+        continue;
+      }
       if (outcome.kind === 'complete') {
         // Decided (durably) or timed out: resolved the same way again if this is lost.
         await store.nodeCompleted(

@@ -8,7 +8,7 @@ import { streamRunEvents } from '../app/stream-run-events.js';
 import type { RunRepository } from '../infra/run.repository.js';
 import type { ServiceKit } from '@af/service-kit';
 import { from, map, mergeMap, type Observable } from 'rxjs';
-import { runStatusName, toWireEvent, toWireRun } from './run.mapper.js';
+import { runStatusName, toWireEvent, toWireRun, toWireRunSummary } from './run.mapper.js';
 
 export const RUN_COMMANDS = Symbol('RunCommands');
 export const STREAM_DEPS = Symbol('StreamDeps');
@@ -77,7 +77,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       req.pageSize,
       req.pageToken,
     );
-    return { runs: runs.map(toWireRun), nextPageToken };
+    return { runs: runs.map(toWireRunSummary), nextPageToken };
   }
 
   async pauseRun(req: orchestrator.PauseRunRequest): Promise<orchestrator.PauseRunResponse> {

@@ -68,6 +68,30 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
   };
 }
 
+/** A run in a list: no nodes, outputs or inputs (GetRun has them; any of them may be large). */
+export function toWireRunSummary(run: Run): orchestrator.Run {
+  return {
+    id: run.id,
+    status: RUN_STATUS[run.status],
+    userId: run.userId,
+    runContext: run.runContext,
+    planVersion: run.planVersion,
+    nodes: [],
+    outputs: {},
+    error: run.error ?? '',
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    inputs: {},
+    parentRunId: run.parentRunId ?? '',
+    parentNodeId: run.parentNodeId ?? '',
+    iterations: [],
+    goalConditionResults: (run.goalConditionResults ?? []) as Array<Record<string, unknown>>,
+    planVersions: [],
+    policyFirings: [],
+    policyGates: [],
+  };
+}
+
 function toWireNode(n: NodeState, outputKey: string, outputJson: string): orchestrator.NodeState {
   return {
     nodeId: n.nodeId,

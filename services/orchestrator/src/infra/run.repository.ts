@@ -345,10 +345,14 @@ export class RunRepository {
   }
 
   /** Runs of one user, newest first, keyset-paged by (created_at, id). */
+  /** The owner's runs, newest first, as list rows: `inputs` is `{}` and the plan has no nodes (see GetRun for both). */
   async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null): Promise<Run[]> {
     const rows: RunRow[] = await sqlRows(
       this.kit.db,
-      `SELECT * FROM runs WHERE user_id = $1
+      // A list row carries neither inputs nor the plan (either may be large): GetRun has them.
+      `SELECT id, user_id, status, run_context, plan_version, error, created_at, updated_at, parent_run_id, parent_node_id, depth,
+              goal_condition_results, '{}'::jsonb AS inputs, '{"nodes":[]}'::jsonb AS plan
+         FROM runs WHERE user_id = $1
           AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
         ORDER BY created_at DESC, id DESC LIMIT $5`,

@@ -5,7 +5,7 @@
  * is configured (or asked for), deterministic otherwise. A replan locks the
  * completed nodes of the previous version.
  */
-import { parseTaskEnvelope, planFromWire, PlanGraphSchema, PlanWireError, type PlanGraph, type TaskEnvelope } from '@af/plan';
+import { parseTaskEnvelope, planFromWire, PlanGraphSchema, planSizeIssue, PlanWireError, type PlanGraph, type TaskEnvelope } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { planTask, type PlanningOutcome } from '../domain/planning/planning-loop.js';
 import type { Planner } from '../domain/planning/planner.js';
@@ -66,6 +66,8 @@ export class PlanTaskUseCase {
     const [{ catalog, compiler }, capabilities] = await Promise.all([this.d.facets.snapshot(principal), this.d.registry.views(principal)]);
     const started = Date.now();
     const outcome = await planTask({ envelope: parsed.envelope, catalog, compiler, capabilities, ...(replan ? { replan } : {}) }, planner, { maxAttempts, notes: parsed.notes });
+    const tooMany = outcome.plan ? planSizeIssue(outcome.plan) : undefined;
+    if (tooMany) throw AppError.invalid('envelope', `the plan for this envelope would have ${tooMany.message}`, tooMany.code);
     // The request as sent travels with the plan, so a replan (by the orchestrator, on a runtime policy) can ask again.
     if (outcome.plan) (outcome.plan.metadata.flex as Record<string, unknown>).envelope = JSON.parse(JSON.stringify(cmd.envelope));
     const runtime = outcome.attempts[outcome.attempts.length - 1]?.runtime ?? planner.runtime;
@@ -108,6 +110,8 @@ export class PlanTaskUseCase {
       if (e instanceof PlanWireError) throw AppError.invalid(`previous_plan.${e.field}`, e.reason, 'invalid_plan');
       throw e;
     }
+    const tooMany = planSizeIssue(raw);
+    if (tooMany) throw AppError.invalid(`previous_plan.${tooMany.field}`, tooMany.message, tooMany.code);
     const parsed = PlanGraphSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

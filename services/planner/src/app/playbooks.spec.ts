@@ -1,4 +1,5 @@
 import { AppError, type ServiceKit } from '@af/service-kit';
+import { configurePlanLimits } from '@af/plan';
 import { Playbooks } from './playbooks.js';
 
 // compile() is pure: it never touches the kit.
@@ -73,3 +74,40 @@ function thrown(fn: () => unknown): AppError {
   }
   throw new Error('expected an AppError');
 }
+
+describe('Playbooks.compile size limits', () => {
+  const chain = (n: number) =>
+    ['id: chain', 'name: Chain', 'steps:', ...Array.from({ length: n }, (_, i) => [`  - name: s${i}`, '    step_type: tool', '    action: transform_data', '    inputs: { data: [] }', '    operations: [{ type: limit, value: 1 }]']).flat()].join('\n');
+
+  afterEach(() => configurePlanLimits({ maxNodes: 1_000 }));
+
+  it('refuses a playbook over PLAN_MAX_NODES with one violation naming steps and the limit', () => {
+    configurePlanLimits({ maxNodes: 50 });
+    const err = (() => {
+      try {
+        playbooks.compile(chain(51));
+      } catch (e) {
+        return e as AppError;
+      }
+      throw new Error('expected an error');
+    })();
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.message).toBe('steps: 51 steps (parallel_steps included); the limit is 50 (PLAN_MAX_NODES)');
+    expect(err.violations).toEqual([{ field: 'steps', reason: '51 steps (parallel_steps included); the limit is 50 (PLAN_MAX_NODES)', code: 'too_many_nodes' }]);
+    expect(playbooks.compile(chain(50)).plan.nodes).toHaveLength(50);
+  });
+
+  it('keeps at most 100 violations, the last saying how many more there were', () => {
+    const bad = ['id: bad', 'name: Bad', 'steps:', ...Array.from({ length: 300 }, (_, i) => [`  - name: s${i}`, '    step_type: tool', '    action: transform_data', `    inputs: { data: "{missing${i}.x}" }`, '    operations: [{ type: limit, value: 1 }]']).flat()].join('\n');
+    try {
+      playbooks.compile(bad);
+      throw new Error('expected an error');
+    } catch (e) {
+      const err = e as AppError;
+      expect(err.violations).toHaveLength(100);
+      expect(err.violations.at(-1)!.reason).toMatch(/^… and \d+ more$/);
+      expect(err.message.length).toBeLessThanOrEqual(1_000);
+    }
+  });
+});
