@@ -17,13 +17,18 @@ export interface SseResult {
 export async function readSse(
   url: string,
   headers: Record<string, string>,
-  opts: { until?: (f: SseFrame) => boolean; timeoutMs?: number } = {},
+  opts: { until?: (f: SseFrame) => boolean; timeoutMs?: number; method?: 'GET' | 'POST'; body?: string } = {},
 ): Promise<SseResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? 30_000);
   const frames: SseFrame[] = [];
   try {
-    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    const res = await fetch(url, {
+      method: opts.method ?? 'GET',
+      headers: { accept: 'text/event-stream', ...headers },
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      signal: controller.signal,
+    });
     if (!res.ok || !res.body) return { status: res.status, frames, body: await res.text() };
     const decoder = new TextDecoder();
     let buffer = '';
@@ -62,4 +67,30 @@ export async function readSse(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * POST a JSON body to a run stream (e.g. `/api/v1/flex/run.stream`) as
+ * `token` and collect each frame's JSON until `complete` or a frame `until`
+ * accepts; a refused request or a timeout throws.
+ */
+export async function postRunStream(
+  url: string,
+  token: string,
+  body: unknown,
+  opts: { until?: (frame: Record<string, any>) => boolean; timeoutMs?: number } = {},
+): Promise<Array<Record<string, any>>> {
+  const parse = (f: SseFrame) => JSON.parse(f.data) as Record<string, any>;
+  const res = await readSse(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    timeoutMs: opts.timeoutMs ?? 60_000,
+    until: (f) => {
+      const frame = parse(f);
+      return frame.type === 'complete' || (opts.until?.(frame) ?? false);
+    },
+  });
+  if (res.status === 0) throw new Error(`${url}: no complete frame within ${opts.timeoutMs ?? 60_000} ms (${res.frames.length} frames)`);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body ?? ''}`);
+  return res.frames.map(parse);
 }

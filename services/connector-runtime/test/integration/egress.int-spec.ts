@@ -463,7 +463,7 @@ describe('per-connector allow-lists', () => {
     expect(() => createEgressGuard({ allow: 'fec-mirror=127.0.0.1' })).toThrow(
       'CONNECTOR_EGRESS_ALLOW: entry 1 ("fec-mirror=127.0.0.1"): "fec-mirror=…" would open to every user who names a connector "fec-mirror": name the owner too, as <owner-user-id>/fec-mirror=127.0.0.1',
     );
-    const env = { DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
+    const env = { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: 'postgres://x/y', NATS_URL: 'nats://x:4222', CREDENTIALS_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
     let err: unknown;
     try {
       loadConfig(connectorRuntimeEnvSchema, { ...env, CONNECTOR_EGRESS_ALLOW: '10.0.0.0/8,fec-mirror=api.internal:8443' });

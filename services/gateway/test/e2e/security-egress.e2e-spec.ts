@@ -20,7 +20,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@af/testing';
+import { postRunStream, REPO_ROOT } from '@af/testing';
 import { connectorYaml, http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
 
 let api: FixtureServer;
@@ -161,7 +161,7 @@ describe('CAPABILITY_EGRESS_ALLOW: capability endpoints', () => {
       const envelope = JSON.parse(readFileSync(join(CATALOG, 'envelopes/new-case-post.json'), 'utf8'));
       envelope.policies = { planner: { selection: { prefer: ['egress.LocalWriter'] } } };
       envelope.outputContract = { schema: { type: 'object', required: ['post_copy'], properties: { post_copy: { type: 'string' } } } };
-      const frames = await flexRunStream(alice, envelope, (f) => f.type === 'node_error');
+      const frames = await postRunStream(url('/api/v1/flex/run.stream'), alice, envelope, { until: (f) => f.type === 'node_error' });
       const generated = frames.find((f) => f.type === 'plan_generated');
       expect(generated?.payload.nodes).toContainEqual(expect.objectContaining({ kind: 'capability', capabilityId: 'egress.LocalWriter' }));
       const errors = frames.filter((f) => f.type === 'node_error').map((f) => JSON.stringify(f.payload));
@@ -176,45 +176,3 @@ describe('CAPABILITY_EGRESS_ALLOW: capability endpoints', () => {
   });
 });
 
-/** POST an SSE request and collect its frames until `complete` or a frame `until` accepts. */
-async function flexRunStream(token: string, body: unknown, until: (frame: Record<string, any>) => boolean, timeoutMs = 60_000): Promise<Array<Record<string, any>>> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const res = await fetch(url('/api/v1/flex/run.stream'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) throw new Error(`run.stream: ${res.status} ${await res.text()}`);
-    const out: Array<Record<string, any>> = [];
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return out;
-      buffer += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer
-          .slice(0, idx)
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trimStart())
-          .join('\n');
-        buffer = buffer.slice(idx + 2);
-        if (!data) continue;
-        const frame = JSON.parse(data) as Record<string, any>;
-        out.push(frame);
-        if (frame.type === 'complete' || until(frame)) {
-          controller.abort();
-          return out;
-        }
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, REPO_ROOT, startStack, type Stack, until } from '@af/testing';
+import { http, postRunStream, REPO_ROOT, startStack, type Stack, until } from '@af/testing';
 import { startRecordingAgent, writerRegistration, type RecordingAgent } from '../fixtures/recording-agent.js';
 
 interface User {
@@ -80,48 +80,6 @@ function capabilityIds(p: unknown): string[] {
   return [...out].sort();
 }
 
-/** POST run.stream and collect its frames until `complete`. */
-async function runStream(as: User, body: unknown): Promise<Array<Record<string, any>>> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 60_000);
-  try {
-    const res = await fetch(url('/api/v1/flex/run.stream'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${as.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) throw new Error(`run.stream: ${res.status} ${await res.text()}`);
-    const out: Array<Record<string, any>> = [];
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return out;
-      buffer += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer
-          .slice(0, idx)
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trimStart())
-          .join('\n');
-        buffer = buffer.slice(idx + 2);
-        if (!data) continue;
-        const frame = JSON.parse(data) as Record<string, any>;
-        out.push(frame);
-        if (frame.type === 'complete') {
-          controller.abort();
-          return out;
-        }
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function wireNode(n: { id: string; kind: plan.NodeKind; action?: string; capabilityId?: string; description?: string; inputs?: Record<string, unknown>; params?: Record<string, unknown>; outputSchema?: Record<string, unknown> }) {
   return { inputs: {}, params: {}, dependsOn: [], routes: [], elseTo: [], ...n } as unknown as plan.PlanNode;
@@ -209,7 +167,7 @@ describe("another user's look-alike capability", () => {
     expect(capabilityIds((await flex('POST', '/plan', bob, envelope(['tenancy.Writer']))).body.plan)).toEqual(expect.arrayContaining(['tenancy.AaWriter', 'tenancy.Writer']));
     const bobCallsBefore = agents.bob!.calls.length;
 
-    const frames = await runStream(alice, envelope(['tenancy.Writer']));
+    const frames = await postRunStream(url('/api/v1/flex/run.stream'), alice.token, envelope(['tenancy.Writer']));
     expect(frames.at(-1)).toMatchObject({ type: 'complete', payload: { status: 'completed' } });
     const runId = frames[0]!.runId as string;
     expect(capabilityIds(frames.find((f) => f.type === 'plan_generated')!.payload)).not.toContain('tenancy.AaWriter');
@@ -273,7 +231,7 @@ describe('team capabilities', () => {
     expect(capabilityIds((await flex('POST', '/plan', bob, envelope(['tenancy.TeamWriter']))).body.plan)).not.toContain('tenancy.TeamWriter');
 
     // carol's run dispatches to the team's agent (the run carries carol's teams).
-    const frames = await runStream(carol, envelope(['tenancy.TeamWriter']));
+    const frames = await postRunStream(url('/api/v1/flex/run.stream'), carol.token, envelope(['tenancy.TeamWriter']));
     expect(frames.at(-1)).toMatchObject({ type: 'complete', payload: { status: 'completed' } });
     expect(agents.team!.calls.map((c) => c.runId)).toEqual([frames[0]!.runId]);
   });

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { planner } from '@af/contracts';
 import { ScriptedChatModel } from '@af/llm';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, REPO_ROOT, startStack, type Stack } from '@af/testing';
+import { http, postRunStream, REPO_ROOT, startStack, type Stack } from '@af/testing';
 import { aiRegistration, copywriter, modelHandler, startTestAgent, type TestAgent } from '../fixtures/capability-agent.js';
 import { byId, frames, harness, output, RunStatus, start, status, until, type Frame, type Harness } from './helpers.js';
 
@@ -77,48 +77,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** POST an SSE request and collect its frames until `complete` (the stream ends there). */
-async function flexRunStream(token: string, body: unknown, timeoutMs = 60_000): Promise<Array<Record<string, any>>> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const res = await fetch(`${stack.gatewayUrl}/api/v1/flex/run.stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify(body),
-      signal: controller.signal,
-    });
-    if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) throw new Error(`run.stream: ${res.status} ${await res.text()}`);
-    const out: Array<Record<string, any>> = [];
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
-    let buffer = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return out;
-      buffer += decoder.decode(value, { stream: true });
-      let idx: number;
-      while ((idx = buffer.indexOf('\n\n')) >= 0) {
-        const data = buffer
-          .slice(0, idx)
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trimStart())
-          .join('\n');
-        buffer = buffer.slice(idx + 2);
-        if (!data) continue;
-        const frame = JSON.parse(data) as Record<string, any>;
-        out.push(frame);
-        if (frame.type === 'complete') {
-          controller.abort();
-          return out;
-        }
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 describe('a flex run on an AI agent', () => {
   it('plans a capability node, runs it on the registered agent, validates its output and meets the goal', async () => {
@@ -140,7 +98,7 @@ describe('a flex run on an AI agent', () => {
     envelope.policies = { planner: { selection: { prefer: ['e2e.Copywriter'] } } };
     envelope.outputContract = { schema: { type: 'object', required: ['post_copy'], properties: { post_copy: { type: 'string' } } } };
     envelope.goal_condition = [{ facet: 'post_copy', path: '', condition: { dsl: 'value != ""' } }];
-    const fs = await flexRunStream(token, envelope);
+    const fs = await postRunStream(`${stack.gatewayUrl}/api/v1/flex/run.stream`, token, envelope);
     const types = fs.map((f) => `${f.type}${f.nodeId ? `:${f.nodeId}` : ''}`);
     const generated = fs.find((f) => f.type === 'plan_generated')!;
     expect(generated.payload.nodes).toContainEqual(expect.objectContaining({ id: 'e2e_Copywriter', kind: 'capability', capabilityId: 'e2e.Copywriter' }));
