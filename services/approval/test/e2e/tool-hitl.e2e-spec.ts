@@ -79,7 +79,7 @@ describe('tool HITL', () => {
     expect(run.status).toBe('completed');
     expect(node(run, 'mail_agent_0__approval').output).toMatchObject({ approved: true, intent: 'enhance', effective_task: res.body.approval.effective_task, tool_names: ['send_email'] });
     // The approved agent was attempted (not short-circuited): nothing is registered for it, so its error policy skipped it.
-    expect(node(run, 'mail_agent_0').error).toContain("capability 'mail_agent' is not registered in the capability registry");
+    expect(node(run, 'mail_agent_0').error).toContain("capability 'mail_agent' is not registered for the run's owner");
   });
 
   it('override instructions replace the task', async () => {

@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 it('keeps existing rows: capabilities owned by their registrant, facets shared', async () => {
-  const env = { DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: natsPrefix(), METRICS_PORT: '0', LOG_LEVEL: 'silent' };
+  const env = { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: TEST_NATS_URL, NATS_PREFIX: natsPrefix(), METRICS_PORT: '0', LOG_LEVEL: 'silent' };
   const before = await ServiceKit.start({ name: 'planner', envSchema: plannerEnvSchema, env, migrations: plannerMigrations.slice(0, 2) });
   const facet = marketingFacets().find((f) => f.name === 'post_copy')!;
   const reg = { ...marketingRegistrations().find((r) => r.capabilityId === 'copywriter.SocialpostDrafting')!, instanceId: 'w1', scopes: [] };
