@@ -105,7 +105,7 @@ export class Levels {
   private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
 
   top(x: Execution): Level {
-    return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs), fallbacks: fallbacksOf(x.run.plan) };
+    return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs, x.run.lastExecutionAt), fallbacks: fallbacksOf(x.run.plan) };
   }
 
   iteration(parent: Level, map: PlanNode, mapInst: string, vars: Record<string, unknown>, item: unknown, index: number): Level {

@@ -93,6 +93,8 @@ export interface Run {
   userId: string;
   /** The owner's teams when the run started: what its capability lookups may see besides the owner's own and shared ones. */
   teamIds?: readonly string[];
+  /** Start of the owner's last finished run of the same stored playbook (`{last_execution_date}`); null for the first. */
+  lastExecutionAt?: Date | null;
   status: RunStatus;
   runContext: string;
   plan: PlanGraph;

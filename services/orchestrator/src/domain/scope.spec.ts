@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { PlanNodeSchema, type PlanNode } from '@af/plan';
-import { LevelScopes, OutputMap, levelScope } from './scope.js';
+import { interpolate } from '@af/expr';
+import { LevelScopes, OutputMap, levelScope, runVars } from './scope.js';
 
 const node = (id: string, outputKey?: string): PlanNode => PlanNodeSchema.parse({ id, kind: 'tool', ...(outputKey ? { outputKey } : {}) });
 
@@ -155,5 +156,23 @@ describe('LevelScopes', () => {
     expect(scopes.hasInstance(top, 'c')).toBe(false);
     expect(scopes.hasInstance(iteration, 'a[3]')).toBe(true);
     expect(scopes.hasInstance(iteration, 'a')).toBe(false);
+  });
+});
+
+describe('runVars', () => {
+  const plan = { nodes: [], inputs: [{ name: 'region', type: 'string', required: false, default: 'eu' }] } as never;
+
+  it('gives the run inputs (with defaults) at the top and under input', () => {
+    expect(runVars(plan, { q: 1 })).toEqual({ input: { q: 1, region: 'eu' }, q: 1, region: 'eu' });
+  });
+
+  it('gives last_execution_date as an ISO time, null for a first run, and lets the built-in win over an input', () => {
+    const at = new Date('2026-11-20T08:00:00.000Z');
+    expect(runVars(plan, {}, at).last_execution_date).toBe('2026-11-20T08:00:00.000Z');
+    expect(runVars(plan, {}, '2026-11-20T08:00:00Z').last_execution_date).toBe('2026-11-20T08:00:00.000Z');
+    expect(runVars(plan, {}, null).last_execution_date).toBeNull();
+    expect(runVars(plan, { last_execution_date: 'forged' }, at).last_execution_date).toBe('2026-11-20T08:00:00.000Z');
+    const scope = levelScope([], '', runVars(plan, {}, at), () => undefined, 'run-1');
+    expect(interpolate('{last_execution_date}', scope)).toBe('2026-11-20T08:00:00.000Z');
   });
 });

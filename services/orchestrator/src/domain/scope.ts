@@ -13,10 +13,18 @@ export function runInputsWithDefaults(plan: PlanGraph, inputs: Record<string, un
   return out;
 }
 
-/** What every top-level node sees before any output: the run inputs, also under the reserved root `input` (workflow_steps). */
-export function runVars(plan: PlanGraph, inputs: Record<string, unknown>): Record<string, unknown> {
+/**
+ * What every top-level node sees before any output: the run inputs, also
+ * under the reserved root `input` (workflow_steps), and — for a run of a
+ * stored playbook — `last_execution_date`, the ISO start time of the owner's
+ * last finished run of it (null on the first; the built-in wins over an input
+ * of that name).
+ */
+export function runVars(plan: PlanGraph, inputs: Record<string, unknown>, lastExecutionAt?: Date | string | null): Record<string, unknown> {
   const runInputs = runInputsWithDefaults(plan, inputs);
-  return { input: runInputs, ...runInputs };
+  const vars: Record<string, unknown> = { input: runInputs, ...runInputs };
+  if (lastExecutionAt !== undefined) vars.last_execution_date = lastExecutionAt ? new Date(lastExecutionAt).toISOString() : null;
+  return vars;
 }
 
 /**

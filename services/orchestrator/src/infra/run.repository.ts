@@ -36,6 +36,7 @@ export interface RunRow {
   rollback?: Run['rollback'];
   policies?: Run['policies'];
   policy_timer?: Date | null;
+  last_execution_at?: Date | null;
 }
 
 interface NodeRow {
@@ -126,6 +127,7 @@ export const toRun = (r: RunRow): Run => ({
   id: r.id,
   userId: r.user_id,
   teamIds: r.team_ids ?? [],
+  lastExecutionAt: r.last_execution_at ?? null,
   status: r.status,
   runContext: r.run_context,
   plan: r.plan,
@@ -220,10 +222,15 @@ export class RunRepository {
       this.kit.db,
       `WITH ins AS (
          INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
-                           policies, policy_timer, last_seq, lease_owner, lease_until, team_ids)
+                           policies, policy_timer, last_seq, lease_owner, lease_until, team_ids, last_execution_at)
          VALUES ($1, $2, CASE WHEN $20::text IS NULL THEN 'queued' ELSE 'running' END, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
                  $12::jsonb, now() + ($13::bigint * interval '1 millisecond'), 1,
-                 $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END, $22::text[])
+                 $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END, $22::text[],
+                 -- {last_execution_date}: the start of the owner's last finished run of the same stored playbook.
+                 CASE WHEN $23::text IS NULL THEN NULL ELSE (
+                   SELECT max(p.created_at) FROM runs p
+                    WHERE p.user_id = $2 AND p.plan->'provenance'->>'sourceId' = $23::text AND p.status IN ('completed','failed','cancelled')
+                 ) END)
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING *
        ), ns AS (
@@ -261,6 +268,7 @@ export class RunRepository {
         claim?.owner ?? null,
         claim?.leaseMs ?? 0,
         [...new Set(input.teamIds ?? [])],
+        input.plan.provenance?.frontEnd === 'playbook' ? (input.plan.provenance.sourceId ?? null) : null,
       ],
     );
     } catch (err) {

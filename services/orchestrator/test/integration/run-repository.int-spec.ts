@@ -358,3 +358,33 @@ describe('creating a run with a local claim', () => {
     expect(claims).toEqual(['abandon']);
   });
 });
+
+describe('{last_execution_date}: the start of the owner\'s last finished run of the same stored playbook', () => {
+  const fromPlaybook = (sourceId: string) => PlanGraphSchema.parse({ ...plan, provenance: { frontEnd: 'playbook', sourceId } });
+  const start = (userId: string, p = fromPlaybook('pb-daily')) => repo.create({ userId, plan: p, inputs: {}, runContext: 'scheduled', idempotencyKey: null });
+  const finish = (runId: string, status: string) => sqlRows(kit.db, 'UPDATE runs SET status = $2 WHERE id = $1', [runId, status]);
+
+  it('is null for the first run, then the start of the latest finished one (running ones do not count)', async () => {
+    const first = (await start('lx-user')).run;
+    expect(first.lastExecutionAt).toBeNull();
+    // Still running: not a finished run.
+    expect((await start('lx-user')).run.lastExecutionAt).toBeNull();
+    await finish(first.id, 'completed');
+    const second = (await start('lx-user')).run;
+    expect(second.lastExecutionAt?.toISOString()).toBe(first.createdAt.toISOString());
+    await finish(second.id, 'failed');
+    const third = (await start('lx-user')).run;
+    expect(third.lastExecutionAt?.toISOString()).toBe(second.createdAt.toISOString());
+    // Read back as the executor reads it.
+    expect((await repo.get(third.id))!.lastExecutionAt?.toISOString()).toBe(second.createdAt.toISOString());
+  });
+
+  it("never takes another user's run, another playbook's, or a run that was not started from a stored playbook", async () => {
+    const mine = (await start('lx-owner')).run;
+    await finish(mine.id, 'completed');
+    expect((await start('lx-stranger')).run.lastExecutionAt).toBeNull();
+    expect((await start('lx-owner', fromPlaybook('pb-weekly'))).run.lastExecutionAt).toBeNull();
+    const inline = (await repo.create({ userId: 'lx-owner', plan, inputs: {}, runContext: 'interactive', idempotencyKey: null })).run;
+    expect(inline.lastExecutionAt).toBeNull();
+  });
+});
