@@ -30,3 +30,19 @@ export async function http<T = any>(
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
+
+/** A registered, logged-in user of a stack's gateway. */
+export interface GatewayUser {
+  id: string;
+  email: string;
+  token: string;
+}
+
+/** Registers `email` at the gateway (201 expected) and logs in; throws naming the status otherwise. */
+export async function registerUser(gatewayUrl: string, email: string, password = 'correct horse battery staple'): Promise<GatewayUser> {
+  const reg = await http('POST', `${gatewayUrl}/api/auth/register`, { body: { email, password } });
+  if (reg.status !== 201) throw new Error(`register ${email} failed: ${reg.status} ${JSON.stringify(reg.body)}`);
+  const login = await http('POST', `${gatewayUrl}/api/auth/login`, { body: { email, password } });
+  if (login.status !== 200) throw new Error(`login ${email} failed: ${login.status} ${JSON.stringify(login.body)}`);
+  return { id: login.body.user.id as string, email, token: login.body.access_token as string };
+}

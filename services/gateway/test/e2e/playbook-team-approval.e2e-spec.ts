@@ -7,13 +7,9 @@
  * refused with 400 naming the field. All through the gateway, with the real
  * services as processes.
  */
-import { http, startStack, type Stack, until } from '@af/testing';
+import { http, startStack, type Stack, until, registerUser, type GatewayUser } from '@af/testing';
 
-interface User {
-  id: string;
-  email: string;
-  token: string;
-}
+type User = GatewayUser;
 
 let stack: Stack;
 let owner: User;
@@ -24,13 +20,7 @@ let teamId: string;
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
 const req = (method: string, path: string, as: User, body?: unknown) => http(method, url(path), { token: as.token, ...(body !== undefined ? { body } : {}) });
 
-async function register(email: string): Promise<User> {
-  const password = 'correct horse battery staple';
-  const reg = await http('POST', url('/api/auth/register'), { body: { email, password } });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const login = await http('POST', url('/api/auth/login'), { body: { email, password } });
-  return { id: login.body.user.id as string, email, token: login.body.access_token as string };
-}
+const register = (email: string): Promise<User> => registerUser(stack.gatewayUrl, email);
 
 /** Rank rows, ask (the owner or a team member), then publish; `team` is YAML lines for the approval step. */
 function playbook(team: string[], id = 'team-reviewed-publish'): string {

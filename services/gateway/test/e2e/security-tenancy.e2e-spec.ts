@@ -24,14 +24,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, postRunStream, REPO_ROOT, startStack, type Stack, until } from '@af/testing';
+import { http, postRunStream, REPO_ROOT, startStack, type Stack, until, registerUser, type GatewayUser } from '@af/testing';
 import { startRecordingAgent, writerRegistration, type RecordingAgent } from '../fixtures/recording-agent.js';
 
-interface User {
-  id: string;
-  email: string;
-  token: string;
-}
+type User = GatewayUser;
 
 const CATALOG = join(REPO_ROOT, 'catalogs/flex-marketing');
 const POST_COPY = { type: 'object', required: ['post_copy'], properties: { post_copy: { type: 'string', minLength: 1 } } };
@@ -48,13 +44,7 @@ const url = (path: string) => `${stack.gatewayUrl}${path}`;
 const req = (method: string, path: string, as: User, body?: unknown) => http(method, url(path), { token: as.token, ...(body !== undefined ? { body } : {}) });
 const flex = (method: string, path: string, as: User, body?: unknown) => req(method, `/api/v1/flex${path}`, as, body);
 
-async function register(email: string): Promise<User> {
-  const password = 'correct horse battery staple';
-  const reg = await http('POST', url('/api/auth/register'), { body: { email, password } });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const login = await http('POST', url('/api/auth/login'), { body: { email, password } });
-  return { id: login.body.user.id as string, email, token: login.body.access_token as string };
-}
+const register = (email: string): Promise<User> => registerUser(stack.gatewayUrl, email);
 
 /** The catalog's case envelope asking for `post_copy`, preferring `prefer`. */
 function envelope(prefer: string[]): Record<string, unknown> {

@@ -12,13 +12,9 @@
  */
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, startStack, type Stack, until } from '@af/testing';
+import { http, startStack, type Stack, until, registerUser, type GatewayUser } from '@af/testing';
 
-interface User {
-  id: string;
-  email: string;
-  token: string;
-}
+type User = GatewayUser;
 
 let stack: Stack;
 let runs: orchestrator.OrchestratorServiceClient;
@@ -30,13 +26,7 @@ let other: User;
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
 const req = (method: string, path: string, as: User | null, body?: unknown) => http(method, url(path), { ...(as ? { token: as.token } : {}), ...(body !== undefined ? { body } : {}) });
 
-async function register(email: string): Promise<User> {
-  const password = 'correct horse battery staple';
-  const reg = await http('POST', url('/api/auth/register'), { body: { email, password } });
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const login = await http('POST', url('/api/auth/login'), { body: { email, password } });
-  return { id: login.body.user.id as string, email, token: login.body.access_token as string };
-}
+const register = (email: string): Promise<User> => registerUser(stack.gatewayUrl, email);
 
 /** A plan in its wire shape (StartRun parses it with the IR schema on arrival). */
 function wireNode(n: { id: string; kind: plan.NodeKind; action?: string; capabilityId?: string; description?: string; inputs?: Record<string, unknown>; params?: Record<string, unknown>; outputSchema?: Record<string, unknown>; dependsOn?: string[] }) {
