@@ -24,9 +24,11 @@ const HOUR = 3_600_000;
 /** A fixture feed with its date placeholders filled relative to now (bytes kept in the file's encoding). */
 function feedFixture(name: string, encoding: BufferEncoding = 'utf8'): Buffer {
   const text = readFileSync(join(__dirname, '../fixtures/rss', name)).toString(encoding);
+  // One clock reading for the whole feed: dates a test compares must not straddle a millisecond.
+  const now = Date.now();
   const filled = text
-    .replace(/\{\{rfc822:(\d+)\}\}/g, (_, h: string) => new Date(Date.now() - Number(h) * HOUR).toUTCString())
-    .replace(/\{\{iso:(\d+)\}\}/g, (_, h: string) => new Date(Date.now() - Number(h) * HOUR).toISOString());
+    .replace(/\{\{rfc822:(\d+)\}\}/g, (_, h: string) => new Date(now - Number(h) * HOUR).toUTCString())
+    .replace(/\{\{iso:(\d+)\}\}/g, (_, h: string) => new Date(now - Number(h) * HOUR).toISOString());
   return Buffer.from(filled, encoding);
 }
 
