@@ -518,7 +518,7 @@ export class ExecuteRun {
       const errors = check.errors();
       if (errors.length && x.policy.validationAccepted) accepted = true;
       else if (errors.length) {
-        const fired = x.policy.policies.length ? await this.policies.onValidationFail(x, errors, output) : 'none';
+        const fired = x.policy.policies.length ? await this.policies.onValidationFail(x, errors, output, check.scope) : 'none';
         if (fired === 'halted') return 'halted';
         const first = errors[0]!;
         const error = `the final output does not satisfy ${check.what}: ${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;

@@ -104,4 +104,14 @@ describe("a workflow's own output_schema", () => {
     expect(validation.payload).toMatchObject({ scope: 'workflow_output_schema', errors: [expect.objectContaining({ keyword: 'required' })] });
     expect(fs.at(-1)).toMatchObject({ type: 'complete', payload: { status: 'failed', task_status: 'error' } });
   });
+
+  it('fires onValidationFail policies like an output contract violation, with the scope named', async () => {
+    const broken = [{ name: 'report', type: 'object', source: '{step2.report}' }];
+    const runId = await start(h, { nodes, metadata: { output_schema: broken } }, { policies: [{ id: 'note', trigger: { kind: 'onValidationFail' }, action: { type: 'emit', event: 'bad_output' } }] });
+    const run = await until(h, runId);
+    expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
+    const fs = await frames(h, runId);
+    expect(fs.slice(-4).map((f) => f.type)).toEqual(['validation_error', 'policy_triggered', 'bad_output', 'complete']);
+    expect(fs.at(-4)!.payload.scope).toBe('workflow_output_schema');
+  });
 });
