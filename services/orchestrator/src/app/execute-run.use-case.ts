@@ -553,7 +553,7 @@ export class ExecuteRun {
     opts: { before?: Frame[]; goalConditionResults?: unknown[]; firingKey?: string } = {},
   ): Promise<void> {
     // What the run did, beside how it ended (domain/task-outcome.ts): on the `complete` frame and the run row.
-    const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states });
+    const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states, instances: x.states.values() });
     const frame = { durationMs: Date.now() - x.started, ...payload, ...outcomePayload(outcome) };
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
     // Subflow children still running have no one to report to.

@@ -92,6 +92,34 @@ describe('taskOutcome', () => {
     expect(both).toMatchObject({ taskStatus: 'partial', stepsFailed: 1, errorSummary: 'b failed: fb down' });
   });
 
+  it('failures inside map iterations make a completed run partial and are named with their instance ids', () => {
+    const withMap = PlanGraphSchema.parse({
+      nodes: [
+        {
+          id: 'each',
+          kind: 'map',
+          body: { itemsFrom: '{ids}', continueOnError: true, nodes: [{ id: 'fetch', kind: 'tool' }, { id: 'use', kind: 'tool', dependsOn: ['fetch'] }] },
+        },
+      ],
+    }).nodes;
+    const s = states({
+      each: 'completed',
+      'fetch[0]': 'completed',
+      'use[0]': 'completed',
+      'fetch[1]': ['failed', { error: 'down' }],
+      'use[1]': ['skipped', { skipReason: UPSTREAM_FAILED, error: "upstream step 'fetch' failed: down" }],
+    });
+    expect(taskOutcome({ status: 'completed', error: null, nodes: withMap, states: s, instances: s.values() })).toEqual({
+      taskStatus: 'partial',
+      stepsCompleted: 1,
+      stepsFailed: 0,
+      stepsSkipped: 0,
+      errorSummary: "fetch[1] failed: down; use[1] skipped: upstream step 'fetch' failed: down",
+    });
+    const clean = states({ each: 'completed', 'fetch[0]': 'completed', 'use[0]': 'completed' });
+    expect(taskOutcome({ status: 'completed', error: null, nodes: withMap, states: clean, instances: clean.values() }).taskStatus).toBe('complete');
+  });
+
   it('cancelled: partial when some steps completed, error otherwise', () => {
     expect(taskOutcome({ status: 'cancelled', error: 'by user', nodes: abc, states: states({ a: 'completed', b: 'cancelled', c: 'cancelled' }) })).toMatchObject({
       taskStatus: 'partial',

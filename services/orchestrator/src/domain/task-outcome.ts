@@ -14,7 +14,9 @@
  *   waits, not computed here).
  *
  * Steps are the plan's top-level nodes; a fallback node is not a step of its
- * own — a primary whose fallback completed counts as completed.
+ * own — a primary whose fallback completed counts as completed. A map is one
+ * step, but a step its iterations lost (`fetch[1]` failed or skipped
+ * upstream_failed under `continueOnError`) makes the run partial and is named.
  */
 import type { PlanNode } from '@af/plan';
 import type { TaskStatus } from './run-state.js';
@@ -38,12 +40,21 @@ const MESSAGE_MAX = 300;
 
 const clip = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX - 1)}…` : s);
 
+interface LevelTally {
+  completed: number;
+  skipped: number;
+  failed: Array<{ id: string; why: string }>;
+  /** `<id> skipped: <why>` of the steps skipped upstream_failed. */
+  lost: string[];
+}
+
 /**
- * The outcome of a finished run from its top-level node states. `status`:
- * how the run ended; `error`: the run's error, if it failed.
+ * Counts one graph level (the plan, or one map iteration: `suffix` `[i]`):
+ * its steps, leaving out fallback nodes — a failed primary whose fallback
+ * completed counts as completed.
  */
-export function taskOutcome(input: { status: 'completed' | 'failed' | 'cancelled'; error: string | null; nodes: readonly PlanNode[]; states: StateLookup }): TaskOutcome {
-  const { status, nodes, states } = input;
+function tally(nodes: readonly PlanNode[], states: StateLookup, suffix = ''): LevelTally {
+  const get = (id: string) => states.get(id + suffix);
   const fallbackIds = new Set<string>();
   const fallbacksOf = new Map<string, string[]>();
   for (const n of nodes) {
@@ -56,36 +67,84 @@ export function taskOutcome(input: { status: 'completed' | 'failed' | 'cancelled
       fallbacksOf.set(n.fallbackFor, [...(fallbacksOf.get(n.fallbackFor) ?? []), n.id]);
     }
   }
-  let completed = 0;
-  let skipped = 0;
-  const failed: Array<{ id: string; why: string }> = [];
-  const lost: string[] = [];
+  const t: LevelTally = { completed: 0, skipped: 0, failed: [], lost: [] };
   for (const n of nodes) {
     if (fallbackIds.has(n.id)) continue;
-    const st = states.get(n.id);
+    const st = get(n.id);
     if (!st) continue;
-    const standIn = (fallbacksOf.get(n.id) ?? []).some((fb) => states.get(fb)?.status === 'completed');
-    if (st.status === 'completed' || (st.status === 'failed' && standIn)) completed++;
+    const standIn = (fallbacksOf.get(n.id) ?? []).some((fb) => get(fb)?.status === 'completed');
+    if (st.status === 'completed' || (st.status === 'failed' && standIn)) t.completed++;
     else if (st.status === 'failed') {
-      const last = [...(fallbacksOf.get(n.id) ?? [])].reverse().find((fb) => states.get(fb)?.status === 'failed');
-      const why = (last ? states.get(last)?.error : null) ?? st.error ?? 'failed';
-      failed.push({ id: n.id, why: clip(why) });
+      const last = [...(fallbacksOf.get(n.id) ?? [])].reverse().find((fb) => get(fb)?.status === 'failed');
+      const why = (last ? get(last)?.error : null) ?? st.error ?? 'failed';
+      t.failed.push({ id: n.id + suffix, why: clip(why) });
     } else if (st.status === 'skipped') {
-      skipped++;
-      if (st.skipReason === UPSTREAM_FAILED) lost.push(`${n.id} skipped: ${clip(st.error ?? UPSTREAM_FAILED)}`);
+      t.skipped++;
+      if (st.skipReason === UPSTREAM_FAILED) t.lost.push(`${n.id + suffix} skipped: ${clip(st.error ?? UPSTREAM_FAILED)}`);
     }
   }
+  return t;
+}
+
+const INSTANCE = /^([^[\]#]+)((?:\[\d+\])+)$/;
+
+/**
+ * Failures inside map iterations (instances `<id>[i]`, which the step counts
+ * leave out): a map that completed with `continueOnError` still makes the run
+ * partial when one of its iterations lost a step.
+ */
+function iterationTally(nodes: readonly PlanNode[], instances: Iterable<{ nodeId: string }>, states: StateLookup): Pick<LevelTally, 'failed' | 'lost'> {
+  const bodyOf = new Map<string, readonly PlanNode[]>();
+  const visit = (list: readonly PlanNode[]) => {
+    for (const n of list) {
+      if (!n.body) continue;
+      for (const b of n.body.nodes) bodyOf.set(b.id, n.body.nodes);
+      visit(n.body.nodes);
+    }
+  };
+  visit(nodes);
+  const levels = new Map<string, { body: readonly PlanNode[]; suffix: string }>();
+  for (const { nodeId } of instances) {
+    const m = INSTANCE.exec(nodeId);
+    const body = m ? bodyOf.get(m[1]!) : undefined;
+    if (!m || !body) continue;
+    levels.set(`${m[2]}|${body[0]!.id}`, { body, suffix: m[2]! });
+  }
+  const out: Pick<LevelTally, 'failed' | 'lost'> = { failed: [], lost: [] };
+  for (const { body, suffix } of levels.values()) {
+    const t = tally(body, states, suffix);
+    out.failed.push(...t.failed);
+    out.lost.push(...t.lost);
+  }
+  return out;
+}
+
+/**
+ * The outcome of a finished run from its node states. `status`: how the run
+ * ended; `error`: the run's error, if it failed; `instances`: the states of
+ * map iteration instances, if any (their failures are named too).
+ */
+export function taskOutcome(input: {
+  status: 'completed' | 'failed' | 'cancelled';
+  error: string | null;
+  nodes: readonly PlanNode[];
+  states: StateLookup;
+  instances?: Iterable<{ nodeId: string }>;
+}): TaskOutcome {
+  const { status, nodes, states } = input;
+  const { completed, skipped, failed, lost } = tally(nodes, states);
+  const inner = input.instances ? iterationTally(nodes, input.instances, states) : { failed: [], lost: [] };
   let taskStatus: TaskStatus;
   if (status === 'failed') taskStatus = 'error';
   else if (failed.length > 0 && completed === 0) taskStatus = 'error';
   else if (status === 'cancelled') taskStatus = completed > 0 ? 'partial' : 'error';
-  else taskStatus = failed.length > 0 || lost.length > 0 ? 'partial' : 'complete';
+  else taskStatus = failed.length + lost.length + inner.failed.length + inner.lost.length > 0 ? 'partial' : 'complete';
 
   const parts: string[] = [];
   // A run that failed for a reason of its own (output contract, policy, a step under `stop`) says so first.
   if (status === 'failed' && input.error && !failed.some((f) => input.error!.includes(`node ${f.id} `))) parts.push(clip(input.error));
   if (status === 'cancelled') parts.push(input.error ? `cancelled (${input.error})` : 'cancelled');
-  const listed = [...failed.map((f) => `${f.id} failed: ${f.why}`), ...lost];
+  const listed = [...[...failed, ...inner.failed].map((f) => `${f.id} failed: ${f.why}`), ...lost, ...inner.lost];
   parts.push(...listed.slice(0, SUMMARY_STEPS));
   if (listed.length > SUMMARY_STEPS) parts.push(`and ${listed.length - SUMMARY_STEPS} more`);
   return {

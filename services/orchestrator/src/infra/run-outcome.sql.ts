@@ -22,16 +22,15 @@ export function outcomeSet(p: (value: unknown) => string, o: TaskOutcome): strin
  */
 export async function recordOutcome(m: EntityManager, runId: string, status: 'failed' | 'cancelled', error: string | null): Promise<TaskOutcome> {
   const [run] = await sqlRows<{ plan: PlanGraph }>(m, 'SELECT plan FROM runs WHERE id = $1', [runId]);
-  // Map iteration instances (`id[i]`) are not steps of the run.
   const rows = await sqlRows<{ node_id: string; status: NodeState['status']; error: string | null; skip_reason: string | null }>(
     m,
-    `SELECT node_id, status, error, skip_reason FROM node_states WHERE run_id = $1 AND strpos(node_id, '[') = 0`,
+    `SELECT node_id, status, error, skip_reason FROM node_states WHERE run_id = $1`,
     [runId],
   );
   const states = new Map<string, NodeState>(
     rows.map((r) => [r.node_id, { nodeId: r.node_id, status: r.status, attempt: 0, error: r.error, startedAt: null, finishedAt: null, skipReason: r.skip_reason }]),
   );
-  const outcome = taskOutcome({ status, error, nodes: run?.plan.nodes ?? [], states });
+  const outcome = taskOutcome({ status, error, nodes: run?.plan.nodes ?? [], states, instances: states.values() });
   const params: unknown[] = [runId];
   const p = (v: unknown) => {
     params.push(v);

@@ -78,6 +78,32 @@ describe('task status', () => {
   });
 });
 
+describe('upstream_failed', () => {
+  const broken = (id: string, dependsOn: string[] = []) => ({ id, kind: 'tool', action: 'call_connector', params: { connector: 'no-such-connector', endpoint: 'x' }, dependsOn, errorPolicy: { onError: 'skip' } });
+
+  it('inside map iterations: a body step reading a failed body step is skipped per iteration, naming the instance', async () => {
+    const runId = await start(h, {
+      inputs: [{ name: 'ids' }],
+      nodes: [
+        {
+          id: 'each',
+          kind: 'map',
+          body: { itemsFrom: '{ids}', continueOnError: true, nodes: [broken('fetch'), transform('use', '{fetch.results}', ['fetch']), transform('plain', [1], ['fetch'])] },
+        },
+      ],
+    }, { inputs: { ids: ['a', 'b'] } });
+    const run = await until(h, runId);
+    expect(status(run)).toMatchObject({ 'fetch[0]': 'failed', 'use[0]': 'skipped', 'plain[0]': 'completed', 'fetch[1]': 'failed', 'use[1]': 'skipped', 'plain[1]': 'completed' });
+    const use1 = run.iterations.find((n) => n.nodeId === 'use[1]')!;
+    expect(use1).toMatchObject({ skipReason: 'upstream_failed', error: expect.stringMatching(/^upstream step 'fetch' failed: /) });
+    const frame = (await frames(h, runId)).find((f) => f.type === 'node_complete' && f.nodeId === 'use[1]')!;
+    expect(frame.payload).toMatchObject({ skipped: true, reason: 'upstream_failed', upstream: 'fetch[1]' });
+    // The map completed (continueOnError), but its iterations lost steps: the run is partial, naming them.
+    expect(run).toMatchObject({ status: RunStatus.RUN_STATUS_COMPLETED, taskStatus: TaskStatus.TASK_STATUS_PARTIAL, stepsCompleted: 1 });
+    expect(run.errorSummary).toMatch(/^fetch\[0\] failed: .*; fetch\[1\] failed: .*; use\[0\] skipped: upstream step 'fetch' failed: /);
+  });
+});
+
 describe("a workflow's own output_schema", () => {
   const nodes = [transform('step1', [{ n: 1 }]), transform('step2', [], ['step1'])];
   const outputSchema = [
