@@ -42,7 +42,7 @@ import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, WaitFor } from '../domain/waiting.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { outcomePayload, taskOutcome, waitsOnPerson } from '../domain/task-outcome.js';
-import { UPSTREAM_FAILED, upstreamFailure } from '../domain/upstream.js';
+import { skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from '../domain/upstream.js';
 import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
 import { finalOutput, type RunRepository } from '../infra/run.repository.js';
 import {
@@ -312,7 +312,7 @@ export class ExecuteRun {
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
 
     // A step reading a failed step's output is skipped, not run with empty inputs (domain/upstream.ts).
-    const upstream = replay ? undefined : upstreamFailure(node, this.levels.readsOf(node, level), level.nodes, this.levels.view(x, level), level.fallbacks);
+    const upstream = replay || !skipsOnUpstreamFailure(run.plan) ? undefined : upstreamFailure(node, this.levels.readsOf(node, level), level.nodes, this.levels.view(x, level), level.fallbacks);
     if (upstream) {
       const payload = { skipped: true, reason: UPSTREAM_FAILED, upstream: upstream.upstream + level.suffix, error: upstream.message };
       await this.store.nodeEnded(run.id, owner, inst, 'skipped', upstream.message, payload, UPSTREAM_FAILED);

@@ -1,7 +1,7 @@
 import { PlanGraphSchema, type PlanNode } from '@af/plan';
 import type { NodeState, NodeStatus } from './run-state.js';
 import { fallbacksOf } from './scheduler.js';
-import { dataDependencies, UPSTREAM_FAILED, upstreamFailure } from './upstream.js';
+import { dataDependencies, skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from './upstream.js';
 
 const plan = (nodes: Array<Record<string, unknown>>) => PlanGraphSchema.parse({ nodes }).nodes;
 
@@ -116,5 +116,16 @@ describe('upstreamFailure', () => {
     it('a gate skipped for another reason (rejected with on_reject: skip) does not stop the steps behind it', () => {
       expect(check(gated, 'send', lookup(state('review', 'skipped', { skipReason: 'rejected' })))).toBeUndefined();
     });
+  });
+});
+
+describe('skipsOnUpstreamFailure', () => {
+  it('holds for playbooks, workflows, planner plans and plans without provenance', () => {
+    for (const frontEnd of ['playbook', 'workflow_steps', 'planner'] as const) expect(skipsOnUpstreamFailure({ provenance: { frontEnd } })).toBe(true);
+    expect(skipsOnUpstreamFailure({})).toBe(true);
+  });
+
+  it('not for master-agent plans: a failed agent’s partial data reaches its dependants and the composer', () => {
+    expect(skipsOnUpstreamFailure({ provenance: { frontEnd: 'master_agent' } })).toBe(false);
   });
 });

@@ -15,11 +15,20 @@
  * Only failures propagate. A step skipped because its condition was false, a
  * route not taken, an approval rejected with `on_reject: skip` or timed out is
  * the plan's own decision: a step reading it still runs and reads it as empty.
+ *
+ * Master-agent plans are the exception (skipsOnUpstreamFailure): there a
+ * failed agent's partial result is meant to reach the agents that depend on
+ * it and the composer, which compose what is there.
  */
-import { referencedRoots, type PlanNode } from '@af/plan';
+import { referencedRoots, type PlanGraph, type PlanNode } from '@af/plan';
 import type { StateLookup } from './scheduler.js';
 
 export const UPSTREAM_FAILED = 'upstream_failed';
+
+/** Whether steps of this plan are skipped when what they read failed (all but master-agent plans). */
+export function skipsOnUpstreamFailure(plan: Pick<PlanGraph, 'provenance'>): boolean {
+  return plan.provenance?.frontEnd !== 'master_agent';
+}
 
 const SKIPPED_PREFIX = /^upstream step '[^']*' was skipped because /;
 
