@@ -11,6 +11,7 @@ export { editDistance, nearestName } from './issues/nearest-name.js';
 export { validatePlan, validateParsedPlan } from './graph/validate-plan.js';
 export { kahnLevels, kahnStages, parallelGroups, findCycle, PlanCycleError, type StageResult } from './graph/kahn-levels.js';
 export { RESERVED_ROOTS } from './graph/reference-roots.js';
+export { referencedRoots } from './graph/plan-references.js';
 export type { FieldSpec, Compatibility } from './types/io-type.js';
 export { compatibility, literalType } from './types/io-type.js';
 export type { ActionContract, ActionStepType } from './contracts/action-contract.js';
@@ -37,6 +38,7 @@ export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, typ
 export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
 export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';
+export { workflowOutputCheck, WorkflowOutputSchema, type WorkflowOutput, type WorkflowOutputCheck } from './workflow/workflow-output.js';
 export { compileMasterPlan, type CompileMasterPlanOptions } from './master/compile-master-plan.js';
 export { compileNodeCondition } from './graph/node-condition.js';
 export {

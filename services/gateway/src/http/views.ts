@@ -28,6 +28,12 @@ export function runView(run: orchestrator.Run) {
     inputs: run.inputs ?? {},
     outputs: run.outputs ?? {},
     error: run.error || null,
+    // What the run did (null while it is running): complete | partial | error | awaiting_approval.
+    task_status: run.taskStatus ? lower(orchestrator.taskStatusToJSON(run.taskStatus), 'TASK_STATUS_') : null,
+    steps_completed: run.stepsCompleted,
+    steps_failed: run.stepsFailed,
+    steps_skipped: run.stepsSkipped,
+    error_summary: run.errorSummary || null,
     nodes: run.nodes.map(nodeView),
     iterations: run.iterations.map(nodeView),
     parent_run_id: run.parentRunId || null,
