@@ -166,6 +166,32 @@ describe('ActionDispatcher', () => {
   });
 });
 
+describe('ActionDispatcher with an action source', () => {
+  const tools = new Map<string, ActionHandler>([['plugin:p.echo', { name: 'plugin:p.echo', sideEffects: true, execute: async (ctx) => ({ echoed: ctx.inputs }) }]]);
+  const source = {
+    list: async () => [...tools.values()].map((h) => ({ name: h.name, version: '1', sideEffects: h.sideEffects, contract: { category: 'plugin:p' } })),
+    find: async (name: string) => tools.get(name),
+  };
+
+  it('lists the fixed handlers and the source actions together, sorted', async () => {
+    const d = new ActionDispatcher('svc', [{ name: 'z', sideEffects: false, execute: async () => ({}) }], new MemoryActionRecords(), { source });
+    expect(d.list().map((a) => a.name)).toEqual(['z']);
+    expect(await d.catalog()).toEqual([
+      { name: 'plugin:p.echo', version: '1', sideEffects: true, contract: { category: 'plugin:p' } },
+      { name: 'z', version: '1', sideEffects: false },
+    ]);
+  });
+
+  it('runs a source action with the same replay, and names the source actions when refusing an unknown one', async () => {
+    const d = new ActionDispatcher('svc', [], new MemoryActionRecords(), { source });
+    const first = await d.execute(call({ action: 'plugin:p.echo', inputs: { a: 1 } }));
+    expect(first).toEqual({ outputs: { echoed: { a: 1 } }, replayed: false });
+    expect(await d.execute(call({ action: 'plugin:p.echo', inputs: { a: 2 } }))).toEqual({ outputs: { echoed: { a: 1 } }, replayed: true });
+    const err = await rejection(d.execute(call({ action: 'plugin:p.nope' })));
+    expect([err.code, err.message]).toEqual(['INVALID_ARGUMENT', 'action: svc serves no action "plugin:p.nope" (it serves: plugin:p.echo)']);
+  });
+});
+
 describe('MemoryActionRecords', () => {
   it('lets a claim whose holder went silent be taken over', async () => {
     let now = 0;

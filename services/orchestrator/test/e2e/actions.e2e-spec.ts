@@ -4,14 +4,15 @@
  * this process (ActionServiceModule, as every owning service serves its
  * actions). A `tool` node naming one of its actions runs there with the run
  * owner and the key `runId:nodeId:attempt`, and its outputs flow downstream;
- * an action no configured service serves fails its node `action_unavailable`
- * (not retried); a service that answers errors fails the node per its policy.
+ * a plan naming an action no configured service serves is refused at StartRun
+ * (`action_unavailable`); a service that answers errors fails the node per its
+ * policy.
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ActionDispatcher, ActionServiceModule, AppError, createLogger, MemoryActionRecords, ServiceAuth, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
 import { freePort, startStack, type Stack } from '@af/testing';
-import { byId, harness, output, RunStatus, start, status, until, type Harness } from './helpers.js';
+import { byId, harness, output, RunStatus, start, startError, until, type Harness } from './helpers.js';
 
 let stack: Stack;
 let h: Harness;
@@ -75,16 +76,23 @@ it('runs a tool node in the service that serves its action and passes its output
   expect(call).toMatchObject({ action: 'save_to_workspace', nodeId: 'save', attempt: 1, idempotencyKey: `${runId}:save:1`, principal: { userId: 'user-actions' } });
 });
 
-it('fails a node whose action no configured service serves with action_unavailable, without retrying it', async () => {
-  const runId = await start(h, {
-    nodes: [{ id: 'search', kind: 'tool', action: 'search_documents', inputs: { query: 'x' }, errorPolicy: { onError: 'stop', retry: { maxRetries: 2, backoffMs: 10 } } }],
+it('refuses at StartRun a plan whose action no configured service serves: action_unavailable naming the node, the action and its owner', async () => {
+  const before = Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n);
+  const err = await startError(h, {
+    nodes: [
+      { id: 'save', kind: 'tool', action: 'save_to_workspace', inputs: { title: 'x' } },
+      { id: 'search', kind: 'tool', action: 'search_documents', inputs: { query: 'x' }, dependsOn: ['save'] },
+    ],
   });
-  const run = await until(h, runId);
-  const node = byId(run).search!;
-  expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
-  expect(status(run).search).toBe('failed');
-  expect(node.attempt).toBe(1);
-  expect(node.error).toBe("action_unavailable: no service of this deployment serves action 'search_documents' (node search)");
+  expect(err.code).toBe('INVALID_ARGUMENT');
+  expect(err.violations).toEqual([
+    {
+      field: 'plan.nodes.search.action',
+      code: 'action_unavailable',
+      reason: "action 'search_documents' is not available in this deployment: it is served by entity-resolution, which is not among the services this deployment is configured with (ACTION_SERVICES)",
+    },
+  ]);
+  expect(Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n)).toBe(before);
 });
 
 it('fails a node per its error policy when the serving service refuses the call, naming the field', async () => {
