@@ -116,7 +116,7 @@ describe('an action no service of this deployment serves', () => {
     });
     const plan = toolPlan([{ id: 'search', action: 'search_documents', inputs: { query: 'x' } }, { id: 'ping', action: 'ping', params: { plugin: 'slack-webhook' } }]);
     const before = await runsOf();
-    const err = await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', goalCondition: [], policies: [] })).then(
+    const err = await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', outputContract: undefined, goalCondition: [], policies: [] })).then(
       () => undefined,
       (e: unknown) => e as AppError,
     );
@@ -184,7 +184,7 @@ describe('a plugin tool', () => {
     });
     const plan = toolPlan([{ id: 'post', action: 'post_message', inputs: { text: 'From a workflow step' }, params: { plugin: 'slack-webhook' } }]);
     const before = slack.count('POST', HOOK_PATH);
-    const { run } = await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', goalCondition: [], policies: [] }));
+    const { run } = await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', outputContract: undefined, goalCondition: [], policies: [] }));
     const done = await waitForRun(stack, alice.token, run!.id);
     expect([done.status, done.error]).toEqual(['completed', null]);
     expect(slack.count('POST', HOOK_PATH) - before).toBe(1);
