@@ -157,6 +157,18 @@ describe('ActionDispatcher', () => {
     expect(err.message).toBe('action save answered an array, not an object of outputs');
   });
 
+  it('runs a read-only action again on a repeated key, writing no record', async () => {
+    const records = new MemoryActionRecords();
+    const claims = jest.spyOn(records, 'claim');
+    const read = counting('search', async () => ({ hits: 1 }));
+    read.sideEffects = false;
+    const d = new ActionDispatcher('svc', [read], records);
+    await expect(d.execute(call({ action: 'search' }))).resolves.toEqual({ outputs: { hits: 1 }, replayed: false });
+    await expect(d.execute(call({ action: 'search' }))).resolves.toEqual({ outputs: { hits: 1 }, replayed: false });
+    expect(read.calls).toBe(2);
+    expect(claims).not.toHaveBeenCalled();
+  });
+
   it('runs a call without a key every time (no replay outside a run)', async () => {
     const save = counting('save', async () => ({}));
     const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());

@@ -1,7 +1,8 @@
 /**
  * Serves a service's built-in actions: finds the handler, enforces the
- * deadline, and answers a repeated idempotency key with the first answer —
- * written once here so no serving service re-implements it.
+ * deadline, and answers a repeated idempotency key of a side-effecting action
+ * with the first answer — written once here so no serving service
+ * re-implements it. Read-only actions (`sideEffects: false`) simply run again.
  */
 import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { ActionContext, ActionDescriptor, ActionHandler, ActionPrincipal, ActionSource } from './action-handler.js';
@@ -89,7 +90,8 @@ export class ActionDispatcher {
       throw AppError.invalid('timeout_ms', `must be between 0 (the default, ${this.opts.defaultTimeoutMs} ms) and ${this.opts.maxTimeoutMs}`);
     }
     const deadline = Date.now() + (req.timeoutMs || this.opts.defaultTimeoutMs);
-    if (!req.idempotencyKey) return { outputs: await this.run(handler, req, deadline), replayed: false };
+    // A read-only action has nothing to do twice: it runs again on a repeated key, without a record (two writes saved per call).
+    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(handler, req, deadline), replayed: false };
     return this.once(handler, req, deadline);
   }
 
