@@ -81,7 +81,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/playbooks', summary: 'List your playbooks' },
   { method: 'post', path: '/api/agent-factory/playbooks', summary: 'Store a playbook', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/playbooks/{id}', summary: 'Playbook detail' },
-  { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=)' },
+  { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=): built-in actions and served plugin tools, each with available / served_by / owner' },
   { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
   { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML; per-step results', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/approvals', summary: 'Pending approvals you may act on (?kind=&status=&run_id=; `all` lifts a filter)' },

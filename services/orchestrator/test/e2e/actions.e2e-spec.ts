@@ -29,6 +29,15 @@ const handlers = [
     },
   },
   {
+    // Read-only: its completion may ride on the run's next statement.
+    name: 'search_documents',
+    sideEffects: false,
+    execute: async (ctx: ActionContext) => {
+      calls.push(ctx);
+      return { results: [{ title: `about ${String(ctx.inputs.query)}` }], count: 1 };
+    },
+  },
+  {
     name: 'send_notification',
     sideEffects: true,
     execute: async (ctx: ActionContext): Promise<Record<string, unknown>> => {
@@ -76,20 +85,35 @@ it('runs a tool node in the service that serves its action and passes its output
   expect(call).toMatchObject({ action: 'save_to_workspace', nodeId: 'save', attempt: 1, idempotencyKey: `${runId}:save:1`, principal: { userId: 'user-actions' } });
 });
 
+it('runs a chain of read-only served actions (completions riding on the next statement) with every output stored', async () => {
+  const runId = await start(h, {
+    nodes: [
+      { id: 'a', kind: 'tool', action: 'search_documents', inputs: { query: 'q1' } },
+      { id: 'b', kind: 'tool', action: 'search_documents', inputs: { query: '{a.results[0].title}' }, dependsOn: ['a'] },
+      { id: 'c', kind: 'tool', action: 'search_documents', inputs: { query: '{b.results[0].title}' }, dependsOn: ['b'] },
+    ],
+  });
+  const run = await until(h, runId);
+  expect([run.status, run.error]).toEqual([RunStatus.RUN_STATUS_COMPLETED, '']);
+  expect(output(run, 'c')).toEqual({ results: [{ title: 'about about about q1' }], count: 1 });
+  const stored = await stack.db.query<{ node_id: string }>('SELECT node_id FROM orchestrator.node_outputs WHERE run_id = $1 ORDER BY node_id', [runId]);
+  expect(stored.map((r) => r.node_id)).toEqual(['a', 'b', 'c']);
+});
+
 it('refuses at StartRun a plan whose action no configured service serves: action_unavailable naming the node, the action and its owner', async () => {
   const before = Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n);
   const err = await startError(h, {
     nodes: [
       { id: 'save', kind: 'tool', action: 'save_to_workspace', inputs: { title: 'x' } },
-      { id: 'search', kind: 'tool', action: 'search_documents', inputs: { query: 'x' }, dependsOn: ['save'] },
+      { id: 'graph', kind: 'tool', action: 'analyze_graph', inputs: {}, dependsOn: ['save'] },
     ],
   });
   expect(err.code).toBe('INVALID_ARGUMENT');
   expect(err.violations).toEqual([
     {
-      field: 'plan.nodes.search.action',
+      field: 'plan.nodes.graph.action',
       code: 'action_unavailable',
-      reason: "action 'search_documents' is not available in this deployment: it is served by entity-resolution, which is not among the services this deployment is configured with (ACTION_SERVICES)",
+      reason: "action 'analyze_graph' is not available in this deployment: it is served by entity-resolution, which is not among the services this deployment is configured with (ACTION_SERVICES)",
     },
   ]);
   expect(Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n)).toBe(before);
