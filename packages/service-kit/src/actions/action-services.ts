@@ -51,6 +51,7 @@ export class ActionServices implements ActionPort {
     private readonly log: Logger,
     /** Signs each call for the run's owner (ListActions as the orchestrator itself). */
     auth: PrincipalSigner,
+    /** minRefreshGapMs: how soon an unknown name may trigger another listing (default 1 s). */
     private readonly options: { refreshMs: number; minRefreshGapMs?: number },
   ) {
     for (const e of entries) {
@@ -84,7 +85,7 @@ export class ActionServices implements ActionPort {
   async servedBy(name: string): Promise<ServedAction | undefined> {
     const known = this.table.byAction.get(name);
     if (known || this.entries.length === 0) return known;
-    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 5_000)) await this.refresh();
+    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) await this.refresh();
     return this.table.byAction.get(name);
   }
 
@@ -111,7 +112,7 @@ export class ActionServices implements ActionPort {
 
   /** A refresh now unless one ran within the rate limit (a caller met a name the table does not know). */
   requestRefresh(): void {
-    if (this.entries.length && Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 5_000)) void this.refresh();
+    if (this.entries.length && Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) void this.refresh();
   }
 
   /** Asks every service what it serves; one refresh at a time. */

@@ -162,6 +162,27 @@ describe('GET /api/agent-factory/actions', () => {
 });
 
 describe('a plugin tool', () => {
+  it('runs as a {plugin, action} node of a plan sent to StartRun', async () => {
+    const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
+      auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+    });
+    const plan = toolPlan([{ id: 'post', action: 'post_message', inputs: { text: 'From a workflow step' }, params: { plugin: 'slack-webhook' } }]);
+    const before = slack.count('POST', HOOK_PATH);
+    // The orchestrator lists connector-runtime's actions at start, before the plugin registered, and asks again on a miss.
+    const run = await until('the orchestrator serves the plugin tool', async () => {
+      try {
+        return (await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', outputContract: undefined, goalCondition: [], policies: [] }))).run;
+      } catch (err) {
+        if ((err as AppError).violations?.[0]?.code === 'action_unavailable') return undefined;
+        throw err;
+      }
+    });
+    const done = await waitForRun(stack, alice.token, run.id);
+    expect([done.status, done.error]).toEqual(['completed', null]);
+    expect(slack.count('POST', HOOK_PATH) - before).toBe(1);
+    expect(JSON.parse(slack.requestsTo('POST', HOOK_PATH).at(-1)!.body)).toEqual({ text: 'From a workflow step' });
+  });
+
   it('validates and runs end to end as a playbook step, posting once through the plugin', async () => {
     const validated = await until('the plugin tool validates', async () => {
       const res = await http('POST', url('/api/agent-factory/playbooks/validate'), { token: alice.token, body: { yaml: pluginStep } });
@@ -169,7 +190,11 @@ describe('a plugin tool', () => {
     });
     expect(validated.errors).toEqual([]);
     const before = slack.count('POST', HOOK_PATH);
-    const started = await http('POST', url('/api/v1/runs'), { token: alice.token, body: { playbook: pluginStep, inputs: {} } });
+    // Refused (400 action_unavailable) only until the orchestrator has listed the plugin too.
+    const started = await until('the run starts', async () => {
+      const res = await http('POST', url('/api/v1/runs'), { token: alice.token, body: { playbook: pluginStep, inputs: {} } });
+      return res.status === 400 && res.body.error.violations?.[0]?.code === 'action_unavailable' ? undefined : res;
+    });
     expect(started.status).toBe(201);
     const run = await waitForRun(stack, alice.token, started.body.run.id);
     expect([run.status, run.error]).toEqual(['completed', null]);
@@ -178,16 +203,4 @@ describe('a plugin tool', () => {
     expect(JSON.parse(slack.requestsTo('POST', HOOK_PATH).at(-1)!.body)).toEqual({ text: 'Report 1 ready' });
   });
 
-  it('runs as a {plugin, action} node of a plan sent to StartRun', async () => {
-    const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
-      auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
-    });
-    const plan = toolPlan([{ id: 'post', action: 'post_message', inputs: { text: 'From a workflow step' }, params: { plugin: 'slack-webhook' } }]);
-    const before = slack.count('POST', HOOK_PATH);
-    const { run } = await call(runs.startRun({ principal: { userId: alice.id, teamIds: [] }, plan, inputs: {}, runContext: '', idempotencyKey: '', outputContract: undefined, goalCondition: [], policies: [] }));
-    const done = await waitForRun(stack, alice.token, run!.id);
-    expect([done.status, done.error]).toEqual(['completed', null]);
-    expect(slack.count('POST', HOOK_PATH) - before).toBe(1);
-    expect(JSON.parse(slack.requestsTo('POST', HOOK_PATH).at(-1)!.body)).toEqual({ text: 'From a workflow step' });
-  });
 });
