@@ -46,7 +46,7 @@ export const SERVICE_ENV = {
   },
   planner: {
     required: COMMON_REQUIRED,
-    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW'],
+    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS'],
     secret: [...COMMON_SECRET],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
@@ -65,6 +65,8 @@ export const SERVICE_ENV = {
       'SUBFLOW_MAX_DEPTH',
       'APPROVAL_RECONCILE_MS',
       'CAPABILITY_EGRESS_ALLOW',
+      'ACTION_SERVICES',
+      'ACTION_REFRESH_MS',
       ...LLM_OPTIONAL,
     ],
     secret: [...COMMON_SECRET, 'LLM_API_KEY'],

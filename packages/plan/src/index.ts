@@ -69,3 +69,13 @@ export {
   type WireEnumName,
 } from './wire/plan-wire.types.js';
 export * from './flex/index.js';
+export {
+  actionOwner,
+  CATEGORY_OWNERS,
+  IN_PROCESS_TOOL_ACTIONS,
+  plannedActions,
+  servedActionNames,
+  unavailableActions,
+  type ActionViolation,
+  type PlannedAction,
+} from './contracts/action-availability.js';

@@ -108,6 +108,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           APPROVAL_RECONCILE_MS: '1000',
           // Test agents listen on loopback (options.env may override it).
           CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
+          // Plugin tools run in connector-runtime, as `pnpm start` and the deployments wire it (options.env may override it).
+          ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
           ...common('orchestrator'),
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
@@ -126,7 +128,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.connector),
       CREDENTIALS_KEYS: credentialsKeys,
     }),
-    planner: new ServiceProcess('planner', { CAPABILITY_EGRESS_ALLOW: '127.0.0.1', ...common('planner'), GRPC_PORT: String(ports.planner) }),
+    planner: new ServiceProcess('planner', {
+      CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
+      // The planner refuses what no service serves: the same services as the orchestrator's.
+      ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
+      ...common('planner'),
+      GRPC_PORT: String(ports.planner),
+    }),
     approval: new ServiceProcess('approval', {
       // Timeouts in tests are seconds: sweep often.
       APPROVAL_SWEEP_INTERVAL_MS: '200',

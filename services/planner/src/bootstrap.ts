@@ -4,7 +4,8 @@ import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { configureConditionLimits } from '@af/expr';
 import { configurePlanLimits } from '@af/plan';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
-import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionServices, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
@@ -45,14 +46,21 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   sweeper.unref();
   kit.onClose(() => clearInterval(sweeper));
 
+  // What this deployment can run: the services the orchestrator runs actions on, asked what they serve.
+  const auth = serviceAuthFromConfig(config, 'planner');
+  const actionServices = new ActionServices(config.ACTION_SERVICES, log, auth, { refreshMs: config.ACTION_REFRESH_MS });
+  await actionServices.start();
+  kit.onClose(() => actionServices.stop());
+  const actions = new ActionAvailability(actionServices, log);
+
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks: new Playbooks(kit), planTask, registry, facets }),
+    module: PlannerModule.forRoot({ playbooks: new Playbooks(kit, undefined, actions), planTask, registry, facets, actions }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log,
     metrics: kit.metrics,
-    auth: serviceAuthFromConfig(config, 'planner'),
+    auth,
   });
   kit.onClose(() => grpc.close());
   log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');

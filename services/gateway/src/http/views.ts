@@ -65,8 +65,18 @@ export function playbookView(p: planner.Playbook) {
   return { id: p.id, name: p.name, version: p.version, revision: p.revision, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
 }
 
+/** An action contract, and whether this deployment can run it (`available`; `served_by` the serving service, `owner` the one that owns it). */
 export function actionView(a: planner.ActionContract) {
-  return { name: a.name, description: a.description, category: a.category, step_type: a.stepType, ...(a.contract ?? {}) };
+  return {
+    name: a.name,
+    description: a.description,
+    category: a.category,
+    step_type: a.stepType,
+    ...(a.contract ?? {}),
+    available: a.available,
+    ...(a.servedBy ? { served_by: a.servedBy } : {}),
+    ...(a.owner ? { owner: a.owner } : {}),
+  };
 }
 
 /** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */

@@ -377,6 +377,7 @@ export class ExecuteRun {
     const isMap = node.kind === 'map';
     const opts = isMap ? {} : this.executors.optionsOf(node);
     const pure = !!opts.pure;
+    const readOnly = !pure && opts.readOnly?.(node) === true;
     let resumed = replay;
     for (;;) {
       // Each executing node holds a slot of the run's concurrency; a map holds none (its iterations' nodes do).
@@ -434,8 +435,8 @@ export class ExecuteRun {
             },
             primary ? primary.id + level.suffix : undefined,
             started ? undefined : { attempt, ...startPayload },
-            // A pure node (never started on its own) is computed again if this is lost: it may ride on the run's next statement.
-            { defer: !started && cacheKey === undefined },
+            // A pure node (never started on its own) or a read-only action is run again if this is lost: it may ride on the run's next statement.
+            { defer: (!started || readOnly) && cacheKey === undefined },
           );
           x.outputs.set(inst, output);
           if (primary) x.outputs.set(primary.id + level.suffix, output);

@@ -5,6 +5,7 @@
  */
 import { PlanGraphSchema, planSizeIssue, validatePlan, type PlanGraph, type PlanNode } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
+import type { ActionCheck } from './action-availability.js';
 import { RUN_STATUSES, TASK_STATUSES, type Run, type RunFrame, type RunStatus, type RunView, type TaskStatus } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { DEFAULT_RUN_INPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
@@ -39,6 +40,8 @@ export class RunCommands {
     /** Approval nodes waiting on the approval service are decided there. */
     private readonly approvals?: ApprovalDecisions,
     private readonly limits: { runInputMaxBytes: number } = { runInputMaxBytes: DEFAULT_RUN_INPUT_MAX_BYTES },
+    /** Refuses tool actions no service of this deployment serves (action-availability.ts); absent: not checked. */
+    private readonly checkActions?: ActionCheck,
   ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
@@ -62,6 +65,7 @@ export class RunCommands {
       });
     }
     const violations: FieldViolation[] = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
+    if (this.checkActions) violations.push(...(await this.checkActions(plan)));
     let outputContract: Record<string, unknown> | null = null;
     if (cmd.outputContract !== undefined && cmd.outputContract !== null) {
       const parsed = parseOutputContract(cmd.outputContract);

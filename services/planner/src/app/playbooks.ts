@@ -6,6 +6,7 @@
  */
 import { compilePlaybook, type CompileResult, type PlanGraph } from '@af/plan';
 import { AppError, sqlRows, type ServiceKit } from '@af/service-kit';
+import type { ActionAvailability } from './action-availability.js';
 
 export interface StoredPlaybook {
   id: string;
@@ -36,12 +37,14 @@ export class Playbooks {
   constructor(
     private readonly kit: ServiceKit,
     private readonly users: PlaybookUsers = noPlaybookUsers,
+    /** Refuses plans naming actions this deployment does not serve; knows the plugin tools served. */
+    private readonly actions?: ActionAvailability,
   ) {}
 
   compile(yaml: string): { plan: PlanGraph; results: CompileResult['results'] } {
     if (!yaml || !yaml.trim()) throw AppError.invalid('yaml', 'is required');
     if (Buffer.byteLength(yaml) > MAX_YAML_BYTES) throw AppError.invalid('yaml', `is larger than ${MAX_YAML_BYTES} bytes`);
-    const result = compilePlaybook(yaml);
+    const result = this.actions ? compilePlaybook(yaml, { registry: this.actions.registry() }) : compilePlaybook(yaml);
     if (!result.ok) {
       const first = result.errors[0]!;
       throw new AppError('INVALID_ARGUMENT', `${first.field}: ${first.message}${result.errors.length > 1 ? ` (+${result.errors.length - 1} more)` : ''}`, {
@@ -53,6 +56,7 @@ export class Playbooks {
         })),
       });
     }
+    this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
   }
 
