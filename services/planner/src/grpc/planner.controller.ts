@@ -122,7 +122,7 @@ export class PlannerController implements planner.PlannerServiceController {
 
   async getPlaybookGraph(req: planner.GetPlaybookGraphRequest): Promise<planner.GetPlaybookGraphResponse> {
     const { plan, playbook } = await this.playbooks.compileStored(req.principal?.userId ?? '', req.id, { revision: req.revision });
-    const graph = playbookGraph(plan, this.actions);
+    const graph = playbookGraph(plan, this.actions.registry());
     return { graph: toStruct({ playbook_id: playbook.id, revision: playbook.revision, name: playbook.name, ...graph }) };
   }
 
