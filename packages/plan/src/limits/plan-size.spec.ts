@@ -66,11 +66,9 @@ describe('the cap', () => {
     expect(() => configurePlanLimits({ maxNodes: 0 })).toThrow(RangeError);
   });
 
-  it('refuses a 12,000-step playbook quickly with one issue naming steps and the limit', () => {
-    const yaml = chainYaml(12_000);
-    const started = Date.now();
-    const result = compilePlaybook(yaml);
-    expect(Date.now() - started).toBeLessThan(3_000);
+  // How fast the refusal is belongs to a benchmark, not a timed assertion here.
+  it('refuses a 12,000-step playbook with one issue naming steps and the limit', () => {
+    const result = compilePlaybook(chainYaml(12_000));
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors).toEqual([

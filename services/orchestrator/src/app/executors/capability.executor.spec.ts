@@ -24,7 +24,7 @@ type Reply = AgentAnswer | Error | ((call: AgentCall) => AgentAnswer | Error);
 
 /** A registry and agents in memory: `replies` by endpoint (default: a valid post). */
 function fakes(registry: Record<string, Partial<CapabilitySnapshot> & { instances: InstanceSnapshot[] }>, replies: Record<string, Reply> = {}) {
-  const calls: Array<{ endpoint: string; call: AgentCall; timeoutMs: number }> = [];
+  const calls: Array<{ endpoint: string; call: AgentCall; timeoutMs: number; at: number }> = [];
   const frames: Array<{ type: string; payload: Record<string, unknown> }> = [];
   const lookups: string[] = [];
   const deps: CapabilityExecutorDeps = {
@@ -37,7 +37,7 @@ function fakes(registry: Record<string, Partial<CapabilitySnapshot> & { instance
     },
     agents: {
       invoke: async (endpoint, call, { timeoutMs }) => {
-        calls.push({ endpoint, call, timeoutMs });
+        calls.push({ endpoint, call, timeoutMs, at: Date.now() });
         const r = replies[endpoint] ?? { output: { post_copy: `from ${endpoint}` }, clarify: null, replayed: false };
         const answer = typeof r === 'function' ? r(call) : r;
         if (answer instanceof Error) throw answer;
@@ -62,14 +62,16 @@ describe('capabilityExecutor', () => {
       params: { instruction: 'Write it.', flex: { inputFacets: ['brief'], outputFacets: ['post_copy'], scope: 'en' } },
     });
     const clarification = { nodeId: 'write', questionId: 'q1', question: 'Tone?', answer: 'warm', createdAt: 't0', answeredAt: 't1' };
+    const started = Date.now();
     const result = await capabilityExecutor(f.deps)({ ...c, inputs: { ...c.inputs, hitlClarifications: [clarification] } });
     expect(result).toBeInstanceOf(Completed);
     expect(result).toMatchObject({ output: { post_copy: 'from a:1' }, payload: { dispatch: { capabilityId: 'writer.en', instanceId: 'a' } } });
     expect(f.calls).toHaveLength(1);
-    const { endpoint, call, timeoutMs } = f.calls[0]!;
+    const { endpoint, call, timeoutMs, at } = f.calls[0]!;
     expect(endpoint).toBe('a:1');
+    // The agent gets what is left of the node's 5 s: at most 5 s, less only by the time spent before the call.
     expect(timeoutMs).toBeLessThanOrEqual(5000);
-    expect(timeoutMs).toBeGreaterThan(4000);
+    expect(timeoutMs).toBeGreaterThanOrEqual(5000 - (at - started));
     expect(call).toEqual({
       capabilityId: 'writer.en',
       instanceId: 'a',
