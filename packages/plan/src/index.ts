@@ -8,6 +8,8 @@ export * from './ir.js';
 export type { PlanIssue, StepIssue, StepValidationResult, SeedStepValidationResult } from './issues/plan-issue.js';
 export { toSeedValidationResult, stepIssueToPlanIssue } from './issues/plan-issue.js';
 export { editDistance, nearestName } from './issues/nearest-name.js';
+export { checkRunInputs, inputValueMatches, type RunInputIssue } from './inputs/run-inputs.js';
+export { CONFIGURE_MODEL_HINT, llmNodes, type LlmNodeRef } from './graph/llm-nodes.js';
 export { validatePlan, validateParsedPlan } from './graph/validate-plan.js';
 export { kahnLevels, kahnStages, parallelGroups, findCycle, PlanCycleError, type StageResult } from './graph/kahn-levels.js';
 export { RESERVED_ROOTS } from './graph/reference-roots.js';
@@ -27,6 +29,7 @@ export {
   ConnectorDefinitionSchema,
   connectorLookup,
   deriveConnectorContract,
+  type ConnectorBinding,
   type ConnectorContract,
   type ConnectorContractLookup,
   type ConnectorDefinition,
