@@ -37,6 +37,7 @@ export {
 } from './contracts/connector-contract.js';
 export { outputSchemaToJsonSchema as stepOutputSchemaToJsonSchema } from './playbook/step-output.js';
 export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
+export { locateInYaml } from './playbook/yaml-source.js';
 export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
 export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';

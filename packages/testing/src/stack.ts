@@ -114,7 +114,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.connector),
       CREDENTIALS_KEYS: credentialsKeys,
     }),
-    planner: new ServiceProcess('planner', { CAPABILITY_EGRESS_ALLOW: '127.0.0.1', ...common('planner'), GRPC_PORT: String(ports.planner) }),
+    planner: new ServiceProcess('planner', {
+      CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
+      ...common('planner'),
+      GRPC_PORT: String(ports.planner),
+      // Validation checks the connectors a playbook names against the caller's.
+      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+    }),
     approval: new ServiceProcess('approval', {
       // Timeouts in tests are seconds: sweep often.
       APPROVAL_SWEEP_INTERVAL_MS: '200',

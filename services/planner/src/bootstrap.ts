@@ -16,6 +16,7 @@ import { followCapabilityEvents } from './infra/capability-event.follower.js';
 import { CapabilityRepository } from './infra/capability.repository.js';
 import { FacetRepository } from './infra/facet.repository.js';
 import { FlexMetrics } from './infra/flex-metrics.js';
+import { connectorCatalog, noConnectorCatalog } from './infra/connector-catalog.js';
 import { LlmPlanner } from './infra/llm-planner.js';
 import { plannerMigrations } from './infra/migrations/index.js';
 
@@ -45,16 +46,20 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   sweeper.unref();
   kit.onClose(() => clearInterval(sweeper));
 
+  const auth = serviceAuthFromConfig(config, 'planner');
+  // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
+  const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
+  const playbooks = new Playbooks(kit, { connectors, hasModel: Boolean(model) });
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks: new Playbooks(kit), planTask, registry, facets }),
+    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log,
     metrics: kit.metrics,
-    auth: serviceAuthFromConfig(config, 'planner'),
+    auth,
   });
   kit.onClose(() => grpc.close());
-  log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
+  log.info({ grpcPort: config.GRPC_PORT, connectorChecks: Boolean(config.CONNECTOR_RUNTIME_URL), plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
   return { kit, registry, facets, close: () => kit.close() };
 }

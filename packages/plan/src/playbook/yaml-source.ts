@@ -138,3 +138,10 @@ function yamlSource(doc: Document, lineCounter: LineCounter, value: unknown): Ya
     },
   };
 }
+
+/** Positions for issues found outside the compiler (the planner's deployment checks): `field` paths into `text`. */
+export function locateInYaml(text: string, issues: readonly PlanIssue[]): PlanIssue[] {
+  if (issues.length === 0) return [];
+  const parsed = parseYamlSource(text);
+  return parsed.ok ? issues.map((i) => parsed.source.locate(i)) : [...issues];
+}

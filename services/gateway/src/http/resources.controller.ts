@@ -6,6 +6,7 @@ import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { PlaybookYamlSchema } from './schemas.js';
 import { parseBody } from './validation.js';
 import { actionView, playbookView } from './views.js';
+import { playbookValidationView, refusedValidationView } from './playbook-validation.view.js';
 
 @Controller('api/agent-factory/playbooks')
 @UseGuards(AuthGuard)
@@ -17,10 +18,9 @@ export class PlaybooksController {
   async validate(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
     const { yaml } = parseBody(PlaybookYamlSchema, body);
     try {
-      const { results } = await call(this.deps.clients.planner.compilePlaybook({ principal, yaml }));
-      return { valid: results.every((r) => r.valid), errors: [], results };
+      return playbookValidationView(await call(this.deps.clients.planner.compilePlaybook({ principal, yaml, validateOnly: true })));
     } catch (err) {
-      if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') return { valid: false, errors: err.violations, results: [] };
+      if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') return refusedValidationView(err.violations.map((v) => ({ ...v, code: v.code ?? 'invalid_field' })));
       throw err;
     }
   }

@@ -13,6 +13,7 @@ import { parseRuntimePolicies, type RuntimePolicy } from '../domain/runtime-poli
 import type { RunRepository, WaitingRow } from '../infra/run.repository.js';
 import { decidePolicyGate, policyGateFor } from './policy-gate.js';
 import type { ApprovalDecisions } from './approval-decisions.js';
+import { assertRunnable, type RunCapabilities } from './run-start-checks.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -39,6 +40,8 @@ export class RunCommands {
     /** Approval nodes waiting on the approval service are decided there. */
     private readonly approvals?: ApprovalDecisions,
     private readonly limits: { runInputMaxBytes: number } = { runInputMaxBytes: DEFAULT_RUN_INPUT_MAX_BYTES },
+    /** Without a model, playbook runs with llm steps are refused at start. */
+    private readonly capabilities: RunCapabilities = { hasModel: true },
   ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
@@ -55,12 +58,7 @@ export class RunCommands {
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
       throw AppError.invalid('run_context', `must be one of ${RUN_CONTEXTS.join(', ')}`);
     }
-    const missing = missingInputs(plan, cmd.inputs);
-    if (missing.length) {
-      throw new AppError('INVALID_ARGUMENT', `missing required input(s): ${missing.join(', ')}`, {
-        violations: missing.map((name) => ({ field: `inputs.${name}`, reason: 'is required', code: 'missing_required' })),
-      });
-    }
+    assertRunnable(plan, cmd.inputs, this.capabilities);
     const violations: FieldViolation[] = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
     let outputContract: Record<string, unknown> | null = null;
     if (cmd.outputContract !== undefined && cmd.outputContract !== null) {

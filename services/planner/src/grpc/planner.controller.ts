@@ -1,7 +1,7 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import { compileMasterPlan, defaultActionRegistry, type ActionContract } from '@af/plan';
+import { compileMasterPlan, defaultActionRegistry, type ActionContract, type PlanIssue, type StepIssue } from '@af/plan';
 import type { CapabilityRegistry } from '../app/capability-registry.service.js';
 import type { FacetCatalogStore } from '../app/facet-catalog.store.js';
 import type { PlanTaskUseCase } from '../app/plan-task.use-case.js';
@@ -77,16 +77,21 @@ export class PlannerController implements planner.PlannerServiceController {
     return { plan: wirePlan(result.plan) };
   }
 
-  compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
-    const { plan, results } = this.playbooks.compile(req.yaml);
+  /** With `validate_only` every problem is the answer (valid = false); without it errors are INVALID_ARGUMENT. */
+  async compilePlaybook(req: planner.CompilePlaybookRequest): Promise<planner.CompilePlaybookResponse> {
+    const principal = { userId: req.principal?.userId ?? '', teamIds: req.principal?.teamIds ?? [] };
+    const report = req.validateOnly ? await this.playbooks.report(req.yaml, principal) : await this.playbooks.compileFor(req.yaml, principal);
     return {
-      plan: wirePlan(plan),
-      results: results.map((r) => ({
+      plan: report.plan ? wirePlan(report.plan) : undefined,
+      results: report.results.map((r) => ({
         step: r.step,
         valid: r.valid,
         errors: r.errors.map(issue),
         warnings: r.warnings.map(issue),
       })),
+      valid: report.valid,
+      errors: report.errors.map(playbookIssue),
+      warnings: report.warnings.map(playbookIssue),
     };
   }
 
@@ -118,8 +123,12 @@ const toWireAction = (a: ActionContract): planner.ActionContract => {
   return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)) };
 };
 
-function issue(i: { code: string; message: string; field?: string; suggestedFix?: string }): planner.StepIssue {
-  return { code: i.code, message: i.message, field: i.field ?? '', suggestedFix: i.suggestedFix ?? '' };
+function issue(i: StepIssue): planner.StepIssue {
+  return { code: i.code, message: i.message, field: i.field, suggestedFix: i.suggestedFix ?? '', line: i.line ?? 0, column: i.column ?? 0 };
+}
+
+function playbookIssue(i: PlanIssue): planner.PlaybookIssue {
+  return { code: i.code, message: i.message, field: i.field, suggestedFix: i.suggestedFix ?? '', step: i.step ?? '', line: i.line ?? 0, column: i.column ?? 0 };
 }
 
 export interface PlannerModuleDeps {

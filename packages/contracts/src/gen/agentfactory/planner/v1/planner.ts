@@ -26,7 +26,7 @@ export interface CompilePlaybookRequest {
    * Answer with every problem (valid = false, errors, warnings, results)
    * instead of INVALID_ARGUMENT: what POST /playbooks/validate shows.
    */
-  validateOnly: boolean;
+  validateOnly?: boolean | undefined;
 }
 
 export interface StepIssue {
@@ -370,7 +370,7 @@ export interface ListFacetsResponse {
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
 
 function createBaseCompilePlaybookRequest(): CompilePlaybookRequest {
-  return { principal: undefined, yaml: "", validateOnly: false };
+  return { principal: undefined, yaml: "" };
 }
 
 export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
@@ -381,7 +381,7 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
     if (message.yaml !== "") {
       writer.uint32(18).string(message.yaml);
     }
-    if (message.validateOnly !== false) {
+    if (message.validateOnly !== undefined) {
       writer.uint32(24).bool(message.validateOnly);
     }
     return writer;
@@ -444,7 +444,7 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
         ? globalThis.Boolean(object.validateOnly)
         : isSet(object.validate_only)
         ? globalThis.Boolean(object.validate_only)
-        : false,
+        : undefined,
     };
   },
 
@@ -456,7 +456,7 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
     if (message.yaml !== "") {
       obj.yaml = message.yaml;
     }
-    if (message.validateOnly !== false) {
+    if (message.validateOnly !== undefined) {
       obj.validateOnly = message.validateOnly;
     }
     return obj;
