@@ -70,10 +70,14 @@ export class Playbooks {
       else extraWarnings.push({ code: 'connectors_not_checked', field: '', message: `the connectors and endpoints this playbook names were not checked: ${catalog.unavailable}` });
     }
     const result = compilePlaybook(yaml, opts);
-    if (!result.ok) return { valid: false, errors: result.errors, warnings: [...extraWarnings, ...result.warnings], results: result.results };
-    if (!this.deps.hasModel) extraWarnings.push(...locateInYaml(yaml, modelWarnings(result.plan)));
-    // Further deployment checks (e.g. whether a service serves each action) go here, each in its own module.
-    return { valid: true, plan: result.plan, errors: [], warnings: [...extraWarnings, ...result.warnings], results: result.results };
+    const errors: PlanIssue[] = result.ok ? [] : [...result.errors];
+    const warnings: PlanIssue[] = [...extraWarnings, ...result.warnings];
+    if (result.ok && !this.deps.hasModel) warnings.push(...locateInYaml(yaml, modelWarnings(result.plan)));
+    // Further deployment checks (e.g. whether a service of this deployment serves each action) go here, each in
+    // its own module, adding to `errors` / `warnings` (positions via locateInYaml); compileFor and
+    // CompilePlaybook then refuse or report them like the document's own.
+    const valid = errors.length === 0 && result.ok;
+    return { valid, ...(valid && result.ok ? { plan: result.plan } : {}), errors, warnings, results: result.results };
   }
 
   /** `report`, throwing INVALID_ARGUMENT (violations with field, step, line and column) when there are errors. */
