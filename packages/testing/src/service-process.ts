@@ -22,6 +22,8 @@ export class ServiceProcess {
     readonly name: ServiceName,
     readonly env: Record<string, string>,
     readonly label: string = name,
+    /** Another script to run (default `services/<name>/dist/main.js`) and the line that says it is ready (default `<name> ready`). */
+    private readonly entry: { script?: string; readyLine?: string } = {},
   ) {}
 
   get pid(): number | undefined {
@@ -33,14 +35,14 @@ export class ServiceProcess {
   }
 
   async start(timeoutMs = 60_000): Promise<void> {
-    const main = join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
+    const main = this.entry.script ?? join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first`);
     const child = spawn(process.execPath, [main], {
       env: { PATH: process.env.PATH ?? '', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
-    const readyLine = `${this.name} ready`;
+    const readyLine = this.entry.readyLine ?? `${this.name} ready`;
     // Only this incarnation's output counts (a restart must not match the previous ready line).
     const from = this.output.length;
     await new Promise<void>((resolve, reject) => {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { TEST_NATS_URL } from './env.js';
 import { freePort } from './ports.js';
+import { IN_PROCESS_READY } from './in-process-ready.js';
 import { REPO_ROOT, ServiceProcess, type ServiceName } from './service-process.js';
 
 export interface Stack {
@@ -56,13 +57,24 @@ export interface StackOptions {
    * stack and must verify its calls.
    */
   serviceAuthSecret?: string;
+  /**
+   * The event bus: `jetstream` (default; the test NATS server, a private
+   * subject prefix) or `memory` — the in-process bus of `pnpm start`, with
+   * every service in one process as `pnpm start` runs them (one orchestrator).
+   */
+  bus?: 'jetstream' | 'memory';
 }
+
+/** The order `pnpm start` starts the services in (the gateway last). */
+const IN_PROCESS_ORDER: ServiceName[] = ['connector-runtime', 'planner', 'approval', 'orchestrator', 'gateway'];
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const replicas = options.orchestratorReplicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1) {
     throw new Error(`orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`);
   }
+  const inProcess = options.bus === 'memory';
+  if (inProcess && replicas > 1) throw new Error('orchestratorReplicas: the in-process bus (bus: memory) runs one orchestrator');
   const db = await createTestDatabase();
   const natsPrefix = `t${randomBytes(4).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
@@ -79,7 +91,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   for (let i = 0; i < replicas; i++) ports.orchestrators.push(await freePort());
   const common = (name: ServiceName): Record<string, string> => ({
     DATABASE_URL: db.url,
-    NATS_URL: TEST_NATS_URL,
+    NATS_URL: inProcess ? `memory://${natsPrefix}` : TEST_NATS_URL,
     NATS_PREFIX: natsPrefix,
     GRPC_HOST: '127.0.0.1',
     METRICS_PORT: '0',
@@ -141,7 +153,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
     }),
   };
-  const all = [...Object.values(services), ...orchestrators.slice(1)];
+  if (inProcess) {
+    // One process holding every service, as `pnpm start` runs them: the in-process bus is shared only within a process.
+    const envs = Object.fromEntries(IN_PROCESS_ORDER.map((name) => [name, services[name].env]));
+    const one = new ServiceProcess('gateway', { AF_IN_PROCESS_ENVS: JSON.stringify(envs), AF_IN_PROCESS_ORDER: IN_PROCESS_ORDER.join(',') }, 'in-process', {
+      script: join(REPO_ROOT, 'packages', 'testing', 'dist', 'in-process-main.js'),
+      readyLine: IN_PROCESS_READY,
+    });
+    for (const name of IN_PROCESS_ORDER) services[name] = one;
+    orchestrators.splice(0, orchestrators.length, one);
+  }
+  const all = [...new Set([...Object.values(services), ...orchestrators.slice(1)])];
   const stop = async () => {
     await Promise.all(all.map((s) => s.stop()));
     // Keep every process's output for post-mortems (gitignored).

@@ -90,5 +90,10 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   RUN_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /** Deepest nesting of objects/arrays accepted in a JSON request body; deeper is 400. */
   JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
+  /**
+   * A run's SSE stream that has been silent this long re-reads the run's event
+   * log (then backs off), so a frame missed on the bus still arrives.
+   */
+  SSE_IDLE_RECHECK_MS: z.coerce.number().int().min(100).default(5_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;

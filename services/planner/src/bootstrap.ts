@@ -8,7 +8,7 @@ import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
-import { Playbooks } from './app/playbooks.js';
+import { noPlaybookUsers, Playbooks } from './app/playbooks.js';
 import { plannerEnvSchema } from './config.js';
 import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
@@ -49,7 +49,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const auth = serviceAuthFromConfig(config, 'planner');
   // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
   const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
-  const playbooks = new Playbooks(kit, { connectors, hasModel: Boolean(model) });
+  const playbooks = new Playbooks(kit, noPlaybookUsers, { connectors, hasModel: Boolean(model) });
   const grpc = await startGrpcServer({
     module: PlannerModule.forRoot({ playbooks, planTask, registry, facets }),
     packages: ['planner'],

@@ -15,7 +15,7 @@ import {
   ValidateConnectorSchema,
   DeleteAccountSchema,
   LoginSchema,
-  ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
+  ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
 import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
 import { CreateApiKeySchema } from '../domain/api-keys.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
@@ -46,7 +46,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/auth/logout-all', summary: 'Revoke every token of your account, this one included', status: '204' },
   { method: 'delete', path: '/api/auth/me', summary: 'Delete your account; body {password} confirms it', body: DeleteAccountSchema, status: '204',
     errors: { '403': 'The password is wrong', '409': 'A team you created or solely own still has other members', '429': 'Too many failed attempts (Retry-After)' } },
-  { method: 'post', path: '/api/v1/runs', summary: 'Start a run of a playbook (YAML or stored id)', body: StartRunSchema },
+  { method: 'post', path: '/api/v1/runs', summary: 'Start a run from exactly one of yaml (playbook YAML; its deprecated name `playbook` is still taken, with Deprecation, Warning and Link headers), playbook_id (+ playbook_revision), workflow_steps or plan (a PlanGraph); 400 names the field (workflow_steps[1].dependencies[0], plan.nodes[0].dependsOn for a cycle, unknown fields)', body: StartRunSchema },
   { method: 'get', path: '/api/v1/runs', summary: 'Your runs, newest first (?status=a,b&page_size=&page_token=)' },
   { method: 'get', path: '/api/v1/runs/{id}', summary: 'Run status, node states and outputs' },
   { method: 'post', path: '/api/v1/runs/{id}/pause', summary: 'Pause a run' },
@@ -54,7 +54,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/executions', summary: 'Executions (runs), as in the seed API' },
   { method: 'get', path: '/api/agent-factory/executions/{id}', summary: 'One execution' },
   { method: 'post', path: '/api/v1/runs/{id}/cancel', summary: 'Cancel a run' },
-  { method: 'post', path: '/api/v1/runs/{id}/replan', summary: 'Replan an unfinished run: plan version N+1, completed steps locked', body: ReplanRunSchema },
+  { method: 'post', path: '/api/v1/runs/{id}/replan', summary: 'Replan an unfinished run: plan version N+1, completed steps locked; without yaml the playbook version the run started with is compiled again (`playbook` is the deprecated name of yaml)', body: ReplanRunSchema },
   { method: 'post', path: '/api/v1/runs/{id}/policies/{policyId}/trigger', summary: 'Fire a runtime policy whose trigger is manual' },
   { method: 'get', path: '/api/v1/runs/{id}/events', summary: 'Run frames as Server-Sent Events; resume with Last-Event-ID', sse: true },
   { method: 'get', path: '/api/agent-factory/connectors', summary: 'List your connectors' },
@@ -79,8 +79,14 @@ export const ROUTES: RouteDoc[] = [
   { method: 'delete', path: '/api/agent-factory/plugins/{name}/enable', summary: 'Disable a plugin for you' },
   { method: 'post', path: '/api/agent-factory/plugins/{name}/test', summary: 'Check the plugin is alive and enabled for you' },
   { method: 'get', path: '/api/agent-factory/playbooks', summary: 'List your playbooks' },
-  { method: 'post', path: '/api/agent-factory/playbooks', summary: 'Store a playbook', body: PlaybookYamlSchema },
-  { method: 'get', path: '/api/agent-factory/playbooks/{id}', summary: 'Playbook detail' },
+  { method: 'post', path: '/api/agent-factory/playbooks', summary: 'Store a playbook (revision 1; the same id again stores a new version)', body: PlaybookYamlSchema },
+  { method: 'get', path: '/api/agent-factory/playbooks/{id}', summary: 'Playbook detail: the latest version, or ?revision=' },
+  { method: 'put', path: '/api/agent-factory/playbooks/{id}', summary: 'Store a new version (earlier ones are kept; runs keep the version they started with); the YAML id must be the path id; unchanged YAML answers changed: false', body: PlaybookYamlSchema },
+  { method: 'delete', path: '/api/agent-factory/playbooks/{id}', summary: 'Delete a playbook and its versions', status: '204', errors: { '409': 'A schedule or agent profile still uses the playbook (each is named)' } },
+  { method: 'get', path: '/api/agent-factory/playbooks/{id}/versions', summary: 'Every stored version, newest first' },
+  { method: 'post', path: '/api/agent-factory/playbooks/{id}/validate', summary: 'Validate the stored playbook, or YAML meant to replace it (its id must be the path id); per-step results', body: ValidateStoredPlaybookSchema },
+  { method: 'post', path: '/api/agent-factory/playbooks/{id}/test', summary: 'Dry run with sample inputs: side-effecting steps are skipped (reason dry_run, would-be inputs on their node_complete frame) unless allow_side_effects: true; returns the run', body: TestPlaybookSchema },
+  { method: 'get', path: '/api/agent-factory/playbooks/{id}/graph', summary: 'Steps (kind, step type, action, side effect, output types), edges (dependencies, fallbacks, routes) and Kahn levels (?revision=)' },
   { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=)' },
   { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
   { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML: {valid, errors, warnings, results}, every issue with field, step, line, column and suggestedFix', body: PlaybookYamlSchema },

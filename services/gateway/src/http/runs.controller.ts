@@ -8,7 +8,8 @@ import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ListRunsQuery, ReplanRunSchema, ResumeRunSchema, StartRunSchema } from './schemas.js';
-import { assertInputsFit, parseBody } from './validation.js';
+import { compileRunPlan } from './run-sources.js';
+import { assertInputsFit, deprecatedField, parseBody } from './validation.js';
 import { runSummaryView, runView } from './views.js';
 
 interface WireFrame {
@@ -27,17 +28,25 @@ const KEEPALIVE_MS = 15_000;
 export class RunsController {
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
 
+  /**
+   * Start a run from exactly one of `yaml` (playbook YAML; `playbook` is its
+   * deprecated name), `playbook_id` (+ `playbook_revision`), `workflow_steps`
+   * or a raw `plan`; the planner compiles or validates it (400 naming the field).
+   */
   @Post()
-  async start(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
-    const input = parseBody(StartRunSchema, body);
+  async start(
+    @CurrentUser() principal: common.Principal,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('idempotency-key') key?: string,
+  ) {
+    const input = parseBody(StartRunSchema, deprecatedField(body, 'playbook', 'yaml', res));
     assertInputsFit(input.inputs, this.deps.kit.config.RUN_INPUT_MAX_BYTES);
-    const { planner, orchestrator } = this.deps.clients;
-    const yaml = input.playbook ?? (await call(planner.getPlaybook({ principal, id: input.playbook_id! }))).playbook!.yaml;
-    const compiled = await call(planner.compilePlaybook({ principal, yaml }));
+    const plan = await compileRunPlan(this.deps.clients.planner, principal, input);
     const { run } = await call(
-      orchestrator.startRun({
+      this.deps.clients.orchestrator.startRun({
         principal,
-        plan: compiled.plan,
+        plan,
         inputs: input.inputs,
         idempotencyKey: key?.slice(0, 200) || randomUUID(),
         runContext: input.run_context ?? '',
@@ -50,15 +59,21 @@ export class RunsController {
   }
 
   /**
-   * Plan version N+1: `{playbook?, rationale?, policy_id?, expected_plan_version?}`.
+   * Plan version N+1: `{yaml?, rationale?, policy_id?, expected_plan_version?}`.
    * Completed steps are locked; a plan that changes one is a 400 naming it.
    */
   @Post(':id/replan')
   @HttpCode(200)
-  async replan(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
-    const input = parseBody(ReplanRunSchema, body ?? {});
+  async replan(
+    @CurrentUser() principal: common.Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('idempotency-key') key?: string,
+  ) {
+    const input = parseBody(ReplanRunSchema, deprecatedField(body ?? {}, 'playbook', 'yaml', res));
     const { planner, orchestrator } = this.deps.clients;
-    const plan = input.playbook !== undefined ? (await call(planner.compilePlaybook({ principal, yaml: input.playbook }))).plan : undefined;
+    const plan = input.yaml !== undefined ? (await call(planner.compilePlaybook({ principal, yaml: input.yaml }))).plan : undefined;
     const { run } = await call(
       orchestrator.replanRun({
         principal,
@@ -177,6 +192,7 @@ export class RunsController {
       log: this.deps.kit.log,
       runId: run!.id,
       afterSeq: after,
+      idleCheckMs: this.deps.kit.config.SSE_IDLE_RECHECK_MS,
       fetchAfter: async (seq) => {
         const { events } = await call(orchestrator.listRunEvents({ principal, runId: id, afterSeq: String(seq) }));
         return events.map((e) => ({ ...e, seq: Number(e.seq), payload: e.payload ?? {}, ...(e.nodeId ? { nodeId: e.nodeId } : {}) }));

@@ -4,10 +4,24 @@ import { DeleteAccountSchema, LoginSchema, RegisterSchema } from '../domain/cred
 
 export { DeleteAccountSchema, LoginSchema, RegisterSchema };
 
+/**
+ * Where a run's plan comes from: exactly one of them. `yaml` is playbook YAML
+ * (the same field as in /playbooks and /playbooks/validate; `playbook` is its
+ * deprecated name, renamed before parsing, see deprecatedField).
+ */
+export const RUN_SOURCES = ['yaml', 'playbook_id', 'workflow_steps', 'plan'] as const;
+
 export const StartRunSchema = z
-  .object({
-    playbook: z.string().min(1, 'must be playbook YAML').optional(),
+  .strictObject({
+    /** Playbook YAML. */
+    yaml: z.string().min(1, 'must be playbook YAML').optional(),
+    /** A stored playbook of yours (its latest version, or `playbook_revision`). */
     playbook_id: z.string().min(1).optional(),
+    playbook_revision: z.number().int().min(1).optional(),
+    /** `workflow_steps` JSON: the steps array, compiled by the planner (errors name `workflow_steps[i].…`). */
+    workflow_steps: z.array(z.unknown()).min(1, 'a workflow needs at least one step').optional(),
+    /** A PlanGraph in the IR's JSON shape, validated by the planner (errors name `plan.…`; a cycle names its nodes). */
+    plan: z.record(z.string(), z.unknown()).optional(),
     inputs: z.record(z.string(), z.unknown()).default({}),
     run_context: z.enum(['interactive', 'background', 'scheduled', 'monitor']).optional(),
     /** OutputContract: {schema: JSON Schema, mode?, hints?, constraints?}; the final output is validated on completion. */
@@ -17,9 +31,17 @@ export const StartRunSchema = z
     /** Runtime policies [{id, enabled?, trigger: {kind, …}, action: {type, …}}] (validated by the orchestrator). */
     policies: z.array(z.record(z.string(), z.unknown())).max(50).default([]),
   })
-  .refine((b) => (b.playbook === undefined) !== (b.playbook_id === undefined), {
-    message: 'give exactly one of playbook (YAML) or playbook_id',
-    path: ['playbook'],
+  .superRefine((b, ctx) => {
+    const given = RUN_SOURCES.filter((k) => b[k] !== undefined);
+    if (given.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['yaml'], message: `is required: give exactly one of ${RUN_SOURCES.join(', ')}` });
+    }
+    for (const extra of given.slice(1)) {
+      ctx.addIssue({ code: 'custom', path: [extra], message: `give exactly one of ${RUN_SOURCES.join(', ')}, not both ${given[0]} and ${extra}` });
+    }
+    if (b.playbook_revision !== undefined && b.playbook_id === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['playbook_revision'], message: 'is only meaningful with playbook_id' });
+    }
   });
 
 export const CreateConnectorSchema = z
@@ -81,7 +103,22 @@ export const EnablePluginSchema = z.object({
   config: z.record(z.string(), z.string()).default({}),
 });
 
-export const PlaybookYamlSchema = z.object({ yaml: z.string().min(1, 'is required') });
+/** POST /playbooks, PUT /playbooks/:id, POST /playbooks/validate: the playbook YAML. */
+export const PlaybookYamlSchema = z.strictObject({ yaml: z.string().min(1, 'must be playbook YAML') });
+
+/** POST /playbooks/:id/validate: the stored playbook, or YAML meant to replace it (its id must be the path's). */
+export const ValidateStoredPlaybookSchema = z.strictObject({ yaml: z.string().min(1, 'must be playbook YAML').optional() });
+
+/**
+ * POST /playbooks/:id/test: a dry run of the stored playbook with sample
+ * inputs. Side-effecting steps are skipped (reason `dry_run`, would-be inputs
+ * on their frame) unless `allow_side_effects: true`.
+ */
+export const TestPlaybookSchema = z.strictObject({
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  allow_side_effects: z.boolean().default(false),
+  playbook_revision: z.number().int().min(1).optional(),
+});
 
 export const ResumeRunSchema = z.object({
   node_id: z.string().min(1).optional(),
@@ -90,12 +127,14 @@ export const ResumeRunSchema = z.object({
 });
 
 /**
- * POST /runs/:id/replan: plan version N+1 of an unfinished run. `playbook`
- * (YAML) is compiled into the new plan; without it the run's stored playbook
- * is compiled again. Completed steps must stay as they were.
+ * POST /runs/:id/replan: plan version N+1 of an unfinished run. `yaml`
+ * (playbook YAML) is compiled into the new plan; without it the version of
+ * the stored playbook the run started with is compiled again. Completed steps
+ * must stay as they were.
  */
 export const ReplanRunSchema = z.object({
-  playbook: z.string().min(1, 'must be playbook YAML').optional(),
+  /** Playbook YAML (`playbook` is its deprecated name). */
+  yaml: z.string().min(1, 'must be playbook YAML').optional(),
   rationale: z.string().max(2000).optional(),
   /** A runtime policy with trigger `manual` and action `replan`, on whose behalf the replan happens. */
   policy_id: z.string().min(1).max(64).optional(),

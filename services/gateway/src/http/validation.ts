@@ -1,14 +1,36 @@
 import { AppError } from '@af/service-kit';
+import type { Response } from 'express';
 import type { z } from 'zod';
+
+/** When the old body field names were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2026-11-27. */
+const DEPRECATED_AT = Date.UTC(2026, 10, 27) / 1000;
+
+/**
+ * A body field's old name: moved to `current` (400 when both are given) and
+ * the response says so with `Deprecation`, `Warning` and a `Link` to the API
+ * document. Returns the body to parse.
+ */
+export function deprecatedField(body: unknown, old: string, current: string, res: Pick<Response, 'setHeader'>): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !(old in body)) return body;
+  const { [old]: value, ...rest } = body as Record<string, unknown>;
+  if (current in rest) {
+    throw AppError.invalid(old, `is the deprecated name of '${current}': give only '${current}'`, 'deprecated_field');
+  }
+  res.setHeader('Deprecation', `@${DEPRECATED_AT}`);
+  res.setHeader('Warning', `299 - "body field '${old}' is deprecated: send '${current}' instead"`);
+  res.setHeader('Link', '</api/docs>; rel="deprecation"; type="application/json"');
+  return { ...rest, [current]: value };
+}
 
 /** Parse a request body; failures name each field path and reason. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const violations = parsed.error.issues.map((i) => ({
-    field: i.path.length ? i.path.join('.') : '(body)',
-    reason: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message,
-  }));
+  const violations = parsed.error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ field: [...i.path, k].join('.'), reason: 'unknown field', code: 'unknown_field' }))
+      : [{ field: i.path.length ? i.path.join('.') : '(body)', reason: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message }],
+  );
   throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
 }
 

@@ -56,7 +56,7 @@ export function connectorView(c: connector.Connector) {
 }
 
 export function playbookView(p: planner.Playbook) {
-  return { id: p.id, name: p.name, version: p.version, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
+  return { id: p.id, name: p.name, version: p.version, revision: p.revision, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
 }
 
 export function actionView(a: planner.ActionContract) {

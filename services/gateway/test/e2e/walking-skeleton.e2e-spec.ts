@@ -244,7 +244,7 @@ describe('walking skeleton', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/api/v1/runs', '/api/v1/runs/{id}/events', '/api/auth/login']));
-    expect(res.body.paths['/api/v1/runs'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('playbook');
+    expect(res.body.paths['/api/v1/runs'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('yaml');
   });
 });
 
@@ -321,10 +321,10 @@ describe('bad input: a clear 4xx naming the field, nothing persisted', () => {
     expect(await runsOf()).toBe(before);
   });
 
-  it('run body with neither playbook nor playbook_id, and a body that is not JSON', async () => {
+  it('run body with no playbook (nor any other source), and a body that is not JSON', async () => {
     const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { inputs: {} } });
     expect(res.status).toBe(400);
-    expect(res.body.error.violations[0].field).toBe('playbook');
+    expect(res.body.error.violations[0].field).toBe('yaml');
     const raw = await http('POST', url('/api/v1/runs'), { token: alice, raw: '{"playbook": ' });
     expect(raw.status).toBe(400);
     expect(raw.body.error.code).toBe('INVALID_ARGUMENT');

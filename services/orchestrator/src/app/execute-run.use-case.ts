@@ -33,6 +33,7 @@ import { interpolate, type Scope } from '@af/expr';
 import type { PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { Completed, type NodeExecutors } from '../domain/node-executor.js';
+import { actsOutsideRun, DRY_RUN, refusesSideEffects, wouldBeInputs } from '../domain/dry-run.js';
 import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
 import { backoffMs, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
 import { NodeStates } from '../domain/run-state.js';
@@ -319,6 +320,20 @@ export class ExecuteRun {
         putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: 'condition_false' });
         return undefined;
       }
+    }
+
+    // A dry run never acts outside the run: the node is skipped with its would-be inputs on the frame (domain/dry-run.ts).
+    if (refusesSideEffects(run.plan) && actsOutsideRun(node)) {
+      let inputs: unknown;
+      try {
+        inputs = interpolate(node.inputs, scope, { lenient: true });
+      } catch (err) {
+        inputs = { unresolved: (err as Error).message };
+      }
+      const wouldBe = wouldBeInputs(inputs);
+      await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: DRY_RUN, action: node.action ?? null, ...wouldBe }, DRY_RUN, { defer: true });
+      putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: DRY_RUN });
+      return undefined;
     }
 
     const policy = node.errorPolicy;

@@ -33,7 +33,11 @@ export interface ReplanCommand {
   teamIds?: readonly string[];
 }
 
-/** A playbook run's stored playbook, compiled again by the planner (GetPlaybook + CompilePlaybook). */
+/**
+ * A playbook run's stored playbook, compiled again by the planner: the
+ * version the run started with (`metadata.playbook_revision`), so a replan
+ * never moves a run onto a later edit.
+ */
 export function playbookPlanSource(load: PlaybookPlanLoader): PlanSource {
   return async (run: Run) => {
     const provenance = run.plan.provenance;
@@ -44,7 +48,8 @@ export function playbookPlanSource(load: PlaybookPlanLoader): PlanSource {
         { violations: [{ field: 'plan', reason: 'is required for a run that was not started from a stored playbook' }] },
       );
     }
-    return load(run.userId, provenance.sourceId);
+    const revision = run.plan.metadata?.playbook_revision;
+    return load(run.userId, provenance.sourceId, typeof revision === 'number' && Number.isInteger(revision) && revision > 0 ? revision : undefined);
   };
 }
 

@@ -9,19 +9,18 @@ import { planner } from '@af/contracts';
 import { planFromWire, planToWire, PlanWireError, type PlanGraph } from '@af/plan';
 import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 
-export type PlaybookPlanLoader = (userId: string, playbookId: string) => Promise<unknown>;
+/** `revision` 0 or absent: the latest version. */
+export type PlaybookPlanLoader = (userId: string, playbookId: string, revision?: number) => Promise<unknown>;
 
 export function plannerClient(address: string, auth: PrincipalSigner): planner.PlannerServiceClient {
   return createGrpcClient<planner.PlannerServiceClient>('planner', planner.PLANNER_SERVICE_NAME, address, { auth });
 }
 
-/** Loads and compiles a stored playbook into the IR's object shape (parsed and validated by the caller). */
+/** Loads and compiles a stored playbook (one version) into the IR's object shape (parsed and validated by the caller). */
 export function playbookPlanLoader(client: planner.PlannerServiceClient, timeoutMs = 15_000): PlaybookPlanLoader {
-  return async (userId, playbookId) => {
+  return async (userId, playbookId, revision = 0) => {
     const principal = { userId, teamIds: [] };
-    const { playbook } = await call(client.getPlaybook({ principal, id: playbookId }), timeoutMs);
-    if (!playbook) throw AppError.notFound('playbook', playbookId);
-    const compiled = await call(client.compilePlaybook({ principal, yaml: playbook.yaml }), timeoutMs);
+    const compiled = await call(client.compileStoredPlaybook({ principal, id: playbookId, revision, dryRun: false, allowSideEffects: false }), timeoutMs);
     try {
       return planFromWire(compiled.plan);
     } catch (e) {

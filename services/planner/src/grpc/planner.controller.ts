@@ -5,7 +5,9 @@ import { compileMasterPlan, defaultActionRegistry, type ActionContract, type Pla
 import type { CapabilityRegistry } from '../app/capability-registry.service.js';
 import type { FacetCatalogStore } from '../app/facet-catalog.store.js';
 import type { PlanTaskUseCase } from '../app/plan-task.use-case.js';
+import { compileWorkflowJson, validatePlanJson } from '../app/plan-sources.js';
 import { Playbooks, type StoredPlaybook } from '../app/playbooks.js';
+import { playbookGraph } from '../domain/playbooks/playbook-graph.js';
 import { runGoalConditions, runOutputContract } from '../domain/planning/run-contract.js';
 import { CapabilityRegistryController, FACETS, REGISTRY } from './capability-registry.controller.js';
 import { toStruct, wirePlan } from './flex.mapper.js';
@@ -22,7 +24,11 @@ const toWire = (p: StoredPlaybook): planner.Playbook => ({
   ownerUserId: p.ownerUserId,
   createdAt: p.createdAt.toISOString(),
   updatedAt: p.updatedAt.toISOString(),
+  revision: p.revision,
 });
+
+const toWireResults = (results: ReturnType<Playbooks['compile']>['results']): planner.StepValidationResult[] =>
+  results.map((r) => ({ step: r.step, valid: r.valid, errors: r.errors.map(issue), warnings: r.warnings.map(issue) }));
 
 @Controller()
 @planner.PlannerServiceControllerMethods()
@@ -83,16 +89,51 @@ export class PlannerController implements planner.PlannerServiceController {
     const report = req.validateOnly ? await this.playbooks.report(req.yaml, principal) : await this.playbooks.compileFor(req.yaml, principal);
     return {
       plan: report.plan ? wirePlan(report.plan) : undefined,
-      results: report.results.map((r) => ({
-        step: r.step,
-        valid: r.valid,
-        errors: r.errors.map(issue),
-        warnings: r.warnings.map(issue),
-      })),
+      results: toWireResults(report.results),
       valid: report.valid,
       errors: report.errors.map(playbookIssue),
       warnings: report.warnings.map(playbookIssue),
     };
+  }
+
+  compileWorkflow(req: planner.CompileWorkflowRequest): planner.CompileWorkflowResponse {
+    const { plan, results } = compileWorkflowJson(req.json);
+    return { plan: wirePlan(plan), results: toWireResults(results) };
+  }
+
+  validatePlan(req: planner.ValidatePlanRequest): planner.ValidatePlanResponse {
+    return { plan: wirePlan(validatePlanJson(req.json)) };
+  }
+
+  async updatePlaybook(req: planner.UpdatePlaybookRequest): Promise<planner.UpdatePlaybookResponse> {
+    const { playbook, changed } = await this.playbooks.update(req.principal?.userId ?? '', req.id, req.yaml, req.idempotencyKey);
+    return { playbook: toWire(playbook), changed };
+  }
+
+  async deletePlaybook(req: planner.DeletePlaybookRequest): Promise<planner.DeletePlaybookResponse> {
+    return { versions: await this.playbooks.delete(req.principal?.userId ?? '', req.id) };
+  }
+
+  async listPlaybookVersions(req: planner.ListPlaybookVersionsRequest): Promise<planner.ListPlaybookVersionsResponse> {
+    return { versions: (await this.playbooks.versions(req.principal?.userId ?? '', req.id)).map(toWire) };
+  }
+
+  async compileStoredPlaybook(req: planner.CompileStoredPlaybookRequest): Promise<planner.CompileStoredPlaybookResponse> {
+    // A run's plan: checked for the caller as CompilePlaybook does (connectors, model).
+    const caller = { userId: req.principal?.userId ?? '', teamIds: req.principal?.teamIds ?? [] };
+    const { plan, results, playbook } = await this.playbooks.compileStored(caller.userId, req.id, {
+      revision: req.revision,
+      dryRun: req.dryRun,
+      allowSideEffects: req.allowSideEffects,
+      caller,
+    });
+    return { plan: wirePlan(plan), results: toWireResults(results), playbook: toWire(playbook) };
+  }
+
+  async getPlaybookGraph(req: planner.GetPlaybookGraphRequest): Promise<planner.GetPlaybookGraphResponse> {
+    const { plan, playbook } = await this.playbooks.compileStored(req.principal?.userId ?? '', req.id, { revision: req.revision });
+    const graph = playbookGraph(plan, this.actions);
+    return { graph: toStruct({ playbook_id: playbook.id, revision: playbook.revision, name: playbook.name, ...graph }) };
   }
 
   async createPlaybook(req: planner.CreatePlaybookRequest): Promise<planner.CreatePlaybookResponse> {
@@ -100,7 +141,7 @@ export class PlannerController implements planner.PlannerServiceController {
   }
 
   async getPlaybook(req: planner.GetPlaybookRequest): Promise<planner.GetPlaybookResponse> {
-    return { playbook: toWire(await this.playbooks.get(req.principal?.userId ?? '', req.id)) };
+    return { playbook: toWire(await this.playbooks.get(req.principal?.userId ?? '', req.id, req.revision)) };
   }
 
   async listPlaybooks(req: planner.ListPlaybooksRequest): Promise<planner.ListPlaybooksResponse> {

@@ -88,6 +88,8 @@ export interface Playbook {
   ownerUserId: string;
   createdAt: string;
   updatedAt: string;
+  /** Stored version number: 1 on create, +1 on every change. */
+  revision: number;
 }
 
 export interface CreatePlaybookRequest {
@@ -103,6 +105,8 @@ export interface CreatePlaybookResponse {
 export interface GetPlaybookRequest {
   principal: Principal | undefined;
   id: string;
+  /** 0 = the latest version. */
+  revision: number;
 }
 
 export interface GetPlaybookResponse {
@@ -205,6 +209,100 @@ export interface CompileMasterPlanRequest {
 
 export interface CompileMasterPlanResponse {
   plan: PlanGraph | undefined;
+}
+
+export interface CompileWorkflowRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** JSON text: a workflow_steps array, or an object {workflow_steps, id?, agent_name?, output_schema?}. */
+  json: string;
+}
+
+export interface CompileWorkflowResponse {
+  plan: PlanGraph | undefined;
+  results: StepValidationResult[];
+}
+
+export interface ValidatePlanRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** JSON text of a PlanGraph in the IR's shape (packages/plan `PlanGraphSchema`). */
+  json: string;
+}
+
+export interface ValidatePlanResponse {
+  plan: PlanGraph | undefined;
+}
+
+export interface UpdatePlaybookRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** Must equal the YAML's own `id`. */
+  id: string;
+  yaml: string;
+  idempotencyKey: string;
+}
+
+export interface UpdatePlaybookResponse {
+  playbook:
+    | Playbook
+    | undefined;
+  /** False when the YAML equals the latest version (nothing stored). */
+  changed: boolean;
+}
+
+export interface DeletePlaybookRequest {
+  principal: Principal | undefined;
+  id: string;
+}
+
+export interface DeletePlaybookResponse {
+  /** Versions removed. */
+  versions: number;
+}
+
+export interface ListPlaybookVersionsRequest {
+  principal: Principal | undefined;
+  id: string;
+}
+
+export interface ListPlaybookVersionsResponse {
+  /** Newest first. */
+  versions: Playbook[];
+}
+
+export interface CompileStoredPlaybookRequest {
+  principal: Principal | undefined;
+  id: string;
+  /** 0 = the latest version. */
+  revision: number;
+  /**
+   * Mark the plan as a dry run (metadata.dry_run): the orchestrator skips
+   * side-effecting steps with reason `dry_run` unless allow_side_effects.
+   */
+  dryRun: boolean;
+  allowSideEffects: boolean;
+}
+
+export interface CompileStoredPlaybookResponse {
+  plan: PlanGraph | undefined;
+  results: StepValidationResult[];
+  playbook: Playbook | undefined;
+}
+
+export interface GetPlaybookGraphRequest {
+  principal: Principal | undefined;
+  id: string;
+  /** 0 = the latest version. */
+  revision: number;
+}
+
+export interface GetPlaybookGraphResponse {
+  /** {playbook_id, revision, nodes: [{id, step, kind, step_type, action, …, outputs}], edges: [{from, to, kind}], levels} */
+  graph: { [key: string]: any } | undefined;
 }
 
 export interface CapabilityInstance {
@@ -988,7 +1086,7 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
 };
 
 function createBasePlaybook(): Playbook {
-  return { id: "", name: "", version: "", yaml: "", ownerUserId: "", createdAt: "", updatedAt: "" };
+  return { id: "", name: "", version: "", yaml: "", ownerUserId: "", createdAt: "", updatedAt: "", revision: 0 };
 }
 
 export const Playbook: MessageFns<Playbook> = {
@@ -1013,6 +1111,9 @@ export const Playbook: MessageFns<Playbook> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(58).string(message.updatedAt);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(64).int32(message.revision);
     }
     return writer;
   },
@@ -1086,6 +1187,14 @@ export const Playbook: MessageFns<Playbook> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.revision = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1119,6 +1228,7 @@ export const Playbook: MessageFns<Playbook> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
     };
   },
 
@@ -1144,6 +1254,9 @@ export const Playbook: MessageFns<Playbook> = {
     }
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
     }
     return obj;
   },
@@ -1302,7 +1415,7 @@ export const CreatePlaybookResponse: MessageFns<CreatePlaybookResponse> = {
 };
 
 function createBaseGetPlaybookRequest(): GetPlaybookRequest {
-  return { principal: undefined, id: "" };
+  return { principal: undefined, id: "", revision: 0 };
 }
 
 export const GetPlaybookRequest: MessageFns<GetPlaybookRequest> = {
@@ -1312,6 +1425,9 @@ export const GetPlaybookRequest: MessageFns<GetPlaybookRequest> = {
     }
     if (message.id !== "") {
       writer.uint32(18).string(message.id);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(24).int32(message.revision);
     }
     return writer;
   },
@@ -1345,6 +1461,14 @@ export const GetPlaybookRequest: MessageFns<GetPlaybookRequest> = {
             message.id = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revision = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1361,6 +1485,7 @@ export const GetPlaybookRequest: MessageFns<GetPlaybookRequest> = {
     return {
       principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
       id: isSet(object.id) ? globalThis.String(object.id) : "",
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
     };
   },
 
@@ -1371,6 +1496,9 @@ export const GetPlaybookRequest: MessageFns<GetPlaybookRequest> = {
     }
     if (message.id !== "") {
       obj.id = message.id;
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
     }
     return obj;
   },
@@ -2530,6 +2658,1111 @@ export const CompileMasterPlanResponse: MessageFns<CompileMasterPlanResponse> = 
     const obj: any = {};
     if (message.plan !== undefined) {
       obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileWorkflowRequest(): CompileWorkflowRequest {
+  return { principal: undefined, json: "" };
+}
+
+export const CompileWorkflowRequest: MessageFns<CompileWorkflowRequest> = {
+  encode(message: CompileWorkflowRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.json !== "") {
+      writer.uint32(18).string(message.json);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileWorkflowRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileWorkflowRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.json = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileWorkflowRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      json: isSet(object.json) ? globalThis.String(object.json) : "",
+    };
+  },
+
+  toJSON(message: CompileWorkflowRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.json !== "") {
+      obj.json = message.json;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileWorkflowResponse(): CompileWorkflowResponse {
+  return { plan: undefined, results: [] };
+}
+
+export const CompileWorkflowResponse: MessageFns<CompileWorkflowResponse> = {
+  encode(message: CompileWorkflowResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.results) {
+      StepValidationResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileWorkflowResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileWorkflowResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.results.push(StepValidationResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileWorkflowResponse {
+    return {
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => StepValidationResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompileWorkflowResponse): unknown {
+    const obj: any = {};
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => StepValidationResult.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseValidatePlanRequest(): ValidatePlanRequest {
+  return { principal: undefined, json: "" };
+}
+
+export const ValidatePlanRequest: MessageFns<ValidatePlanRequest> = {
+  encode(message: ValidatePlanRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.json !== "") {
+      writer.uint32(18).string(message.json);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidatePlanRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidatePlanRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.json = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidatePlanRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      json: isSet(object.json) ? globalThis.String(object.json) : "",
+    };
+  },
+
+  toJSON(message: ValidatePlanRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.json !== "") {
+      obj.json = message.json;
+    }
+    return obj;
+  },
+};
+
+function createBaseValidatePlanResponse(): ValidatePlanResponse {
+  return { plan: undefined };
+}
+
+export const ValidatePlanResponse: MessageFns<ValidatePlanResponse> = {
+  encode(message: ValidatePlanResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ValidatePlanResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseValidatePlanResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ValidatePlanResponse {
+    return { plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined };
+  },
+
+  toJSON(message: ValidatePlanResponse): unknown {
+    const obj: any = {};
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    return obj;
+  },
+};
+
+function createBaseUpdatePlaybookRequest(): UpdatePlaybookRequest {
+  return { principal: undefined, id: "", yaml: "", idempotencyKey: "" };
+}
+
+export const UpdatePlaybookRequest: MessageFns<UpdatePlaybookRequest> = {
+  encode(message: UpdatePlaybookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.yaml !== "") {
+      writer.uint32(26).string(message.yaml);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdatePlaybookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdatePlaybookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.yaml = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdatePlaybookRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      yaml: isSet(object.yaml) ? globalThis.String(object.yaml) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: UpdatePlaybookRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.yaml !== "") {
+      obj.yaml = message.yaml;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+};
+
+function createBaseUpdatePlaybookResponse(): UpdatePlaybookResponse {
+  return { playbook: undefined, changed: false };
+}
+
+export const UpdatePlaybookResponse: MessageFns<UpdatePlaybookResponse> = {
+  encode(message: UpdatePlaybookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.playbook !== undefined) {
+      Playbook.encode(message.playbook, writer.uint32(10).fork()).join();
+    }
+    if (message.changed !== false) {
+      writer.uint32(16).bool(message.changed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdatePlaybookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdatePlaybookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.playbook = Playbook.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.changed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdatePlaybookResponse {
+    return {
+      playbook: isSet(object.playbook) ? Playbook.fromJSON(object.playbook) : undefined,
+      changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+    };
+  },
+
+  toJSON(message: UpdatePlaybookResponse): unknown {
+    const obj: any = {};
+    if (message.playbook !== undefined) {
+      obj.playbook = Playbook.toJSON(message.playbook);
+    }
+    if (message.changed !== false) {
+      obj.changed = message.changed;
+    }
+    return obj;
+  },
+};
+
+function createBaseDeletePlaybookRequest(): DeletePlaybookRequest {
+  return { principal: undefined, id: "" };
+}
+
+export const DeletePlaybookRequest: MessageFns<DeletePlaybookRequest> = {
+  encode(message: DeletePlaybookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePlaybookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePlaybookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePlaybookRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DeletePlaybookRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+};
+
+function createBaseDeletePlaybookResponse(): DeletePlaybookResponse {
+  return { versions: 0 };
+}
+
+export const DeletePlaybookResponse: MessageFns<DeletePlaybookResponse> = {
+  encode(message: DeletePlaybookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.versions !== 0) {
+      writer.uint32(8).int32(message.versions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeletePlaybookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeletePlaybookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.versions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeletePlaybookResponse {
+    return { versions: isSet(object.versions) ? globalThis.Number(object.versions) : 0 };
+  },
+
+  toJSON(message: DeletePlaybookResponse): unknown {
+    const obj: any = {};
+    if (message.versions !== 0) {
+      obj.versions = Math.round(message.versions);
+    }
+    return obj;
+  },
+};
+
+function createBaseListPlaybookVersionsRequest(): ListPlaybookVersionsRequest {
+  return { principal: undefined, id: "" };
+}
+
+export const ListPlaybookVersionsRequest: MessageFns<ListPlaybookVersionsRequest> = {
+  encode(message: ListPlaybookVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaybookVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaybookVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaybookVersionsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: ListPlaybookVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+};
+
+function createBaseListPlaybookVersionsResponse(): ListPlaybookVersionsResponse {
+  return { versions: [] };
+}
+
+export const ListPlaybookVersionsResponse: MessageFns<ListPlaybookVersionsResponse> = {
+  encode(message: ListPlaybookVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.versions) {
+      Playbook.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaybookVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaybookVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versions.push(Playbook.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaybookVersionsResponse {
+    return {
+      versions: globalThis.Array.isArray(object?.versions) ? object.versions.map((e: any) => Playbook.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListPlaybookVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => Playbook.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileStoredPlaybookRequest(): CompileStoredPlaybookRequest {
+  return { principal: undefined, id: "", revision: 0, dryRun: false, allowSideEffects: false };
+}
+
+export const CompileStoredPlaybookRequest: MessageFns<CompileStoredPlaybookRequest> = {
+  encode(message: CompileStoredPlaybookRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(24).int32(message.revision);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(32).bool(message.dryRun);
+    }
+    if (message.allowSideEffects !== false) {
+      writer.uint32(40).bool(message.allowSideEffects);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileStoredPlaybookRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileStoredPlaybookRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revision = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.allowSideEffects = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileStoredPlaybookRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+      allowSideEffects: isSet(object.allowSideEffects)
+        ? globalThis.Boolean(object.allowSideEffects)
+        : isSet(object.allow_side_effects)
+        ? globalThis.Boolean(object.allow_side_effects)
+        : false,
+    };
+  },
+
+  toJSON(message: CompileStoredPlaybookRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    if (message.allowSideEffects !== false) {
+      obj.allowSideEffects = message.allowSideEffects;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompileStoredPlaybookResponse(): CompileStoredPlaybookResponse {
+  return { plan: undefined, results: [], playbook: undefined };
+}
+
+export const CompileStoredPlaybookResponse: MessageFns<CompileStoredPlaybookResponse> = {
+  encode(message: CompileStoredPlaybookResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.results) {
+      StepValidationResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.playbook !== undefined) {
+      Playbook.encode(message.playbook, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompileStoredPlaybookResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompileStoredPlaybookResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.results.push(StepValidationResult.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.playbook = Playbook.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompileStoredPlaybookResponse {
+    return {
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => StepValidationResult.fromJSON(e))
+        : [],
+      playbook: isSet(object.playbook) ? Playbook.fromJSON(object.playbook) : undefined,
+    };
+  },
+
+  toJSON(message: CompileStoredPlaybookResponse): unknown {
+    const obj: any = {};
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => StepValidationResult.toJSON(e));
+    }
+    if (message.playbook !== undefined) {
+      obj.playbook = Playbook.toJSON(message.playbook);
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPlaybookGraphRequest(): GetPlaybookGraphRequest {
+  return { principal: undefined, id: "", revision: 0 };
+}
+
+export const GetPlaybookGraphRequest: MessageFns<GetPlaybookGraphRequest> = {
+  encode(message: GetPlaybookGraphRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(24).int32(message.revision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPlaybookGraphRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPlaybookGraphRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revision = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPlaybookGraphRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+    };
+  },
+
+  toJSON(message: GetPlaybookGraphRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    return obj;
+  },
+};
+
+function createBaseGetPlaybookGraphResponse(): GetPlaybookGraphResponse {
+  return { graph: undefined };
+}
+
+export const GetPlaybookGraphResponse: MessageFns<GetPlaybookGraphResponse> = {
+  encode(message: GetPlaybookGraphResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.graph !== undefined) {
+      Struct.encode(Struct.wrap(message.graph), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPlaybookGraphResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPlaybookGraphResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.graph = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPlaybookGraphResponse {
+    return { graph: isObject(object.graph) ? object.graph : undefined };
+  },
+
+  toJSON(message: GetPlaybookGraphResponse): unknown {
+    const obj: any = {};
+    if (message.graph !== undefined) {
+      obj.graph = message.graph;
     }
     return obj;
   },
@@ -4590,6 +5823,47 @@ export interface PlannerServiceClient {
   /** A master agent's execution plan (agents with depends_on) → PlanGraph. */
 
   compileMasterPlan(request: CompileMasterPlanRequest, metadata?: Metadata): Observable<CompileMasterPlanResponse>;
+
+  /**
+   * `workflow_steps` JSON (an array of steps, or an agent row holding one) →
+   * PlanGraph; INVALID_ARGUMENT naming each field (`workflow_steps[1].dependencies[0]`).
+   */
+
+  compileWorkflow(request: CompileWorkflowRequest, metadata?: Metadata): Observable<CompileWorkflowResponse>;
+
+  /**
+   * A raw PlanGraph (the IR's JSON) parsed and structurally validated (unknown
+   * references, cycles naming their nodes); INVALID_ARGUMENT naming `plan.<path>`.
+   */
+
+  validatePlan(request: ValidatePlanRequest, metadata?: Metadata): Observable<ValidatePlanResponse>;
+
+  /** A new version of a stored playbook; earlier versions are kept. */
+
+  updatePlaybook(request: UpdatePlaybookRequest, metadata?: Metadata): Observable<UpdatePlaybookResponse>;
+
+  /** Removes a playbook and its versions; FAILED_PRECONDITION naming what still uses it. */
+
+  deletePlaybook(request: DeletePlaybookRequest, metadata?: Metadata): Observable<DeletePlaybookResponse>;
+
+  listPlaybookVersions(
+    request: ListPlaybookVersionsRequest,
+    metadata?: Metadata,
+  ): Observable<ListPlaybookVersionsResponse>;
+
+  /**
+   * A stored playbook (one version, default the latest) compiled; the plan
+   * records the version (metadata.playbook_revision) so the run keeps it.
+   */
+
+  compileStoredPlaybook(
+    request: CompileStoredPlaybookRequest,
+    metadata?: Metadata,
+  ): Observable<CompileStoredPlaybookResponse>;
+
+  /** A stored playbook's steps, edges and node types (seed §5 "graph"). */
+
+  getPlaybookGraph(request: GetPlaybookGraphRequest, metadata?: Metadata): Observable<GetPlaybookGraphResponse>;
 }
 
 /**
@@ -4650,6 +5924,62 @@ export interface PlannerServiceController {
     request: CompileMasterPlanRequest,
     metadata?: Metadata,
   ): Promise<CompileMasterPlanResponse> | Observable<CompileMasterPlanResponse> | CompileMasterPlanResponse;
+
+  /**
+   * `workflow_steps` JSON (an array of steps, or an agent row holding one) →
+   * PlanGraph; INVALID_ARGUMENT naming each field (`workflow_steps[1].dependencies[0]`).
+   */
+
+  compileWorkflow(
+    request: CompileWorkflowRequest,
+    metadata?: Metadata,
+  ): Promise<CompileWorkflowResponse> | Observable<CompileWorkflowResponse> | CompileWorkflowResponse;
+
+  /**
+   * A raw PlanGraph (the IR's JSON) parsed and structurally validated (unknown
+   * references, cycles naming their nodes); INVALID_ARGUMENT naming `plan.<path>`.
+   */
+
+  validatePlan(
+    request: ValidatePlanRequest,
+    metadata?: Metadata,
+  ): Promise<ValidatePlanResponse> | Observable<ValidatePlanResponse> | ValidatePlanResponse;
+
+  /** A new version of a stored playbook; earlier versions are kept. */
+
+  updatePlaybook(
+    request: UpdatePlaybookRequest,
+    metadata?: Metadata,
+  ): Promise<UpdatePlaybookResponse> | Observable<UpdatePlaybookResponse> | UpdatePlaybookResponse;
+
+  /** Removes a playbook and its versions; FAILED_PRECONDITION naming what still uses it. */
+
+  deletePlaybook(
+    request: DeletePlaybookRequest,
+    metadata?: Metadata,
+  ): Promise<DeletePlaybookResponse> | Observable<DeletePlaybookResponse> | DeletePlaybookResponse;
+
+  listPlaybookVersions(
+    request: ListPlaybookVersionsRequest,
+    metadata?: Metadata,
+  ): Promise<ListPlaybookVersionsResponse> | Observable<ListPlaybookVersionsResponse> | ListPlaybookVersionsResponse;
+
+  /**
+   * A stored playbook (one version, default the latest) compiled; the plan
+   * records the version (metadata.playbook_revision) so the run keeps it.
+   */
+
+  compileStoredPlaybook(
+    request: CompileStoredPlaybookRequest,
+    metadata?: Metadata,
+  ): Promise<CompileStoredPlaybookResponse> | Observable<CompileStoredPlaybookResponse> | CompileStoredPlaybookResponse;
+
+  /** A stored playbook's steps, edges and node types (seed §5 "graph"). */
+
+  getPlaybookGraph(
+    request: GetPlaybookGraphRequest,
+    metadata?: Metadata,
+  ): Promise<GetPlaybookGraphResponse> | Observable<GetPlaybookGraphResponse> | GetPlaybookGraphResponse;
 }
 
 export function PlannerServiceControllerMethods() {
@@ -4663,6 +5993,13 @@ export function PlannerServiceControllerMethods() {
       "getAction",
       "planTask",
       "compileMasterPlan",
+      "compileWorkflow",
+      "validatePlan",
+      "updatePlaybook",
+      "deletePlaybook",
+      "listPlaybookVersions",
+      "compileStoredPlaybook",
+      "getPlaybookGraph",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

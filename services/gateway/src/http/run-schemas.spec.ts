@@ -1,0 +1,72 @@
+import { AppError } from '@af/service-kit';
+import { StartRunSchema } from './schemas.js';
+import { deprecatedField, parseBody } from './validation.js';
+
+function violations(body: unknown) {
+  try {
+    parseBody(StartRunSchema, body);
+  } catch (e) {
+    if (e instanceof AppError) return e.violations;
+    throw e;
+  }
+  throw new Error('expected a 400');
+}
+
+describe('POST /runs body', () => {
+  it.each([
+    [{ yaml: 'id: x' }],
+    [{ playbook_id: 'x', playbook_revision: 2 }],
+    [{ workflow_steps: [{ id: 'a' }] }],
+    [{ plan: { nodes: [] } }],
+  ])('takes exactly one source: %p', (body) => {
+    expect(() => parseBody(StartRunSchema, body)).not.toThrow();
+  });
+
+  it('names each source given beside the first', () => {
+    expect(violations({ yaml: 'id: x', workflow_steps: [{ id: 'a' }], plan: {} })).toEqual([
+      expect.objectContaining({ field: 'workflow_steps', reason: expect.stringContaining('not both yaml and workflow_steps') }),
+      expect.objectContaining({ field: 'plan' }),
+    ]);
+  });
+
+  it('asks for a source when none is given', () => {
+    expect(violations({ inputs: {} })).toEqual([expect.objectContaining({ field: 'yaml', reason: expect.stringContaining('exactly one of yaml, playbook_id, workflow_steps, plan') })]);
+  });
+
+  it('refuses unknown fields by name', () => {
+    expect(violations({ yaml: 'id: x', input: {}, colour: 'red' })).toEqual([
+      { field: 'input', reason: 'unknown field', code: 'unknown_field' },
+      { field: 'colour', reason: 'unknown field', code: 'unknown_field' },
+    ]);
+  });
+
+  it('refuses an empty workflow and a revision without playbook_id', () => {
+    expect(violations({ workflow_steps: [] })[0]).toMatchObject({ field: 'workflow_steps' });
+    expect(violations({ yaml: 'id: x', playbook_revision: 1 })[0]).toMatchObject({ field: 'playbook_revision' });
+  });
+});
+
+describe('deprecatedField', () => {
+  const response = () => {
+    const headers: Record<string, string> = {};
+    return { headers, setHeader: (k: string, v: string) => void (headers[k] = v) };
+  };
+
+  it('moves the old name to the new one and says so in headers', () => {
+    const res = response();
+    expect(deprecatedField({ playbook: 'id: x', inputs: {} }, 'playbook', 'yaml', res as never)).toEqual({ yaml: 'id: x', inputs: {} });
+    expect(res.headers).toEqual({
+      Deprecation: '@1795737600',
+      Warning: `299 - "body field 'playbook' is deprecated: send 'yaml' instead"`,
+      Link: '</api/docs>; rel="deprecation"; type="application/json"',
+    });
+  });
+
+  it('leaves a body without the old name alone, and refuses both names', () => {
+    const res = response();
+    const body = { yaml: 'id: x' };
+    expect(deprecatedField(body, 'playbook', 'yaml', res as never)).toBe(body);
+    expect(res.headers).toEqual({});
+    expect(() => deprecatedField({ yaml: 'a', playbook: 'b' }, 'playbook', 'yaml', res as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'playbook' })] }));
+  });
+});
