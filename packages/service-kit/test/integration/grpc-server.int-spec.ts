@@ -126,7 +126,7 @@ it('carries Struct payloads as plain JSON and errors as AppError with field path
   expect(invalid.code).toBe('INVALID_ARGUMENT');
   expect(invalid.violations).toEqual([{ field: 'yaml', reason: 'is required' }]);
 
-  const notFound = await call(client.getPlaybook({ principal: undefined, id: 'p1' })).catch((e) => e);
+  const notFound = await call(client.getPlaybook({ principal: undefined, id: 'p1', revision: 0 })).catch((e) => e);
   expect(notFound.code).toBe('NOT_FOUND');
 
   const internal = await call(client.createPlaybook({ principal: undefined, yaml: '', idempotencyKey: '' })).catch((e) => e);
