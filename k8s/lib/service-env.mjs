@@ -47,7 +47,7 @@ export const SERVICE_ENV = {
   planner: {
     // CONNECTOR_RUNTIME_URL: validation checks a playbook's connectors against the caller's.
     required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL'],
-    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', ...LLM_OPTIONAL],
+    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS', ...LLM_OPTIONAL],
     secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: { CONNECTOR_RUNTIME_URL: 'connector-runtime' },
@@ -66,6 +66,8 @@ export const SERVICE_ENV = {
       'SUBFLOW_MAX_DEPTH',
       'APPROVAL_RECONCILE_MS',
       'CAPABILITY_EGRESS_ALLOW',
+      'ACTION_SERVICES',
+      'ACTION_REFRESH_MS',
       ...LLM_OPTIONAL,
     ],
     secret: [...COMMON_SECRET, 'LLM_API_KEY'],

@@ -65,15 +65,17 @@ export const PRODUCTION_ENV = {
 /**
  * Start the services against a fresh database with PRODUCTION_ENV (plus
  * `extraEnv` per service); everything else is the services' defaults.
+ * `options` go to startStack (e.g. a `serviceAuthSecret` shared with an
+ * action service the bench serves itself).
  */
-export async function startOurStack(extraEnv = {}) {
+export async function startOurStack(extraEnv = {}, options = {}) {
   const env = {};
   for (const [name, base] of Object.entries(PRODUCTION_ENV)) {
     env[name] = { ...base, ...(extraEnv[name] ?? {}) };
   }
   // Profiling aid: BENCH_ORCHESTRATOR_NODE_OPTIONS (e.g. `--require ./my-profiler.cjs`) is given to the orchestrator.
   if (process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS) env.orchestrator.NODE_OPTIONS = process.env.BENCH_ORCHESTRATOR_NODE_OPTIONS;
-  const stack = await startStack({ env });
+  const stack = await startStack({ ...options, env });
   return stack;
 }
 

@@ -13,6 +13,7 @@ export { CONFIGURE_MODEL_HINT, llmNodes, type LlmNodeRef } from './graph/llm-nod
 export { validatePlan, validateParsedPlan } from './graph/validate-plan.js';
 export { kahnLevels, kahnStages, parallelGroups, findCycle, PlanCycleError, type StageResult } from './graph/kahn-levels.js';
 export { RESERVED_ROOTS } from './graph/reference-roots.js';
+export { referencedRoots } from './graph/plan-references.js';
 export type { FieldSpec, Compatibility } from './types/io-type.js';
 export { compatibility, literalType } from './types/io-type.js';
 export type { ActionContract, ActionStepType } from './contracts/action-contract.js';
@@ -41,6 +42,7 @@ export { locateInYaml } from './playbook/yaml-source.js';
 export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
 export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';
+export { workflowOutputCheck, WorkflowOutputSchema, type WorkflowOutput, type WorkflowOutputCheck } from './workflow/workflow-output.js';
 export { compileMasterPlan, type CompileMasterPlanOptions } from './master/compile-master-plan.js';
 export { compileNodeCondition } from './graph/node-condition.js';
 export {
@@ -71,3 +73,13 @@ export {
   type WireEnumName,
 } from './wire/plan-wire.types.js';
 export * from './flex/index.js';
+export {
+  actionOwner,
+  CATEGORY_OWNERS,
+  IN_PROCESS_TOOL_ACTIONS,
+  plannedActions,
+  servedActionNames,
+  unavailableActions,
+  type ActionViolation,
+  type PlannedAction,
+} from './contracts/action-availability.js';

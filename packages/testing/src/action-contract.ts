@@ -12,7 +12,11 @@ export interface ActionServiceUnderTest {
   listActions(): Promise<action.ListActionsResponse>;
   /** The principal the calls are made for (the service must know the user where it checks ownership). */
   principal: { userId: string; teamIds: string[] };
-  /** An action of the service with inputs that succeed, and a count of its executions (e.g. rows it wrote). */
+  /**
+   * A side-effecting action of the service (read-only ones are run again on a
+   * repeated key) with inputs that succeed, and a count of its executions
+   * (e.g. rows it wrote).
+   */
   probe: { action: string; inputs: Record<string, unknown>; params?: Record<string, unknown>; executions(): Promise<number> };
   /** An action call that takes `takesMs` (at least 2,000) or longer, for the deadline check. */
   slow: { action: string; inputs: Record<string, unknown>; params?: Record<string, unknown>; takesMs: number };

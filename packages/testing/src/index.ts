@@ -8,3 +8,4 @@ export * from './http.js';
 export * from './fixture-server.js';
 export * from './wait.js';
 export * from './action-contract.js';
+export * from './plugin-process.js';

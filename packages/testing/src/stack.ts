@@ -108,6 +108,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           APPROVAL_RECONCILE_MS: '1000',
           // Test agents listen on loopback (options.env may override it).
           CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
+          // Plugin tools run in connector-runtime, as `pnpm start` and the deployments wire it (options.env may override it).
+          ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
           ...common('orchestrator'),
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
@@ -128,6 +130,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }),
     planner: new ServiceProcess('planner', {
       CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
+      // The planner refuses what no service serves: the same services as the orchestrator's.
+      ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
       ...common('planner'),
       GRPC_PORT: String(ports.planner),
       // Validation checks the connectors a playbook names against the caller's.

@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { parseKeyring, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionDispatcher, ActionServiceModule, parseKeyring, PgActionRecords, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { Bindings } from './app/bindings.js';
 import { CallPipeline } from './app/call-pipeline.js';
 import { Connectors } from './app/connectors.js';
+import { pluginActionSource } from './app/plugin-actions.js';
 import { Plugins } from './app/plugins.js';
 import { Templates } from './app/templates.js';
 import { TestConnector } from './app/test-connector.js';
@@ -79,9 +80,14 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   });
   const templates = new Templates(templateFiles, connectors);
   const tester = new TestConnector(connectors, connectorRepo);
+  // Plugin tools are actions (`plugin:<plugin>.<tool>`): tool nodes naming a plugin run here through ActionService.
+  const actions = new ActionDispatcher('connector-runtime', [], new PgActionRecords(kit.db), { source: pluginActionSource(plugins) });
   const grpc = await startGrpcServer({
-    module: { ...ConnectorModule.forRoot({ connectors, bindings, templates, tester }), imports: [PluginRegistryModule.forRoot(plugins)] },
-    packages: ['connector'],
+    module: {
+      ...ConnectorModule.forRoot({ connectors, bindings, templates, tester }),
+      imports: [PluginRegistryModule.forRoot(plugins), ActionServiceModule.forRoot(actions)],
+    },
+    packages: ['connector', 'action'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log: kit.log,

@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { configureConditionLimits } from '@af/expr';
 import { configurePlanLimits } from '@af/plan';
-import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionServices, servedActionName, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
 import { ExecuteRun } from './app/execute-run.use-case.js';
 import { flexPlanSource, PolicyCommands, playbookPlanSource } from './app/policy-commands.js';
 import { RunCommands } from './app/run-commands.js';
@@ -31,8 +31,8 @@ import { createLlmExecutor } from './app/executors/llm.executor.js';
 import { ConfigError } from '@af/service-kit';
 import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { ORCHESTRATOR_MIGRATIONS } from './infra/migrations/index.js';
-import { ActionServices } from './infra/action-services.js';
 import { actionExecutor } from './app/executors/action.executor.js';
+import { actionCheck } from './app/action-availability.js';
 import { PolicyStore } from './infra/policy.store.js';
 import { RunExecutionStore } from './infra/run-execution.store.js';
 import { RunMaintenance } from './infra/run-maintenance.js';
@@ -83,7 +83,8 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   const actions = new ActionServices(config.ACTION_SERVICES, kit.log, auth, { refreshMs: config.ACTION_REFRESH_MS });
   await actions.start();
   kit.onClose(() => actions.stop());
-  executors.register('tool', actionExecutor(actions));
+  // A read-only served action's completion rides on the run's next statement (a replay after a crash does nothing twice).
+  executors.register('tool', actionExecutor(actions), { readOnly: (node) => actions.servedNow(servedActionName(node))?.sideEffects === false });
   // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
   const agents = new CapabilityAgentClients({ allow: config.CAPABILITY_EGRESS_ALLOW });
   const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);
@@ -125,7 +126,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, { hasModel: Boolean(model) }), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, actionCheck(actions), { hasModel: Boolean(model) }), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

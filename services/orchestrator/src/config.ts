@@ -1,8 +1,7 @@
-import { baseEnvSchema, grpcAddress } from '@af/service-kit';
+import { actionServicesEnvShape, baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
 import { CAPABILITY_EGRESS, parseEgressAllowList } from '@af/egress';
 import { z } from 'zod';
-import { parseActionServices } from './domain/action-table.js';
 
 /** An allow-list variable: every bad entry is an issue naming it (the config error names the variable). */
 export const capabilityEgressAllow = () =>
@@ -88,21 +87,8 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   ...llmEnvShape,
   /** Deadline of one connector call when the node sets none. */
   NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
-  /**
-   * The services whose built-in actions tool nodes run (ActionService):
-   * `output-router=host:port,entity-resolution=host:port`. Empty: only the
-   * in-process actions and connector calls run.
-   */
-  ACTION_SERVICES: z
-    .string()
-    .default('')
-    .transform((text, ctx) => {
-      const { entries, errors } = parseActionServices(text);
-      for (const message of errors) ctx.addIssue({ code: 'custom', message });
-      return entries;
-    }),
-  /** How often the action table is asked again of ACTION_SERVICES. */
-  ACTION_REFRESH_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(30_000),
+  /** ACTION_SERVICES, ACTION_REFRESH_MS: the services whose actions tool nodes run, and how often they are asked what they serve. */
+  ...actionServicesEnvShape,
   /** Most nodes a plan may have (map bodies and inline subflows count); StartRun / replans refuse larger plans. */
   PLAN_MAX_NODES: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /** Steps one condition evaluation may take (quantifier elements, array scans); past it the node / policy fails with condition_budget_exceeded. */

@@ -4,7 +4,8 @@ import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { configureConditionLimits } from '@af/expr';
 import { configurePlanLimits } from '@af/plan';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
-import { serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionServices, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
@@ -46,12 +47,18 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   sweeper.unref();
   kit.onClose(() => clearInterval(sweeper));
 
+  // What this deployment can run: the services the orchestrator runs actions on, asked what they serve.
   const auth = serviceAuthFromConfig(config, 'planner');
+  const actionServices = new ActionServices(config.ACTION_SERVICES, log, auth, { refreshMs: config.ACTION_REFRESH_MS });
+  await actionServices.start();
+  kit.onClose(() => actionServices.stop());
+  const actions = new ActionAvailability(actionServices, log);
   // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
   const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
-  const playbooks = new Playbooks(kit, noPlaybookUsers, { connectors, hasModel: Boolean(model) });
+  const playbooks = new Playbooks(kit, noPlaybookUsers, actions, { connectors, hasModel: Boolean(model) });
+
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets }),
+    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

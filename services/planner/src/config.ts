@@ -1,4 +1,4 @@
-import { baseEnvSchema, grpcAddress } from '@af/service-kit';
+import { actionServicesEnvShape, baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
 import { CAPABILITY_EGRESS, parseEgressAllowList } from '@af/egress';
 import { z } from 'zod';
@@ -37,6 +37,12 @@ export const plannerEnvSchema = baseEnvSchema.extend({
       if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
     }),
   ...llmEnvShape,
+  /**
+   * ACTION_SERVICES, ACTION_REFRESH_MS: the same services the orchestrator
+   * runs actions on. CompilePlaybook refuses a step whose action none of them
+   * serves (`action_unavailable`), and ListActions marks each action available.
+   */
+  ...actionServicesEnvShape,
   /** Most nodes a plan may have — playbook steps (parallel_steps included), map bodies and inline subflows count; larger documents are refused before validation. */
   PLAN_MAX_NODES: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /** Steps one condition evaluation may take (quantifier elements, array scans); past it the evaluation fails with condition_budget_exceeded. */

@@ -67,6 +67,8 @@ describe('plugin registration (seed §12)', () => {
     const registry = new ActionIORegistry();
     expect(() => registry.registerPlugin({ plugin_name: 'evil', tool_contracts: [{ name: 'search_web' }] })).toThrow("action 'search_web' is already registered");
     expect(() => registry.registerPlugin({ plugin_name: 'Bad-Name', tool_contracts: [] })).toThrow('invalid plugin registration at plugin_name');
+    expect(registry.registerPlugin({ plugin_name: 'slack-webhook', tool_contracts: [{ name: 'post_message' }] })).toEqual(['post_message']);
+    expect(registry.get('post_message')!.category).toBe('plugin:slack-webhook');
     expect(() => registry.registerPlugin({ plugin_name: 'x', tool_contracts: [{ name: 'ok', inputs: { a: 3 as never } }] })).toThrow('tool_contracts.0.inputs.a');
   });
 });

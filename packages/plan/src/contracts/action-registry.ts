@@ -48,8 +48,11 @@ export const ToolIOContractSchema = z.object({
 });
 export type ToolIOContract = z.input<typeof ToolIOContractSchema>;
 
+/** Plugin names as connector-runtime's plugin registry accepts them (`slack-webhook`, `orchestrator.tools.web`). */
+const PLUGIN_NAME = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)*$/;
+
 export const PluginRegistrationSchema = z.object({
-  plugin_name: z.string().regex(NAME, 'must be snake_case'),
+  plugin_name: z.string().regex(PLUGIN_NAME, 'must be lower-case letters and digits joined by ".", "_" or "-"'),
   plugin_version: z.string().optional(),
   tool_contracts: z.array(ToolIOContractSchema),
 });

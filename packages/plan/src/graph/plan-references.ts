@@ -83,6 +83,15 @@ export function nodeReferences(node: PlanNode, field: string, issues: PlanIssue[
   return refs;
 }
 
+/**
+ * The roots (`step` of `{step.path}`) a node reads in its inputs, params,
+ * condition, routes, cache key and map source. Malformed references are left
+ * out (validation reports them).
+ */
+export function referencedRoots(node: PlanNode): Set<string> {
+  return new Set(nodeReferences(node, node.id, []).map((r) => r.root));
+}
+
 /** Checks the references and conditions of node `i` (its document path is `field`). */
 export function checkNodeReferences(nodes: readonly PlanNode[], i: number, field: string, scope: ReferenceScope, issues: PlanIssue[]): void {
   const node = nodes[i]!;

@@ -96,6 +96,9 @@ export function stepToNode(flat: FlatStep, dependsOn: string[], aliases: Readonl
   if (s.endpoint !== undefined) params.endpoint = s.endpoint;
   if (s.operations !== undefined) params.operations = s.operations;
   if (flat.stepType === 'llm_task' && s.action === 'research_with_tools' && params.max_rounds === undefined) params.max_rounds = 3;
+  // A plugin tool (registry category `plugin:<name>`) runs in its plugin: the node names it as workflow `action` steps do.
+  const category = flat.contract?.category ?? '';
+  if (category.startsWith('plugin:')) params.plugin = category.slice('plugin:'.length);
   node.params = params;
   if (flat.stepType === 'llm_task' && s.output_schema) node.outputSchema = outputSchemaToJsonSchema(s.output_schema);
   node.errorPolicy = errorPolicy(flat);

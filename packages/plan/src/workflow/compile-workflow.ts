@@ -15,7 +15,7 @@
  *   rollbackAction / rollbackOnError and cacheKey / cacheTTL map to the
  *   node's error and cache policies.
  */
-import { ExprError } from '@af/expr';
+import { ExprError, extractReferences } from '@af/expr';
 import { validateParsedPlan } from '../graph/validate-plan.js';
 import { PlanGraphSchema, type PlanGraph, type PlanNode } from '../ir.js';
 import type { PlanIssue, StepIssue, StepValidationResult } from '../issues/plan-issue.js';
@@ -24,6 +24,7 @@ import type { CompileResult } from '../playbook/compile-playbook.js';
 import { WorkflowStepSchema, type WorkflowStepInput } from './workflow.schema.js';
 import { WorkflowLevel, type WorkflowContext } from './workflow-level.js';
 import { workflowSizeIssue } from '../limits/plan-size.js';
+import { storedWorkflowOutput, WorkflowOutputSchema, type WorkflowOutput } from './workflow-output.js';
 import { z } from 'zod';
 
 export interface CompileWorkflowOptions {
@@ -38,7 +39,7 @@ const AgentRowSchema = z.looseObject({
   id: z.string().optional(),
   agent_name: z.string().optional(),
   workflow_steps: z.array(WorkflowStepSchema).min(1, 'a workflow needs at least one step'),
-  output_schema: z.unknown().optional(),
+  output_schema: WorkflowOutputSchema.optional(),
 });
 
 /** Compiles a `workflow_steps` array (or an agent row holding one). Never throws for bad input. */
@@ -74,6 +75,7 @@ export function compileWorkflowSteps(json: unknown, opts: CompileWorkflowOptions
   const results: StepValidationResult[] = records.map((r) => ({ step: r.id, source: r.source, valid: r.errors.length === 0, errors: r.errors, warnings: r.warnings }));
   const errors: PlanIssue[] = [];
   for (const r of results) for (const e of r.errors) errors.push(toPlanIssue(r, e));
+  if (row?.output_schema !== undefined) errors.push(...outputSourceIssues(row.output_schema, nodes));
   if (errors.length > 0) return { ok: false, errors, results, warnings: [] };
 
   const plan: PlanGraph = PlanGraphSchema.parse({
@@ -86,7 +88,7 @@ export function compileWorkflowSteps(json: unknown, opts: CompileWorkflowOptions
     approvalPolicy: 'auto_approve',
     inputs: [...ctx.inputs].map((name) => ({ name, type: 'string', required: false })),
     nodes,
-    metadata: row?.output_schema !== undefined ? { output_schema: row.output_schema } : {},
+    metadata: row?.output_schema !== undefined ? { output_schema: storedWorkflowOutput(row.output_schema, new Set(nodes.map((n) => n.id))) } : {},
   });
   const structural = validateParsedPlan(plan);
   if (structural.length > 0) {
@@ -105,6 +107,28 @@ export function compileWorkflowSteps(json: unknown, opts: CompileWorkflowOptions
     return { ok: false, errors: mapped, results, warnings: [] };
   }
   return { ok: true, plan, results, warnings: [] };
+}
+
+/** An output field's `source` must read a step of the workflow (`output_schema[i].source`). */
+function outputSourceIssues(output: WorkflowOutput, nodes: readonly PlanNode[]): PlanIssue[] {
+  if (!Array.isArray(output)) return [];
+  const ids = new Set(nodes.map((n) => n.id));
+  const issues: PlanIssue[] = [];
+  output.forEach((f, i) => {
+    if (!f.source) return;
+    const field = `output_schema[${i}].source`;
+    let roots: string[];
+    try {
+      roots = extractReferences(f.source.includes('{') ? f.source : `{${f.source}}`).map((r) => r.root);
+    } catch (e) {
+      issues.push({ code: 'invalid_reference', field, message: `${field}: ${(e as Error).message}` });
+      return;
+    }
+    for (const root of roots) {
+      if (!ids.has(root)) issues.push({ code: 'nonexistent_step', field, message: `${field}: '${f.source}' names no step '${root}'` });
+    }
+  });
+  return issues;
 }
 
 function fail(errors: PlanIssue[]): CompileResult {

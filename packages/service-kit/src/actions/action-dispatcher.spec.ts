@@ -157,12 +157,50 @@ describe('ActionDispatcher', () => {
     expect(err.message).toBe('action save answered an array, not an object of outputs');
   });
 
+  it('runs a read-only action again on a repeated key, writing no record', async () => {
+    const records = new MemoryActionRecords();
+    const claims = jest.spyOn(records, 'claim');
+    const read = counting('search', async () => ({ hits: 1 }));
+    read.sideEffects = false;
+    const d = new ActionDispatcher('svc', [read], records);
+    await expect(d.execute(call({ action: 'search' }))).resolves.toEqual({ outputs: { hits: 1 }, replayed: false });
+    await expect(d.execute(call({ action: 'search' }))).resolves.toEqual({ outputs: { hits: 1 }, replayed: false });
+    expect(read.calls).toBe(2);
+    expect(claims).not.toHaveBeenCalled();
+  });
+
   it('runs a call without a key every time (no replay outside a run)', async () => {
     const save = counting('save', async () => ({}));
     const d = new ActionDispatcher('svc', [save], new MemoryActionRecords());
     await d.execute(call({ idempotencyKey: '' }));
     await d.execute(call({ idempotencyKey: '' }));
     expect(save.calls).toBe(2);
+  });
+});
+
+describe('ActionDispatcher with an action source', () => {
+  const tools = new Map<string, ActionHandler>([['plugin:p.echo', { name: 'plugin:p.echo', sideEffects: true, execute: async (ctx) => ({ echoed: ctx.inputs }) }]]);
+  const source = {
+    list: async () => [...tools.values()].map((h) => ({ name: h.name, version: '1', sideEffects: h.sideEffects, contract: { category: 'plugin:p' } })),
+    find: async (name: string) => tools.get(name),
+  };
+
+  it('lists the fixed handlers and the source actions together, sorted', async () => {
+    const d = new ActionDispatcher('svc', [{ name: 'z', sideEffects: false, execute: async () => ({}) }], new MemoryActionRecords(), { source });
+    expect(d.list().map((a) => a.name)).toEqual(['z']);
+    expect(await d.catalog()).toEqual([
+      { name: 'plugin:p.echo', version: '1', sideEffects: true, contract: { category: 'plugin:p' } },
+      { name: 'z', version: '1', sideEffects: false },
+    ]);
+  });
+
+  it('runs a source action with the same replay, and names the source actions when refusing an unknown one', async () => {
+    const d = new ActionDispatcher('svc', [], new MemoryActionRecords(), { source });
+    const first = await d.execute(call({ action: 'plugin:p.echo', inputs: { a: 1 } }));
+    expect(first).toEqual({ outputs: { echoed: { a: 1 } }, replayed: false });
+    expect(await d.execute(call({ action: 'plugin:p.echo', inputs: { a: 2 } }))).toEqual({ outputs: { echoed: { a: 1 } }, replayed: true });
+    const err = await rejection(d.execute(call({ action: 'plugin:p.nope' })));
+    expect([err.code, err.message]).toEqual(['INVALID_ARGUMENT', 'action: svc serves no action "plugin:p.nope" (it serves: plugin:p.echo)']);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * Serves a service's built-in actions: finds the handler, enforces the
- * deadline, and answers a repeated idempotency key with the first answer —
- * written once here so no serving service re-implements it.
+ * deadline, and answers a repeated idempotency key of a side-effecting action
+ * with the first answer — written once here so no serving service
+ * re-implements it. Read-only actions (`sideEffects: false`) simply run again.
  */
 import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { ActionContext, ActionDescriptor, ActionHandler, ActionPrincipal } from './action-handler.js';
+import type { ActionContext, ActionDescriptor, ActionHandler, ActionPrincipal, ActionSource } from './action-handler.js';
 import type { ActionRecords, StoredActionError } from './action-records.js';
 
 export interface ExecuteAction {
@@ -34,13 +35,16 @@ export interface ActionDispatcherOptions {
   heartbeatMs?: number;
   /** How often a replay polls for the first call's answer (default 100 ms). */
   pollMs?: number;
+  /** Actions beyond the fixed handlers, looked up per call (a name a fixed handler has is never asked of it). */
+  source?: ActionSource;
 }
 
 const KEY = /^[^\s]{1,512}$/;
 
 export class ActionDispatcher {
   private readonly handlers = new Map<string, ActionHandler>();
-  private readonly opts: Required<ActionDispatcherOptions>;
+  private readonly opts: Required<Omit<ActionDispatcherOptions, 'source'>>;
+  private readonly source: ActionSource | undefined;
 
   constructor(
     /** The serving service's name, e.g. `output-router`. */
@@ -53,20 +57,32 @@ export class ActionDispatcher {
       if (this.handlers.has(h.name)) throw new Error(`action ${h.name} is served twice by ${service}`);
       this.handlers.set(h.name, h);
     }
-    this.opts = { defaultTimeoutMs: 30_000, maxTimeoutMs: 15 * 60_000, heartbeatMs: 5_000, pollMs: 100, ...options };
+    const { source, ...rest } = options;
+    this.source = source;
+    this.opts = { defaultTimeoutMs: 30_000, maxTimeoutMs: 15 * 60_000, heartbeatMs: 5_000, pollMs: 100, ...rest };
   }
 
+  /** The fixed handlers. */
   list(): ActionDescriptor[] {
     return [...this.handlers.values()]
       .map((h) => ({ name: h.name, version: h.version ?? '1', sideEffects: h.sideEffects }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** What ListActions answers: the fixed handlers and, when there is one, the source's actions now. */
+  async catalog(): Promise<ActionDescriptor[]> {
+    const fixed = this.list();
+    if (!this.source) return fixed;
+    const more = (await this.source.list()).filter((a) => !this.handlers.has(a.name));
+    return [...fixed, ...more].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
   async execute(req: ExecuteAction): Promise<ActionResult> {
     if (!req.action) throw AppError.invalid('action', 'is required');
-    const handler = this.handlers.get(req.action);
+    const handler = this.handlers.get(req.action) ?? (await this.source?.find(req.action));
     if (!handler) {
-      throw AppError.invalid('action', `${this.service} serves no action ${JSON.stringify(req.action)} (it serves: ${this.list().map((a) => a.name).join(', ') || 'none'})`, 'unknown_action');
+      const names = (await this.catalog()).map((a) => a.name);
+      throw AppError.invalid('action', `${this.service} serves no action ${JSON.stringify(req.action)} (it serves: ${names.join(', ') || 'none'})`, 'unknown_action');
     }
     if (!req.principal.userId) throw new AppError('UNAUTHENTICATED', 'an action runs on behalf of a user: principal.user_id is required');
     if (req.idempotencyKey && !KEY.test(req.idempotencyKey)) throw AppError.invalid('idempotency_key', 'must be 1-512 characters without spaces');
@@ -74,7 +90,8 @@ export class ActionDispatcher {
       throw AppError.invalid('timeout_ms', `must be between 0 (the default, ${this.opts.defaultTimeoutMs} ms) and ${this.opts.maxTimeoutMs}`);
     }
     const deadline = Date.now() + (req.timeoutMs || this.opts.defaultTimeoutMs);
-    if (!req.idempotencyKey) return { outputs: await this.run(handler, req, deadline), replayed: false };
+    // A read-only action has nothing to do twice: it runs again on a repeated key, without a record (two writes saved per call).
+    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(handler, req, deadline), replayed: false };
     return this.once(handler, req, deadline);
   }
 

@@ -39,4 +39,15 @@ export interface ActionDescriptor {
   name: string;
   version: string;
   sideEffects: boolean;
+  /** The I/O contract, for actions the Action I/O Registry does not hold (plugin tools). */
+  contract?: Record<string, unknown>;
+}
+
+/**
+ * Actions that come and go while the service runs (connector-runtime's
+ * plugin tools): listed and looked up on each call instead of fixed at start.
+ */
+export interface ActionSource {
+  list(): Promise<ActionDescriptor[]>;
+  find(name: string): Promise<ActionHandler | undefined>;
 }

@@ -26,7 +26,8 @@ export class ActionController implements action.ActionServiceController {
   }
 
   async listActions(): Promise<action.ListActionsResponse> {
-    return { service: this.dispatcher.service, actions: this.dispatcher.list() };
+    const actions = (await this.dispatcher.catalog()).map((a) => ({ name: a.name, version: a.version, sideEffects: a.sideEffects, contract: a.contract }));
+    return { service: this.dispatcher.service, actions };
   }
 }
 

@@ -3,3 +3,6 @@ export * from './action-records.js';
 export * from './action-dispatcher.js';
 export * from './pg-action-records.js';
 export { ActionServiceModule } from './action.controller.js';
+export * from './action-table.js';
+export * from './action-services.js';
+export * from './action-services.config.js';

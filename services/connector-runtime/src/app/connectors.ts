@@ -195,7 +195,8 @@ export function parseSource(source: DefinitionSource): ParseConnectorResult {
   return source.yaml ? parseConnectorYaml(source.yaml) : parseConnectorDefinition(source.definition ?? null);
 }
 
-function toAppError(err: unknown): AppError {
+/** A failure as a gRPC status: ConnectorErrors keep their retryability, retry-after and field violations. */
+export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof ConnectorError) {
     return new AppError(CONNECTOR_ERROR_GRPC_STATUS[err.code] as ErrorCode, err.message, {

@@ -115,6 +115,11 @@ export class Plugins {
     return removed;
   }
 
+  /** Every registered plugin the operator has not disabled, with its tools (ActionService lists their tools). */
+  async registered(): Promise<StoredPlugin[]> {
+    return (await this.repo.list()).filter((p) => p.enabled);
+  }
+
   async list(userId: string): Promise<PluginView[]> {
     requireUser(userId);
     const [plugins, settings] = await Promise.all([this.repo.list(), this.repo.userSettings(userId)]);

@@ -11,16 +11,13 @@
  *
  * Needs `pnpm --filter @af/plugin-sdk --filter @af/plugin-slack-webhook --filter @af/connector-runtime build`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { connector } from '@af/contracts';
 import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import {
   createTestDatabase,
   freePort,
-  REPO_ROOT,
+  PluginProcess,
   ServiceProcess,
   startFixtureServer,
   TEST_NATS_URL,
@@ -54,65 +51,6 @@ endpoints:
       - name: channel
         type: string
 `;
-
-/** The plugin as its own process, with its output kept for assertions. */
-class PluginProcess {
-  output = '';
-  private child?: ChildProcess;
-
-  constructor(private readonly env: Record<string, string>) {}
-
-  async start(): Promise<void> {
-    const main = join(REPO_ROOT, 'plugins', 'slack-webhook', 'dist', 'main.js');
-    if (!existsSync(main))
-      throw new Error(`${main} is missing: build @af/plugin-sdk and @af/plugin-slack-webhook first`);
-    const child = spawn(process.execPath, [main], {
-      env: { PATH: process.env.PATH ?? '', ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    const from = this.output.length;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`plugin not registered after 20 s:\n${this.output.slice(from)}`)),
-        20_000,
-      );
-      const onData = (buf: Buffer) => {
-        this.output += buf.toString();
-        if (this.output.indexOf('registered with the plugin registry', from) >= 0) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`plugin exited (${code}) before registering:\n${this.output.slice(from)}`));
-      });
-    });
-  }
-
-  /** SIGTERM: a graceful stop (a rolling update), as `runPlugin` handles it. */
-  terminate(): Promise<number | null> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child?.exitCode ?? null);
-    return new Promise((resolve) => {
-      child.once('exit', (code) => resolve(code));
-      child.kill('SIGTERM');
-    });
-  }
-
-  /** SIGKILL: no goodbye, like a crashed pod. */
-  kill(): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill('SIGKILL');
-    });
-  }
-}
 
 let db: TestDatabase;
 let runtime: ServiceProcess;

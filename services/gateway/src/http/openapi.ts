@@ -87,7 +87,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/agent-factory/playbooks/{id}/validate', summary: 'Validate the stored playbook, or YAML meant to replace it (its id must be the path id); per-step results', body: ValidateStoredPlaybookSchema },
   { method: 'post', path: '/api/agent-factory/playbooks/{id}/test', summary: 'Dry run with sample inputs: side-effecting steps are skipped (reason dry_run, would-be inputs on their node_complete frame) unless allow_side_effects: true; returns the run', body: TestPlaybookSchema },
   { method: 'get', path: '/api/agent-factory/playbooks/{id}/graph', summary: 'Steps (kind, step type, action, side effect, output types), edges (dependencies, fallbacks, routes) and Kahn levels (?revision=)' },
-  { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=)' },
+  { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=): built-in actions and served plugin tools, each with available / served_by / owner' },
   { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
   { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML: {valid, errors, warnings, results}, every issue with field, step, line, column and suggestedFix', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/approvals', summary: 'Pending approvals you may act on (?kind=&status=&run_id=; `all` lifts a filter)' },

@@ -231,6 +231,7 @@ export class ExecutionsController {
 async function listRuns(deps: GatewayDeps, principal: common.Principal, query: unknown) {
   const q = parseBody(ListRunsQuery, query);
   const statuses = q.status.map((s) => orchestrator.runStatusFromJSON(`RUN_STATUS_${s.toUpperCase()}`));
-  const res = await call(deps.clients.orchestrator.listRuns({ principal, statuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }));
+  const taskStatuses = q.task_status.map((s) => orchestrator.taskStatusFromJSON(`TASK_STATUS_${s.toUpperCase()}`));
+  const res = await call(deps.clients.orchestrator.listRuns({ principal, statuses, taskStatuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }));
   return { runs: res.runs.map(runSummaryView), next_page_token: res.nextPageToken || null };
 }

@@ -143,6 +143,8 @@ export const ReplanRunSchema = z.object({
 });
 
 export const RUN_STATUS_NAMES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'paused', 'waiting'] as const;
+/** What a run did, beside its status (see README "How a run executes"). */
+export const TASK_STATUS_NAMES = ['complete', 'partial', 'error', 'awaiting_approval'] as const;
 
 export const ListRunsQuery = z.object({
   status: z
@@ -150,6 +152,12 @@ export const ListRunsQuery = z.object({
     .optional()
     .transform((v) => (v ? v.split(',').map((x) => x.trim()) : []))
     .pipe(z.array(z.enum(RUN_STATUS_NAMES))),
+  /** `task_status=partial,error`: only runs whose task status is one of these. */
+  task_status: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((x) => x.trim()) : []))
+    .pipe(z.array(z.enum(TASK_STATUS_NAMES))),
   page_size: z.coerce.number().int().min(1).max(200).optional(),
   page_token: z.string().max(500).optional(),
 });

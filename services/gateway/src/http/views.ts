@@ -28,6 +28,12 @@ export function runView(run: orchestrator.Run) {
     inputs: run.inputs ?? {},
     outputs: run.outputs ?? {},
     error: run.error || null,
+    // What the run did (null while it is running): complete | partial | error | awaiting_approval.
+    task_status: run.taskStatus ? lower(orchestrator.taskStatusToJSON(run.taskStatus), 'TASK_STATUS_') : null,
+    steps_completed: run.stepsCompleted,
+    steps_failed: run.stepsFailed,
+    steps_skipped: run.stepsSkipped,
+    error_summary: run.errorSummary || null,
     nodes: run.nodes.map(nodeView),
     iterations: run.iterations.map(nodeView),
     parent_run_id: run.parentRunId || null,
@@ -59,8 +65,18 @@ export function playbookView(p: planner.Playbook) {
   return { id: p.id, name: p.name, version: p.version, revision: p.revision, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
 }
 
+/** An action contract, and whether this deployment can run it (`available`; `served_by` the serving service, `owner` the one that owns it). */
 export function actionView(a: planner.ActionContract) {
-  return { name: a.name, description: a.description, category: a.category, step_type: a.stepType, ...(a.contract ?? {}) };
+  return {
+    name: a.name,
+    description: a.description,
+    category: a.category,
+    step_type: a.stepType,
+    ...(a.contract ?? {}),
+    available: a.available,
+    ...(a.servedBy ? { served_by: a.servedBy } : {}),
+    ...(a.owner ? { owner: a.owner } : {}),
+  };
 }
 
 /** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */

@@ -102,7 +102,7 @@ describe('direct gRPC calls', () => {
     const anonymous = clients(null);
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['orchestrator GetRun', () => call(anonymous.runs.getRun({ principal: bob.principal, runId: bobRunId }))],
-      ['orchestrator ListRuns', () => call(anonymous.runs.listRuns({ principal: bob.principal, statuses: [], pageSize: 10, pageToken: '' }))],
+      ['orchestrator ListRuns', () => call(anonymous.runs.listRuns({ principal: bob.principal, statuses: [], taskStatuses: [], pageSize: 10, pageToken: '' }))],
       ['planner ListPlaybooks', () => call(anonymous.playbooks.listPlaybooks({ principal: bob.principal }))],
       ['connector-runtime ListConnectors', () => call(anonymous.connectors.listConnectors({ principal: bob.principal }))],
       ['approval ListRequests', () => call(anonymous.approvals.listRequests({ principal: bob.principal, kinds: [], statuses: [], capabilityId: '', runId: '' } as unknown as approval.ListRequestsRequest))],
@@ -126,7 +126,7 @@ describe('direct gRPC calls', () => {
   it("acts as the token's principal: a token for alice naming bob in the message sees alice's data only", async () => {
     const asAlice = clients(staticPrincipalToken(internal.tokenFor(alice.principal)));
     expect((await failure(call(asAlice.runs.getRun({ principal: bob.principal, runId: bobRunId })))).code).toBe('NOT_FOUND');
-    const { runs } = await call(asAlice.runs.listRuns({ principal: bob.principal, statuses: [], pageSize: 50, pageToken: '' }));
+    const { runs } = await call(asAlice.runs.listRuns({ principal: bob.principal, statuses: [], taskStatuses: [], pageSize: 50, pageToken: '' }));
     expect(runs.map((r) => r.id)).toEqual([aliceRunId]);
     expect(runs.every((r) => r.userId === alice.id)).toBe(true);
     expect((await call(asAlice.runs.getRun({ principal: bob.principal, runId: aliceRunId }))).run!.userId).toBe(alice.id);
@@ -188,7 +188,7 @@ describe('API keys', () => {
     expect(exchanged.status).toBe(200);
     expect(exchanged.body).toMatchObject({ token_type: 'principal', metadata_key: 'af-principal-token', expires_in: 300, principal: { user_id: alice.id } });
     const direct = clients(staticPrincipalToken(exchanged.body.token));
-    const { runs } = await call(direct.runs.listRuns({ principal: bob.principal, statuses: [], pageSize: 50, pageToken: '' }));
+    const { runs } = await call(direct.runs.listRuns({ principal: bob.principal, statuses: [], taskStatuses: [], pageSize: 50, pageToken: '' }));
     expect(runs.map((r) => r.id)).toEqual([aliceRunId]);
     expect((await failure(call(direct.runs.getRun({ principal: bob.principal, runId: bobRunId })))).code).toBe('NOT_FOUND');
     // Plumbing between services stays internal: only the orchestrator opens approval requests.

@@ -35,11 +35,15 @@ import { AppError, type Logger } from '@af/service-kit';
 import { Completed, type NodeExecutors } from '../domain/node-executor.js';
 import { actsOutsideRun, DRY_RUN, refusesSideEffects, wouldBeInputs } from '../domain/dry-run.js';
 import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
+import { checkWorkflowOutput } from '../domain/workflow-output.js';
 import { backoffMs, readyNodes, ROUTE_NOT_TAKEN, routeSkips, runOutcome, unneededFallbacks } from '../domain/scheduler.js';
 import { NodeStates } from '../domain/run-state.js';
 import { OutputMap } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, WaitFor } from '../domain/waiting.js';
+import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { outcomePayload, taskOutcome, waitsOnPerson } from '../domain/task-outcome.js';
+import { skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from '../domain/upstream.js';
 import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
 import { finalOutput, type RunRepository } from '../infra/run.repository.js';
 import {
@@ -212,7 +216,7 @@ export class ExecuteRun {
         if (x.policy.pending.length) continue;
         if (result.kind === 'waiting' || result.kind === 'halted') {
           // Only waiting nodes (or an undecided policy gate) are left: hand the run back until a decision, timer or child run moves one.
-          if (await this.store.park(run.id, this.options.owner)) return 'parked';
+          if (await this.store.park(run.id, this.options.owner, this.waitsOnPerson(x))) return 'parked';
           await sleep(20, signal);
           continue;
         }
@@ -308,6 +312,15 @@ export class ExecuteRun {
     const replay = prior?.status === 'running';
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
 
+    // A step reading a failed step's output is skipped, not run with empty inputs (domain/upstream.ts).
+    const upstream = replay || !skipsOnUpstreamFailure(run.plan) ? undefined : upstreamFailure(node, this.levels.readsOf(node, level), level.nodes, this.levels.view(x, level), level.fallbacks);
+    if (upstream) {
+      const payload = { skipped: true, reason: UPSTREAM_FAILED, upstream: upstream.upstream + level.suffix, error: upstream.message };
+      await this.store.nodeEnded(run.id, owner, inst, 'skipped', upstream.message, payload, UPSTREAM_FAILED);
+      putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: UPSTREAM_FAILED, error: upstream.message });
+      return undefined;
+    }
+
     if (node.condition) {
       let pass: boolean;
       try {
@@ -339,7 +352,7 @@ export class ExecuteRun {
     const policy = node.errorPolicy;
     const retry = policy?.retry;
     const maxRetries = retry?.maxRetries ?? (policy?.onError === 'retry' ? 1 : 0);
-    // Seed §10: a skipped or failed step's output reads as empty downstream.
+    // Seed §10: a skipped step's output reads as empty downstream (a failed one's never gets here: see above).
     const lenient = node.dependsOn.some((dep) => x.states.get(dep + level.suffix)?.status !== 'completed');
     let cacheKey: string | undefined;
     if (node.cache) {
@@ -364,6 +377,7 @@ export class ExecuteRun {
     const isMap = node.kind === 'map';
     const opts = isMap ? {} : this.executors.optionsOf(node);
     const pure = !!opts.pure;
+    const readOnly = !pure && opts.readOnly?.(node) === true;
     let resumed = replay;
     for (;;) {
       // Each executing node holds a slot of the run's concurrency; a map holds none (its iterations' nodes do).
@@ -421,8 +435,8 @@ export class ExecuteRun {
             },
             primary ? primary.id + level.suffix : undefined,
             started ? undefined : { attempt, ...startPayload },
-            // A pure node (never started on its own) is computed again if this is lost: it may ride on the run's next statement.
-            { defer: !started && cacheKey === undefined },
+            // A pure node (never started on its own) or a read-only action is run again if this is lost: it may ride on the run's next statement.
+            { defer: (!started || readOnly) && cacheKey === undefined },
           );
           x.outputs.set(inst, output);
           if (primary) x.outputs.set(primary.id + level.suffix, output);
@@ -503,24 +517,29 @@ export class ExecuteRun {
   }
 
   /**
-   * A completed run: its output checked against the OutputContract (a
-   * violation may fire onValidationFail policies: 'halted' when one must be
-   * applied first), its goal conditions evaluated.
+   * A completed run: its output checked against the OutputContract and the
+   * workflow's own output_schema (a violation may fire onValidationFail
+   * policies: 'halted' when one must be applied first), its goal conditions
+   * evaluated.
    */
   private async complete(x: Execution): Promise<'finished' | 'halted'> {
     const { run } = x;
     const output = finalOutput(run, x.outputs);
     let accepted = false;
-    if (run.outputContract) {
-      const errors = checkOutput(run.outputContract as unknown as OutputContract, output);
+    const checks = [
+      { scope: 'output_contract', what: 'the output contract', errors: () => (run.outputContract ? checkOutput(run.outputContract as unknown as OutputContract, output) : []) },
+      { scope: 'workflow_output_schema', what: "the workflow's output_schema", errors: () => checkWorkflowOutput(run.plan.metadata, output) },
+    ];
+    for (const check of checks) {
+      const errors = check.errors();
       if (errors.length && x.policy.validationAccepted) accepted = true;
       else if (errors.length) {
-        const fired = x.policy.policies.length ? await this.policies.onValidationFail(x, errors, output) : 'none';
+        const fired = x.policy.policies.length ? await this.policies.onValidationFail(x, errors, output, check.scope) : 'none';
         if (fired === 'halted') return 'halted';
         const first = errors[0]!;
-        const error = `the final output does not satisfy the output contract: ${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+        const error = `the final output does not satisfy ${check.what}: ${first.path} ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
         // When a policy fired, its statement already carried the validation_error frame.
-        await this.finish(x, 'failed', error, {}, fired === 'fired' ? {} : { before: [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }] });
+        await this.finish(x, 'failed', error, {}, fired === 'fired' ? {} : { before: [{ type: 'validation_error', payload: { scope: check.scope, errors } }] });
         return 'finished';
       }
     }
@@ -534,6 +553,14 @@ export class ExecuteRun {
     return 'finished';
   }
 
+  /** Whether the run, about to park, waits on a person (its task_status is then awaiting_approval). */
+  private waitsOnPerson(x: Execution): boolean {
+    return waitsOnPerson(x.states.waiting, (id) => {
+      const parsed = parseInstanceId(id);
+      return parsed ? locateNode(x.run.plan.nodes, parsed.nodeId)?.node.kind : undefined;
+    });
+  }
+
   private async finish(
     x: Execution,
     status: 'completed' | 'failed',
@@ -541,7 +568,10 @@ export class ExecuteRun {
     payload: Record<string, unknown>,
     opts: { before?: Frame[]; goalConditionResults?: unknown[]; firingKey?: string } = {},
   ): Promise<void> {
-    const children = await this.store.finish(x.run.id, this.options.owner, status, error, { durationMs: Date.now() - x.started, ...payload }, opts);
+    // What the run did, beside how it ended (domain/task-outcome.ts): on the `complete` frame and the run row.
+    const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states, instances: x.states.values() });
+    const frame = { durationMs: Date.now() - x.started, ...payload, ...outcomePayload(outcome) };
+    const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
     // Subflow children still running have no one to report to.
     for (const child of children) {
       await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));

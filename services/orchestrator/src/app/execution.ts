@@ -15,6 +15,7 @@ import type { NodeState, NodeStates, Run } from '../domain/run-state.js';
 import { fallbacksOf, terminalPrefix, type StateLookup } from '../domain/scheduler.js';
 import { LevelScopes, runVars, type BorrowedScope, type OutputMap } from '../domain/scope.js';
 import type { Semaphore } from '../domain/semaphore.js';
+import { dataDependencies } from '../domain/upstream.js';
 import type { WaitingRow } from '../infra/run.repository.js';
 import type { PolicyRuntime } from './run-policies.js';
 
@@ -103,6 +104,8 @@ export class Levels {
   /** Compiled node conditions, per plan node (a map body's nodes run once per iteration). */
   private readonly conditions = new WeakMap<PlanNode, (scope: Scope) => boolean>();
   private readonly routed = new WeakMap<readonly PlanNode[], boolean>();
+  /** Per plan node: the dependencies whose outputs it reads. */
+  private readonly reads = new WeakMap<PlanNode, string[]>();
 
   top(x: Execution): Level {
     return { nodes: x.run.plan.nodes, suffix: '', vars: runVars(x.run.plan, x.run.inputs, x.run.lastExecutionAt), fallbacks: fallbacksOf(x.run.plan) };
@@ -125,6 +128,16 @@ export class Levels {
       this.routed.set(level.nodes, has);
     }
     return has;
+  }
+
+  /** The dependencies of `node` whose outputs it reads (domain/upstream.ts), worked out once per plan node. */
+  readsOf(node: PlanNode, level: Level): string[] {
+    let reads = this.reads.get(node);
+    if (!reads) {
+      reads = dataDependencies(node, level.nodes);
+      this.reads.set(node, reads);
+    }
+    return reads;
   }
 
   conditionOf(node: PlanNode): (scope: Scope) => boolean {

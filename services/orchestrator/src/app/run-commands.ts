@@ -5,7 +5,8 @@
  */
 import { PlanGraphSchema, planSizeIssue, validatePlan, type PlanGraph, type PlanNode } from '@af/plan';
 import { AppError, type FieldViolation } from '@af/service-kit';
-import { RUN_STATUSES, type Run, type RunFrame, type RunStatus, type RunView } from '../domain/run-state.js';
+import type { ActionCheck } from './action-availability.js';
+import { RUN_STATUSES, TASK_STATUSES, type Run, type RunFrame, type RunStatus, type RunView, type TaskStatus } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { DEFAULT_RUN_INPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
 import { parseGoalConditions, parseOutputContract } from '../domain/output-contract.js';
@@ -40,6 +41,8 @@ export class RunCommands {
     /** Approval nodes waiting on the approval service are decided there. */
     private readonly approvals?: ApprovalDecisions,
     private readonly limits: { runInputMaxBytes: number } = { runInputMaxBytes: DEFAULT_RUN_INPUT_MAX_BYTES },
+    /** Refuses tool actions no service of this deployment serves (action-availability.ts); absent: not checked. */
+    private readonly checkActions?: ActionCheck,
     /** Without a model, playbook runs with llm steps are refused at start. */
     private readonly capabilities: RunCapabilities = { hasModel: true },
   ) {}
@@ -60,6 +63,7 @@ export class RunCommands {
     }
     assertRunnable(plan, cmd.inputs, this.capabilities);
     const violations: FieldViolation[] = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
+    if (this.checkActions) violations.push(...(await this.checkActions(plan)));
     let outputContract: Record<string, unknown> | null = null;
     if (cmd.outputContract !== undefined && cmd.outputContract !== null) {
       const parsed = parseOutputContract(cmd.outputContract);
@@ -109,15 +113,18 @@ export class RunCommands {
     return (await this.repo.view(runId))!;
   }
 
-  async list(userId: string, statuses: string[], pageSize: number, pageToken: string): Promise<{ runs: Run[]; nextPageToken: string }> {
+  async list(userId: string, statuses: string[], pageSize: number, pageToken: string, taskStatuses: string[] = []): Promise<{ runs: Run[]; nextPageToken: string }> {
     requireUser(userId);
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) throw AppError.invalid('statuses', `unknown status ${s}`);
     }
+    for (const s of taskStatuses) {
+      if (!(TASK_STATUSES as readonly string[]).includes(s)) throw AppError.invalid('task_statuses', `unknown task status ${s} (one of ${TASK_STATUSES.join(', ')})`);
+    }
     const size = pageSize === 0 ? 50 : pageSize;
     if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
     const after = pageToken ? decodeToken(pageToken) : null;
-    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after);
+    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[]);
     const page = rows.slice(0, size);
     const last = page.at(-1);
     return { runs: page, nextPageToken: rows.length > size && last ? encodeToken(last) : '' };

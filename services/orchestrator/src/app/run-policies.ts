@@ -199,9 +199,15 @@ export class RunPolicies {
    * (the run fails, its validation_error already emitted); 'halted': the
    * engine must apply an action or wait for a gate.
    */
-  async onValidationFail(x: PolicyExecution, errors: unknown[], output: Record<string, unknown>): Promise<'none' | 'fired' | 'halted'> {
+  async onValidationFail(
+    x: PolicyExecution,
+    errors: unknown[],
+    output: Record<string, unknown>,
+    /** What failed: output_contract, or workflow_output_schema (a workflow's own output_schema). */
+    scope = 'output_contract',
+  ): Promise<'none' | 'fired' | 'halted'> {
     const candidates = x.policy.policies.filter((p) => p.trigger.kind === 'onValidationFail' && !x.policy.fired.has(p.id));
-    let before: Frame[] = [{ type: 'validation_error', payload: { scope: 'output_contract', errors } }];
+    let before: Frame[] = [{ type: 'validation_error', payload: { scope, errors } }];
     let fired = false;
     for (const p of candidates) {
       if (p.trigger.kind !== 'onValidationFail') continue;

@@ -65,7 +65,7 @@ describe('StartRun calls it before anything is stored', () => {
   const neverCalled = new Proxy({}, { get: () => () => { throw new Error('the repository must not be reached'); } }) as never;
 
   it('a typed input error and a missing model are refused by start()', async () => {
-    const commands = new RunCommands(neverCalled, undefined, undefined, { hasModel: false });
+    const commands = new RunCommands(neverCalled, undefined, undefined, undefined, { hasModel: false });
     const start = (inputs: Record<string, unknown>) => commands.start({ userId: 'u', plan: withLlm, inputs, runContext: '', idempotencyKey: 'k' });
     await expect(start({ topic: ['x'] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'inputs.topic' })] });
     await expect(start({ topic: 'x' })).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });

@@ -53,6 +53,13 @@ export interface ExecutorOptions {
    * just computes it again.
    */
   pure?: boolean;
+  /**
+   * Whether this node's action changes nothing outside the run (a read-only
+   * action a service serves). Its start is committed as usual, but its
+   * completion may ride on the run's next statement like a pure node's: a
+   * crash before that runs it again, which does nothing twice.
+   */
+  readOnly?: (node: PlanNode) => boolean;
   /** Inputs and params are handed over unresolved; the executor resolves what it needs with `ctx.resolve`. */
   raw?: boolean;
   /** Params left unresolved (the rest are resolved), e.g. a subflow's inline `plan`, whose references are the child's. */

@@ -6,6 +6,10 @@ export const RUN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancel
 export type RunStatus = (typeof RUN_STATUSES)[number];
 export const TERMINAL_RUN: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
+/** What a run did, beside how it ended (see task-outcome.ts). */
+export const TASK_STATUSES = ['complete', 'partial', 'error', 'awaiting_approval'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
 export const NODE_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped', 'cancelled', 'waiting'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 export const TERMINAL_NODE: ReadonlySet<NodeStatus> = new Set(['completed', 'failed', 'skipped', 'cancelled']);
@@ -96,6 +100,16 @@ export interface Run {
   /** Start of the owner's last finished run of the same stored playbook (`{last_execution_date}`); null for the first. */
   lastExecutionAt?: Date | null;
   status: RunStatus;
+  /**
+   * What the run did (task-outcome.ts): set when it finished; `awaiting_approval`
+   * while it is parked waiting on a person; null while it runs.
+   */
+  taskStatus?: TaskStatus | null;
+  stepsCompleted?: number;
+  stepsFailed?: number;
+  stepsSkipped?: number;
+  /** The failed and upstream_failed steps and why (or the run's own error). */
+  errorSummary?: string | null;
   runContext: string;
   plan: PlanGraph;
   planVersion: number;

@@ -8,7 +8,7 @@ import { streamRunEvents } from '../app/stream-run-events.js';
 import type { RunRepository } from '../infra/run.repository.js';
 import type { ServiceKit } from '@af/service-kit';
 import { from, map, mergeMap, type Observable } from 'rxjs';
-import { runStatusName, toWireEvent, toWireRun, toWireRunSummary } from './run.mapper.js';
+import { runStatusName, taskStatusName, toWireEvent, toWireRun, toWireRunSummary } from './run.mapper.js';
 
 export const RUN_COMMANDS = Symbol('RunCommands');
 export const STREAM_DEPS = Symbol('StreamDeps');
@@ -76,6 +76,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       (req.statuses ?? []).map(runStatusName),
       req.pageSize,
       req.pageToken,
+      (req.taskStatuses ?? []).map(taskStatusName),
     );
     return { runs: runs.map(toWireRunSummary), nextPageToken };
   }

@@ -1,5 +1,5 @@
 import { orchestrator } from '@af/contracts';
-import { toWireEvent, toWireRunSummary } from './run.mapper.js';
+import { taskStatusName, toWireEvent, toWireRun, toWireRunSummary } from './run.mapper.js';
 
 describe('toWireEvent', () => {
   const frame = { runId: 'r1', seq: 7, type: 'plan_generated', nodeId: 'a', payload: { version: 2 } };
@@ -51,5 +51,23 @@ describe('toWireRunSummary', () => {
     expect(wire.nodes).toEqual([]);
     expect(wire.outputs).toEqual({});
     expect(wire).toMatchObject({ id: 'r1', status: orchestrator.RunStatus.RUN_STATUS_COMPLETED, createdAt: now.toISOString() });
+  });
+
+  it('carries the task outcome on list rows and GetRun, and no task status while none is known', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const base = { id: 'r1', userId: 'u', status: 'completed' as const, runContext: 'interactive', plan: { nodes: [] }, planVersion: 1, inputs: {}, error: null, createdAt: now, updatedAt: now };
+    const outcome = { taskStatus: 'partial' as const, stepsCompleted: 2, stepsFailed: 1, stepsSkipped: 1, errorSummary: 'b failed: x' };
+    const expected = { taskStatus: orchestrator.TaskStatus.TASK_STATUS_PARTIAL, stepsCompleted: 2, stepsFailed: 1, stepsSkipped: 1, errorSummary: 'b failed: x' };
+    expect(toWireRunSummary({ ...base, ...outcome } as never)).toMatchObject(expected);
+    expect(toWireRun({ ...base, ...outcome, nodes: [], iterations: [], instanceOutputs: {}, outputs: {} } as never)).toMatchObject(expected);
+    expect(toWireRunSummary({ ...base, status: 'running' } as never)).toMatchObject({ taskStatus: orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED, errorSummary: '' });
+  });
+});
+
+describe('taskStatusName', () => {
+  it('names each task status as the filter takes it; UNSPECIFIED is no task status', () => {
+    expect(taskStatusName(orchestrator.TaskStatus.TASK_STATUS_AWAITING_APPROVAL)).toBe('awaiting_approval');
+    expect(taskStatusName(orchestrator.TaskStatus.TASK_STATUS_ERROR)).toBe('error');
+    expect(taskStatusName(orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED)).toBe('unspecified');
   });
 });

@@ -1,7 +1,7 @@
 /** Domain run ⇄ wire messages. */
 import { orchestrator } from '@af/contracts';
 import { isoTimestamp } from '../domain/frame-time.js';
-import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
+import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView, TaskStatus } from '../domain/run-state.js';
 
 const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
   queued: orchestrator.RunStatus.RUN_STATUS_QUEUED,
@@ -17,6 +17,30 @@ const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
 export function runStatusName(status: orchestrator.RunStatus): string {
   const found = Object.entries(RUN_STATUS).find(([, v]) => v === status);
   return found ? found[0] : `unknown(${status})`;
+}
+
+const TASK_STATUS: Record<TaskStatus, orchestrator.TaskStatus> = {
+  complete: orchestrator.TaskStatus.TASK_STATUS_COMPLETE,
+  partial: orchestrator.TaskStatus.TASK_STATUS_PARTIAL,
+  error: orchestrator.TaskStatus.TASK_STATUS_ERROR,
+  awaiting_approval: orchestrator.TaskStatus.TASK_STATUS_AWAITING_APPROVAL,
+};
+
+/** Wire task status → domain name (for filters; UNSPECIFIED is no task status and is refused). */
+export function taskStatusName(status: orchestrator.TaskStatus): string {
+  const found = Object.entries(TASK_STATUS).find(([, v]) => v === status);
+  return found ? found[0] : status === orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED ? 'unspecified' : `unknown(${status})`;
+}
+
+/** The task outcome fields of a wire run. */
+function outcomeFields(run: Run): Pick<orchestrator.Run, 'taskStatus' | 'stepsCompleted' | 'stepsFailed' | 'stepsSkipped' | 'errorSummary'> {
+  return {
+    taskStatus: run.taskStatus ? TASK_STATUS[run.taskStatus] : orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED,
+    stepsCompleted: run.stepsCompleted ?? 0,
+    stepsFailed: run.stepsFailed ?? 0,
+    stepsSkipped: run.stepsSkipped ?? 0,
+    errorSummary: run.errorSummary ?? '',
+  };
 }
 
 const NODE_STATUS: Record<NodeStatus, orchestrator.NodeStatus> = {
@@ -65,6 +89,7 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
       firedAt: f.createdAt.toISOString(),
     })),
     policyGates: (view?.policyGates ?? []).map((n) => toWireNode(n, n.nodeId, '')),
+    ...outcomeFields(run),
   };
 }
 
@@ -89,6 +114,7 @@ export function toWireRunSummary(run: Run): orchestrator.Run {
     planVersions: [],
     policyFirings: [],
     policyGates: [],
+    ...outcomeFields(run),
   };
 }
 

@@ -10,6 +10,8 @@ import type { EntityManager } from 'typeorm';
 import { replanChanges, type ReplanChange, type ReplanViolation } from '../domain/replan.js';
 import type { NodeState, NodeStatus, PlanVersionInfo, PolicyFiring, RunStatus } from '../domain/run-state.js';
 import type { PolicyAction } from '../domain/runtime-policy.js';
+import { outcomePayload } from '../domain/task-outcome.js';
+import { recordOutcome } from './run-outcome.sql.js';
 import { LeaseLostError, type Frame } from './run-execution.store.js';
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -225,7 +227,8 @@ export class PolicyStore {
         const error = action.message ?? `policy ${firing.policyId} failed the run`;
         await sqlRows(m, `UPDATE runs SET status = 'failed', error = $2, lease_owner = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`, [runId, error]);
         await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
-        await this.appendEvent(m, emit, runId, 'complete', null, { status: 'failed', error, policyId: firing.policyId });
+        const outcome = await recordOutcome(m, runId, 'failed', error);
+        await this.appendEvent(m, emit, runId, 'complete', null, { status: 'failed', error, policyId: firing.policyId, ...outcomePayload(outcome) });
         children = (await sqlRows<{ id: string }>(m, `SELECT id FROM runs WHERE parent_run_id = $1 AND status IN ('queued','running','waiting','paused')`, [runId])).map((r) => r.id);
         if (run.parent_run_id) {
           await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting'`, [run.parent_run_id]);

@@ -16,7 +16,9 @@
 import { OUTBOX_BATCH_SUBJECT, type OutboxRow, type ServiceKit } from '@af/service-kit';
 import type { RollbackState } from '../domain/rollback.js';
 import type { NodeState, Run } from '../domain/run-state.js';
+import type { TaskOutcome } from '../domain/task-outcome.js';
 import { preparedRows } from './prepared.js';
+import { outcomeSet } from './run-outcome.sql.js';
 import { runStateFromJson, runStateJsonSql, toRun, type RunRow, type RunStateJson, type WaitingRow } from './run.repository.js';
 
 /** What an execution starts from, read by the statement that takes the lease (so as of that moment). */
@@ -141,7 +143,9 @@ export class RunExecutionStore {
       this.kit.db,
       `WITH r AS (
          UPDATE runs SET lease_owner = $2, lease_until = now() + ($3::int * interval '1 millisecond'),
-                status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now()
+                status = CASE WHEN status = 'queued' THEN 'running' ELSE status END, updated_at = now(),
+                -- Running again: no longer awaiting a person (set at park), no outcome yet (set at finish).
+                task_status = NULL
           WHERE id = $1 AND status IN ('queued','running')
             AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
           RETURNING *
@@ -341,14 +345,22 @@ export class RunExecutionStore {
     status: 'completed' | 'failed',
     error: string | null,
     payload: Record<string, unknown>,
-    opts: { before?: Frame[]; goalConditionResults?: unknown[]; /** A policy firing this finish applies. */ firingKey?: string } = {},
+    opts: {
+      before?: Frame[];
+      goalConditionResults?: unknown[];
+      /** A policy firing this finish applies. */
+      firingKey?: string;
+      /** What the run did (task_status and step counts), kept on the run row. */
+      outcome?: TaskOutcome;
+    } = {},
   ): Promise<string[]> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
     const row = await this.transition(runId, owner, null, frames, (p, heldIds) => {
       const parent = `(SELECT parent_run_id FROM runs WHERE id = $1::uuid)`;
       return {
         runSet: `status = ${p(status)}::text, error = ${p(error)}::text, lease_owner = NULL, lease_until = NULL,
-                 goal_condition_results = ${p(opts.goalConditionResults ? JSON.stringify(opts.goalConditionResults) : null)}::jsonb,`,
+                 goal_condition_results = ${p(opts.goalConditionResults ? JSON.stringify(opts.goalConditionResults) : null)}::jsonb,
+                 ${opts.outcome ? outcomeSet(p, opts.outcome) : ''}`,
         changes: [
           // Held settlements written by this same statement are not cancelled (one statement must not update a row twice).
           `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting')
@@ -372,11 +384,12 @@ export class RunExecutionStore {
    * a waiting node became resolvable meanwhile (a decision, a due timer, a
    * finished child run; then false: keep executing).
    */
-  async park(runId: string, owner: string): Promise<boolean> {
+  async park(runId: string, owner: string, awaitingPerson = false): Promise<boolean> {
     await this.flush(runId, owner);
     const rows = await preparedRows(
       this.kit.db,
-      `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now()
+      `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now(),
+              task_status = ${awaitingPerson ? `'awaiting_approval'` : 'NULL'}
         WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (policy_timer IS NULL OR policy_timer > now())
           AND NOT EXISTS (SELECT 1 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
                            WHERE n.run_id = $1 AND n.status = 'waiting'

@@ -10,7 +10,9 @@ import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
 import type { Decision, NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView } from '../domain/run-state.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { outcomePayload, type TaskStatus } from '../domain/task-outcome.js';
 import { preparedRows } from './prepared.js';
+import { recordOutcome } from './run-outcome.sql.js';
 
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -37,6 +39,11 @@ export interface RunRow {
   policies?: Run['policies'];
   policy_timer?: Date | null;
   last_execution_at?: Date | null;
+  task_status?: TaskStatus | null;
+  steps_completed?: number | null;
+  steps_failed?: number | null;
+  steps_skipped?: number | null;
+  error_summary?: string | null;
 }
 
 interface NodeRow {
@@ -122,6 +129,7 @@ export function runStateFromJson(j: RunStateJson): { states: Map<string, NodeSta
 }
 
 const ACTIVE = `('queued','running','waiting','paused')`;
+const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 export const toRun = (r: RunRow): Run => ({
   id: r.id,
@@ -129,6 +137,12 @@ export const toRun = (r: RunRow): Run => ({
   teamIds: r.team_ids ?? [],
   lastExecutionAt: r.last_execution_at ?? null,
   status: r.status,
+  // A run queued again after it parked waiting on a person keeps the column until it is leased: it is not awaiting anyone.
+  taskStatus: r.task_status && (r.status === 'waiting' || TERMINAL_STATUSES.has(r.status)) ? r.task_status : null,
+  stepsCompleted: r.steps_completed ?? 0,
+  stepsFailed: r.steps_failed ?? 0,
+  stepsSkipped: r.steps_skipped ?? 0,
+  errorSummary: r.error_summary ?? null,
   runContext: r.run_context,
   plan: r.plan,
   planVersion: r.plan_version,
@@ -352,19 +366,24 @@ export class RunRepository {
     }));
   }
 
-  /** Runs of one user, newest first, keyset-paged by (created_at, id). */
-  /** The owner's runs, newest first, as list rows: `inputs` is `{}` and the plan has no nodes (see GetRun for both). */
-  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null): Promise<Run[]> {
+  /**
+   * The owner's runs, newest first, keyset-paged by (created_at, id), as list
+   * rows: `inputs` is `{}` and the plan has no nodes (see GetRun for both).
+   * `taskStatuses`: only runs with one of these task statuses (none = all).
+   */
+  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null, taskStatuses: TaskStatus[] = []): Promise<Run[]> {
     const rows: RunRow[] = await sqlRows(
       this.kit.db,
       // A list row carries neither inputs nor the plan (either may be large): GetRun has them.
       `SELECT id, user_id, status, run_context, plan_version, error, created_at, updated_at, parent_run_id, parent_node_id, depth,
-              goal_condition_results, '{}'::jsonb AS inputs, '{"nodes":[]}'::jsonb AS plan
+              goal_condition_results, task_status, steps_completed, steps_failed, steps_skipped, error_summary,
+              '{}'::jsonb AS inputs, '{"nodes":[]}'::jsonb AS plan
          FROM runs WHERE user_id = $1
           AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))
+          AND (cardinality($6::text[]) = 0 OR (task_status = ANY($6::text[]) AND status IN ('waiting','completed','failed','cancelled')))
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
         ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit],
+      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit, taskStatuses],
     );
     return rows.map(toRun);
   }
@@ -446,7 +465,8 @@ export class RunRepository {
       for (const id of [runId, ...descendants.map((d) => d.id)]) {
         await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [id]);
         const why = id === runId ? reason : 'parent_cancelled';
-        await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}) });
+        const outcome = await recordOutcome(m, id, 'cancelled', why ?? null);
+        await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}), ...outcomePayload(outcome) });
       }
       const parent = rows[0]!.parent_run_id;
       if (parent) await this.wakeParent(m, emit, parent, runId);

@@ -4,14 +4,15 @@
  * this process (ActionServiceModule, as every owning service serves its
  * actions). A `tool` node naming one of its actions runs there with the run
  * owner and the key `runId:nodeId:attempt`, and its outputs flow downstream;
- * an action no configured service serves fails its node `action_unavailable`
- * (not retried); a service that answers errors fails the node per its policy.
+ * a plan naming an action no configured service serves is refused at StartRun
+ * (`action_unavailable`); a service that answers errors fails the node per its
+ * policy.
  */
 import { Module, type DynamicModule } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ActionDispatcher, ActionServiceModule, AppError, createLogger, MemoryActionRecords, ServiceAuth, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
 import { freePort, startStack, type Stack } from '@af/testing';
-import { byId, harness, output, RunStatus, start, status, until, type Harness } from './helpers.js';
+import { byId, harness, output, RunStatus, start, startError, until, type Harness } from './helpers.js';
 
 let stack: Stack;
 let h: Harness;
@@ -25,6 +26,15 @@ const handlers = [
     execute: async (ctx: ActionContext) => {
       calls.push(ctx);
       return { document_id: `doc-${calls.length}`, title: ctx.inputs.title, folder: ctx.params.folder };
+    },
+  },
+  {
+    // Read-only: its completion may ride on the run's next statement.
+    name: 'search_documents',
+    sideEffects: false,
+    execute: async (ctx: ActionContext) => {
+      calls.push(ctx);
+      return { results: [{ title: `about ${String(ctx.inputs.query)}` }], count: 1 };
     },
   },
   {
@@ -75,16 +85,38 @@ it('runs a tool node in the service that serves its action and passes its output
   expect(call).toMatchObject({ action: 'save_to_workspace', nodeId: 'save', attempt: 1, idempotencyKey: `${runId}:save:1`, principal: { userId: 'user-actions' } });
 });
 
-it('fails a node whose action no configured service serves with action_unavailable, without retrying it', async () => {
+it('runs a chain of read-only served actions (completions riding on the next statement) with every output stored', async () => {
   const runId = await start(h, {
-    nodes: [{ id: 'search', kind: 'tool', action: 'search_documents', inputs: { query: 'x' }, errorPolicy: { onError: 'stop', retry: { maxRetries: 2, backoffMs: 10 } } }],
+    nodes: [
+      { id: 'a', kind: 'tool', action: 'search_documents', inputs: { query: 'q1' } },
+      { id: 'b', kind: 'tool', action: 'search_documents', inputs: { query: '{a.results[0].title}' }, dependsOn: ['a'] },
+      { id: 'c', kind: 'tool', action: 'search_documents', inputs: { query: '{b.results[0].title}' }, dependsOn: ['b'] },
+    ],
   });
   const run = await until(h, runId);
-  const node = byId(run).search!;
-  expect(run.status).toBe(RunStatus.RUN_STATUS_FAILED);
-  expect(status(run).search).toBe('failed');
-  expect(node.attempt).toBe(1);
-  expect(node.error).toBe("action_unavailable: no service of this deployment serves action 'search_documents' (node search)");
+  expect([run.status, run.error]).toEqual([RunStatus.RUN_STATUS_COMPLETED, '']);
+  expect(output(run, 'c')).toEqual({ results: [{ title: 'about about about q1' }], count: 1 });
+  const stored = await stack.db.query<{ node_id: string }>('SELECT node_id FROM orchestrator.node_outputs WHERE run_id = $1 ORDER BY node_id', [runId]);
+  expect(stored.map((r) => r.node_id)).toEqual(['a', 'b', 'c']);
+});
+
+it('refuses at StartRun a plan whose action no configured service serves: action_unavailable naming the node, the action and its owner', async () => {
+  const before = Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n);
+  const err = await startError(h, {
+    nodes: [
+      { id: 'save', kind: 'tool', action: 'save_to_workspace', inputs: { title: 'x' } },
+      { id: 'graph', kind: 'tool', action: 'analyze_graph', inputs: {}, dependsOn: ['save'] },
+    ],
+  });
+  expect(err.code).toBe('INVALID_ARGUMENT');
+  expect(err.violations).toEqual([
+    {
+      field: 'plan.nodes.graph.action',
+      code: 'action_unavailable',
+      reason: "action 'analyze_graph' is not available in this deployment: it is served by entity-resolution, which is not among the services this deployment is configured with (ACTION_SERVICES)",
+    },
+  ]);
+  expect(Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM orchestrator.runs'))[0]!.n)).toBe(before);
 });
 
 it('fails a node per its error policy when the serving service refuses the call, naming the field', async () => {

@@ -171,7 +171,17 @@ describe('runtime policies: golden runs', () => {
     expect(run.error).toBe('policy guard: batch a is too big');
     const fs = await frames(h, runId);
     expect(shape(fs)).toEqual(['start', 'node_start:a', 'node_complete:a', 'policy_triggered:a', 'complete']);
-    expect(fs[4]!.payload).toEqual({ status: 'failed', error: run.error, policyId: 'guard', durationMs: expect.any(Number) });
+    expect(fs[4]!.payload).toEqual({
+      status: 'failed',
+      error: run.error,
+      policyId: 'guard',
+      durationMs: expect.any(Number),
+      task_status: 'error',
+      steps_completed: 1,
+      steps_failed: 0,
+      steps_skipped: 0,
+      error_summary: 'policy guard: batch a is too big',
+    });
     expect(status(run)).toEqual({ a: 'completed', b: 'cancelled' });
     expect(run.policyFirings.map((f) => [f.key, f.status])).toEqual([['guard@a', 'applied']]);
   });
@@ -279,7 +289,16 @@ describe('runtime policies: manual triggers', () => {
     const fs = await frames(h, runId);
     expect(shape(fs)).toEqual(['start', 'policy_triggered', 'started', 'node_start:wait', 'policy_triggered', 'operator_note', 'policy_triggered', 'complete']);
     expect(fs[4]!.payload).toMatchObject({ policyId: 'shout', key: 'shout@manual:1', trigger: 'manual', by: 'policy-user' });
-    expect(fs.at(-1)!.payload).toEqual({ status: 'failed', error: 'stopped by the operator', policyId: 'stop' });
+    expect(fs.at(-1)!.payload).toEqual({
+      status: 'failed',
+      error: 'stopped by the operator',
+      policyId: 'stop',
+      task_status: 'error',
+      steps_completed: 0,
+      steps_failed: 0,
+      steps_skipped: 0,
+      error_summary: 'stopped by the operator',
+    });
     expect(status(failed)).toEqual({ wait: 'cancelled' });
 
     const late = await failure(trigger(runId, 'shout'));

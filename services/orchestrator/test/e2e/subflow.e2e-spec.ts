@@ -180,7 +180,16 @@ describe('subflow: failures', () => {
     expect((await frames(h, runId)).find((f) => f.type === 'node_error')!.payload.code).toBe('DEADLINE_EXCEEDED');
     const child = await until(h, childId);
     expect(child.status).toBe(RunStatus.RUN_STATUS_CANCELLED);
-    expect((await frames(h, childId)).at(-1)!.payload).toEqual({ status: 'cancelled', reason: 'parent_timeout' });
+    expect((await frames(h, childId)).at(-1)!.payload).toEqual({
+      status: 'cancelled',
+      reason: 'parent_timeout',
+      // Nothing of the child completed: its task status is error.
+      task_status: 'error',
+      steps_completed: 0,
+      steps_failed: 0,
+      steps_skipped: 0,
+      error_summary: 'cancelled (parent_timeout)',
+    });
   });
 
   it('CancelRun cancels the waiting children too; cancelling twice is a conflict', async () => {
@@ -191,7 +200,16 @@ describe('subflow: failures', () => {
     const grandchildId = await childOf(childId, 'inner');
     await call(h.runs.cancelRun({ principal: h.principal, runId, idempotencyKey: '' }));
     for (const id of [runId, childId, grandchildId]) expect((await getRun(h, id)).status).toBe(RunStatus.RUN_STATUS_CANCELLED);
-    expect((await frames(h, grandchildId)).at(-1)!.payload).toEqual({ status: 'cancelled', reason: 'parent_cancelled' });
+    expect((await frames(h, grandchildId)).at(-1)!.payload).toEqual({
+      status: 'cancelled',
+      reason: 'parent_cancelled',
+      // Nothing of the child completed: its task status is error.
+      task_status: 'error',
+      steps_completed: 0,
+      steps_failed: 0,
+      steps_skipped: 0,
+      error_summary: 'cancelled (parent_cancelled)',
+    });
     const twice = await call(h.runs.cancelRun({ principal: h.principal, runId, idempotencyKey: '' })).catch((e) => e);
     expect(twice.code).toBe('FAILED_PRECONDITION');
   });

@@ -48,7 +48,7 @@ steps:
 
 describe('Playbooks.report: what depends on the caller and the deployment', () => {
   it('checks the connectors a playbook names against the caller’s, naming the step with line and column', async () => {
-    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, { connectors: catalog(), hasModel: true });
+    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { connectors: catalog(), hasModel: true });
     expect(await playbooks.report(connectorPlaybook('api', 'search'), alice)).toMatchObject({ valid: true, errors: [], warnings: [] });
     const unknown = await playbooks.report(connectorPlaybook('apii', 'search'), alice);
     expect(unknown.valid).toBe(false);
@@ -59,7 +59,7 @@ describe('Playbooks.report: what depends on the caller and the deployment', () =
 
   it('asks connector-runtime only when the playbook names a connector', async () => {
     const c = catalog();
-    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, { connectors: c, hasModel: true });
+    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { connectors: c, hasModel: true });
     await playbooks.report(llmPlaybook, alice);
     expect(c.asked).toBe(0);
     await playbooks.report(connectorPlaybook('api', 'search'), alice);
@@ -67,7 +67,7 @@ describe('Playbooks.report: what depends on the caller and the deployment', () =
   });
 
   it('without connector-runtime: a warning that the connectors were not checked, not a failure', async () => {
-    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, { connectors: noConnectorCatalog, hasModel: true });
+    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { connectors: noConnectorCatalog, hasModel: true });
     const r = await playbooks.report(connectorPlaybook('anything', 'at-all'), alice);
     expect(r.valid).toBe(true);
     expect(r.warnings).toEqual([
@@ -76,15 +76,15 @@ describe('Playbooks.report: what depends on the caller and the deployment', () =
   });
 
   it('an llm step without a model is a warning naming the step, at its action', async () => {
-    const r = await new Playbooks({} as ServiceKit, noPlaybookUsers, { hasModel: false }).report(llmPlaybook, alice);
+    const r = await new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { hasModel: false }).report(llmPlaybook, alice);
     expect(r.valid).toBe(true);
     expect(r.warnings).toEqual([expect.objectContaining({ code: 'no_model_configured', step: 'think', field: 'steps[1].action', line: 7, column: 13 })]);
     expect(r.warnings[0]!.message).toContain('LLM_PROVIDER');
-    expect((await new Playbooks({} as ServiceKit, noPlaybookUsers, { hasModel: true }).report(llmPlaybook, alice)).warnings).toEqual([]);
+    expect((await new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { hasModel: true }).report(llmPlaybook, alice)).warnings).toEqual([]);
   });
 
   it('compileFor throws INVALID_ARGUMENT whose violations carry step, line, column and the fix', async () => {
-    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, { connectors: catalog(), hasModel: true });
+    const playbooks = new Playbooks({} as ServiceKit, noPlaybookUsers, undefined, { connectors: catalog(), hasModel: true });
     const err = await playbooks.compileFor(connectorPlaybook('apii', 'search'), alice).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).violations).toEqual([

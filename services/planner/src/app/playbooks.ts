@@ -10,6 +10,7 @@
 import { CONFIGURE_MODEL_HINT, compilePlaybook, llmNodes, locateInYaml, type CompilePlaybookOptions, type CompileResult, type PlanGraph, type PlanIssue } from '@af/plan';
 import { AppError, sqlRows, type FieldViolation, type ServiceKit } from '@af/service-kit';
 import { noConnectorCatalog, type ConnectorCatalog } from '../infra/connector-catalog.js';
+import type { ActionAvailability } from './action-availability.js';
 
 export interface StoredPlaybook {
   id: string;
@@ -60,14 +61,17 @@ export class Playbooks {
   constructor(
     private readonly kit: ServiceKit,
     private readonly users: PlaybookUsers = noPlaybookUsers,
+    /** Refuses plans naming actions this deployment does not serve; knows the plugin tools served. */
+    private readonly actions?: ActionAvailability,
     private readonly deps: PlaybookCheckDeps = {},
   ) {}
 
-  /** The document alone (no caller, no deployment): throws INVALID_ARGUMENT with every error. */
+  /** The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error. */
   compile(yaml: string): { plan: PlanGraph; results: CompileResult['results'] } {
     requireYaml(yaml);
-    const result = compilePlaybook(yaml);
+    const result = compilePlaybook(yaml, this.actions ? { registry: this.actions.registry() } : {});
     if (!result.ok) throw invalidPlaybook(result.errors);
+    this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
   }
 
@@ -79,7 +83,7 @@ export class Playbooks {
    */
   async report(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport> {
     requireYaml(yaml);
-    const opts: CompilePlaybookOptions = {};
+    const opts: CompilePlaybookOptions = this.actions ? { registry: this.actions.registry() } : {};
     const extraWarnings: PlanIssue[] = [];
     if (NAMES_A_CONNECTOR.test(yaml) && principal.userId) {
       const catalog = await (this.deps.connectors ?? noConnectorCatalog).forCaller(principal);
@@ -90,9 +94,9 @@ export class Playbooks {
     const errors: PlanIssue[] = result.ok ? [] : [...result.errors];
     const warnings: PlanIssue[] = [...extraWarnings, ...result.warnings];
     if (result.ok && !this.deps.hasModel) warnings.push(...locateInYaml(yaml, modelWarnings(result.plan)));
-    // Further deployment checks (e.g. whether a service of this deployment serves each action) go here, each in
-    // its own module, adding to `errors` / `warnings` (positions via locateInYaml); compileFor and
-    // CompilePlaybook then refuse or report them like the document's own.
+    // Deployment checks, each in its own module, add to `errors` / `warnings` here (positions via locateInYaml);
+    // compileFor and CompilePlaybook then refuse or report them like the document's own.
+    if (result.ok) errors.push(...locateInYaml(yaml, unavailableActionIssues(this.actions, result.plan)));
     const valid = errors.length === 0 && result.ok;
     return { valid, ...(valid && result.ok ? { plan: result.plan } : {}), errors, warnings, results: result.results };
   }
@@ -257,6 +261,21 @@ function invalidPlaybook(errors: readonly PlanIssue[]): AppError {
   return new AppError('INVALID_ARGUMENT', `${first.field ? `${first.field}: ` : ''}${first.message}${at}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, {
     violations: errors.map(issueViolation),
   });
+}
+
+/** `action_unavailable` (action-availability.ts) as issues, so validation reports them with the rest. */
+function unavailableActionIssues(actions: ActionAvailability | undefined, plan: PlanGraph): PlanIssue[] {
+  try {
+    actions?.check(plan);
+    return [];
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'INVALID_ARGUMENT') throw err;
+    const steps = new Map(plan.nodes.map((n) => [n.source, n.id] as const));
+    return err.violations.map((v) => {
+      const step = steps.get(v.field.replace(/\.action$/, ''));
+      return { code: v.code ?? 'action_unavailable', field: v.field, message: v.reason, ...(step !== undefined ? { step } : {}) };
+    });
+  }
 }
 
 /** An llm step cannot run without a model: said at validation, refused when a run starts. */

@@ -1,7 +1,8 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import { compileMasterPlan, defaultActionRegistry, type ActionContract, type PlanIssue, type StepIssue } from '@af/plan';
+import { compileMasterPlan, type ActionContract, type PlanIssue, type StepIssue } from '@af/plan';
+import type { ActionAvailability } from '../app/action-availability.js';
 import type { CapabilityRegistry } from '../app/capability-registry.service.js';
 import type { FacetCatalogStore } from '../app/facet-catalog.store.js';
 import type { PlanTaskUseCase } from '../app/plan-task.use-case.js';
@@ -14,6 +15,7 @@ import { toStruct, wirePlan } from './flex.mapper.js';
 
 const PLAYBOOKS = Symbol('Playbooks');
 const PLAN_TASK = Symbol('PlanTaskUseCase');
+const ACTIONS = Symbol('ActionAvailability');
 const MAX_MASTER_PLAN_BYTES = 1024 * 1024;
 
 const toWire = (p: StoredPlaybook): planner.Playbook => ({
@@ -33,11 +35,10 @@ const toWireResults = (results: ReturnType<Playbooks['compile']>['results']): pl
 @Controller()
 @planner.PlannerServiceControllerMethods()
 export class PlannerController implements planner.PlannerServiceController {
-  private readonly actions = defaultActionRegistry();
-
   constructor(
     @Inject(PLAYBOOKS) private readonly playbooks: Playbooks,
     @Inject(PLAN_TASK) private readonly planTaskUseCase: PlanTaskUseCase,
+    @Inject(ACTIONS) private readonly actions: ActionAvailability,
   ) {}
 
   async planTask(req: planner.PlanTaskRequest): Promise<planner.PlanTaskResponse> {
@@ -132,7 +133,7 @@ export class PlannerController implements planner.PlannerServiceController {
 
   async getPlaybookGraph(req: planner.GetPlaybookGraphRequest): Promise<planner.GetPlaybookGraphResponse> {
     const { plan, playbook } = await this.playbooks.compileStored(req.principal?.userId ?? '', req.id, { revision: req.revision });
-    const graph = playbookGraph(plan, this.actions);
+    const graph = playbookGraph(plan, this.actions.registry());
     return { graph: toStruct({ playbook_id: playbook.id, revision: playbook.revision, name: playbook.name, ...graph }) };
   }
 
@@ -149,20 +150,21 @@ export class PlannerController implements planner.PlannerServiceController {
   }
 
   listActions(req: planner.ListActionsRequest): planner.ListActionsResponse {
-    return { actions: this.actions.list(req.category || undefined).map(toWireAction) };
+    return { actions: this.actions.registry().list(req.category || undefined).map((a) => this.toWireAction(a)) };
   }
 
   getAction(req: planner.GetActionRequest): planner.GetActionResponse {
-    const action = this.actions.get(req.name);
+    const action = this.actions.registry().get(req.name);
     if (!action) throw AppError.notFound('action', req.name);
-    return { action: toWireAction(action) };
+    return { action: this.toWireAction(action) };
+  }
+
+  private toWireAction(a: ActionContract): planner.ActionContract {
+    const { name, description, category, stepType, ...contract } = a;
+    const status = this.actions.status(a);
+    return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)), ...status };
   }
 }
-
-const toWireAction = (a: ActionContract): planner.ActionContract => {
-  const { name, description, category, stepType, ...contract } = a;
-  return { name, description: description ?? '', category, stepType, contract: JSON.parse(JSON.stringify(contract)) };
-};
 
 function issue(i: StepIssue): planner.StepIssue {
   return { code: i.code, message: i.message, field: i.field, suggestedFix: i.suggestedFix ?? '', line: i.line ?? 0, column: i.column ?? 0 };
@@ -177,6 +179,7 @@ export interface PlannerModuleDeps {
   planTask: PlanTaskUseCase;
   registry: CapabilityRegistry;
   facets: FacetCatalogStore;
+  actions: ActionAvailability;
 }
 
 @Module({})
@@ -188,6 +191,7 @@ export class PlannerModule {
       providers: [
         { provide: PLAYBOOKS, useValue: deps.playbooks },
         { provide: PLAN_TASK, useValue: deps.planTask },
+        { provide: ACTIONS, useValue: deps.actions },
         { provide: REGISTRY, useValue: deps.registry },
         { provide: FACETS, useValue: deps.facets },
       ],

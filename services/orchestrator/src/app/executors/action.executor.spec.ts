@@ -1,5 +1,5 @@
 import { appErrorOf, nodeContext } from '../../../test/unit/node-context.js';
-import type { ServedAction } from '../../domain/action-table.js';
+import type { ServedAction } from '@af/service-kit';
 import { actionExecutor, type ActionCall, type ActionPort } from './action.executor.js';
 
 const router: ServedAction = { action: 'save_to_workspace', service: 'output-router', address: 'router:1', version: '1', sideEffects: true };
@@ -53,5 +53,12 @@ describe('actionExecutor', () => {
     expect(err.retryable).toBe(false);
     expect(err.message).toBe("action_unavailable: no service of this deployment serves action 'save_to_workspace' (node save)");
     expect(err.violations).toEqual([{ field: 'nodes.save.action', reason: "no service of this deployment serves 'save_to_workspace'", code: 'action_unavailable' }]);
+  });
+
+  it('runs a node naming a plugin as plugin:<plugin>.<action>, passing the params on', async () => {
+    const plugin: ServedAction = { action: 'plugin:slack_webhook.post_message', service: 'connector-runtime', address: 'cr:1', version: '1', sideEffects: true };
+    const p = port([plugin]);
+    await actionExecutor(p)(nodeContext({ id: 'post', kind: 'tool', action: 'post_message', inputs: { text: 'hi' }, params: { plugin: 'slack_webhook' } }));
+    expect(p.calls[0]).toMatchObject({ served: plugin, call: { action: 'plugin:slack_webhook.post_message', inputs: { text: 'hi' }, params: { plugin: 'slack_webhook' } } });
   });
 });

@@ -4,32 +4,16 @@
  * routed by action name. The call carries the key `runId:nodeId:attempt`, so
  * a node replayed after a crash gets the service's stored first answer.
  */
-import { AppError } from '@af/service-kit';
+import { AppError, servedActionName, type ActionPort } from '@af/service-kit';
 import type { NodeExecutor } from '../../domain/node-executor.js';
-import type { ServedAction } from '../../domain/action-table.js';
 
-export interface ActionCall {
-  action: string;
-  inputs: Record<string, unknown>;
-  params: Record<string, unknown>;
-  userId: string;
-  idempotencyKey: string;
-  runId: string;
-  nodeId: string;
-  attempt: number;
-  timeoutMs: number;
-}
-
-export interface ActionPort {
-  /** The service serving `action`, asking the services again (rate-limited) when the table does not know it. */
-  servedBy(action: string): Promise<ServedAction | undefined>;
-  execute(served: ServedAction, call: ActionCall, signal: AbortSignal): Promise<{ outputs: Record<string, unknown>; replayed: boolean }>;
-}
+export type { ActionCall, ActionPort } from '@af/service-kit';
 
 export function actionExecutor(actions: ActionPort): NodeExecutor {
   return async (ctx) => {
-    const action = ctx.node.action;
-    if (!action) throw new AppError('INVALID_ARGUMENT', `node ${ctx.node.id}: a tool node needs an action`, { retryable: false });
+    if (!ctx.node.action) throw new AppError('INVALID_ARGUMENT', `node ${ctx.node.id}: a tool node needs an action`, { retryable: false });
+    // A node naming a plugin runs `plugin:<plugin>.<action>` (the routing rule in @af/service-kit's action table).
+    const action = servedActionName({ action: ctx.node.action, params: ctx.node.params });
     const served = await actions.servedBy(action);
     if (!served) {
       throw new AppError('FAILED_PRECONDITION', `action_unavailable: no service of this deployment serves action '${action}' (node ${ctx.node.id})`, {

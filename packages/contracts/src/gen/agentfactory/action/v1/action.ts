@@ -61,6 +61,12 @@ export interface ActionDescriptor {
   version: string;
   /** True when the action changes something outside the run (a document, a message, a row). */
   sideEffects: boolean;
+  /**
+   * Optional: the action's I/O contract, for actions the Action I/O Registry
+   * does not hold (plugin tools): `category` (`plugin:<name>`), `description`,
+   * `inputs`, `params`, `outputs` in the registry's field notation.
+   */
+  contract: { [key: string]: any } | undefined;
 }
 
 export interface ListActionsResponse {
@@ -397,7 +403,7 @@ export const ListActionsRequest: MessageFns<ListActionsRequest> = {
 };
 
 function createBaseActionDescriptor(): ActionDescriptor {
-  return { name: "", version: "", sideEffects: false };
+  return { name: "", version: "", sideEffects: false, contract: undefined };
 }
 
 export const ActionDescriptor: MessageFns<ActionDescriptor> = {
@@ -410,6 +416,9 @@ export const ActionDescriptor: MessageFns<ActionDescriptor> = {
     }
     if (message.sideEffects !== false) {
       writer.uint32(24).bool(message.sideEffects);
+    }
+    if (message.contract !== undefined) {
+      Struct.encode(Struct.wrap(message.contract), writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -451,6 +460,14 @@ export const ActionDescriptor: MessageFns<ActionDescriptor> = {
             message.sideEffects = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.contract = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -472,6 +489,7 @@ export const ActionDescriptor: MessageFns<ActionDescriptor> = {
         : isSet(object.side_effects)
         ? globalThis.Boolean(object.side_effects)
         : false,
+      contract: isObject(object.contract) ? object.contract : undefined,
     };
   },
 
@@ -485,6 +503,9 @@ export const ActionDescriptor: MessageFns<ActionDescriptor> = {
     }
     if (message.sideEffects !== false) {
       obj.sideEffects = message.sideEffects;
+    }
+    if (message.contract !== undefined) {
+      obj.contract = message.contract;
     }
     return obj;
   },
@@ -579,6 +600,11 @@ wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struc
  * acting twice. Errors are gRPC statuses: UNAVAILABLE / RESOURCE_EXHAUSTED /
  * DEADLINE_EXCEEDED are retried per the node's error policy; INVALID_ARGUMENT /
  * FAILED_PRECONDITION / NOT_FOUND / PERMISSION_DENIED are not.
+ *
+ * Routing rule: a tool node runs the action named by its `action`, except a
+ * node whose params name a plugin (`params.plugin`), which runs
+ * `plugin:<plugin>.<action>` (connector-runtime serves those for every
+ * registered plugin tool).
  */
 
 export interface ActionServiceClient {
@@ -597,6 +623,11 @@ export interface ActionServiceClient {
  * acting twice. Errors are gRPC statuses: UNAVAILABLE / RESOURCE_EXHAUSTED /
  * DEADLINE_EXCEEDED are retried per the node's error policy; INVALID_ARGUMENT /
  * FAILED_PRECONDITION / NOT_FOUND / PERMISSION_DENIED are not.
+ *
+ * Routing rule: a tool node runs the action named by its `action`, except a
+ * node whose params name a plugin (`params.plugin`), which runs
+ * `plugin:<plugin>.<action>` (connector-runtime serves those for every
+ * registered plugin tool).
  */
 
 export interface ActionServiceController {

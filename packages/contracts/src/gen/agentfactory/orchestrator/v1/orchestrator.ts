@@ -86,6 +86,72 @@ export function runStatusToJSON(object: RunStatus): string {
   }
 }
 
+/**
+ * What a run did, beside how it ended (its RunStatus): a run can end
+ * COMPLETED with steps that failed under `on_error: skip`.
+ */
+export enum TaskStatus {
+  /**
+   * TASK_STATUS_UNSPECIFIED - Not known yet: the run is queued, running, paused, or parked on a timer
+   * or a child run (or finished before task statuses were recorded).
+   */
+  TASK_STATUS_UNSPECIFIED = 0,
+  /** TASK_STATUS_COMPLETE - Every step that ran succeeded. */
+  TASK_STATUS_COMPLETE = 1,
+  /**
+   * TASK_STATUS_PARTIAL - The run finished, but some steps failed (their error policy let it go
+   * on) or were skipped `upstream_failed`; or it was cancelled after some
+   * steps completed.
+   */
+  TASK_STATUS_PARTIAL = 2,
+  /** TASK_STATUS_ERROR - The run failed, or every step that ran failed. */
+  TASK_STATUS_ERROR = 3,
+  /**
+   * TASK_STATUS_AWAITING_APPROVAL - Parked, waiting on a person (an approval, human task, clarification or
+   * policy gate).
+   */
+  TASK_STATUS_AWAITING_APPROVAL = 4,
+}
+
+export function taskStatusFromJSON(object: any): TaskStatus {
+  switch (object) {
+    case 0:
+    case "TASK_STATUS_UNSPECIFIED":
+      return TaskStatus.TASK_STATUS_UNSPECIFIED;
+    case 1:
+    case "TASK_STATUS_COMPLETE":
+      return TaskStatus.TASK_STATUS_COMPLETE;
+    case 2:
+    case "TASK_STATUS_PARTIAL":
+      return TaskStatus.TASK_STATUS_PARTIAL;
+    case 3:
+    case "TASK_STATUS_ERROR":
+      return TaskStatus.TASK_STATUS_ERROR;
+    case 4:
+    case "TASK_STATUS_AWAITING_APPROVAL":
+      return TaskStatus.TASK_STATUS_AWAITING_APPROVAL;
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum TaskStatus");
+  }
+}
+
+export function taskStatusToJSON(object: TaskStatus): string {
+  switch (object) {
+    case TaskStatus.TASK_STATUS_UNSPECIFIED:
+      return "TASK_STATUS_UNSPECIFIED";
+    case TaskStatus.TASK_STATUS_COMPLETE:
+      return "TASK_STATUS_COMPLETE";
+    case TaskStatus.TASK_STATUS_PARTIAL:
+      return "TASK_STATUS_PARTIAL";
+    case TaskStatus.TASK_STATUS_ERROR:
+      return "TASK_STATUS_ERROR";
+    case TaskStatus.TASK_STATUS_AWAITING_APPROVAL:
+      return "TASK_STATUS_AWAITING_APPROVAL";
+    default:
+      throw new globalThis.Error("Unrecognized enum value " + object + " for enum TaskStatus");
+  }
+}
+
 export enum NodeStatus {
   NODE_STATUS_UNSPECIFIED = 0,
   NODE_STATUS_PENDING = 1,
@@ -203,7 +269,10 @@ export interface NodeState {
   outputKey: string;
   /** When a waiting node's timer fires (delay end or approval timeout), if any. */
   waitUntil: string;
-  /** Why a node was skipped: condition_false, rejected, timed_out, … */
+  /**
+   * Why a node was skipped: condition_false, rejected, timed_out,
+   * upstream_failed (it reads a failed step's output; `error` names the step), …
+   */
   skipReason: string;
   /** Subflow nodes: the child run they started. */
   childRunId: string;
@@ -252,6 +321,16 @@ export interface Run {
    * a waiting one is decided with ResumeRun (GetRun only).
    */
   policyGates: NodeState[];
+  /**
+   * What the run did (see TaskStatus), with the top-level steps that
+   * completed, failed and were skipped (any reason), and the failed and
+   * `upstream_failed` steps named with why (or the run's own error).
+   */
+  taskStatus: TaskStatus;
+  stepsCompleted: number;
+  stepsFailed: number;
+  stepsSkipped: number;
+  errorSummary: string;
 }
 
 /** One version of a run's plan. */
@@ -347,6 +426,8 @@ export interface ListRunsRequest {
   pageSize: number;
   /** From a previous response's next_page_token. */
   pageToken: string;
+  /** Only runs with one of these task statuses (none = all). */
+  taskStatuses: TaskStatus[];
 }
 
 export interface ListRunsResponse {
@@ -703,6 +784,11 @@ function createBaseRun(): Run {
     planVersions: [],
     policyFirings: [],
     policyGates: [],
+    taskStatus: 0,
+    stepsCompleted: 0,
+    stepsFailed: 0,
+    stepsSkipped: 0,
+    errorSummary: "",
   };
 }
 
@@ -761,6 +847,21 @@ export const Run: MessageFns<Run> = {
     }
     for (const v of message.policyGates) {
       NodeState.encode(v!, writer.uint32(146).fork()).join();
+    }
+    if (message.taskStatus !== 0) {
+      writer.uint32(152).int32(message.taskStatus);
+    }
+    if (message.stepsCompleted !== 0) {
+      writer.uint32(160).int32(message.stepsCompleted);
+    }
+    if (message.stepsFailed !== 0) {
+      writer.uint32(168).int32(message.stepsFailed);
+    }
+    if (message.stepsSkipped !== 0) {
+      writer.uint32(176).int32(message.stepsSkipped);
+    }
+    if (message.errorSummary !== "") {
+      writer.uint32(186).string(message.errorSummary);
     }
     return writer;
   },
@@ -922,6 +1023,46 @@ export const Run: MessageFns<Run> = {
             message.policyGates.push(NodeState.decode(reader, reader.uint32()));
             continue;
           }
+          case 19: {
+            if (tag !== 152) {
+              break;
+            }
+
+            message.taskStatus = reader.int32() as any;
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.stepsCompleted = reader.int32();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.stepsFailed = reader.int32();
+            continue;
+          }
+          case 22: {
+            if (tag !== 176) {
+              break;
+            }
+
+            message.stepsSkipped = reader.int32();
+            continue;
+          }
+          case 23: {
+            if (tag !== 186) {
+              break;
+            }
+
+            message.errorSummary = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1000,6 +1141,31 @@ export const Run: MessageFns<Run> = {
         : globalThis.Array.isArray(object?.policy_gates)
         ? object.policy_gates.map((e: any) => NodeState.fromJSON(e))
         : [],
+      taskStatus: isSet(object.taskStatus)
+        ? taskStatusFromJSON(object.taskStatus)
+        : isSet(object.task_status)
+        ? taskStatusFromJSON(object.task_status)
+        : 0,
+      stepsCompleted: isSet(object.stepsCompleted)
+        ? globalThis.Number(object.stepsCompleted)
+        : isSet(object.steps_completed)
+        ? globalThis.Number(object.steps_completed)
+        : 0,
+      stepsFailed: isSet(object.stepsFailed)
+        ? globalThis.Number(object.stepsFailed)
+        : isSet(object.steps_failed)
+        ? globalThis.Number(object.steps_failed)
+        : 0,
+      stepsSkipped: isSet(object.stepsSkipped)
+        ? globalThis.Number(object.stepsSkipped)
+        : isSet(object.steps_skipped)
+        ? globalThis.Number(object.steps_skipped)
+        : 0,
+      errorSummary: isSet(object.errorSummary)
+        ? globalThis.String(object.errorSummary)
+        : isSet(object.error_summary)
+        ? globalThis.String(object.error_summary)
+        : "",
     };
   },
 
@@ -1058,6 +1224,21 @@ export const Run: MessageFns<Run> = {
     }
     if (message.policyGates?.length) {
       obj.policyGates = message.policyGates.map((e) => NodeState.toJSON(e));
+    }
+    if (message.taskStatus !== 0) {
+      obj.taskStatus = taskStatusToJSON(message.taskStatus);
+    }
+    if (message.stepsCompleted !== 0) {
+      obj.stepsCompleted = Math.round(message.stepsCompleted);
+    }
+    if (message.stepsFailed !== 0) {
+      obj.stepsFailed = Math.round(message.stepsFailed);
+    }
+    if (message.stepsSkipped !== 0) {
+      obj.stepsSkipped = Math.round(message.stepsSkipped);
+    }
+    if (message.errorSummary !== "") {
+      obj.errorSummary = message.errorSummary;
     }
     return obj;
   },
@@ -1891,7 +2072,7 @@ export const ListRunEventsResponse: MessageFns<ListRunEventsResponse> = {
 };
 
 function createBaseListRunsRequest(): ListRunsRequest {
-  return { principal: undefined, statuses: [], pageSize: 0, pageToken: "" };
+  return { principal: undefined, statuses: [], pageSize: 0, pageToken: "", taskStatuses: [] };
 }
 
 export const ListRunsRequest: MessageFns<ListRunsRequest> = {
@@ -1911,6 +2092,13 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(34).string(message.pageToken);
+    }
+    if (message.taskStatuses.length !== 0) {
+      writer.uint32(42).fork();
+      for (const v of message.taskStatuses) {
+        writer.int32(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -1970,6 +2158,24 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 5: {
+            if (tag === 40) {
+              message.taskStatuses.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 42) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.taskStatuses.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1996,6 +2202,11 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      taskStatuses: globalThis.Array.isArray(object?.taskStatuses)
+        ? object.taskStatuses.map((e: any) => taskStatusFromJSON(e))
+        : globalThis.Array.isArray(object?.task_statuses)
+        ? object.task_statuses.map((e: any) => taskStatusFromJSON(e))
+        : [],
     };
   },
 
@@ -2012,6 +2223,9 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
     }
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
+    }
+    if (message.taskStatuses?.length) {
+      obj.taskStatuses = message.taskStatuses.map((e) => taskStatusToJSON(e));
     }
     return obj;
   },

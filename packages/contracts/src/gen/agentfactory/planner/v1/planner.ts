@@ -128,7 +128,21 @@ export interface ActionContract {
   category: string;
   /** tool | llm_task */
   stepType: string;
-  contract: { [key: string]: any } | undefined;
+  contract:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * True when a run can execute the action in this deployment: the
+   * orchestrator runs it itself, or a service of ACTION_SERVICES serves it.
+   */
+  available: boolean;
+  /**
+   * The service serving it (ListActions `service`); empty when the
+   * orchestrator runs it itself or nothing serves it.
+   */
+  servedBy: string;
+  /** The service that owns the action (serves it when deployed), e.g. `output-router`. */
+  owner: string;
 }
 
 export interface ListActionsRequest {
@@ -1683,7 +1697,16 @@ export const ListPlaybooksResponse: MessageFns<ListPlaybooksResponse> = {
 };
 
 function createBaseActionContract(): ActionContract {
-  return { name: "", description: "", category: "", stepType: "", contract: undefined };
+  return {
+    name: "",
+    description: "",
+    category: "",
+    stepType: "",
+    contract: undefined,
+    available: false,
+    servedBy: "",
+    owner: "",
+  };
 }
 
 export const ActionContract: MessageFns<ActionContract> = {
@@ -1702,6 +1725,15 @@ export const ActionContract: MessageFns<ActionContract> = {
     }
     if (message.contract !== undefined) {
       Struct.encode(Struct.wrap(message.contract), writer.uint32(42).fork()).join();
+    }
+    if (message.available !== false) {
+      writer.uint32(48).bool(message.available);
+    }
+    if (message.servedBy !== "") {
+      writer.uint32(58).string(message.servedBy);
+    }
+    if (message.owner !== "") {
+      writer.uint32(66).string(message.owner);
     }
     return writer;
   },
@@ -1759,6 +1791,30 @@ export const ActionContract: MessageFns<ActionContract> = {
             message.contract = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.available = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.servedBy = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1782,6 +1838,13 @@ export const ActionContract: MessageFns<ActionContract> = {
         ? globalThis.String(object.step_type)
         : "",
       contract: isObject(object.contract) ? object.contract : undefined,
+      available: isSet(object.available) ? globalThis.Boolean(object.available) : false,
+      servedBy: isSet(object.servedBy)
+        ? globalThis.String(object.servedBy)
+        : isSet(object.served_by)
+        ? globalThis.String(object.served_by)
+        : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
     };
   },
 
@@ -1801,6 +1864,15 @@ export const ActionContract: MessageFns<ActionContract> = {
     }
     if (message.contract !== undefined) {
       obj.contract = message.contract;
+    }
+    if (message.available !== false) {
+      obj.available = message.available;
+    }
+    if (message.servedBy !== "") {
+      obj.servedBy = message.servedBy;
+    }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
     }
     return obj;
   },

@@ -1,15 +1,38 @@
 /**
- * The ActionService clients of the services this orchestrator is configured
- * with (ACTION_SERVICES) and the table of who serves which action, asked
- * again every ACTION_REFRESH_MS (and, rate-limited, when a node names an
- * action the table does not know). A service that does not answer keeps the
- * actions it listed last, so a restart fails calls as UNAVAILABLE (retried)
- * rather than as unavailable actions.
+ * The ActionService clients of the services a process is configured with
+ * (ACTION_SERVICES) and the table of who serves which action, asked again
+ * every ACTION_REFRESH_MS (and, rate-limited, when a caller names an action
+ * the table does not know). A service that does not answer keeps the actions
+ * it listed last, so a restart fails calls as UNAVAILABLE (retried) rather
+ * than as unavailable actions. The orchestrator executes through it; the
+ * planner only reads the table (availability at validation).
  */
 import { action } from '@af/contracts';
-import { AppError, call, createGrpcClient, type Logger, type PrincipalSigner } from '@af/service-kit';
-import type { ActionCall, ActionPort } from '../app/executors/action.executor.js';
-import { buildActionTable, type ActionServiceEntry, type ActionTable, type ListedActions, type ServedAction } from '../domain/action-table.js';
+import { AppError } from '../errors.js';
+import { call, createGrpcClient } from '../grpc/grpc-client.js';
+import type { Logger } from '../logger.js';
+import type { PrincipalSigner } from '../auth/service-auth.js';
+import { buildActionTable, type ActionServiceEntry, type ActionTable, type ListedActions, type ServedAction } from './action-table.js';
+
+/** One Execute call, as the orchestrator makes it for a tool node. */
+export interface ActionCall {
+  action: string;
+  inputs: Record<string, unknown>;
+  params: Record<string, unknown>;
+  userId: string;
+  idempotencyKey: string;
+  runId: string;
+  nodeId: string;
+  attempt: number;
+  timeoutMs: number;
+}
+
+/** What the orchestrator's tool executor needs of the action services. */
+export interface ActionPort {
+  /** The service serving `action`, asking the services again (rate-limited) when the table does not know it. */
+  servedBy(action: string): Promise<ServedAction | undefined>;
+  execute(served: ServedAction, call: ActionCall, signal: AbortSignal): Promise<{ outputs: Record<string, unknown>; replayed: boolean }>;
+}
 
 const LIST_DEADLINE_MS = 3_000;
 /** Headroom for the service's own DEADLINE_EXCEEDED to arrive before the client gives up. */
@@ -28,6 +51,7 @@ export class ActionServices implements ActionPort {
     private readonly log: Logger,
     /** Signs each call for the run's owner (ListActions as the orchestrator itself). */
     auth: PrincipalSigner,
+    /** minRefreshGapMs: how soon an unknown name may trigger another listing (default 1 s). */
     private readonly options: { refreshMs: number; minRefreshGapMs?: number },
   ) {
     for (const e of entries) {
@@ -38,13 +62,14 @@ export class ActionServices implements ActionPort {
   /** The first listing (not fatal: a service that is down is asked again later), then a refresh every refreshMs. */
   async start(): Promise<void> {
     if (this.entries.length === 0) return;
-    await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.options.refreshMs);
     this.timer.unref();
+    await this.refresh();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** Every action served now (for ListActions-like views and tests). */
@@ -52,10 +77,15 @@ export class ActionServices implements ActionPort {
     return [...this.table.byAction.values()];
   }
 
+  /** The service serving `action` as of the last listing (no call). */
+  servedNow(name: string): ServedAction | undefined {
+    return this.table.byAction.get(name);
+  }
+
   async servedBy(name: string): Promise<ServedAction | undefined> {
     const known = this.table.byAction.get(name);
     if (known || this.entries.length === 0) return known;
-    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 5_000)) await this.refresh();
+    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) await this.refresh();
     return this.table.byAction.get(name);
   }
 
@@ -80,6 +110,11 @@ export class ActionServices implements ActionPort {
     return { outputs: response.outputs ?? {}, replayed: response.replayed };
   }
 
+  /** A refresh now unless one ran within the rate limit (a caller met a name the table does not know). */
+  requestRefresh(): void {
+    if (this.entries.length && Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) void this.refresh();
+  }
+
   /** Asks every service what it serves; one refresh at a time. */
   refresh(): Promise<void> {
     this.refreshing ??= this.listAll().finally(() => {
@@ -97,7 +132,7 @@ export class ActionServices implements ActionPort {
           this.lastListed.set(entry.address, {
             entry,
             service: listed.service || entry.name,
-            actions: listed.actions.map((a) => ({ name: a.name, version: a.version, sideEffects: a.sideEffects })),
+            actions: listed.actions.map((a) => ({ name: a.name, version: a.version, sideEffects: a.sideEffects, ...(a.contract ? { contract: a.contract } : {}) })),
           });
         } catch (err) {
           this.log.warn({ service: entry.name, code: (err as AppError).code }, 'action service did not list its actions; keeping its last listing');
@@ -105,6 +140,10 @@ export class ActionServices implements ActionPort {
       }),
     );
     const next = buildActionTable(this.entries.flatMap((e) => this.lastListed.get(e.address) ?? []));
+    // A service that has never answered (it starts after us) is asked again soon, not only at the next refresh.
+    if (this.timer && this.entries.some((e) => !this.lastListed.has(e.address))) {
+      setTimeout(() => void this.refresh(), Math.min(1_000, this.options.refreshMs)).unref();
+    }
     for (const c of next.conflicts) this.log.warn(c, 'action served by more than one service; the first configured one serves it');
     this.table = next;
   }

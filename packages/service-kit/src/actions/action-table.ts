@@ -1,8 +1,9 @@
 /**
- * Which service of this deployment serves which built-in action: built from
- * the ListActions answers of the services the orchestrator is configured
- * with (ACTION_SERVICES). Control flow and pure transforms never appear here;
- * they run in-process.
+ * Which service of this deployment serves which action: built from the
+ * ListActions answers of the services a process is configured with
+ * (ACTION_SERVICES). The orchestrator routes tool nodes by it; the planner
+ * refuses, up front, playbooks naming an action it does not hold. Control flow
+ * and pure transforms never appear here; they run in the orchestrator.
  */
 export interface ActionServiceEntry {
   /** The configured name (`output-router=…`), used until the service first answers. */
@@ -17,12 +18,51 @@ export interface ServedAction {
   address: string;
   version: string;
   sideEffects: boolean;
+  /** The action's I/O contract when the service describes it (plugin tools do): category, description, inputs, params, outputs. */
+  contract?: Record<string, unknown>;
+}
+
+export interface ListedAction {
+  name: string;
+  version: string;
+  sideEffects: boolean;
+  contract?: Record<string, unknown>;
 }
 
 export interface ListedActions {
   entry: ActionServiceEntry;
   service: string;
-  actions: Array<{ name: string; version: string; sideEffects: boolean }>;
+  actions: ListedAction[];
+}
+
+/** The ActionService name prefix of plugin tools: `plugin:<plugin>.<tool>`. */
+export const PLUGIN_ACTION_PREFIX = 'plugin:';
+
+/** The ActionService name of tool `tool` of plugin `plugin`. */
+export function pluginActionName(plugin: string, tool: string): string {
+  return `${PLUGIN_ACTION_PREFIX}${plugin}.${tool}`;
+}
+
+/** The plugin and tool of a plugin action name, or undefined for any other name. */
+export function parsePluginActionName(name: string): { plugin: string; tool: string } | undefined {
+  if (!name.startsWith(PLUGIN_ACTION_PREFIX)) return undefined;
+  const rest = name.slice(PLUGIN_ACTION_PREFIX.length);
+  // Plugin names may contain dots (`orchestrator.tools.web`); tool names never do.
+  const dot = rest.lastIndexOf('.');
+  if (dot < 1 || dot === rest.length - 1) return undefined;
+  return { plugin: rest.slice(0, dot), tool: rest.slice(dot + 1) };
+}
+
+/**
+ * The routing rule: the ActionService name a tool node is served under. A
+ * node whose params name a plugin (`params.plugin`, as `{plugin, action}`
+ * workflow steps and playbook steps naming a plugin tool compile to) runs
+ * `plugin:<plugin>.<action>`; any other node runs its action by name.
+ */
+export function servedActionName(node: { action?: string | undefined; params?: Record<string, unknown> | undefined }): string {
+  const plugin = node.params?.plugin;
+  const action = node.action ?? '';
+  return typeof plugin === 'string' && plugin !== '' ? pluginActionName(plugin, action) : action;
 }
 
 export interface ActionTable {
@@ -39,7 +79,7 @@ export function buildActionTable(listed: ListedActions[]): ActionTable {
     for (const a of l.actions) {
       offered.set(a.name, [...(offered.get(a.name) ?? []), l.service]);
       if (byAction.has(a.name)) continue;
-      byAction.set(a.name, { action: a.name, service: l.service, address: l.entry.address, version: a.version, sideEffects: a.sideEffects });
+      byAction.set(a.name, { action: a.name, service: l.service, address: l.entry.address, version: a.version, sideEffects: a.sideEffects, ...(a.contract ? { contract: a.contract } : {}) });
     }
   }
   const conflicts = [...offered].filter(([, s]) => s.length > 1).map(([action, services]) => ({ action, services }));

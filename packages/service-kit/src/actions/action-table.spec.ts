@@ -1,4 +1,4 @@
-import { buildActionTable, parseActionServices } from './action-table.js';
+import { buildActionTable, parseActionServices, parsePluginActionName, pluginActionName, servedActionName } from './action-table.js';
 
 describe('parseActionServices', () => {
   it('reads name=host:port entries, ignoring blanks and spaces', () => {
@@ -51,5 +51,20 @@ describe('buildActionTable', () => {
     ]);
     expect(table.byAction.get('x')?.service).toBe('svc-a');
     expect(table.conflicts).toEqual([{ action: 'x', services: ['svc-a', 'svc-b'] }]);
+  });
+});
+
+describe('the plugin routing rule', () => {
+  it('serves a node naming a plugin as plugin:<plugin>.<action>, any other node by its action', () => {
+    expect(servedActionName({ action: 'post_message', params: { plugin: 'slack_webhook' } })).toBe('plugin:slack_webhook.post_message');
+    expect(servedActionName({ action: 'save_to_workspace', params: { folder: 'x' } })).toBe('save_to_workspace');
+    expect(servedActionName({ action: 'save_to_workspace', params: { plugin: '' } })).toBe('save_to_workspace');
+    expect(servedActionName({ action: 'save_to_workspace' })).toBe('save_to_workspace');
+  });
+
+  it('round-trips plugin action names and rejects other names', () => {
+    expect(parsePluginActionName(pluginActionName('slack_webhook', 'post_message'))).toEqual({ plugin: 'slack_webhook', tool: 'post_message' });
+    expect(parsePluginActionName('plugin:orchestrator.tools.web.fetch')).toEqual({ plugin: 'orchestrator.tools.web', tool: 'fetch' });
+    for (const name of ['save_to_workspace', 'plugin:', 'plugin:p', 'plugin:.t', 'plugin:p.']) expect(parsePluginActionName(name)).toBeUndefined();
   });
 });
