@@ -99,8 +99,14 @@ describe('POST /api/agent-factory/playbooks/validate: one round', () => {
     expect(res.body.errors[0].reason.split('\n').slice(1)).toEqual(['5 |     step_type: tool', '  |     ^']);
   });
 
+  it('an action no service of this deployment serves is an error of the same round, with step and position', async () => {
+    const res = await validate(alice, 'id: web\nname: Web\nsteps:\n  - name: look\n    step_type: tool\n    action: search_web\n    inputs: { query: x }\n');
+    expect(res.body.valid).toBe(false);
+    expect(res.body.errors).toEqual([expect.objectContaining({ code: 'action_unavailable', field: 'steps[0].action', step: 'look', line: 6, column: 13 })]);
+  });
+
   it('a valid playbook: valid, no errors', async () => {
-    const res = await validate(alice, 'id: ok\nname: OK\nsteps:\n  - { name: s, step_type: tool, action: search_web, inputs: { query: x } }\n');
+    const res = await validate(alice, 'id: ok\nname: OK\nsteps:\n  - { name: s, step_type: tool, action: transform_data, inputs: { data: [{ n: 1 }] }, operations: [{ type: limit, value: 1 }] }\n');
     expect(res.body).toMatchObject({ valid: true, errors: [], warnings: [] });
   });
 });
@@ -153,11 +159,11 @@ describe('connectors and endpoints are checked for the caller', () => {
 const LLM_PLAYBOOK = `id: think
 name: Think
 steps:
-  - { name: find, step_type: tool, action: search_web, inputs: { query: x } }
+  - { name: find, step_type: tool, action: transform_data, inputs: { data: [{ n: 1 }] }, operations: [{ type: limit, value: 1 }] }
   - name: summarise
     step_type: llm_task
     action: llm_analyze
-    inputs: { data: "{find.results}" }
+    inputs: { data: "{find.data}" }
     output_schema: { fields: [{ name: text, type: string }] }
 `;
 
