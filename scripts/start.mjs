@@ -98,7 +98,7 @@ async function main() {
   const env = {
     'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: '9467' },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
-    planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: '9465' },
+    planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: '9465', CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: '9468', ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
     orchestrator: {
       ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,

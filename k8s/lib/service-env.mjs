@@ -45,11 +45,12 @@ export const SERVICE_ENV = {
     http: true,
   },
   planner: {
-    required: COMMON_REQUIRED,
-    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS'],
-    secret: [...COMMON_SECRET],
+    // CONNECTOR_RUNTIME_URL: validation checks a playbook's connectors against the caller's.
+    required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL'],
+    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS', ...LLM_OPTIONAL],
+    secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
-    targets: {},
+    targets: { CONNECTOR_RUNTIME_URL: 'connector-runtime' },
     http: false,
   },
   orchestrator: {

@@ -8,6 +8,8 @@ export * from './ir.js';
 export type { PlanIssue, StepIssue, StepValidationResult, SeedStepValidationResult } from './issues/plan-issue.js';
 export { toSeedValidationResult, stepIssueToPlanIssue } from './issues/plan-issue.js';
 export { editDistance, nearestName } from './issues/nearest-name.js';
+export { checkRunInputs, inputValueMatches, type RunInputIssue } from './inputs/run-inputs.js';
+export { CONFIGURE_MODEL_HINT, llmNodes, type LlmNodeRef } from './graph/llm-nodes.js';
 export { validatePlan, validateParsedPlan } from './graph/validate-plan.js';
 export { kahnLevels, kahnStages, parallelGroups, findCycle, PlanCycleError, type StageResult } from './graph/kahn-levels.js';
 export { RESERVED_ROOTS } from './graph/reference-roots.js';
@@ -28,6 +30,7 @@ export {
   ConnectorDefinitionSchema,
   connectorLookup,
   deriveConnectorContract,
+  type ConnectorBinding,
   type ConnectorContract,
   type ConnectorContractLookup,
   type ConnectorDefinition,
@@ -35,6 +38,7 @@ export {
 } from './contracts/connector-contract.js';
 export { outputSchemaToJsonSchema as stepOutputSchemaToJsonSchema } from './playbook/step-output.js';
 export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
+export { locateInYaml } from './playbook/yaml-source.js';
 export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
 export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';

@@ -129,6 +129,8 @@ export const PlanInputSchema = z.object({
   required: z.boolean().default(false),
   default: z.unknown().optional(),
   extractFrom: z.string().optional(),
+  /** Allowed values (playbook `inputs[].enum`); a list input's elements each. */
+  enum: z.array(z.unknown()).optional(),
 });
 export type PlanInput = z.infer<typeof PlanInputSchema>;
 

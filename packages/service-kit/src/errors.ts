@@ -32,7 +32,13 @@ export interface FieldViolation {
   reason: string;
   /** Machine-readable reason code, e.g. `unresolved_reference`. */
   code?: string;
+  /** The corrected value of `field` a client may apply as it is (`{filings.results}`). */
   suggestedFix?: string;
+  /** 1-based position of the offending node when the request carried YAML text. */
+  line?: number;
+  column?: number;
+  /** The playbook step the violation is about. */
+  step?: string;
 }
 
 export interface AppErrorOptions {

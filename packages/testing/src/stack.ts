@@ -134,6 +134,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
       ...common('planner'),
       GRPC_PORT: String(ports.planner),
+      // Validation checks the connectors a playbook names against the caller's.
+      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
     }),
     approval: new ServiceProcess('approval', {
       // Timeouts in tests are seconds: sweep often.

@@ -126,7 +126,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, actionCheck(actions)), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, actionCheck(actions), { hasModel: Boolean(model) }), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

@@ -9,7 +9,7 @@ import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
-import { Playbooks } from './app/playbooks.js';
+import { noPlaybookUsers, Playbooks } from './app/playbooks.js';
 import { plannerEnvSchema } from './config.js';
 import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
@@ -17,6 +17,7 @@ import { followCapabilityEvents } from './infra/capability-event.follower.js';
 import { CapabilityRepository } from './infra/capability.repository.js';
 import { FacetRepository } from './infra/facet.repository.js';
 import { FlexMetrics } from './infra/flex-metrics.js';
+import { connectorCatalog, noConnectorCatalog } from './infra/connector-catalog.js';
 import { LlmPlanner } from './infra/llm-planner.js';
 import { plannerMigrations } from './infra/migrations/index.js';
 
@@ -52,9 +53,12 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   await actionServices.start();
   kit.onClose(() => actionServices.stop());
   const actions = new ActionAvailability(actionServices, log);
+  // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
+  const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
+  const playbooks = new Playbooks(kit, noPlaybookUsers, actions, { connectors, hasModel: Boolean(model) });
 
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks: new Playbooks(kit, undefined, actions), planTask, registry, facets, actions }),
+    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -63,6 +67,6 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     auth,
   });
   kit.onClose(() => grpc.close());
-  log.info({ grpcPort: config.GRPC_PORT, plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
+  log.info({ grpcPort: config.GRPC_PORT, connectorChecks: Boolean(config.CONNECTOR_RUNTIME_URL), plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
   return { kit, registry, facets, close: () => kit.close() };
 }

@@ -1,4 +1,4 @@
-import { actionServicesEnvShape, baseEnvSchema } from '@af/service-kit';
+import { actionServicesEnvShape, baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { llmEnvShape } from '@af/llm';
 import { CAPABILITY_EGRESS, parseEgressAllowList } from '@af/egress';
 import { z } from 'zod';
@@ -6,6 +6,13 @@ import { z } from 'zod';
 /** Planner configuration (env names are the keys). */
 export const plannerEnvSchema = baseEnvSchema.extend({
   GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(50051),
+  /**
+   * gRPC address of connector-runtime: validation checks the connectors,
+   * endpoints and bindings a playbook names against the caller's. Unset: a
+   * playbook that names a connector validates with a warning that they were
+   * not checked.
+   */
+  CONNECTOR_RUNTIME_URL: grpcAddress().optional(),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

@@ -54,14 +54,30 @@ export interface ConnectorContract {
   endpoints: Record<string, EndpointContract>;
 }
 
+/** A connector's binding to an agent profile (connector-runtime `Binding`). */
+export interface ConnectorBinding {
+  agentProfileId: string;
+  connectorId: string;
+  /** Empty: every endpoint. */
+  allowedEndpoints: readonly string[];
+  /** `active` | `auth_failed` | `disabled`. */
+  status: string;
+}
+
 /**
  * What the playbook compiler asks about connectors: the contract of a
- * connector bound to the agent profile (undefined = unknown or not bound).
+ * connector the caller may use (undefined = unknown), and — when bindings
+ * are known — how a connector is bound to an agent profile.
  */
 export interface ConnectorContractLookup {
   connector(id: string): ConnectorContract | undefined;
-  /** Ids of the bound connectors, for "did you mean" suggestions. */
+  /** Ids of the known connectors, for "did you mean" suggestions. */
   ids(): Iterable<string>;
+  /**
+   * The binding of `connectorId` to `agentProfileId` (undefined = not bound).
+   * Absent: bindings are not known and not checked.
+   */
+  binding?(agentProfileId: string, connectorId: string): ConnectorBinding | undefined;
 }
 
 /** Connector types (`array`) → contract types (`any[]`). */
@@ -121,12 +137,22 @@ export function deriveConnectorContract(definition: unknown): ConnectorContract 
   return { id: parsed.data.id, endpoints };
 }
 
-/** A lookup over the connectors bound to an agent profile. */
-export function connectorLookup(definitions: Iterable<unknown>): ConnectorContractLookup {
+/**
+ * A lookup over connector definitions (those of an agent profile, or all of
+ * a user's); with `bindings`, steps that call through an agent profile are
+ * checked against its bindings too.
+ */
+export function connectorLookup(definitions: Iterable<unknown>, bindings?: Iterable<ConnectorBinding>): ConnectorContractLookup {
   const byId = new Map<string, ConnectorContract>();
   for (const def of definitions) {
     const c = deriveConnectorContract(def);
     byId.set(c.id, c);
   }
-  return { connector: (id) => byId.get(id), ids: () => byId.keys() };
+  const lookup: ConnectorContractLookup = { connector: (id) => byId.get(id), ids: () => byId.keys() };
+  if (bindings) {
+    const bound = new Map<string, ConnectorBinding>();
+    for (const b of bindings) bound.set(`${b.agentProfileId}\u0000${b.connectorId}`, b);
+    lookup.binding = (profile, connector) => bound.get(`${profile}\u0000${connector}`);
+  }
+  return lookup;
 }

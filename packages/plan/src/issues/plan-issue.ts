@@ -17,7 +17,11 @@ export interface PlanIssue {
   field: string;
   /** The step / node the issue is about, when there is one. */
   step?: string;
-  /** The likely intended value (nearest existing name, corrected reference, …). */
+  /**
+   * The corrected value of `field` — a whole value a client can set the field
+   * to (`{filings.results}`, not the bare `filings`; `approval` for a
+   * misspelt enum value); for `unknown_field`, the key that was meant.
+   */
   suggestedFix?: string;
   /** 1-based position in the source text, when the document was text (YAML). */
   line?: number;
@@ -35,7 +39,11 @@ export interface StepIssue {
   /** Relative to the step: `inputs.data`, `connector`, `condition`, … */
   field: string;
   message: string;
+  /** The corrected value of `field` (a client may set the field to it as it is). */
   suggestedFix?: string;
+  /** 1-based position of the field in the YAML text. */
+  line?: number;
+  column?: number;
 }
 
 /** Validation result of one step, in document order. */
@@ -81,5 +89,7 @@ export function stepIssueToPlanIssue(result: Pick<StepValidationResult, 'step' |
     step: result.step,
   };
   if (issue.suggestedFix !== undefined) out.suggestedFix = issue.suggestedFix;
+  if (issue.line !== undefined) out.line = issue.line;
+  if (issue.column !== undefined) out.column = issue.column;
   return out;
 }

@@ -43,6 +43,19 @@ export function zodIssuesToPlanIssues(error: z.ZodError, base = '', allowedKeysA
       continue;
     }
     const field = formatFieldPath(issue.path, base);
+    if (issue.code === 'invalid_value' && 'values' in issue && Array.isArray(issue.values) && typeof issue.input === 'string') {
+      // An enum: name the allowed values and the one that was probably meant (`aproval` → `approval`).
+      const values = (issue.values as unknown[]).filter((v): v is string => typeof v === 'string');
+      const fix = nearestName(issue.input, values);
+      const p: PlanIssue = {
+        code: 'invalid_field',
+        field,
+        message: `${field || '(document)'}: '${issue.input}' is not one of ${values.join(', ')}${fix ? ` (did you mean '${fix}'?)` : ''}`,
+      };
+      if (fix) p.suggestedFix = fix;
+      out.push(p);
+      continue;
+    }
     out.push({ code: 'invalid_field', field, message: `${field || '(document)'}: ${issue.message}` });
   }
   return out;

@@ -8,7 +8,7 @@ import { defaultActionRegistry, type ActionIORegistry } from '../contracts/actio
 import type { ConnectorContractLookup } from '../contracts/connector-contract.js';
 import { validateParsedPlan } from '../graph/validate-plan.js';
 import { PlanGraphSchema, type PlanGraph, type PlanNode } from '../ir.js';
-import { stepIssueToPlanIssue, type PlanIssue, type StepValidationResult } from '../issues/plan-issue.js';
+import { stepIssueToPlanIssue, type PlanIssue, type StepIssue, type StepValidationResult } from '../issues/plan-issue.js';
 import { zodIssuesToPlanIssues } from '../issues/zod-issues.js';
 import { playbookIssues } from './playbook-checks.js';
 import { playbookDependencies } from './playbook-dependencies.js';
@@ -18,6 +18,7 @@ import { allowedPlaybookKeys, PlaybookSchema, type Playbook } from './playbook.s
 import { ReferenceResolver } from './step-references.js';
 import { validateStepLinks } from './step-links.js';
 import { linkWarnings } from './link-warnings.js';
+import { overlapsSchemaIssue, PLACEHOLDER_STEP_PREFIX, salvagePlaybook } from './salvage.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 import { playbookSizeIssue } from '../limits/plan-size.js';
 
@@ -54,11 +55,48 @@ export function compilePlaybookValue(value: unknown, opts: CompilePlaybookOption
   // Before anything that grows with the steps (schema, links, positions): one issue, not one per step.
   const tooMany = playbookSizeIssue(value, opts.maxNodes);
   if (tooMany) return { ok: false, errors: [tooMany], results: [], warnings: [] };
-  const schema = PlaybookSchema.safeParse(value);
+  const schema = PlaybookSchema.safeParse(value, { reportInput: true });
   if (!schema.success) {
-    return { ok: false, errors: zodIssuesToPlanIssues(schema.error, '', allowedPlaybookKeys).map(locate), results: [], warnings: [] };
+    // Schema errors and link errors in one round: the links are checked on a repaired copy.
+    const schemaErrors = zodIssuesToPlanIssues(schema.error, '', allowedPlaybookKeys);
+    const repaired = salvagePlaybook(value as Record<string, unknown>, schemaErrors);
+    if (!repaired) return { ok: false, errors: schemaErrors.map(locate), results: [], warnings: [] };
+    const checked = checkPlaybook(repaired, opts, locate);
+    const fields = schemaErrors.map((e) => e.field);
+    const errors = [...schemaErrors, ...checked.errors.filter((e) => !overlapsSchemaIssue(e, fields))];
+    const results = checked.results.filter((r) => !r.step.startsWith(PLACEHOLDER_STEP_PREFIX));
+    for (const r of results) {
+      r.errors = r.errors.filter((e) => !overlapsSchemaIssue(stepIssueToPlanIssue(r, e), fields));
+      for (const e of schemaErrors) if (e.field.startsWith(`${r.source}.`) && !isInSubStep(e.field, r.source)) r.errors.unshift(toStepIssue(r.source, e));
+      r.valid = r.errors.length === 0;
+    }
+    return { ok: false, errors: sortByPosition(errors.map(locate)), results, warnings: checked.warnings };
   }
   const doc = schema.data;
+  const checked = checkPlaybook(doc, opts, locate);
+  if (checked.errors.length > 0) return { ok: false, errors: sortByPosition(checked.errors.map(locate)), results: checked.results, warnings: checked.warnings };
+
+  const plan = buildPlan(doc, checked.steps, checked.producers, source);
+  const structural = validateParsedPlan(plan);
+  if (structural.length > 0) {
+    // Should not happen for a playbook that passed the step checks; map node paths back to steps.
+    const bySource = plan.nodes.map((n) => n.source ?? '');
+    const mapped = structural.map((i) => ({ ...i, field: i.field.replace(/^nodes\[(\d+)\]/, (_, k: string) => bySource[Number(k)] ?? `nodes[${k}]`) }));
+    return { ok: false, errors: mapped.map(locate), results: checked.results, warnings: checked.warnings };
+  }
+  return { ok: true, plan, results: checked.results, warnings: checked.warnings };
+}
+
+interface CheckedPlaybook {
+  errors: PlanIssue[];
+  warnings: PlanIssue[];
+  results: StepValidationResult[];
+  steps: FlatStep[];
+  producers: Map<FlatStep, FlatStep[]>;
+}
+
+/** Document rules and every step's links (errors not yet located; step issues are). */
+function checkPlaybook(doc: Playbook, opts: CompilePlaybookOptions, locate: (i: PlanIssue) => PlanIssue): CheckedPlaybook {
   const registry = opts.registry ?? (sharedRegistry ??= defaultActionRegistry());
   const steps = flattenSteps(doc.steps, registry);
   const docIssues = playbookIssues(doc, steps);
@@ -72,21 +110,35 @@ export function compilePlaybookValue(value: unknown, opts: CompilePlaybookOption
     return { step: flat.name, source: flat.source, valid: links.errors.length === 0, errors: links.errors, warnings: links.warnings };
   });
   linkWarnings(doc, steps, producers, results, opts.longChainThreshold ?? 10);
+  // Step issues carry the position of their field too, so a client can mark them in the editor.
+  for (const r of results) for (const i of [...r.errors, ...r.warnings]) positionStepIssue(r, i, locate);
 
   const errors: PlanIssue[] = [...docIssues.errors];
   for (const r of results) for (const e of r.errors) errors.push(stepIssueToPlanIssue(r, e));
-  const warnings = docIssues.warnings.map(locate);
-  if (errors.length > 0) return { ok: false, errors: errors.map(locate), results, warnings };
+  return { errors, warnings: docIssues.warnings.map(locate), results, steps, producers };
+}
 
-  const plan = buildPlan(doc, steps, producers, source);
-  const structural = validateParsedPlan(plan);
-  if (structural.length > 0) {
-    // Should not happen for a playbook that passed the step checks; map node paths back to steps.
-    const bySource = plan.nodes.map((n) => n.source ?? '');
-    const mapped = structural.map((i) => ({ ...i, field: i.field.replace(/^nodes\[(\d+)\]/, (_, k: string) => bySource[Number(k)] ?? `nodes[${k}]`) }));
-    return { ok: false, errors: mapped.map(locate), results, warnings };
-  }
-  return { ok: true, plan, results, warnings };
+function positionStepIssue(r: StepValidationResult, issue: StepIssue, locate: (i: PlanIssue) => PlanIssue): void {
+  const at = locate(stepIssueToPlanIssue(r, issue));
+  if (at.line !== undefined) issue.line = at.line;
+  if (at.column !== undefined) issue.column = at.column;
+}
+
+/** `steps[1].parallel_steps[0].x` is inside `steps[1]` but belongs to its sub-step's result. */
+function isInSubStep(field: string, source: string): boolean {
+  return !source.includes('parallel_steps') && field.startsWith(`${source}.parallel_steps[`) && /^\.parallel_steps\[\d+\]\./.test(field.slice(source.length));
+}
+
+function toStepIssue(source: string, e: PlanIssue): StepIssue {
+  const out: StepIssue = { code: e.code, field: e.field.slice(source.length + 1), message: e.message };
+  if (e.suggestedFix !== undefined) out.suggestedFix = e.suggestedFix;
+  return out;
+}
+
+/** Document order (issues without a position keep their place at the end). */
+function sortByPosition(issues: PlanIssue[]): PlanIssue[] {
+  const key = (i: PlanIssue) => (i.line === undefined ? Number.MAX_SAFE_INTEGER : i.line * 10_000 + (i.column ?? 0));
+  return issues.map((i, k) => ({ i, k })).sort((a, b) => key(a.i) - key(b.i) || a.k - b.k).map(({ i }) => i);
 }
 
 function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: ReadonlyMap<FlatStep, readonly FlatStep[]>, source?: YamlSource): PlanGraph {
@@ -123,6 +175,7 @@ function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: Readonl
       ...(i.description !== undefined ? { description: i.description } : {}),
       ...(i.default !== undefined ? { default: i.default } : {}),
       ...(i.extract_from !== undefined ? { extractFrom: i.extract_from } : {}),
+      ...(i.enum !== undefined ? { enum: i.enum } : {}),
     })),
     nodes,
     ...(doc.output !== undefined ? { output: rewriteRoots(doc.output, aliases) } : {}),

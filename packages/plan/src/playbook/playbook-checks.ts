@@ -6,6 +6,7 @@
 import { isBuiltin } from '@af/expr';
 import { nearestName } from '../issues/nearest-name.js';
 import type { PlanIssue } from '../issues/plan-issue.js';
+import { inputValueMatches } from '../inputs/run-inputs.js';
 import type { Playbook } from './playbook.schema.js';
 import type { FlatStep } from './playbook-steps.js';
 
@@ -15,19 +16,6 @@ function validTimeZone(tz: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-function defaultMatches(type: string, value: unknown): boolean {
-  switch (type) {
-    case 'number':
-      return typeof value === 'number';
-    case 'list':
-      return Array.isArray(value);
-    case 'date':
-      return (typeof value === 'string' && !Number.isNaN(Date.parse(value))) || value instanceof Date;
-    default:
-      return typeof value === 'string';
   }
 }
 
@@ -65,8 +53,19 @@ export function playbookIssues(doc: Playbook, steps: readonly FlatStep[]): { err
       errors.push({ code: 'invalid_field', field: `${f}.name`, message: `input '${input.name}' has the same name as a step or output_key, so '{${input.name}}' would be ambiguous` });
     }
     if (isBuiltin(input.name)) errors.push({ code: 'invalid_field', field: `${f}.name`, message: `'${input.name}' is a built-in runtime variable and cannot be an input name` });
-    if (input.default !== undefined && !defaultMatches(input.type, input.default)) {
+    if (input.default !== undefined && !inputValueMatches(input.type, input.default)) {
       errors.push({ code: 'invalid_field', field: `${f}.default`, message: `default of '${input.name}' does not match its type ${input.type}` });
+    }
+    if (input.enum !== undefined) {
+      // A list's enum constrains its elements, which may be strings or numbers.
+      const valueType = input.type === 'list' ? undefined : input.type;
+      input.enum.forEach((v, k) => {
+        if (valueType !== undefined && !inputValueMatches(valueType, v)) {
+          errors.push({ code: 'invalid_field', field: `${f}.enum[${k}]`, message: `enum value ${JSON.stringify(v)} of '${input.name}' is not a ${input.type}` });
+        }
+      });
+      const outside = input.default === undefined ? [] : (Array.isArray(input.default) ? input.default : [input.default]).filter((v) => !input.enum!.includes(v as string | number));
+      if (outside.length > 0) errors.push({ code: 'invalid_field', field: `${f}.default`, message: `default of '${input.name}' is not one of its enum values (${input.enum.join(', ')})` });
     }
     if (input.required && input.default !== undefined) {
       warnings.push({ code: 'unused_default', field: `${f}.default`, message: `'${input.name}' is required, so its default is never used` });

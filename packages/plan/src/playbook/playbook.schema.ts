@@ -27,6 +27,8 @@ export const PlaybookInputSchema = z.strictObject({
   required: z.boolean().default(false),
   default: z.unknown().optional(),
   extract_from: z.enum(['query']).optional(),
+  /** The values a run may give (checked at run start, as the type is). */
+  enum: z.array(z.union([z.string(), z.number()])).min(1, 'list at least one value').optional(),
 });
 
 export const TriggerSchema = z.strictObject({

@@ -31,7 +31,7 @@ describe('step links: type compatibility (seed §5 rule 2)', () => {
   it('string → string[] is a loose coercion warning', () => {
     const r = ok(playbook(`  - { name: kg, step_type: tool, action: search_knowledge_graph, inputs: { entity_names: "{entity}" } }\n`, 'inputs:\n  - { name: entity, type: string }\n'));
     expect(result(r, 'kg').warnings).toEqual([
-      { code: 'loose_type_coercion', field: 'inputs.entity_names', message: "'entity_names' expects string[]: a single string is wrapped as a one-element string[]" },
+      { code: 'loose_type_coercion', field: 'inputs.entity_names', message: "'entity_names' expects string[]: a single string is wrapped as a one-element string[]", line: 6, column: 90 },
     ]);
   });
 
@@ -60,8 +60,8 @@ describe('step links: type compatibility (seed §5 rule 2)', () => {
       { connectors },
     );
     expect(result(bad, 'kg').errors).toEqual([
-      { code: 'type_mismatch', field: 'inputs.entity_names', message: "'entity_names' expects string[] but is wired to a record[]" },
-      { code: 'type_mismatch', field: 'inputs.entity_name', message: "'entity_name' expects string but is wired to a number[]" },
+      { code: 'type_mismatch', field: 'inputs.entity_names', message: "'entity_names' expects string[] but is wired to a record[]", line: 5, column: 90 },
+      { code: 'type_mismatch', field: 'inputs.entity_name', message: "'entity_name' expects string but is wired to a number[]", line: 5, column: 120 },
     ]);
     const loose = compilePlaybook(
       playbook(`  - { name: fec, step_type: tool, action: call_connector, connector: fec-contributions, endpoint: search_contributions }
@@ -70,7 +70,7 @@ describe('step links: type compatibility (seed §5 rule 2)', () => {
       { connectors },
     );
     expect(result(loose, 'kg').warnings).toEqual([
-      { code: 'loose_type_coercion', field: 'inputs.entity_names', message: "'entity_names' expects string[]: each element: number is converted to string" },
+      { code: 'loose_type_coercion', field: 'inputs.entity_names', message: "'entity_names' expects string[]: each element: number is converted to string", line: 5, column: 90 },
     ]);
   });
 

@@ -16,6 +16,7 @@ import { FILTER_OPERATORS } from './playbook.schema.js';
 import type { FlatStep } from './playbook-steps.js';
 import { referencesIn, type ReferenceResolver } from './step-references.js';
 import { connectorTarget, endpointOf, isKnownFieldType } from './step-output.js';
+import { parseFieldPath } from './yaml-source.js';
 
 export interface StepLinks {
   errors: StepIssue[];
@@ -53,28 +54,65 @@ function checkConnectorBinding(flat: FlatStep, resolver: ReferenceResolver, link
       links.errors.push({ code: 'missing_required', field: key, message: `call_connector needs a ${key}` });
     }
   }
+  checkConnectorTarget(flat, resolver, links);
+}
+
+/**
+ * The connector and endpoint a step names exist for the caller; when the
+ * step calls through an agent profile (`params.agent_profile_id`) and
+ * bindings are known, the connector is bound to it and the endpoint allowed.
+ */
+export function checkConnectorTarget(flat: FlatStep, resolver: ReferenceResolver, links: StepLinks): void {
+  const s = flat.step;
   const connectors = resolver.connectors;
   const { connector, endpoint } = connectorTarget(flat);
   if (!connectors || connector === undefined) return;
-  const field = s.connector !== undefined ? 'connector' : 'params.connector';
-  const bound = connectors.connector(connector);
-  if (!bound) {
-    const fix = nearestName(connector, connectors.ids());
-    const issue: StepIssue = { code: 'unresolved_reference', field, message: `connector '${connector}' is not bound to the agent profile${fix ? ` (did you mean '${fix}'?)` : ''}` };
+  const viaInputs = flat.contract?.name === 'detect_new_data';
+  const field = viaInputs ? 'inputs.connector' : s.connector !== undefined ? 'connector' : 'params.connector';
+  const endpointField = viaInputs ? 'inputs.endpoint' : s.endpoint !== undefined ? 'endpoint' : 'params.endpoint';
+  const known = connectors.connector(connector);
+  if (!known) {
+    const ids = [...connectors.ids()];
+    const fix = nearestName(connector, ids);
+    const issue: StepIssue = {
+      code: 'unknown_connector',
+      field,
+      message: `step '${flat.name}' calls connector '${connector}', which does not exist for you${fix ? ` (did you mean '${fix}'?)` : ids.length ? ` (your connectors: ${ids.join(', ')})` : ' (you have no connectors yet)'}`,
+    };
     if (fix) issue.suggestedFix = fix;
     links.errors.push(issue);
     return;
   }
-  if (endpoint !== undefined && !Object.prototype.hasOwnProperty.call(bound.endpoints, endpoint)) {
-    const names = Object.keys(bound.endpoints);
+  if (endpoint !== undefined && !Object.prototype.hasOwnProperty.call(known.endpoints, endpoint)) {
+    const names = Object.keys(known.endpoints);
     const fix = nearestName(endpoint, names);
     const issue: StepIssue = {
-      code: 'unresolved_reference',
-      field: s.endpoint !== undefined ? 'endpoint' : 'params.endpoint',
-      message: `connector '${connector}' has no endpoint '${endpoint}' (endpoints: ${names.join(', ')})`,
+      code: 'unknown_endpoint',
+      field: endpointField,
+      message: `step '${flat.name}': connector '${connector}' has no endpoint '${endpoint}' (endpoints: ${names.join(', ')})`,
     };
     if (fix) issue.suggestedFix = fix;
     links.errors.push(issue);
+    return;
+  }
+  const profile = s.params?.agent_profile_id;
+  if (typeof profile !== 'string' || profile === '' || profile.includes('{') || !connectors.binding) return;
+  const binding = connectors.binding(profile, connector);
+  if (!binding) {
+    links.errors.push({ code: 'connector_not_bound', field, message: `step '${flat.name}' calls connector '${connector}' through agent profile '${profile}', which has no binding for it (bind it first)` });
+  } else if (binding.status === 'disabled') {
+    links.errors.push({ code: 'binding_disabled', field, message: `step '${flat.name}': the binding of connector '${connector}' to agent profile '${profile}' is disabled` });
+  } else if (endpoint !== undefined && binding.allowedEndpoints.length > 0 && !binding.allowedEndpoints.includes(endpoint)) {
+    const issue: StepIssue = {
+      code: 'endpoint_not_allowed',
+      field: endpointField,
+      message: `step '${flat.name}': agent profile '${profile}' may call only ${binding.allowedEndpoints.join(', ')} of connector '${connector}', not '${endpoint}'`,
+    };
+    const fix = nearestName(endpoint, binding.allowedEndpoints);
+    if (fix) issue.suggestedFix = fix;
+    links.errors.push(issue);
+  } else if (binding.status === 'auth_failed') {
+    links.warnings.push({ code: 'binding_auth_failed', field, message: `step '${flat.name}': the binding of connector '${connector}' to agent profile '${profile}' last failed to authenticate; calls through it fail until its credentials are fixed` });
   }
 }
 
@@ -88,7 +126,7 @@ function valueType(flat: FlatStep, value: unknown, field: string, resolver: Refe
     }
     let whole: string | undefined;
     for (const ref of refs) {
-      const spec = track(flat, ref, field, resolver, links);
+      const spec = track(flat, ref, field, resolver, links, value);
       if (refs.length === 1 && ref.start === 0 && ref.end === value.length) whole = spec?.type;
     }
     // A whole-value reference keeps its type; embedded references make a string.
@@ -102,12 +140,22 @@ function valueType(flat: FlatStep, value: unknown, field: string, resolver: Refe
     if (!(e instanceof ExprError)) throw e;
     links.errors.push({ code: 'unresolved_reference', field, message: `malformed reference: ${e.message}` });
   }
-  for (const ref of located) track(flat, ref, ref.location ? `${field}.${ref.location}` : field, resolver, links);
+  for (const ref of located) track(flat, ref, ref.location ? `${field}.${ref.location}` : field, resolver, links, stringAt(value, ref.location));
   return located.length > 0 ? undefined : literalType(value);
 }
 
-function track(flat: FlatStep, ref: Reference, field: string, resolver: ReferenceResolver, links: StepLinks): FieldSpec | undefined {
-  const r = resolver.resolve(flat, ref, field);
+/** The string at `location` (as collectReferences writes it) inside `value`. */
+function stringAt(value: unknown, location: string): string | undefined {
+  let v: unknown = value;
+  for (const key of parseFieldPath(location)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[key];
+  }
+  return typeof v === 'string' ? v : undefined;
+}
+
+function track(flat: FlatStep, ref: Reference, field: string, resolver: ReferenceResolver, links: StepLinks, text?: string): FieldSpec | undefined {
+  const r = resolver.resolve(flat, ref, field, text);
   if (r.issue) links.errors.push(r.issue);
   if (r.producer && !links.producers.includes(r.producer)) links.producers.push(r.producer);
   return r.spec;
@@ -178,7 +226,8 @@ export function validateStepLinks(flat: FlatStep, resolver: ReferenceResolver): 
       checkWiring('inputs', name, value, slot, flat, resolver, links);
     }
     for (const [name, value] of Object.entries(s.params ?? {})) {
-      if (flat.contract?.name === 'call_connector' && (name === 'connector' || name === 'endpoint')) continue;
+      // `agent_profile_id`: the call goes through that profile's binding (checked in checkConnectorTarget).
+      if (flat.contract?.name === 'call_connector' && (name === 'connector' || name === 'endpoint' || name === 'agent_profile_id')) continue;
       const slot = slots.params[name];
       if (!slot && !slots.openParams && flat.contract) unknownSlot('params', name, slots, links, action);
       checkWiring('params', name, value, slot, flat, resolver, links);
@@ -205,6 +254,7 @@ export function validateStepLinks(flat: FlatStep, resolver: ReferenceResolver): 
         });
       }
     }
+    if (flat.contract?.name === 'detect_new_data') checkConnectorTarget(flat, resolver, links);
     checkOperations(flat, links);
   }
   if (flat.stepType === 'approval') {

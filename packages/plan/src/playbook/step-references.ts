@@ -3,7 +3,7 @@
  * the root must be a playbook input, a built-in, or a step that exists and
  * runs before this one, and the path must exist in that step's output.
  */
-import { extractReferences, ExprError, formatPath, isBuiltin, type Reference } from '@af/expr';
+import { extractReferences, ExprError, formatPath, isBuiltin, type PathSegment, type Reference } from '@af/expr';
 import type { ConnectorContractLookup } from '../contracts/connector-contract.js';
 import { BUILTIN_SUGGESTIONS } from '../graph/reference-roots.js';
 import { nearestName } from '../issues/nearest-name.js';
@@ -63,10 +63,10 @@ export class ReferenceResolver {
    * Type of `ref` as seen from `current`, or an issue. `producer` is set when
    * the reference reads another step's output (a data dependency).
    */
-  resolve(current: FlatStep, ref: Reference, field: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
+  resolve(current: FlatStep, ref: Reference, field: string, text?: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
     const shown = `{${ref.raw}}`;
     const step = this.stepFor(ref.root);
-    if (step) return this.resolveStep(current, step, ref, field, shown);
+    if (step) return this.resolveStep(current, step, ref, field, shown, text);
     if (this.inputs.has(ref.root) || isBuiltin(ref.root)) {
       const type = this.inputs.get(ref.root);
       const root: FieldSpec = { type: type !== undefined ? (INPUT_TYPE[type] ?? 'any') : builtinType(ref.root) };
@@ -79,17 +79,19 @@ export class ReferenceResolver {
     const issue: StepIssue = isStep
       ? { code: 'nonexistent_step', field, message: `${shown} references step '${ref.root}', which does not exist${fix ? ` (did you mean '${fix}'?)` : ''}` }
       : { code: 'unresolved_reference', field, message: `${shown} is not a playbook input, step output or built-in variable${fix ? ` (did you mean '${fix}'?)` : ''}` };
-    if (fix) issue.suggestedFix = fix;
+    if (fix) issue.suggestedFix = correctedText(ref, text, fix, ref.path);
     return { issue };
   }
 
-  private resolveStep(current: FlatStep, step: FlatStep, ref: Reference, field: string, shown: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
+  private resolveStep(current: FlatStep, step: FlatStep, ref: Reference, field: string, shown: string, text?: string): { spec?: FieldSpec; producer?: FlatStep; issue?: StepIssue } {
     if (step === current) return { issue: { code: 'unresolved_reference', field, message: `${shown}: a step cannot read its own output` } };
     if (step.isGroup) {
       const children = this.steps.filter((s) => s.group === step.name).map((s) => s.outputKey);
-      const fix = ref.path[0]?.kind === 'prop' ? nearestName(ref.path[0].name, children) : children[0];
+      // `{group.child.x}` meant `{child.x}`; otherwise the first sub-step, path kept.
+      const named = ref.path[0]?.kind === 'prop' ? nearestName(ref.path[0].name, children) : undefined;
+      const fix = named ?? children[0];
       const issue: StepIssue = { code: 'unresolved_reference', field, message: `${shown}: parallel step '${step.name}' has no output of its own; reference one of its sub-steps (${children.join(', ')})` };
-      if (fix) issue.suggestedFix = fix;
+      if (fix) issue.suggestedFix = correctedText(ref, text, fix, named ? ref.path.slice(1) : ref.path);
       return { issue };
     }
     if (step.unit === current.unit && step.group !== undefined) {
@@ -100,15 +102,34 @@ export class ReferenceResolver {
     }
     const r = resolvePath(this.outputSpec(step), ref.path);
     if (r.ok) return { spec: r.spec, producer: step };
-    const fixName = r.fix ?? nearestName(r.at.split(/[.[]/).pop() ?? '', r.available);
     const issue: StepIssue = {
       code: 'unresolved_reference',
       field,
       message: `${shown}: ${r.reason}${r.available.length > 0 ? ` in the output of '${step.name}' (available: ${r.available.join(', ')})` : ''}`,
     };
-    if (fixName) issue.suggestedFix = r.fix ? `{${formatPath(ref.root, [])}.${r.fix}}` : fixName;
+    const failing = ref.path[r.index];
+    const name = failing?.kind === 'prop' ? nearestName(failing.name, r.available) : undefined;
+    if (r.fixPath) {
+      issue.suggestedFix = correctedText(ref, text, ref.root, r.fixPath);
+    } else if (name) {
+      const path = ref.path.map((seg, k): PathSegment => (k === r.index ? { kind: 'prop', name } : seg));
+      issue.suggestedFix = correctedText(ref, text, ref.root, path);
+    }
     return { issue };
   }
+}
+
+/**
+ * The corrected value of the field that holds `ref`: its text with the
+ * reference rewritten to `root` + `path` (form kept), so a client can set the
+ * field to it as it is. Without the text (a bare `preview_from`), the
+ * reference alone.
+ */
+export function correctedText(ref: Reference, text: string | undefined, root: string, path: readonly PathSegment[]): string {
+  const expr = formatPath(root, path);
+  if (text === undefined || ref.end <= ref.start) return path.length === 0 && ref.start === ref.end ? root : `{${expr}}`;
+  const written = ref.form === 'double' ? `{{${expr}}}` : `{${expr}}`;
+  return text.slice(0, ref.start) + written + text.slice(ref.end);
 }
 
 /** References of a template string, or an issue when a reference is malformed. */

@@ -68,19 +68,7 @@ function parseWithPositions(text: string): YamlParseResult {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      issues: doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        const issue: PlanIssue = { code: 'invalid_yaml', field: '', message: `invalid YAML: ${firstLine(e.message)}` };
-        if (pos) {
-          issue.line = pos.line;
-          issue.column = pos.col;
-          if (!issue.message.includes('line')) issue.message += ` (line ${pos.line}, column ${pos.col})`;
-        }
-        return issue;
-      }),
-    };
+    return { ok: false, issues: doc.errors.map((e) => syntaxIssue(text, firstLine(e.message).replace(/ at line \d+, column \d+:?$/, ''), e.linePos?.[0])) };
   }
   let value: unknown;
   try {
@@ -89,6 +77,41 @@ function parseWithPositions(text: string): YamlParseResult {
     return { ok: false, issues: [{ code: 'invalid_yaml', field: '', message: `invalid YAML: ${(e as Error).message}` }] };
   }
   return { ok: true, source: yamlSource(doc, lineCounter, value) };
+}
+
+/** Longest line quoted in a syntax error; longer lines are cut around the column. */
+const QUOTE_MAX = 120;
+
+/**
+ * An `invalid_yaml` issue that quotes the offending line with a caret under
+ * the column. A position past the last line (an unclosed bracket found at the
+ * end) moves to the end of the last non-blank line, where the fix goes.
+ */
+export function syntaxIssue(text: string, reason: string, pos: { line: number; col: number } | undefined): PlanIssue {
+  if (!pos) return { code: 'invalid_yaml', field: '', message: `invalid YAML: ${reason}` };
+  const lines = text.split(/\r?\n/);
+  let line = Math.min(pos.line, lines.length);
+  let col = pos.col;
+  if (!lines[line - 1]?.trim()) {
+    let k = line - 1;
+    while (k > 0 && !lines[k - 1]!.trim()) k--;
+    if (k > 0) {
+      line = k;
+      col = lines[k - 1]!.length + 1;
+    }
+  }
+  const raw = lines[line - 1] ?? '';
+  const from = raw.length > QUOTE_MAX ? Math.max(0, Math.min(col - 1 - QUOTE_MAX / 2, raw.length - QUOTE_MAX)) : 0;
+  const shown = raw.slice(from, from + QUOTE_MAX);
+  const gutter = `${line} | `;
+  const caret = `${' '.repeat(gutter.length - 2)}| ${' '.repeat(Math.max(0, col - 1 - from))}^`;
+  return {
+    code: 'invalid_yaml',
+    field: '',
+    message: `invalid YAML at line ${line}, column ${col}: ${reason}\n${gutter}${shown}\n${caret}`,
+    line,
+    column: col,
+  };
 }
 
 function yamlSource(doc: Document, lineCounter: LineCounter, value: unknown): YamlSource {
@@ -114,4 +137,11 @@ function yamlSource(doc: Document, lineCounter: LineCounter, value: unknown): Ya
       return isScalar(node) && typeof node.source === 'string' ? node.source : undefined;
     },
   };
+}
+
+/** Positions for issues found outside the compiler (the planner's deployment checks): `field` paths into `text`. */
+export function locateInYaml(text: string, issues: readonly PlanIssue[]): PlanIssue[] {
+  if (issues.length === 0) return [];
+  const parsed = parseYamlSource(text);
+  return parsed.ok ? issues.map((i) => parsed.source.locate(i)) : [...issues];
 }

@@ -86,7 +86,7 @@ describe('resolvePath', () => {
   });
 
   it('names the missing field and what is available', () => {
-    expect(at('.results[0].donr')).toEqual({ ok: false, at: 'results[0].donr', reason: "no field 'donr'", available: ['donor_name', 'tags'] });
+    expect(at('.results[0].donr')).toEqual({ ok: false, at: 'results[0].donr', reason: "no field 'donr'", available: ['donor_name', 'tags'], index: 2 });
     expect(at('.cnt')).toMatchObject({ ok: false, available: ['results', 'count', 'raw'] });
   });
 

@@ -18,6 +18,10 @@ export type PathResolution =
       available: string[];
       /** A corrected rendering of the segment when one is obvious (`entities[*]` for `entities.name`). */
       fix?: string;
+      /** Index in the path of the failing segment. */
+      index: number;
+      /** The whole path corrected when the fix is a structural one (a `[*]` projection inserted). */
+      fixPath?: PathSegment[];
     };
 
 const ANY: FieldSpec = { type: 'any' };
@@ -61,10 +65,12 @@ export function resolvePath(root: FieldSpec, path: readonly PathSegment[]): Path
           reason: `'${prefix}' is a list (${spec.type}); pick one element or project over all of them`,
           available: [],
           fix: `${prefix}[*].${seg.name}`,
+          index: i,
+          fixPath: [...path.slice(0, i), { kind: 'wildcard' }, ...path.slice(i)],
         };
       }
       if (!isObjectLike(spec)) {
-        return { ok: false, at, reason: `'${renderPath(path.slice(0, i)) || 'the output'}' is a ${spec.type} and has no fields`, available: [] };
+        return { ok: false, at, reason: `'${renderPath(path.slice(0, i)) || 'the output'}' is a ${spec.type} and has no fields`, available: [], index: i };
       }
       if (!spec.fields) {
         spec = ANY;
@@ -72,22 +78,28 @@ export function resolvePath(root: FieldSpec, path: readonly PathSegment[]): Path
       }
       const next = Object.prototype.hasOwnProperty.call(spec.fields, seg.name) ? spec.fields[seg.name] : undefined;
       if (!next) {
-        return { ok: false, at, reason: `no field '${seg.name}'`, available: Object.keys(spec.fields) };
+        return { ok: false, at, reason: `no field '${seg.name}'`, available: Object.keys(spec.fields), index: i };
       }
       spec = next;
     } else if (seg.kind === 'index') {
       if (!isArrayType(spec.type)) {
-        return { ok: false, at, reason: `'${renderPath(path.slice(0, i))}' is a ${spec.type}, not a list`, available: [] };
+        return { ok: false, at, reason: `'${renderPath(path.slice(0, i))}' is a ${spec.type}, not a list`, available: [], index: i };
       }
       spec = elementSpec(spec);
     } else {
       if (!isArrayType(spec.type)) {
-        return { ok: false, at, reason: `'${renderPath(path.slice(0, i))}' is a ${spec.type}, not a list`, available: [] };
+        return { ok: false, at, reason: `'${renderPath(path.slice(0, i))}' is a ${spec.type}, not a list`, available: [], index: i };
       }
       const rest = resolvePath(elementSpec(spec), path.slice(i + 1));
       if (!rest.ok) {
         const head = renderPath(path.slice(0, i + 1));
-        return { ...rest, at: rest.at ? `${head}.${rest.at}`.replace('.[', '[') : head, ...(rest.fix ? { fix: `${head}.${rest.fix}`.replace('.[', '[') } : {}) };
+        return {
+          ...rest,
+          at: rest.at ? `${head}.${rest.at}`.replace('.[', '[') : head,
+          index: rest.index + i + 1,
+          ...(rest.fix ? { fix: `${head}.${rest.fix}`.replace('.[', '[') } : {}),
+          ...(rest.fixPath ? { fixPath: [...path.slice(0, i + 1), ...rest.fixPath] } : {}),
+        };
       }
       const t = rest.spec.type;
       return { ok: true, spec: rest.spec.fields ? { type: `${t}[]`, fields: rest.spec.fields } : { type: `${t}[]` } };

@@ -289,7 +289,7 @@ describe('plan.proto matches the IR', () => {
   const messages: Array<[string, string[]]> = [
     ['PlanGraph', Object.keys(PlanGraphSchema.shape)],
     ['Provenance', Object.keys(PlanGraphSchema.shape.provenance.unwrap().shape)],
-    ['PlanInput', Object.keys(PlanInputSchema.shape).map((k) => (k === 'default' ? 'defaultJson' : k))],
+    ['PlanInput', Object.keys(PlanInputSchema.shape).map((k) => (k === 'default' ? 'defaultJson' : k === 'enum' ? 'enumJson' : k))],
     ['PlanNode', Object.keys(PlanNodeSchema.shape)],
     ['ErrorPolicy', Object.keys(ErrorPolicySchema.shape)],
     ['RetryPolicy', Object.keys(RetryPolicySchema.shape)],

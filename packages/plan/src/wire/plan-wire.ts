@@ -105,6 +105,7 @@ function inputToWire(input: PlanInput): PlanInputWire {
     required: input.required,
     defaultJson: input.default === undefined ? undefined : JSON.stringify(input.default),
     extractFrom: input.extractFrom,
+    enumJson: input.enum === undefined ? undefined : JSON.stringify(input.enum),
   };
 }
 
@@ -117,9 +118,18 @@ function inputFromWire(w: PlanInputWire, path: string): Json {
       throw new PlanWireError(`${path}.default`, 'default_json must be JSON text');
     }
   }
+  let allowed: unknown;
+  if (w.enumJson != null) {
+    try {
+      allowed = JSON.parse(w.enumJson);
+    } catch {
+      throw new PlanWireError(`${path}.enum`, 'enum_json must be JSON text');
+    }
+  }
   return defined({
     name: w.name,
     type: w.type ?? undefined,
+    enum: allowed,
     description: w.description ?? undefined,
     required: w.required ?? undefined,
     default: value,

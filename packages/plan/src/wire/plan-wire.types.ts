@@ -41,6 +41,8 @@ export interface PlanInputWire {
   /** JSON text: a default may be any JSON value, which a Struct cannot carry. */
   defaultJson?: string | undefined;
   extractFrom?: string | undefined;
+  /** JSON text of the allowed values. */
+  enumJson?: string | undefined;
 }
 
 export interface PlanNodeWire {

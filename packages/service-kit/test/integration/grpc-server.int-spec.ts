@@ -35,7 +35,7 @@ class FakePlanner {
   compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
     if (!req.yaml) throw new AppError('INVALID_ARGUMENT', 'yaml: is required', { violations: [{ field: 'yaml', reason: 'is required' }] });
     // The plan is a typed message now; its `metadata` is still a google.protobuf.Struct.
-    return { plan: plan.PlanGraph.fromJSON({ metadata: { echoed: req.yaml, nested: { list: [1, 'two', null, true] } } }), results: [] };
+    return { plan: plan.PlanGraph.fromJSON({ metadata: { echoed: req.yaml, nested: { list: [1, 'two', null, true] } } }), results: [], valid: true, errors: [], warnings: [] };
   }
   createPlaybook(): never {
     throw new Error('boom with secret-ish detail');

@@ -89,7 +89,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/playbooks/{id}/graph', summary: 'Steps (kind, step type, action, side effect, output types), edges (dependencies, fallbacks, routes) and Kahn levels (?revision=)' },
   { method: 'get', path: '/api/agent-factory/actions', summary: 'Action I/O registry (filter with ?category=): built-in actions and served plugin tools, each with available / served_by / owner' },
   { method: 'get', path: '/api/agent-factory/actions/{name}', summary: 'One action I/O contract' },
-  { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML; per-step results', body: PlaybookYamlSchema },
+  { method: 'post', path: '/api/agent-factory/playbooks/validate', summary: 'Validate playbook YAML: {valid, errors, warnings, results}, every issue with field, step, line, column and suggestedFix', body: PlaybookYamlSchema },
   { method: 'get', path: '/api/agent-factory/approvals', summary: 'Pending approvals you may act on (?kind=&status=&run_id=; `all` lifts a filter)' },
   { method: 'get', path: '/api/agent-factory/approvals/{id}', summary: 'One approval request with its preview data and resolution' },
   { method: 'post', path: '/api/agent-factory/approvals/{id}/approve', summary: 'Approve (optionally with instructions) and resume the run; 409 when no longer pending', body: ApproveSchema },

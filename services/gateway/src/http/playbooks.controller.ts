@@ -7,6 +7,7 @@ import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { PlaybookYamlSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
 import { assertInputsFit, parseBody } from './validation.js';
 import { playbookView, runView } from './views.js';
+import { playbookValidationView, refusedValidationView } from './playbook-validation.view.js';
 
 /**
  * Stored playbooks (seed §3 "Playbook Endpoints"), per owner: another user's
@@ -22,7 +23,7 @@ export class PlaybooksController {
   @HttpCode(200)
   async validate(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
     const { yaml } = parseBody(PlaybookYamlSchema, body);
-    return validation(() => call(this.deps.clients.planner.compilePlaybook({ principal, yaml })));
+    return validation(() => call(this.deps.clients.planner.compilePlaybook({ principal, yaml, validateOnly: true })));
   }
 
   @Post()
@@ -74,8 +75,8 @@ export class PlaybooksController {
     const stored = await call(planner.getPlaybook({ principal, id, revision: 0 }));
     const text = yaml ?? stored.playbook!.yaml;
     return validation(async () => {
-      const compiled = await call(planner.compilePlaybook({ principal, yaml: text }));
-      if (compiled.plan?.id !== id) throw AppError.invalid('yaml.id', `is '${compiled.plan?.id ?? ''}' but this playbook is '${id}'`, 'id_mismatch');
+      const compiled = await call(planner.compilePlaybook({ principal, yaml: text, validateOnly: true }));
+      if (compiled.valid && compiled.plan?.id !== id) throw AppError.invalid('yaml.id', `is '${compiled.plan?.id ?? ''}' but this playbook is '${id}'`, 'id_mismatch');
       return compiled;
     });
   }
@@ -116,13 +117,16 @@ export class PlaybooksController {
   }
 }
 
-/** `{valid, errors, results}`: an INVALID_ARGUMENT is an answer here, not an error. */
+/**
+ * `{valid, errors, warnings, results}` (playbook-validation.view.ts): every
+ * problem with field, step, line, column and suggestedFix; an
+ * INVALID_ARGUMENT (no YAML, too large, id mismatch) is an answer here too.
+ */
 async function validation(compile: () => Promise<planner.CompilePlaybookResponse>) {
   try {
-    const { results } = await compile();
-    return { valid: results.every((r) => r.valid), errors: [], results };
+    return playbookValidationView(await compile());
   } catch (err) {
-    if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') return { valid: false, errors: err.violations, results: [] };
+    if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') return refusedValidationView(err.violations.map((v) => ({ ...v, code: v.code ?? 'invalid_field' })));
     throw err;
   }
 }

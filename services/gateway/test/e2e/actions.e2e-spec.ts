@@ -91,12 +91,16 @@ describe('an action no service of this deployment serves', () => {
   it('is refused at /playbooks/validate with action_unavailable naming the step, the action and its owner', async () => {
     const res = await http('POST', url('/api/agent-factory/playbooks/validate'), { token: alice.token, body: { yaml: unserved } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: false, results: [] });
+    expect(res.body).toMatchObject({ valid: false });
+    // Reported like every validation error: with the step and where it is in the YAML.
     expect(res.body.errors).toEqual([
       {
         field: 'steps[1].action',
         code: 'action_unavailable',
         reason: "action 'search_documents' is not available in this deployment: it is served by entity-resolution, which is not among the services this deployment is configured with (ACTION_SERVICES)",
+        step: 'sent',
+        line: 10,
+        column: 13,
       },
     ]);
   });

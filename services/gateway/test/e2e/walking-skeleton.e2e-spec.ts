@@ -263,7 +263,7 @@ describe('playbook validation and the action registry', () => {
     });
     expect(bad.status).toBe(200);
     expect(bad.body.valid).toBe(false);
-    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'steps[1].inputs.ein', code: 'nonexistent_step', suggestedFix: 'find_org' })]);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'steps[1].inputs.ein', code: 'nonexistent_step', suggestedFix: '{find_org.results[0].ein}', step: 'get_filings', line: 27 })]);
     const empty = await http('POST', url('/api/agent-factory/playbooks/validate'), { token: alice, body: {} });
     expect(empty.status).toBe(400);
     expect(empty.body.error.violations[0].field).toBe('yaml');
@@ -317,7 +317,7 @@ describe('bad input: a clear 4xx naming the field, nothing persisted', () => {
     const before = await runsOf();
     const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: fixture('org-filings.playbook.yaml'), inputs: {} } });
     expect(res.status).toBe(400);
-    expect(res.body.error.violations).toEqual([expect.objectContaining({ field: 'inputs.org_name', reason: 'is required' })]);
+    expect(res.body.error.violations).toEqual([expect.objectContaining({ field: 'inputs.org_name', reason: 'is required (a string)', code: 'missing_required' })]);
     expect(await runsOf()).toBe(before);
   });
 

@@ -14,6 +14,7 @@ import { parseRuntimePolicies, type RuntimePolicy } from '../domain/runtime-poli
 import type { RunRepository, WaitingRow } from '../infra/run.repository.js';
 import { decidePolicyGate, policyGateFor } from './policy-gate.js';
 import type { ApprovalDecisions } from './approval-decisions.js';
+import { assertRunnable, type RunCapabilities } from './run-start-checks.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -42,6 +43,8 @@ export class RunCommands {
     private readonly limits: { runInputMaxBytes: number } = { runInputMaxBytes: DEFAULT_RUN_INPUT_MAX_BYTES },
     /** Refuses tool actions no service of this deployment serves (action-availability.ts); absent: not checked. */
     private readonly checkActions?: ActionCheck,
+    /** Without a model, playbook runs with llm steps are refused at start. */
+    private readonly capabilities: RunCapabilities = { hasModel: true },
   ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
@@ -58,12 +61,7 @@ export class RunCommands {
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
       throw AppError.invalid('run_context', `must be one of ${RUN_CONTEXTS.join(', ')}`);
     }
-    const missing = missingInputs(plan, cmd.inputs);
-    if (missing.length) {
-      throw new AppError('INVALID_ARGUMENT', `missing required input(s): ${missing.join(', ')}`, {
-        violations: missing.map((name) => ({ field: `inputs.${name}`, reason: 'is required', code: 'missing_required' })),
-      });
-    }
+    assertRunnable(plan, cmd.inputs, this.capabilities);
     const violations: FieldViolation[] = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
     if (this.checkActions) violations.push(...(await this.checkActions(plan)));
     let outputContract: Record<string, unknown> | null = null;

@@ -1,11 +1,15 @@
 /**
  * Playbook use cases: compile YAML to a PlanGraph (all validation results
- * returned; any error is INVALID_ARGUMENT naming step and field) and store
- * playbooks per owner, every version kept (`playbook_versions`; a run records
- * the revision it was compiled from, see compileStored).
+ * returned; any error is INVALID_ARGUMENT naming step, field, line and
+ * column) and store playbooks per owner, every version kept
+ * (`playbook_versions`; a run records the revision it was compiled from, see
+ * compileStored). `compile` checks the document alone; `report` /
+ * `compileFor` add what depends on the deployment and the caller (their
+ * connectors, whether a model is configured).
  */
-import { compilePlaybook, type CompileResult, type PlanGraph } from '@af/plan';
-import { AppError, sqlRows, type ServiceKit } from '@af/service-kit';
+import { CONFIGURE_MODEL_HINT, compilePlaybook, llmNodes, locateInYaml, type CompilePlaybookOptions, type CompileResult, type PlanGraph, type PlanIssue } from '@af/plan';
+import { AppError, sqlRows, type FieldViolation, type ServiceKit } from '@af/service-kit';
+import { noConnectorCatalog, type ConnectorCatalog } from '../infra/connector-catalog.js';
 import type { ActionAvailability } from './action-availability.js';
 
 export interface StoredPlaybook {
@@ -20,6 +24,27 @@ export interface StoredPlaybook {
   updatedAt: Date;
 }
 
+/** What validation depends on beyond the document. */
+export interface PlaybookCheckDeps {
+  /** The caller's connectors and bindings (default: not configured → a warning when a playbook names a connector). */
+  connectors?: ConnectorCatalog;
+  /** Whether a chat model is configured (default false → llm steps are a warning). */
+  hasModel?: boolean;
+}
+
+/** Everything validation found; `plan` only when there are no errors. */
+export interface PlaybookReport {
+  valid: boolean;
+  plan?: PlanGraph;
+  errors: PlanIssue[];
+  warnings: PlanIssue[];
+  results: CompileResult['results'];
+}
+
+const MAX_YAML_BYTES = 1024 * 1024;
+/** A `connector:` key anywhere: only then are the caller's connectors looked up. */
+const NAMES_A_CONNECTOR = /(^|[\s{,])connector\s*:/m;
+
 /**
  * What still uses a playbook (schedules, agent profiles) and so refuses its
  * deletion. None of those exist in this deployment yet: the default finds
@@ -29,7 +54,6 @@ export type PlaybookUsers = (ownerUserId: string, id: string) => Promise<Array<{
 
 export const noPlaybookUsers: PlaybookUsers = async () => [];
 
-const MAX_YAML_BYTES = 1024 * 1024;
 /** A version row shaped like a playbook row: created when the playbook was, updated when the version was stored. */
 const VERSION_COLUMNS = 'v.owner_user_id, v.id, v.revision, v.name, v.version, v.yaml, p.created_at, v.created_at AS updated_at';
 
@@ -39,25 +63,49 @@ export class Playbooks {
     private readonly users: PlaybookUsers = noPlaybookUsers,
     /** Refuses plans naming actions this deployment does not serve; knows the plugin tools served. */
     private readonly actions?: ActionAvailability,
+    private readonly deps: PlaybookCheckDeps = {},
   ) {}
 
+  /** The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error. */
   compile(yaml: string): { plan: PlanGraph; results: CompileResult['results'] } {
-    if (!yaml || !yaml.trim()) throw AppError.invalid('yaml', 'is required');
-    if (Buffer.byteLength(yaml) > MAX_YAML_BYTES) throw AppError.invalid('yaml', `is larger than ${MAX_YAML_BYTES} bytes`);
-    const result = this.actions ? compilePlaybook(yaml, { registry: this.actions.registry() }) : compilePlaybook(yaml);
-    if (!result.ok) {
-      const first = result.errors[0]!;
-      throw new AppError('INVALID_ARGUMENT', `${first.field}: ${first.message}${result.errors.length > 1 ? ` (+${result.errors.length - 1} more)` : ''}`, {
-        violations: result.errors.map((e) => ({
-          field: e.field,
-          reason: e.message,
-          code: e.code,
-          ...(e.suggestedFix ? { suggestedFix: e.suggestedFix } : {}),
-        })),
-      });
-    }
+    requireYaml(yaml);
+    const result = compilePlaybook(yaml, this.actions ? { registry: this.actions.registry() } : {});
+    if (!result.ok) throw invalidPlaybook(result.errors);
     this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
+  }
+
+  /**
+   * Every problem of `yaml` for this caller in one round: the document's
+   * errors and warnings, the connectors it names checked against the
+   * caller's (a warning when connector-runtime cannot be asked), and a
+   * warning per llm step when no model is configured.
+   */
+  async report(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport> {
+    requireYaml(yaml);
+    const opts: CompilePlaybookOptions = this.actions ? { registry: this.actions.registry() } : {};
+    const extraWarnings: PlanIssue[] = [];
+    if (NAMES_A_CONNECTOR.test(yaml) && principal.userId) {
+      const catalog = await (this.deps.connectors ?? noConnectorCatalog).forCaller(principal);
+      if ('lookup' in catalog) opts.connectors = catalog.lookup;
+      else extraWarnings.push({ code: 'connectors_not_checked', field: '', message: `the connectors and endpoints this playbook names were not checked: ${catalog.unavailable}` });
+    }
+    const result = compilePlaybook(yaml, opts);
+    const errors: PlanIssue[] = result.ok ? [] : [...result.errors];
+    const warnings: PlanIssue[] = [...extraWarnings, ...result.warnings];
+    if (result.ok && !this.deps.hasModel) warnings.push(...locateInYaml(yaml, modelWarnings(result.plan)));
+    // Deployment checks, each in its own module, add to `errors` / `warnings` here (positions via locateInYaml);
+    // compileFor and CompilePlaybook then refuse or report them like the document's own.
+    if (result.ok) errors.push(...locateInYaml(yaml, unavailableActionIssues(this.actions, result.plan)));
+    const valid = errors.length === 0 && result.ok;
+    return { valid, ...(valid && result.ok ? { plan: result.plan } : {}), errors, warnings, results: result.results };
+  }
+
+  /** `report`, throwing INVALID_ARGUMENT (violations with field, step, line and column) when there are errors. */
+  async compileFor(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport & { plan: PlanGraph }> {
+    const report = await this.report(yaml, principal);
+    if (!report.valid || !report.plan) throw invalidPlaybook(report.errors);
+    return { ...report, plan: report.plan };
   }
 
   /** Stores the playbook: revision 1, or a new revision of the caller's playbook with that id (nothing when the YAML is unchanged). */
@@ -154,10 +202,11 @@ export class Playbooks {
   async compileStored(
     ownerUserId: string,
     id: string,
-    opts: { revision?: number; dryRun?: boolean; allowSideEffects?: boolean } = {},
+    opts: { revision?: number; dryRun?: boolean; allowSideEffects?: boolean; caller?: { userId: string; teamIds: readonly string[] } } = {},
   ): Promise<{ plan: PlanGraph; results: CompileResult['results']; playbook: StoredPlaybook }> {
     const playbook = await this.get(ownerUserId, id, opts.revision);
-    const { plan, results } = this.compile(playbook.yaml);
+    // With a caller (a run is about to start) the deployment checks apply too; the graph view needs the document only.
+    const { plan, results } = opts.caller ? await this.compileFor(playbook.yaml, opts.caller) : this.compile(playbook.yaml);
     const metadata: Record<string, unknown> = { ...(plan.metadata ?? {}), playbook_revision: playbook.revision };
     if (opts.dryRun) metadata.dry_run = { allow_side_effects: opts.allowSideEffects === true };
     return { plan: { ...plan, metadata }, results, playbook };
@@ -186,6 +235,57 @@ export class Playbooks {
     const rows = await sqlRows(this.kit.db, 'SELECT * FROM playbooks WHERE owner_user_id = $1 ORDER BY id', [ownerUserId]);
     return rows.map(toPlaybook);
   }
+}
+
+function requireYaml(yaml: string): void {
+  if (!yaml || !yaml.trim()) throw AppError.invalid('yaml', 'is required');
+  if (Buffer.byteLength(yaml) > MAX_YAML_BYTES) throw AppError.invalid('yaml', `is larger than ${MAX_YAML_BYTES} bytes`);
+}
+
+/** A violation per error, with what a client needs to point at it and fix it. */
+export function issueViolation(e: PlanIssue): FieldViolation {
+  return {
+    field: e.field,
+    reason: e.message,
+    code: e.code,
+    ...(e.suggestedFix !== undefined ? { suggestedFix: e.suggestedFix } : {}),
+    ...(e.step !== undefined ? { step: e.step } : {}),
+    ...(e.line !== undefined ? { line: e.line } : {}),
+    ...(e.column !== undefined ? { column: e.column } : {}),
+  };
+}
+
+function invalidPlaybook(errors: readonly PlanIssue[]): AppError {
+  const first = errors[0]!;
+  const at = first.line !== undefined ? ` (line ${first.line})` : '';
+  return new AppError('INVALID_ARGUMENT', `${first.field ? `${first.field}: ` : ''}${first.message}${at}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, {
+    violations: errors.map(issueViolation),
+  });
+}
+
+/** `action_unavailable` (action-availability.ts) as issues, so validation reports them with the rest. */
+function unavailableActionIssues(actions: ActionAvailability | undefined, plan: PlanGraph): PlanIssue[] {
+  try {
+    actions?.check(plan);
+    return [];
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'INVALID_ARGUMENT') throw err;
+    const steps = new Map(plan.nodes.map((n) => [n.source, n.id] as const));
+    return err.violations.map((v) => {
+      const step = steps.get(v.field.replace(/\.action$/, ''));
+      return { code: v.code ?? 'action_unavailable', field: v.field, message: v.reason, ...(step !== undefined ? { step } : {}) };
+    });
+  }
+}
+
+/** An llm step cannot run without a model: said at validation, refused when a run starts. */
+function modelWarnings(plan: PlanGraph): PlanIssue[] {
+  return llmNodes(plan.nodes).map((n) => ({
+    code: 'no_model_configured',
+    field: n.source ? `${n.source}.action` : '',
+    step: n.id,
+    message: `step '${n.id}' is an llm_task, but no LLM model is configured: a run of this playbook is refused at start until one is (${CONFIGURE_MODEL_HINT})`,
+  }));
 }
 
 function requireUser(userId: string): void {

@@ -1,7 +1,7 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { planner } from '@af/contracts';
 import { AppError } from '@af/service-kit';
-import { compileMasterPlan, type ActionContract } from '@af/plan';
+import { compileMasterPlan, type ActionContract, type PlanIssue, type StepIssue } from '@af/plan';
 import type { ActionAvailability } from '../app/action-availability.js';
 import type { CapabilityRegistry } from '../app/capability-registry.service.js';
 import type { FacetCatalogStore } from '../app/facet-catalog.store.js';
@@ -84,9 +84,17 @@ export class PlannerController implements planner.PlannerServiceController {
     return { plan: wirePlan(result.plan) };
   }
 
-  compilePlaybook(req: planner.CompilePlaybookRequest): planner.CompilePlaybookResponse {
-    const { plan, results } = this.playbooks.compile(req.yaml);
-    return { plan: wirePlan(plan), results: toWireResults(results) };
+  /** With `validate_only` every problem is the answer (valid = false); without it errors are INVALID_ARGUMENT. */
+  async compilePlaybook(req: planner.CompilePlaybookRequest): Promise<planner.CompilePlaybookResponse> {
+    const principal = { userId: req.principal?.userId ?? '', teamIds: req.principal?.teamIds ?? [] };
+    const report = req.validateOnly ? await this.playbooks.report(req.yaml, principal) : await this.playbooks.compileFor(req.yaml, principal);
+    return {
+      plan: report.plan ? wirePlan(report.plan) : undefined,
+      results: toWireResults(report.results),
+      valid: report.valid,
+      errors: report.errors.map(playbookIssue),
+      warnings: report.warnings.map(playbookIssue),
+    };
   }
 
   compileWorkflow(req: planner.CompileWorkflowRequest): planner.CompileWorkflowResponse {
@@ -112,10 +120,13 @@ export class PlannerController implements planner.PlannerServiceController {
   }
 
   async compileStoredPlaybook(req: planner.CompileStoredPlaybookRequest): Promise<planner.CompileStoredPlaybookResponse> {
-    const { plan, results, playbook } = await this.playbooks.compileStored(req.principal?.userId ?? '', req.id, {
+    // A run's plan: checked for the caller as CompilePlaybook does (connectors, model).
+    const caller = { userId: req.principal?.userId ?? '', teamIds: req.principal?.teamIds ?? [] };
+    const { plan, results, playbook } = await this.playbooks.compileStored(caller.userId, req.id, {
       revision: req.revision,
       dryRun: req.dryRun,
       allowSideEffects: req.allowSideEffects,
+      caller,
     });
     return { plan: wirePlan(plan), results: toWireResults(results), playbook: toWire(playbook) };
   }
@@ -155,8 +166,12 @@ export class PlannerController implements planner.PlannerServiceController {
   }
 }
 
-function issue(i: { code: string; message: string; field?: string; suggestedFix?: string }): planner.StepIssue {
-  return { code: i.code, message: i.message, field: i.field ?? '', suggestedFix: i.suggestedFix ?? '' };
+function issue(i: StepIssue): planner.StepIssue {
+  return { code: i.code, message: i.message, field: i.field, suggestedFix: i.suggestedFix ?? '', line: i.line ?? 0, column: i.column ?? 0 };
+}
+
+function playbookIssue(i: PlanIssue): planner.PlaybookIssue {
+  return { code: i.code, message: i.message, field: i.field, suggestedFix: i.suggestedFix ?? '', step: i.step ?? '', line: i.line ?? 0, column: i.column ?? 0 };
 }
 
 export interface PlannerModuleDeps {

@@ -30,6 +30,17 @@ export interface FieldViolation {
   reason: string;
   /** Machine-readable code, e.g. `unresolved_reference`. */
   code: string;
+  /** The corrected value of `field` a client may apply as it is (`{filings.results}`). */
+  suggestedFix?:
+    | string
+    | undefined;
+  /** 1-based position of the offending node when the request carried YAML text. */
+  line?: number | undefined;
+  column?:
+    | number
+    | undefined;
+  /** The playbook step the violation is about, when there is one. */
+  step?: string | undefined;
 }
 
 export interface ErrorDetail {
@@ -139,6 +150,18 @@ export const FieldViolation: MessageFns<FieldViolation> = {
     if (message.code !== "") {
       writer.uint32(26).string(message.code);
     }
+    if (message.suggestedFix !== undefined) {
+      writer.uint32(34).string(message.suggestedFix);
+    }
+    if (message.line !== undefined) {
+      writer.uint32(40).int32(message.line);
+    }
+    if (message.column !== undefined) {
+      writer.uint32(48).int32(message.column);
+    }
+    if (message.step !== undefined) {
+      writer.uint32(58).string(message.step);
+    }
     return writer;
   },
 
@@ -179,6 +202,38 @@ export const FieldViolation: MessageFns<FieldViolation> = {
             message.code = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.suggestedFix = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.step = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -196,6 +251,14 @@ export const FieldViolation: MessageFns<FieldViolation> = {
       field: isSet(object.field) ? globalThis.String(object.field) : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       code: isSet(object.code) ? globalThis.String(object.code) : "",
+      suggestedFix: isSet(object.suggestedFix)
+        ? globalThis.String(object.suggestedFix)
+        : isSet(object.suggested_fix)
+        ? globalThis.String(object.suggested_fix)
+        : undefined,
+      line: isSet(object.line) ? globalThis.Number(object.line) : undefined,
+      column: isSet(object.column) ? globalThis.Number(object.column) : undefined,
+      step: isSet(object.step) ? globalThis.String(object.step) : undefined,
     };
   },
 
@@ -209,6 +272,18 @@ export const FieldViolation: MessageFns<FieldViolation> = {
     }
     if (message.code !== "") {
       obj.code = message.code;
+    }
+    if (message.suggestedFix !== undefined) {
+      obj.suggestedFix = message.suggestedFix;
+    }
+    if (message.line !== undefined) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== undefined) {
+      obj.column = Math.round(message.column);
+    }
+    if (message.step !== undefined) {
+      obj.step = message.step;
     }
     return obj;
   },

@@ -410,7 +410,11 @@ export interface PlanInput {
     | undefined;
   /** JSON text of the default (any JSON value, scalars included). */
   defaultJson?: string | undefined;
-  extractFrom?: string | undefined;
+  extractFrom?:
+    | string
+    | undefined;
+  /** JSON text of the allowed values (a JSON array); absent = any value of the type. */
+  enumJson?: string | undefined;
 }
 
 /** One step of a plan. */
@@ -894,6 +898,9 @@ export const PlanInput: MessageFns<PlanInput> = {
     if (message.extractFrom !== undefined) {
       writer.uint32(50).string(message.extractFrom);
     }
+    if (message.enumJson !== undefined) {
+      writer.uint32(58).string(message.enumJson);
+    }
     return writer;
   },
 
@@ -958,6 +965,14 @@ export const PlanInput: MessageFns<PlanInput> = {
             message.extractFrom = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.enumJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -986,6 +1001,11 @@ export const PlanInput: MessageFns<PlanInput> = {
         : isSet(object.extract_from)
         ? globalThis.String(object.extract_from)
         : undefined,
+      enumJson: isSet(object.enumJson)
+        ? globalThis.String(object.enumJson)
+        : isSet(object.enum_json)
+        ? globalThis.String(object.enum_json)
+        : undefined,
     };
   },
 
@@ -1008,6 +1028,9 @@ export const PlanInput: MessageFns<PlanInput> = {
     }
     if (message.extractFrom !== undefined) {
       obj.extractFrom = message.extractFrom;
+    }
+    if (message.enumJson !== undefined) {
+      obj.enumJson = message.enumJson;
     }
     return obj;
   },

@@ -22,13 +22,39 @@ export const protobufFileName = "agentfactory/planner/v1/planner.proto";
 export interface CompilePlaybookRequest {
   principal: Principal | undefined;
   yaml: string;
+  /**
+   * Answer with every problem (valid = false, errors, warnings, results)
+   * instead of INVALID_ARGUMENT: what POST /playbooks/validate shows.
+   */
+  validateOnly?: boolean | undefined;
 }
 
 export interface StepIssue {
   code: string;
   message: string;
+  /** Relative to the step (`inputs.query`). */
+  field: string;
+  /** The corrected value of the field (`{filings.results}`), or empty. */
+  suggestedFix: string;
+  /** 1-based position of the field in the YAML (0 = unknown). */
+  line: number;
+  column: number;
+}
+
+/**
+ * A problem of the whole document; `field` is a path from its root
+ * (`steps[1].inputs.query`).
+ */
+export interface PlaybookIssue {
+  code: string;
+  message: string;
   field: string;
   suggestedFix: string;
+  /** The step it is about, or empty. */
+  step: string;
+  /** 1-based position in the YAML (0 = unknown). */
+  line: number;
+  column: number;
 }
 
 export interface StepValidationResult {
@@ -39,9 +65,18 @@ export interface StepValidationResult {
 }
 
 export interface CompilePlaybookResponse {
-  /** The PlanGraph, as validated by the zod schema in packages/plan. */
+  /** The PlanGraph, as validated by the zod schema in packages/plan (absent when not valid). */
   plan: PlanGraph | undefined;
   results: StepValidationResult[];
+  /** Set with validate_only; without it an invalid playbook is INVALID_ARGUMENT. */
+  valid: boolean;
+  /** Every error, in document order (only with validate_only: else they are the violations). */
+  errors: PlaybookIssue[];
+  /**
+   * Warnings of the whole playbook: document rules, connector-runtime not
+   * reachable, llm steps with no model configured, … (step warnings are in results).
+   */
+  warnings: PlaybookIssue[];
 }
 
 export interface Playbook {
@@ -458,6 +493,9 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
     if (message.yaml !== "") {
       writer.uint32(18).string(message.yaml);
     }
+    if (message.validateOnly !== undefined) {
+      writer.uint32(24).bool(message.validateOnly);
+    }
     return writer;
   },
 
@@ -490,6 +528,14 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
             message.yaml = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.validateOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -506,6 +552,11 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
     return {
       principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
       yaml: isSet(object.yaml) ? globalThis.String(object.yaml) : "",
+      validateOnly: isSet(object.validateOnly)
+        ? globalThis.Boolean(object.validateOnly)
+        : isSet(object.validate_only)
+        ? globalThis.Boolean(object.validate_only)
+        : undefined,
     };
   },
 
@@ -517,12 +568,15 @@ export const CompilePlaybookRequest: MessageFns<CompilePlaybookRequest> = {
     if (message.yaml !== "") {
       obj.yaml = message.yaml;
     }
+    if (message.validateOnly !== undefined) {
+      obj.validateOnly = message.validateOnly;
+    }
     return obj;
   },
 };
 
 function createBaseStepIssue(): StepIssue {
-  return { code: "", message: "", field: "", suggestedFix: "" };
+  return { code: "", message: "", field: "", suggestedFix: "", line: 0, column: 0 };
 }
 
 export const StepIssue: MessageFns<StepIssue> = {
@@ -538,6 +592,12 @@ export const StepIssue: MessageFns<StepIssue> = {
     }
     if (message.suggestedFix !== "") {
       writer.uint32(34).string(message.suggestedFix);
+    }
+    if (message.line !== 0) {
+      writer.uint32(40).int32(message.line);
+    }
+    if (message.column !== 0) {
+      writer.uint32(48).int32(message.column);
     }
     return writer;
   },
@@ -587,6 +647,22 @@ export const StepIssue: MessageFns<StepIssue> = {
             message.suggestedFix = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -609,6 +685,8 @@ export const StepIssue: MessageFns<StepIssue> = {
         : isSet(object.suggested_fix)
         ? globalThis.String(object.suggested_fix)
         : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+      column: isSet(object.column) ? globalThis.Number(object.column) : 0,
     };
   },
 
@@ -625,6 +703,166 @@ export const StepIssue: MessageFns<StepIssue> = {
     }
     if (message.suggestedFix !== "") {
       obj.suggestedFix = message.suggestedFix;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== 0) {
+      obj.column = Math.round(message.column);
+    }
+    return obj;
+  },
+};
+
+function createBasePlaybookIssue(): PlaybookIssue {
+  return { code: "", message: "", field: "", suggestedFix: "", step: "", line: 0, column: 0 };
+}
+
+export const PlaybookIssue: MessageFns<PlaybookIssue> = {
+  encode(message: PlaybookIssue, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.field !== "") {
+      writer.uint32(26).string(message.field);
+    }
+    if (message.suggestedFix !== "") {
+      writer.uint32(34).string(message.suggestedFix);
+    }
+    if (message.step !== "") {
+      writer.uint32(42).string(message.step);
+    }
+    if (message.line !== 0) {
+      writer.uint32(48).int32(message.line);
+    }
+    if (message.column !== 0) {
+      writer.uint32(56).int32(message.column);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlaybookIssue {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlaybookIssue();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.suggestedFix = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.step = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.line = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.column = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlaybookIssue {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
+      suggestedFix: isSet(object.suggestedFix)
+        ? globalThis.String(object.suggestedFix)
+        : isSet(object.suggested_fix)
+        ? globalThis.String(object.suggested_fix)
+        : "",
+      step: isSet(object.step) ? globalThis.String(object.step) : "",
+      line: isSet(object.line) ? globalThis.Number(object.line) : 0,
+      column: isSet(object.column) ? globalThis.Number(object.column) : 0,
+    };
+  },
+
+  toJSON(message: PlaybookIssue): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.field !== "") {
+      obj.field = message.field;
+    }
+    if (message.suggestedFix !== "") {
+      obj.suggestedFix = message.suggestedFix;
+    }
+    if (message.step !== "") {
+      obj.step = message.step;
+    }
+    if (message.line !== 0) {
+      obj.line = Math.round(message.line);
+    }
+    if (message.column !== 0) {
+      obj.column = Math.round(message.column);
     }
     return obj;
   },
@@ -738,7 +976,7 @@ export const StepValidationResult: MessageFns<StepValidationResult> = {
 };
 
 function createBaseCompilePlaybookResponse(): CompilePlaybookResponse {
-  return { plan: undefined, results: [] };
+  return { plan: undefined, results: [], valid: false, errors: [], warnings: [] };
 }
 
 export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
@@ -748,6 +986,15 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
     }
     for (const v of message.results) {
       StepValidationResult.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.valid !== false) {
+      writer.uint32(24).bool(message.valid);
+    }
+    for (const v of message.errors) {
+      PlaybookIssue.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.warnings) {
+      PlaybookIssue.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -781,6 +1028,30 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
             message.results.push(StepValidationResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.errors.push(PlaybookIssue.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.warnings.push(PlaybookIssue.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -799,6 +1070,11 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
       results: globalThis.Array.isArray(object?.results)
         ? object.results.map((e: any) => StepValidationResult.fromJSON(e))
         : [],
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      errors: globalThis.Array.isArray(object?.errors) ? object.errors.map((e: any) => PlaybookIssue.fromJSON(e)) : [],
+      warnings: globalThis.Array.isArray(object?.warnings)
+        ? object.warnings.map((e: any) => PlaybookIssue.fromJSON(e))
+        : [],
     };
   },
 
@@ -809,6 +1085,15 @@ export const CompilePlaybookResponse: MessageFns<CompilePlaybookResponse> = {
     }
     if (message.results?.length) {
       obj.results = message.results.map((e) => StepValidationResult.toJSON(e));
+    }
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.errors?.length) {
+      obj.errors = message.errors.map((e) => PlaybookIssue.toJSON(e));
+    }
+    if (message.warnings?.length) {
+      obj.warnings = message.warnings.map((e) => PlaybookIssue.toJSON(e));
     }
     return obj;
   },
