@@ -116,7 +116,9 @@ export function runApiSuite(bus: 'memory' | 'jetstream'): void {
     const serviceAuthSecret = randomBytes(32).toString('hex');
     const served = await startNotifier(serviceAuthSecret, notified);
     notifier = served.server;
-    stack = await startStack({ bus, serviceAuthSecret, env: { orchestrator: { ACTION_SERVICES: `output-router=${served.address}` }, gateway: NO_IDLE_RECHECK } });
+    // The planner refuses steps whose action no service serves, so it is told about the served action too.
+    const actionServices = `output-router=${served.address}`;
+    stack = await startStack({ bus, serviceAuthSecret, env: { orchestrator: { ACTION_SERVICES: actionServices }, planner: { ACTION_SERVICES: actionServices }, gateway: NO_IDLE_RECHECK } });
     token = await registerAndLogin(stack, `runs-${bus}@example.com`);
     other = await registerAndLogin(stack, `other-${bus}@example.com`);
   });
