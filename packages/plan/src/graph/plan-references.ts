@@ -5,11 +5,11 @@
  * (transitively) depends on. A node that reads an output it does not wait for
  * is a `forward_reference`: the value may not exist yet when it runs.
  */
-import { collectReferences, ExprError, extractReferences, type LocatedReference } from '@af/expr';
+import { collectReferences, ExprError, extractReferences, normalizeCondition, parsePath, type LocatedReference } from '@af/expr';
 import type { PlanNode } from '../ir.js';
 import { nearestName } from '../issues/nearest-name.js';
 import type { PlanIssue } from '../issues/plan-issue.js';
-import { storedConditionError } from './condition-check.js';
+import { conditionSource, storedConditionError, type ConditionDialect } from './condition-check.js';
 import { BUILTIN_SUGGESTIONS, isRuntimeRoot } from './reference-roots.js';
 
 /** Transitive-dependency sets as bitsets, filled in topological order. */
@@ -85,11 +85,42 @@ export function nodeReferences(node: PlanNode, field: string, issues: PlanIssue[
 
 /**
  * The roots (`step` of `{step.path}`) a node reads in its inputs, params,
- * condition, routes, cache key and map source. Malformed references are left
- * out (validation reports them).
+ * condition, routes, cache key and map source — including the variables of
+ * conditions in the other dialects (JSON-Logic `var` paths of a workflow
+ * step's `executeIf` or a conditional's condition, `field`s of object
+ * conditions, DSL paths): `{"var": "step3.result"}` reads `step3`.
+ * Malformed references and conditions are left out (validation reports them).
  */
 export function referencedRoots(node: PlanNode): Set<string> {
-  return new Set(nodeReferences(node, node.id, []).map((r) => r.root));
+  const roots = new Set(nodeReferences(node, node.id, []).map((r) => r.root));
+  if (node.condition !== undefined) addConditionRoots(roots, () => conditionSource(node.condition!, node.conditionDialect), node.conditionDialect);
+  for (const r of node.routes ?? []) addConditionRoots(roots, () => conditionSource(r.condition, r.conditionDialect), r.conditionDialect);
+  // A workflow `conditional` step: its condition is a param, JSON-Logic (an object) unless said otherwise.
+  if (node.action === 'evaluate_condition' && node.params.condition !== undefined) {
+    const dialect = node.params.conditionDialect ?? (typeof node.params.condition === 'string' ? 'playbook' : 'object');
+    if (DIALECTS.has(dialect)) addConditionRoots(roots, () => node.params.condition, dialect as ConditionDialect);
+  }
+  return roots;
+}
+
+const DIALECTS: ReadonlySet<unknown> = new Set<ConditionDialect>(['playbook', 'object', 'jsonlogic', 'dsl']);
+
+/** Adds the roots of the variables a non-playbook condition reads (playbook text is read as `{…}` references already). */
+function addConditionRoots(roots: Set<string>, source: () => unknown, dialect: ConditionDialect | undefined): void {
+  if ((dialect ?? 'playbook') === 'playbook') return;
+  let variables: string[];
+  try {
+    variables = normalizeCondition(source(), { dialect: dialect! }).variables;
+  } catch {
+    return;
+  }
+  for (const v of variables) {
+    try {
+      roots.add(parsePath(v).root);
+    } catch {
+      roots.add(v.split(/[.[]/)[0]!);
+    }
+  }
 }
 
 /** Checks the references and conditions of node `i` (its document path is `field`). */

@@ -1,4 +1,4 @@
-import { PlanGraphSchema, type PlanNode } from '@af/plan';
+import { compileWorkflowSteps, PlanGraphSchema, type PlanNode } from '@af/plan';
 import type { NodeState, NodeStatus } from './run-state.js';
 import { fallbacksOf } from './scheduler.js';
 import { dataDependencies, skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from './upstream.js';
@@ -42,6 +42,65 @@ describe('dataDependencies', () => {
   it('leave out dependencies that only order the node (barriers, depends_on)', () => {
     expect(deps('order_only')).toEqual([]);
     expect(deps('search')).toEqual([]);
+  });
+});
+
+describe('dataDependencies: JSON-Logic conditions (workflow executeIf, conditional steps)', () => {
+  const jsonlogic = (logic: unknown) => ({ condition: JSON.stringify(logic), conditionDialect: 'jsonlogic' });
+  const nodes = plan([
+    { id: 'fetch', kind: 'tool' },
+    { id: 'score', kind: 'tool', outputKey: 'scored' },
+    { id: 'plain', kind: 'tool', dependsOn: ['fetch'], ...jsonlogic({ '==': [{ var: 'fetch.status' }, 'ok'] }) },
+    { id: 'defaulted', kind: 'tool', dependsOn: ['fetch'], ...jsonlogic({ '>': [{ var: ['fetch.count', 0] }, 1] }) },
+    {
+      id: 'nested',
+      kind: 'tool',
+      dependsOn: ['fetch', 'score'],
+      ...jsonlogic({ and: [{ '==': [{ var: 'inputs.mode' }, 'full'] }, { or: [false, { if: [{ var: 'scored.high' }, true, false] }] }] }),
+    },
+    { id: 'input_only', kind: 'tool', dependsOn: ['fetch'], ...jsonlogic({ '==': [{ var: 'mode' }, 'full'] }) },
+    { id: 'item_relative', kind: 'tool', dependsOn: ['fetch'], ...jsonlogic({ some: [[1, 2], { '==': [{ var: 'fetch' }, 1] }, 'fetch'] }) },
+    {
+      id: 'conditional',
+      kind: 'transform',
+      action: 'evaluate_condition',
+      dependsOn: ['fetch'],
+      params: { condition: { '!': { var: 'fetch.rows' } }, conditionDialect: 'jsonlogic' },
+    },
+  ]);
+  const deps = (id: string) => dataDependencies(nodes.find((n) => n.id === id)!, nodes);
+
+  it('a var naming a step (as a string or as [path, default]) reads it', () => {
+    expect(deps('plain')).toEqual(['fetch']);
+    expect(deps('defaulted')).toEqual(['fetch']);
+  });
+
+  it('vars nested in and / or / if count, by output key too', () => {
+    expect(deps('nested')).toEqual(['score']);
+  });
+
+  it('a var naming an input, or an item inside some/all/none, is not a step read', () => {
+    expect(deps('input_only')).toEqual([]);
+    expect(deps('item_relative')).toEqual([]);
+  });
+
+  it("a conditional step's JSON-Logic condition (a param) reads the steps it names", () => {
+    expect(deps('conditional')).toEqual(['fetch']);
+  });
+
+  it('a compiled workflow step whose executeIf reads a failed step is skipped upstream_failed', () => {
+    const r = compileWorkflowSteps([
+      { id: 'lookup', plugin: 'crm', action: 'find_contact', params: { email: 'a@b.c' } },
+      { id: 'notify', plugin: 'slack', action: 'post', params: { text: 'hi' }, dependencies: ['lookup'], executeIf: { '==': [{ var: 'lookup.data.vip' }, true] } },
+      { id: 'audit', plugin: 'log', action: 'write', params: { text: 'done' }, dependencies: ['lookup'] },
+    ]);
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    const wf = r.plan.nodes;
+    expect(wf.find((n) => n.id === 'notify')).toMatchObject({ conditionDialect: 'jsonlogic' });
+    const s = lookup(state('lookup', 'failed', { error: 'CRM 503' }));
+    expect(check(wf, 'notify', s)).toEqual({ upstream: 'lookup', message: "upstream step 'lookup' failed: CRM 503" });
+    // Waiting for it without reading it is ordering only.
+    expect(check(wf, 'audit', s)).toBeUndefined();
   });
 });
 

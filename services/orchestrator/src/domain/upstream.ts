@@ -34,7 +34,12 @@ const SKIPPED_PREFIX = /^upstream step '[^']*' was skipped because /;
 
 const GATES: ReadonlySet<PlanNode['kind']> = new Set(['approval', 'human']);
 
-/** Ids of the dependencies of `node` whose outputs it reads (by node id or output key). */
+/**
+ * Ids of the dependencies of `node` whose outputs it reads (by node id or
+ * output key): `{step.path}` references, and the variables of conditions in
+ * every dialect (a JSON-Logic `{"var": "step.path"}` of a workflow `executeIf`
+ * reads `step`); see referencedRoots.
+ */
 export function dataDependencies(node: PlanNode, level: readonly PlanNode[]): string[] {
   if (node.dependsOn.length === 0) return [];
   const roots = referencedRoots(node);
