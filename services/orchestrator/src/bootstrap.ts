@@ -100,6 +100,9 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     if (action !== 'evaluate_condition') executors.register(`transform:${action}`, workflowTransformExecutor, { pure: true, raw: true });
   }
   const store = new RunExecutionStore(kit, { batchMax: config.PURE_NODE_BATCH });
+  // StartRun's plan checks; a replan's new plan (ReplanRun, a policy's replan) gets them too.
+  const runCapabilities = { hasModel: Boolean(model) };
+  const checkActions = actionCheck(actions);
   const executor = new ExecuteRun(
     repo,
     store,
@@ -114,7 +117,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
     },
     kit.log,
     // Policy hitl gates are policy_hitl requests in the approval service when there is one.
-    new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log, config.APPROVAL_URL ? hitl : undefined),
+    new RunPolicies(store, policyStore, repo, planSource, config.SERVICE_INSTANCE_ID, kit.log, config.APPROVAL_URL ? hitl : undefined, { checkActions, capabilities: runCapabilities }),
   );
   const consumer = new RunWorkConsumer(kit, repo, new RunMaintenance(kit, repo), executor);
   // Runs created here start here at once, leased from their first statement (no work item; the sweeper covers a
@@ -126,7 +129,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, actionCheck(actions), { hasModel: Boolean(model) }), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined)),
+    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, checkActions, runCapabilities), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined, { checkActions, capabilities: runCapabilities })),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

@@ -17,6 +17,7 @@ import type { RunRepository } from '../infra/run.repository.js';
 import { openPolicyGate, policyGateRequest, registerPolicyGate, type GateHitl } from './policy-gate.js';
 import { missingInputs, parsePlan, teamViolations } from './run-commands.js';
 import { lockedNodeIds, type PlanSource } from './run-policies.js';
+import { assertNewPlanRunnable, type NewPlanChecks } from './run-start-checks.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -82,6 +83,8 @@ export class PolicyCommands {
     private readonly log: Logger,
     /** The approval service: a manual hitl opens a `policy_hitl` request there (absent: the gate waits in the orchestrator). */
     private readonly hitl?: GateHitl,
+    /** StartRun's plan checks, applied to the new plan (model for llm steps, served actions). */
+    private readonly checks: NewPlanChecks = {},
   ) {}
 
   /** GetRun: the run with its plan history, policy firings and policy gates. */
@@ -92,7 +95,9 @@ export class PolicyCommands {
 
   /**
    * Plan version N+1 of an unfinished run. The new plan must keep every
-   * completed node unchanged (INVALID_ARGUMENT naming the node otherwise); with
+   * completed node unchanged (INVALID_ARGUMENT naming the node otherwise), and
+   * passes StartRun's plan checks (no llm steps without a model, no actions
+   * nothing serves; assertNewPlanRunnable); with
    * `policyId`, a manual replan policy fires first. Nothing changes when the
    * request is refused.
    */
@@ -111,10 +116,8 @@ export class PolicyCommands {
     }
     const rationale = cmd.rationale || (firing?.policy.action.type === 'replan' ? firing.policy.action.rationale : undefined) || undefined;
     const plan = parsePlan(cmd.plan ?? (await this.planSource(run, await this.replanContext(run, firing ? 'manual' : 'api', firing?.policy.id, rationale))));
-    if (cmd.plan !== undefined) {
-      const violations = teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes');
-      if (violations.length) throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
-    }
+    const teams = cmd.plan !== undefined ? teamViolations(plan.nodes, new Set(cmd.teamIds ?? []), 'plan.nodes') : [];
+    await assertNewPlanRunnable(plan, this.checks, teams);
     const missing = missingInputs(plan, run.inputs);
     if (missing.length) {
       throw new AppError('INVALID_ARGUMENT', `the new plan needs input(s) the run does not have: ${missing.join(', ')}`, {

@@ -45,6 +45,7 @@ import type { Frame, RunExecutionStore } from '../infra/run-execution.store.js';
 import { finalOutput, type RunRepository } from '../infra/run.repository.js';
 import { gateOutcome, openPolicyGate, policyGateRequest, registerPolicyGate, type GateHitl } from './policy-gate.js';
 import { missingInputs, parsePlan } from './run-commands.js';
+import { assertNewPlanRunnable, type NewPlanChecks } from './run-start-checks.js';
 
 /** What a replan knows besides the run: its completed (locked) top-level nodes, and why it was asked for. */
 export interface ReplanContext {
@@ -102,6 +103,8 @@ export class RunPolicies {
     private readonly log: Logger,
     /** The approval service: hitl gates are `policy_hitl` requests there (absent: they wait in the orchestrator). */
     private readonly hitl?: GateHitl,
+    /** StartRun's plan checks, applied to a policy replan's new plan (a refused plan is `plan_rejected`). */
+    private readonly checks: NewPlanChecks = {},
   ) {}
 
   /** The policy state of a run about to execute (no query when it has neither policies nor gates). */
@@ -268,6 +271,7 @@ export class RunPolicies {
       plan = parsePlan(await this.planSource(run, { completedNodeIds: lockedNodeIds(run, x.states, x.outputs), trigger }));
       const missing = missingInputs(plan, run.inputs);
       if (missing.length) throw new AppError('INVALID_ARGUMENT', `the new plan needs input(s) the run does not have: ${missing.join(', ')}`, { violations: missing.map((m) => ({ field: `inputs.${m}`, reason: 'is required by the new plan' })) });
+      await assertNewPlanRunnable(plan, this.checks);
     } catch (err) {
       const app = err instanceof AppError ? err : new AppError('UNAVAILABLE', (err as Error).message);
       return this.rejectPlan(x, firing, app.violations.length ? app.violations : [{ field: 'plan', reason: app.message }], app.message);

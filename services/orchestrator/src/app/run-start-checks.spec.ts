@@ -1,7 +1,10 @@
 import { compilePlaybook, type PlanGraph } from '@af/plan';
-import { AppError } from '@af/service-kit';
+import { AppError, type ServedAction } from '@af/service-kit';
+import type { Run } from '../domain/run-state.js';
+import { actionCheck } from './action-availability.js';
+import { PolicyCommands } from './policy-commands.js';
 import { RunCommands } from './run-commands.js';
-import { assertRunnable } from './run-start-checks.js';
+import { assertNewPlanRunnable, assertRunnable } from './run-start-checks.js';
 
 function compiled(yaml: string): PlanGraph {
   const r = compilePlaybook(yaml);
@@ -69,5 +72,71 @@ describe('StartRun calls it before anything is stored', () => {
     const start = (inputs: Record<string, unknown>) => commands.start({ userId: 'u', plan: withLlm, inputs, runContext: '', idempotencyKey: 'k' });
     await expect(start({ topic: ['x'] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'inputs.topic' })] });
     await expect(start({ topic: 'x' })).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+  });
+});
+
+/** A ServedAction record for `action`, from a service of this deployment. */
+const served = (action: string): ServedAction => ({ action, service: 'connector-runtime', address: '127.0.0.1:1', version: '1', sideEffects: false });
+
+const withUnserved = compiled(`id: q
+name: Q
+steps:
+  - { name: find, step_type: tool, action: search_web, inputs: { query: "x" } }
+  - { name: ping, step_type: tool, action: send_notification, inputs: { message: "found {find.count} pages" } }
+`);
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe("assertNewPlanRunnable (a replan's new plan)", () => {
+  // search_web is served here; send_notification's service is not part of this deployment.
+  const searchOnly = actionCheck({ servedBy: async (name) => (name === 'search_web' ? served(name) : undefined) });
+
+  it('refuses llm steps without a model (FAILED_PRECONDITION, no_model_configured), whatever the inputs', async () => {
+    const err = await rejection(assertNewPlanRunnable(withLlm, { capabilities: { hasModel: false } }));
+    expect(err.code).toBe('FAILED_PRECONDITION');
+    expect(err.violations).toEqual([expect.objectContaining({ field: 'plan.nodes.summarise', code: 'no_model_configured' })]);
+  });
+
+  it('refuses actions nothing serves (INVALID_ARGUMENT, action_unavailable), together with the caller’s violations', async () => {
+    const team = { field: 'plan.nodes.x.assignee', reason: 'is not a team of the caller' };
+    const err = await rejection(assertNewPlanRunnable(withUnserved, { checkActions: searchOnly, capabilities: { hasModel: true } }, [team]));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.violations).toEqual([team, expect.objectContaining({ field: 'plan.nodes.ping.action', code: 'action_unavailable' })]);
+    expect(err.message).toContain('plan.nodes.ping.action');
+  });
+
+  it('passes a plan whose actions are served on an orchestrator with a model; checks not given are not made', async () => {
+    await expect(assertNewPlanRunnable(withUnserved, { checkActions: actionCheck({ servedBy: async (name) => served(name) }), capabilities: { hasModel: false } })).resolves.toBeUndefined();
+    await expect(assertNewPlanRunnable(withLlm, {})).resolves.toBeUndefined();
+  });
+});
+
+describe('ReplanRun applies them before anything is stored', () => {
+  const neverCalled = new Proxy({}, { get: () => () => { throw new Error('the policy store must not be reached'); } }) as never;
+  const runId = '00000000-0000-4000-8000-000000000001';
+  const current = compiled(`id: c
+name: C
+steps:
+  - { name: find, step_type: tool, action: search_web, inputs: { query: "x" } }
+`);
+  const run: Run = { id: runId, userId: 'u', status: 'running', runContext: 'background', plan: current, planVersion: 1, inputs: { topic: 'x' }, error: null, createdAt: new Date(), updatedAt: new Date() };
+  const repo = { get: async () => run } as never;
+  const commands = new PolicyCommands(repo, neverCalled, async () => ({}), neverCalled, undefined, {
+    checkActions: actionCheck({ servedBy: async (name) => (name === 'search_web' ? served(name) : undefined) }),
+    capabilities: { hasModel: false },
+  });
+  const replan = (plan: PlanGraph) => commands.replan('u', runId, { plan, rationale: '', policyId: '', expectedPlanVersion: 0, idempotencyKey: '' });
+
+  it('a new plan with llm steps and no model, or with an unserved action, is refused with StartRun’s codes', async () => {
+    await expect(replan(withLlm)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', violations: [expect.objectContaining({ code: 'no_model_configured' })] });
+    await expect(replan(withUnserved)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'plan.nodes.ping.action', code: 'action_unavailable' })] });
   });
 });

@@ -6,8 +6,8 @@
  * upstream call), a runtime policy's replan of a stored playbook through the
  * planner (policy_triggered → plan_requested → plan_generated →
  * plan_updated), a policy replan with nothing to compile (plan_rejected, the
- * run waits for ReplanRun), the gateway route, and bad input with the state
- * left unchanged.
+ * run waits for ReplanRun), the gateway route, and bad input (StartRun's plan
+ * checks included) with the state left unchanged.
  */
 import { orchestrator, planner } from '@af/contracts';
 import { planFromWire } from '@af/plan';
@@ -299,7 +299,7 @@ describe('ReplanRun and friends: bad input leaves the run as it was', () => {
     return { version: run.planVersion, status: run.status, nodes: status(run), frames: (await frames(h, runId)).length, versions: await versions(runId) };
   }
 
-  it('a plan that changes or drops a completed node, an invalid graph, a missing input, a stale version: INVALID_ARGUMENT / FAILED_PRECONDITION naming the field', async () => {
+  it('a plan that changes or drops a completed node, an invalid graph, a missing input, an unserved action, llm steps without a model, a stale version: INVALID_ARGUMENT / FAILED_PRECONDITION naming the field', async () => {
     const runId = await start(h, { nodes: [work('fetch'), gate('gate', ['fetch'])] });
     await until(h, runId, isStatus(RunStatus.RUN_STATUS_WAITING));
     const before = await snapshot(runId);
@@ -323,6 +323,17 @@ describe('ReplanRun and friends: bad input leaves the run as it was', () => {
     const foreignTeam = { ...gate('gate', ['fetch']), params: { team_ids: ['a-team-not-mine'], allow_team_decisions: true } };
     const teams = await failure(replan(h, runId, { plan: { nodes: [work('fetch'), foreignTeam] } }));
     expect(teams.violations).toEqual([{ field: 'plan.nodes.gate.params.team_ids[0]', reason: "you are not a member of team 'a-team-not-mine': only your own teams may decide your runs", code: 'not_team_member' }]);
+
+    // StartRun's plan checks hold for a new plan too: no action nothing here serves, no llm steps of a playbook without a model.
+    const notify = { id: 'notify', kind: 'tool', action: 'send_notification', inputs: { message: 'fetched' }, params: {}, dependsOn: ['gate'] };
+    const unserved = await failure(replan(h, runId, { plan: { nodes: [work('fetch'), gate('gate', ['fetch']), notify] } }));
+    expect(unserved.code).toBe('INVALID_ARGUMENT');
+    expect(unserved.violations).toEqual([expect.objectContaining({ field: 'plan.nodes.notify.action', code: 'action_unavailable' })]);
+    expect(unserved.message).toContain("action 'send_notification' is not available in this deployment");
+    const summarise = { id: 'summarise', kind: 'llm', action: 'llm_analyze', inputs: { data: '{fetch}' }, params: { prompt: 'Summarise' }, outputSchema: { type: 'object', properties: { text: { type: 'string' } } }, dependsOn: ['gate'] };
+    const noModel = await failure(replan(h, runId, { plan: { provenance: { frontEnd: 'playbook' }, nodes: [work('fetch'), gate('gate', ['fetch']), summarise] } }));
+    expect(noModel.code).toBe('FAILED_PRECONDITION');
+    expect(noModel.violations).toEqual([expect.objectContaining({ field: 'plan.nodes.summarise', code: 'no_model_configured' })]);
 
     const stale = await failure(replan(h, runId, { plan: { nodes: [work('fetch'), gate('gate', ['fetch'])] }, expectedPlanVersion: 7 }));
     expect(stale.code).toBe('FAILED_PRECONDITION');
