@@ -62,6 +62,27 @@ class FakePlanner {
   compileMasterPlan(): never {
     throw new AppError('UNIMPLEMENTED', 'compileMasterPlan is not part of this fake');
   }
+  compileWorkflow(): never {
+    throw new AppError('UNIMPLEMENTED', 'compileWorkflow is not part of this fake');
+  }
+  validatePlan(): never {
+    throw new AppError('UNIMPLEMENTED', 'validatePlan is not part of this fake');
+  }
+  updatePlaybook(): never {
+    throw new AppError('UNIMPLEMENTED', 'updatePlaybook is not part of this fake');
+  }
+  deletePlaybook(): never {
+    throw new AppError('UNIMPLEMENTED', 'deletePlaybook is not part of this fake');
+  }
+  listPlaybookVersions(): never {
+    throw new AppError('UNIMPLEMENTED', 'listPlaybookVersions is not part of this fake');
+  }
+  compileStoredPlaybook(): never {
+    throw new AppError('UNIMPLEMENTED', 'compileStoredPlaybook is not part of this fake');
+  }
+  getPlaybookGraph(): never {
+    throw new AppError('UNIMPLEMENTED', 'getPlaybookGraph is not part of this fake');
+  }
 }
 
 @Module({ controllers: [FakePlanner] })
