@@ -340,7 +340,13 @@ describe('another user (and a member of the owner team) gets 404 and changes not
       '    inputs: { q: Stolen }',
       '',
     ].join('\n');
-    const borrowed = await req('POST', '/api/v1/runs', bob, { playbook: callYaml, inputs: {} });
+    // A playbook naming it is refused before the run starts: the connector is not Bob's.
+    const refused = await req('POST', '/api/v1/runs', bob, { yaml: callYaml, inputs: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.violations).toEqual([expect.objectContaining({ code: 'unknown_connector', reason: expect.stringContaining('fixture-api') })]);
+    // A raw plan is not checked against connectors up front; at run time the call is still Bob's and finds nothing.
+    const plan = { nodes: [{ id: 'orgs', kind: 'tool', action: 'call_connector', params: { connector: 'fixture-api', endpoint: 'search_orgs' }, inputs: { q: 'Stolen' }, dependsOn: [] }] };
+    const borrowed = await req('POST', '/api/v1/runs', bob, { plan, inputs: {} });
     expect(borrowed.status).toBe(201);
     const borrowedRun = await statusIs(bob, borrowed.body.run.id, ['completed', 'failed']);
     expect(borrowedRun.nodes).toEqual([expect.objectContaining({ node_id: 'orgs', status: 'failed', output: null, error: 'connector fixture-api not found' })]);
