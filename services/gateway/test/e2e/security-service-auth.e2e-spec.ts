@@ -6,7 +6,7 @@
  * exchanged for principal tokens that call the services directly — as the
  * runnable examples/grpc-with-api-key.mjs does.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { approval, connector, orchestrator, planner } from '@af/contracts';
 import { AppError, call, createGrpcClient, ServiceAuth, staticPrincipalToken, type PrincipalSigner } from '@af/service-kit';
@@ -231,24 +231,32 @@ describe('API keys', () => {
 });
 
 describe('load-catalog with an API key', () => {
+  // Not spawnSync: a blocked event loop cannot see the gateway close an idle keep-alive socket, and the next fetch fails on it.
   const loadCatalog = (args: string[]) =>
-    spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', grpcAddress('planner'), ...args], {
-      env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
-      encoding: 'utf8',
-      timeout: 90_000,
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', grpcAddress('planner'), ...args], {
+        env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT },
+        timeout: 90_000,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
 
   it('loads the catalog as the key user, and refuses --user with a key', async () => {
     const created = await http('POST', url('/api/v1/api-keys'), { token: alice.token, body: { name: 'catalog loader' } });
     const key = created.body.key as string;
-    const conflict = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl, '--user', 'system:operator']);
+    const conflict = await loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl, '--user', 'system:operator']);
     expect([conflict.status, conflict.stderr]).toEqual([2, expect.stringContaining('--user cannot be combined with an API key')]);
-    const loaded = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
+    const loaded = await loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
     expect(loaded.stderr).toBe('');
     expect(loaded.stdout).toMatch(/^loaded flex\.marketing into user [0-9a-f-]{36}: 15 facets, 7 capabilities/);
     const revoked = await http('DELETE', url(`/api/v1/api-keys/${created.body.api_key.id}`), { token: alice.token });
     expect(revoked.status).toBe(200);
-    const refused = loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
+    const refused = await loadCatalog(['--api-key', key, '--gateway', stack.gatewayUrl]);
     expect([refused.status, refused.stderr]).toEqual([2, 'load-catalog: the gateway refused the API key (401): the API key has been revoked\n']);
   }, 240_000);
 });
