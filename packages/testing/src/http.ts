@@ -8,7 +8,8 @@ export interface JsonResponse<T = any> {
 export async function http<T = any>(
   method: string,
   url: string,
-  options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string } = {},
+  /** timeoutMs: abort (rejecting with a TimeoutError) when no full answer arrived in time. */
+  options: { body?: unknown; token?: string; headers?: Record<string, string>; raw?: string; timeoutMs?: number } = {},
 ): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -20,7 +21,12 @@ export async function http<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(url, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+    ...(options.timeoutMs !== undefined ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -82,17 +82,18 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   const tester = new TestConnector(connectors, connectorRepo);
   // Plugin tools are actions (`plugin:<plugin>.<tool>`): tool nodes naming a plugin run here through ActionService.
   const actions = new ActionDispatcher('connector-runtime', [], new PgActionRecords(kit.db), { source: pluginActionSource(plugins) });
+  const auth = serviceAuthFromConfig(config, 'connector-runtime');
   const grpc = await startGrpcServer({
     module: {
       ...ConnectorModule.forRoot({ connectors, bindings, templates, tester }),
-      imports: [PluginRegistryModule.forRoot(plugins), ActionServiceModule.forRoot(actions)],
+      imports: [PluginRegistryModule.forRoot(plugins), ActionServiceModule.forRoot(actions, { auth, log: kit.log })],
     },
     packages: ['connector', 'action'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log: kit.log,
     metrics: kit.metrics,
-    auth: serviceAuthFromConfig(config, 'connector-runtime'),
+    auth,
   });
   kit.onClose(() => grpc.close());
   kit.log.info({ grpcPort: config.GRPC_PORT, keyIds: keyring.kids, templates: templateFiles.length }, 'connector-runtime ready');

@@ -114,6 +114,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
       nodeTimeoutMs: config.NODE_TIMEOUT_MS,
       mapMaxIterations: config.MAP_MAX_ITERATIONS,
       nodeOutputMaxBytes: config.NODE_OUTPUT_MAX_BYTES,
+      readOnlyStartGraceMs: config.READ_ONLY_START_GRACE_MS,
     },
     kit.log,
     // Policy hitl gates are policy_hitl requests in the approval service when there is one.

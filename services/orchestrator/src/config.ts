@@ -66,6 +66,14 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
    * node commits on its own before the next one starts.
    */
   PURE_NODE_BATCH: z.coerce.number().int().min(0).max(10_000).default(256),
+  /**
+   * A read-only served action (one whose service lists it without side
+   * effects) that answers within this many ms has its start committed with
+   * its completion, in one statement; a slower one's start is committed when
+   * this ends. A crash before that commit only calls it again. 0: its start is
+   * committed before the call. Needs PURE_NODE_BATCH > 0.
+   */
+  READ_ONLY_START_GRACE_MS: z.coerce.number().int().min(0).max(10_000).default(50),
   /** Calls to one connector (per owner) in flight at once on one replica, across all its runs. */
   CONNECTOR_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   /** Per-connector overrides of CONNECTOR_CONCURRENCY: `fec-api=2,slow-api=1`. */

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 import type { ActionContext, ActionHandler } from './action-handler.js';
-import { ActionDispatcher, type ExecuteAction } from './action-dispatcher.js';
+import { ActionDispatcher, type CallControl, type ExecuteAction } from './action-dispatcher.js';
 import { MemoryActionRecords } from './action-records.js';
 
 const principal = { userId: 'u1', teamIds: [] };
@@ -213,5 +213,36 @@ describe('MemoryActionRecords', () => {
     expect(await records.claim('k', 'a', 'u', 100)).toEqual({ state: 'in_progress' });
     now = 200;
     expect(await records.claim('k', 'a', 'u', 100)).toEqual({ state: 'claimed' });
+  });
+});
+
+describe('cancellation by the caller (CallControl)', () => {
+  it("aborts the running action's signal and fails the call CANCELLED; the key may be tried again", async () => {
+    let seen: AbortSignal | undefined;
+    const h = counting('save', (ctx) => {
+      seen = ctx.signal;
+      return new Promise(() => undefined);
+    });
+    const records = new MemoryActionRecords();
+    const d = new ActionDispatcher('svc', [h], records);
+    const control: CallControl = {};
+    const pending = d.execute(call(), control);
+    while (!control.cancel) await new Promise((r) => setTimeout(r, 1));
+    control.cancelled = true;
+    control.cancel();
+    const err = await rejection(pending);
+    expect([err.code, err.retryable]).toEqual(['CANCELLED', true]);
+    expect(seen!.aborted).toBe(true);
+    expect(control.cancel).toBeUndefined();
+    // Not a final answer: the same key runs again.
+    const again = counting('save', async () => ({ ok: true }));
+    await expect(new ActionDispatcher('svc', [again], records).execute(call())).resolves.toEqual({ outputs: { ok: true }, replayed: false });
+  });
+
+  it('never starts an action its caller gave up on before it ran', async () => {
+    const h = counting('save', async () => ({ ok: true }));
+    const err = await rejection(new ActionDispatcher('svc', [{ ...h, sideEffects: false }], new MemoryActionRecords()).execute(call(), { cancelled: true }));
+    expect(err.code).toBe('CANCELLED');
+    expect(h.calls).toBe(0);
   });
 });

@@ -21,6 +21,18 @@ export interface ExecuteAction {
   timeoutMs: number;
 }
 
+/**
+ * A caller's handle on one call (ExecuteStream's cancel): `cancel()` aborts
+ * the action's signal and fails the call CANCELLED. Plain fields, not an
+ * AbortSignal: one per call on a hot path.
+ */
+export interface CallControl {
+  /** Set by the caller when it gives up; a call not yet running fails at once when it would start. */
+  cancelled?: boolean;
+  /** Set by the dispatcher while the action runs. */
+  cancel?: () => void;
+}
+
 export interface ActionResult {
   outputs: Record<string, unknown>;
   replayed: boolean;
@@ -77,7 +89,8 @@ export class ActionDispatcher {
     return [...fixed, ...more].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  async execute(req: ExecuteAction): Promise<ActionResult> {
+  /** `control`: lets the caller give up on the call (ExecuteStream's cancel): the handler's signal is aborted and the call fails CANCELLED. */
+  async execute(req: ExecuteAction, control?: CallControl): Promise<ActionResult> {
     if (!req.action) throw AppError.invalid('action', 'is required');
     const handler = this.handlers.get(req.action) ?? (await this.source?.find(req.action));
     if (!handler) {
@@ -91,12 +104,12 @@ export class ActionDispatcher {
     }
     const deadline = Date.now() + (req.timeoutMs || this.opts.defaultTimeoutMs);
     // A read-only action has nothing to do twice: it runs again on a repeated key, without a record (two writes saved per call).
-    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(handler, req, deadline), replayed: false };
-    return this.once(handler, req, deadline);
+    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(handler, req, deadline, control), replayed: false };
+    return this.once(handler, req, deadline, control);
   }
 
   /** Runs the call under its key, or answers from the key's record. */
-  private async once(handler: ActionHandler, req: ExecuteAction, deadline: number): Promise<ActionResult> {
+  private async once(handler: ActionHandler, req: ExecuteAction, deadline: number, control: CallControl | undefined): Promise<ActionResult> {
     const staleMs = this.opts.heartbeatMs * 3;
     for (;;) {
       const claim = await this.records.claim(req.idempotencyKey, req.action, req.principal.userId, staleMs);
@@ -112,7 +125,7 @@ export class ActionDispatcher {
       const beat = setInterval(() => void this.records.heartbeat(req.idempotencyKey).catch(() => undefined), this.opts.heartbeatMs);
       beat.unref();
       try {
-        const outputs = await this.run(handler, req, deadline);
+        const outputs = await this.run(handler, req, deadline, control);
         await this.records.complete(req.idempotencyKey, outputs);
         return { outputs, replayed: false };
       } catch (err) {
@@ -125,26 +138,39 @@ export class ActionDispatcher {
     }
   }
 
-  private async run(handler: ActionHandler, req: ExecuteAction, deadline: number): Promise<Record<string, unknown>> {
+  private async run(handler: ActionHandler, req: ExecuteAction, deadline: number, control: CallControl | undefined): Promise<Record<string, unknown>> {
+    if (control?.cancelled) throw cancelled(req);
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const ctx: ActionContext = { ...req, signal: abort.signal, deadline };
-    const expired = new Promise<never>((_, reject) => {
+    const ended = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         abort.abort();
         reject(deadlineExceeded(req));
       }, Math.max(0, deadline - Date.now()));
+      if (control) {
+        control.cancel = () => {
+          abort.abort();
+          reject(cancelled(req));
+        };
+      }
     });
     try {
-      const outputs = await Promise.race([handler.execute(ctx), expired]);
+      const outputs = await Promise.race([handler.execute(ctx), ended]);
       if (!outputs || typeof outputs !== 'object' || Array.isArray(outputs)) {
         throw new AppError('INTERNAL', `action ${req.action} answered ${Array.isArray(outputs) ? 'an array' : typeof outputs}, not an object of outputs`);
       }
       return outputs;
     } finally {
       clearTimeout(timer);
+      if (control) control.cancel = undefined;
     }
   }
+}
+
+function cancelled(req: ExecuteAction): AppError {
+  // Not final: the caller may try the key again.
+  return new AppError('CANCELLED', `action ${req.action} was cancelled by its caller`, { retryable: true });
 }
 
 function deadlineExceeded(req: ExecuteAction): AppError {

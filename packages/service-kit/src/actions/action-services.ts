@@ -9,7 +9,10 @@
  */
 import { action } from '@af/contracts';
 import { AppError } from '../errors.js';
-import { call, createGrpcClient } from '../grpc/grpc-client.js';
+import { Metadata } from '@grpc/grpc-js';
+import { call, createGrpcClientWithChannel } from '../grpc/grpc-client.js';
+import { PRINCIPAL_TOKEN_METADATA } from '../auth/service-auth.js';
+import { ActionStream, type ExecuteDuplex } from './action-stream.js';
 import type { Logger } from '../logger.js';
 import type { PrincipalSigner } from '../auth/service-auth.js';
 import { buildActionTable, type ActionServiceEntry, type ActionTable, type ListedActions, type ServedAction } from './action-table.js';
@@ -40,6 +43,8 @@ const DEADLINE_SLACK_MS = 1_000;
 
 export class ActionServices implements ActionPort {
   private readonly clients = new Map<string, action.ActionServiceClient>();
+  /** Per address: its ExecuteStream, used once open (Execute meanwhile, and for services that do not serve it). */
+  private readonly streams = new Map<string, ActionStream>();
   private readonly lastListed = new Map<string, ListedActions>();
   private table: ActionTable = { byAction: new Map(), conflicts: [] };
   private timer: NodeJS.Timeout | undefined;
@@ -50,12 +55,27 @@ export class ActionServices implements ActionPort {
     private readonly entries: ActionServiceEntry[],
     private readonly log: Logger,
     /** Signs each call for the run's owner (ListActions as the orchestrator itself). */
-    auth: PrincipalSigner,
-    /** minRefreshGapMs: how soon an unknown name may trigger another listing (default 1 s). */
-    private readonly options: { refreshMs: number; minRefreshGapMs?: number },
+    private readonly auth: PrincipalSigner,
+    /**
+     * minRefreshGapMs: how soon an unknown name may trigger another listing (default 1 s);
+     * stream: false to call every action through unary Execute (default: ExecuteStream once open).
+     */
+    private readonly options: { refreshMs: number; minRefreshGapMs?: number; stream?: boolean },
   ) {
     for (const e of entries) {
-      this.clients.set(e.address, createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, e.address, { auth, readyWaitMs: LIST_DEADLINE_MS }));
+      const { client, raw } = createGrpcClientWithChannel<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, e.address, { auth, readyWaitMs: LIST_DEADLINE_MS });
+      this.clients.set(e.address, client);
+      if (options.stream !== false) {
+        this.streams.set(
+          e.address,
+          new ActionStream(() => {
+            // Opened as this process itself; each call on it carries its own principal token.
+            const md = new Metadata();
+            md.set(PRINCIPAL_TOKEN_METADATA, auth.tokenFor(undefined));
+            return (raw.executeStream as unknown as (md: Metadata) => ExecuteDuplex)(md);
+          }),
+        );
+      }
     }
   }
 
@@ -70,11 +90,18 @@ export class ActionServices implements ActionPort {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    for (const s of this.streams.values()) s.close();
   }
 
   /** Every action served now (for ListActions-like views and tests). */
   served(): ServedAction[] {
     return [...this.table.byAction.values()];
+  }
+
+  /** How calls to the service named `service` go now: over its open ExecuteStream, or as unary Execute calls. */
+  transport(service: string): 'stream' | 'unary' {
+    const entry = this.entries.find((e) => e.name === service);
+    return entry && this.streams.get(entry.address)?.streaming ? 'stream' : 'unary';
   }
 
   /** The service serving `action` as of the last listing (no call). */
@@ -93,20 +120,21 @@ export class ActionServices implements ActionPort {
     const client = this.clients.get(served.address);
     if (!client) throw new AppError('INTERNAL', `no client for ${served.service} at ${served.address}`, { retryable: false });
     if (signal.aborted) throw new AppError('CANCELLED', `action ${c.action} was cancelled before it was called`);
-    const response = await call(
-      client.execute({
-        action: c.action,
-        inputs: c.inputs,
-        params: c.params,
-        idempotencyKey: c.idempotencyKey,
-        principal: { userId: c.userId, teamIds: [] },
-        timeoutMs: c.timeoutMs,
-        runId: c.runId,
-        nodeId: c.nodeId,
-        attempt: c.attempt,
-      }),
-      c.timeoutMs + DEADLINE_SLACK_MS,
-    );
+    const request: action.ExecuteRequest = {
+      action: c.action,
+      inputs: c.inputs,
+      params: c.params,
+      idempotencyKey: c.idempotencyKey,
+      principal: { userId: c.userId, teamIds: [] },
+      timeoutMs: c.timeoutMs,
+      runId: c.runId,
+      nodeId: c.nodeId,
+      attempt: c.attempt,
+    };
+    const stream = this.streams.get(served.address);
+    const response = stream?.ready()
+      ? await stream.execute({ request, principalToken: this.auth.tokenFor(request.principal!), waitMs: c.timeoutMs + DEADLINE_SLACK_MS, signal })
+      : await call(client.execute(request), c.timeoutMs + DEADLINE_SLACK_MS);
     return { outputs: response.outputs ?? {}, replayed: response.replayed };
   }
 
@@ -115,8 +143,9 @@ export class ActionServices implements ActionPort {
     if (this.entries.length && Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) void this.refresh();
   }
 
-  /** Asks every service what it serves; one refresh at a time. */
+  /** Asks every service what it serves (and tries ExecuteStream again where it was not served); one refresh at a time. */
   refresh(): Promise<void> {
+    for (const s of this.streams.values()) s.reset();
     this.refreshing ??= this.listAll().finally(() => {
       this.refreshing = undefined;
       this.lastRefreshAt = Date.now();

@@ -5,11 +5,14 @@
  */
 import { ClientProxyFactory, Transport, type ClientGrpc } from '@nestjs/microservices';
 import { grpcLoaderOptions, protoFiles, type ProtoPackage } from '@af/contracts';
-import { Metadata } from '@grpc/grpc-js';
+import { Metadata, type Client as GrpcJsBaseClient } from '@grpc/grpc-js';
 import { firstValueFrom, throwError, timeout, type Observable } from 'rxjs';
 import { AppError, fromGrpcError } from '../errors.js';
 import { GRPC_MAX_MESSAGE_BYTES, PACKAGE_NAMES } from './grpc-server.js';
 import { PRINCIPAL_TOKEN_METADATA, type PrincipalSigner } from '../auth/service-auth.js';
+
+/** A grpc-js client of one service: its methods by name (camelCase and the proto's own), as grpc-js builds them. */
+export type GrpcJsClient = GrpcJsBaseClient & Record<string, (...args: never[]) => unknown>;
 
 export interface GrpcClientOptions {
   /**
@@ -28,6 +31,20 @@ export interface GrpcClientOptions {
  * of failing at once while a restarted peer comes back; reconnects are quick.
  */
 export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: string, address: string, options: GrpcClientOptions): T {
+  return createGrpcClientWithChannel<T>(pkg, service, address, options).client;
+}
+
+/**
+ * createGrpcClient's client and the grpc-js client under it (same channel),
+ * for streaming calls made without the unary wrapper (no deadline, no
+ * wait-for-ready: a long-lived stream manages its own lifetime).
+ */
+export function createGrpcClientWithChannel<T extends object>(
+  pkg: ProtoPackage,
+  service: string,
+  address: string,
+  options: GrpcClientOptions,
+): { client: T; raw: GrpcJsClient } {
   const { auth, readyWaitMs = 15_000 } = options;
   const client = ClientProxyFactory.create({
     transport: Transport.GRPC,
@@ -47,7 +64,8 @@ export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: s
     },
   } as never) as unknown as ClientGrpc;
   const raw = client.getService<Record<string, (...args: unknown[]) => unknown>>(service);
-  return new Proxy(raw, {
+  const grpcJs = (client as unknown as { getClientByServiceName(name: string): GrpcJsClient }).getClientByServiceName(service);
+  const wrapped = new Proxy(raw, {
     get(target, prop, receiver) {
       const method = Reflect.get(target, prop, receiver);
       if (typeof method !== 'function') return method;
@@ -68,6 +86,7 @@ export function createGrpcClient<T extends object>(pkg: ProtoPackage, service: s
       };
     },
   }) as unknown as T;
+  return { client: wrapped, raw: grpcJs };
 }
 
 /** Await a unary call with a deadline; failures become AppError. */

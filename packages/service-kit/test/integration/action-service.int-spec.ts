@@ -4,7 +4,9 @@
  * first call still running and a key reused by another user.
  */
 import { randomBytes } from 'node:crypto';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Controller, Module, type DynamicModule } from '@nestjs/common';
+import { GrpcMethod } from '@nestjs/microservices';
+import { Metadata } from '@grpc/grpc-js';
 import { action } from '@af/contracts';
 import { actionServiceContract, createTestDatabase, freePort, type TestDatabase } from '@af/testing';
 import type { DataSource } from 'typeorm';
@@ -12,8 +14,14 @@ import {
   ActionDispatcher,
   ActionExecutions1765000000000,
   ActionServiceModule,
+  ActionServices,
+  ActionStream,
+  AppError,
   call,
   createGrpcClient,
+  createGrpcClientWithChannel,
+  PRINCIPAL_TOKEN_METADATA,
+  type ExecuteDuplex,
   createLogger,
   openDatabase,
   PgActionRecords,
@@ -28,7 +36,12 @@ let testDb: TestDatabase;
 let db: DataSource;
 let server: GrpcServer;
 let client: action.ActionServiceClient;
+let auth: ServiceAuth;
+let address: string;
+let stream: ActionStream;
 const principal = { userId: 'user-1', teamIds: [] };
+/** What `whoami` saw, and the signals of `sleep` calls (aborted when their caller cancels). */
+const seen: { principals: unknown[]; sleepSignals: AbortSignal[] } = { principals: [], sleepSignals: [] };
 
 // `note` writes a row per execution, so the contract can count executions; `sleep` waits `inputs.ms`.
 const note: ActionHandler = {
@@ -44,28 +57,86 @@ const note: ActionHandler = {
 const sleep: ActionHandler = {
   name: 'sleep',
   sideEffects: false,
-  execute: (ctx) => new Promise((r) => setTimeout(() => r({ slept: ctx.inputs.ms }), Number(ctx.inputs.ms)).unref()),
+  execute: (ctx) => {
+    seen.sleepSignals.push(ctx.signal);
+    return new Promise((r) => setTimeout(() => r({ slept: ctx.inputs.ms }), Number(ctx.inputs.ms)).unref());
+  },
 };
+const whoami: ActionHandler = {
+  name: 'whoami',
+  sideEffects: false,
+  execute: async (ctx) => {
+    seen.principals.push(ctx.principal);
+    return { user_id: ctx.principal.userId };
+  },
+};
+const broken: ActionHandler = {
+  name: 'broken',
+  sideEffects: false,
+  execute: async () => {
+    throw AppError.invalid('inputs.id', 'is not a known id');
+  },
+};
+
+/** An ActionStream to `address`, opened as the orchestrator opens it. */
+function openStream(at: string): ActionStream {
+  const { raw } = createGrpcClientWithChannel<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, at, { auth });
+  return new ActionStream(() => {
+    const md = new Metadata();
+    md.set(PRINCIPAL_TOKEN_METADATA, auth.tokenFor(undefined));
+    return (raw.executeStream as unknown as (md: Metadata) => ExecuteDuplex)(md);
+  });
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+async function untilReady(s: ActionStream): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!s.ready()) {
+    if (Date.now() > deadline) throw new Error('the action stream did not open within 10 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A call over the stream, signed for `who` like the orchestrator signs each call. */
+function streamed(req: action.ExecuteRequest, opts: { token?: string; waitMs?: number; signal?: AbortSignal } = {}) {
+  return stream.execute({
+    request: req,
+    principalToken: opts.token ?? auth.tokenFor(req.principal ?? undefined),
+    waitMs: opts.waitMs ?? 15_000,
+    signal: opts.signal ?? new AbortController().signal,
+  });
+}
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
   db = await openDatabase({ url: testDb.url, schema: 'action_test', migrations: [ActionExecutions1765000000000] });
   await db.query('CREATE TABLE notes (id serial PRIMARY KEY, text text NOT NULL)');
-  const dispatcher = new ActionDispatcher('action-test', [note, sleep], new PgActionRecords(db), { pollMs: 20 });
+  const dispatcher = new ActionDispatcher('action-test', [note, sleep, whoami, broken], new PgActionRecords(db), { pollMs: 20 });
+  // Calls are signed as every call between services is: the server acts for the token's principal.
+  auth = new ServiceAuth({ secret: randomBytes(32).toString('hex'), service: 'action-test' });
   @Module({})
   class Root {
     static forRoot(): DynamicModule {
-      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher)] };
+      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher, { auth })] };
     }
   }
   const port = await freePort();
-  // Calls are signed as every call between services is: the server acts for the token's principal.
-  const auth = new ServiceAuth({ secret: randomBytes(32).toString('hex'), service: 'action-test' });
+  address = `127.0.0.1:${port}`;
   server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('t', 'silent'), auth });
-  client = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${port}`, { auth });
+  client = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, address, { auth });
+  stream = openStream(address);
+  await untilReady(stream);
 });
 
 afterAll(async () => {
+  stream?.close();
   await server?.close();
   await db?.destroy();
   await testDb?.drop();
@@ -75,6 +146,15 @@ const executions = async () => Number((await testDb.query<{ n: string }>('SELECT
 
 actionServiceContract('ActionServiceModule + PgActionRecords', () => ({
   execute: (req) => call(client.execute(req)),
+  listActions: () => call(client.listActions({})),
+  principal,
+  probe: { action: 'note', inputs: { text: 'hello' }, executions },
+  slow: { action: 'sleep', inputs: { ms: 5_000 }, takesMs: 5_000 },
+}));
+
+// The same contract over ExecuteStream: each call on the stream behaves as Execute does.
+actionServiceContract('ActionServiceModule over ExecuteStream', () => ({
+  execute: (req) => streamed(req, { waitMs: req.timeoutMs + 1_000 }),
   listActions: () => call(client.listActions({})),
   principal,
   probe: { action: 'note', inputs: { text: 'hello' }, executions },
@@ -120,3 +200,161 @@ it('keeps a stored answer across a new dispatcher (a restarted replica)', async 
   });
   expect(again).toEqual({ outputs: first.outputs, replayed: true });
 });
+
+describe('ExecuteStream', () => {
+  it('answers many calls on one stream as each ends, in any order', async () => {
+    const slow = streamed(req('', { action: 'sleep', inputs: { ms: 300 }, idempotencyKey: '' }));
+    const quick = Promise.all([1, 2, 3].map((i) => streamed(req(`r:many:${i}`, { inputs: { text: `n${i}` } }))));
+    const order: string[] = [];
+    await Promise.all([slow.then(() => order.push('slow')), quick.then(() => order.push('quick'))]);
+    expect(order).toEqual(['quick', 'slow']);
+    expect((await quick).map((a) => a.outputs?.text)).toEqual(['n1', 'n2', 'n3']);
+    expect(stream.inFlight).toBe(0);
+  });
+
+  it("acts for each call's own principal token, whatever principal the message names", async () => {
+    seen.principals.length = 0;
+    const answer = await streamed(req('', { action: 'whoami', idempotencyKey: '', principal: { userId: 'someone-else', teamIds: [] } }), {
+      token: auth.tokenFor({ userId: 'user-7', teamIds: ['team-1'] }),
+    });
+    expect(answer.outputs).toEqual({ user_id: 'user-7' });
+    expect(seen.principals).toEqual([{ userId: 'user-7', teamIds: ['team-1'] }]);
+  });
+
+  it('refuses a call without a token or with a forged one, and goes on serving the stream', async () => {
+    const forged = new ServiceAuth({ secret: randomBytes(32).toString('hex'), service: 'intruder' });
+    await expect(streamed(req('', { action: 'whoami', idempotencyKey: '' }), { token: '' })).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+      message: expect.stringContaining('principal_token is required'),
+    });
+    await expect(streamed(req('', { action: 'whoami', idempotencyKey: '' }), { token: forged.tokenFor(principal) })).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+    });
+    await expect(streamed(req('', { action: 'whoami', idempotencyKey: '' }))).resolves.toMatchObject({ outputs: { user_id: 'user-1' } });
+  });
+
+  it("answers a handler's error as Execute would: code, message and violations", async () => {
+    const err = (await streamed(req('', { action: 'broken', idempotencyKey: '' })).catch((e: unknown) => e)) as AppError;
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'inputs.id: is not a known id', violations: [{ field: 'inputs.id', reason: 'is not a known id' }] });
+    const unary = (await call(client.execute(req('', { action: 'broken', idempotencyKey: '' }))).catch((e: unknown) => e)) as AppError;
+    expect({ code: unary.code, message: unary.message, violations: unary.violations }).toEqual({ code: err.code, message: err.message, violations: err.violations });
+  });
+
+  it("cancels a call when its caller aborts: the caller gets CANCELLED and the action's signal is aborted", async () => {
+    seen.sleepSignals.length = 0;
+    const abort = new AbortController();
+    const pending = streamed(req('', { action: 'sleep', inputs: { ms: 10_000 }, idempotencyKey: '' }), { signal: abort.signal });
+    await until(() => seen.sleepSignals.length > 0, 'the sleep action to start');
+    abort.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'CANCELLED' });
+    const deadline = Date.now() + 5_000;
+    while (!seen.sleepSignals[0]!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(seen.sleepSignals[0]!.aborted).toBe(true);
+  });
+
+  it('gives up on a call past the time its caller waits, with DEADLINE_EXCEEDED, and aborts it', async () => {
+    seen.sleepSignals.length = 0;
+    await expect(streamed(req('', { action: 'sleep', inputs: { ms: 10_000 }, idempotencyKey: '' }), { waitMs: 100 })).rejects.toMatchObject({
+      code: 'DEADLINE_EXCEEDED',
+    });
+    const deadline = Date.now() + 5_000;
+    while (!seen.sleepSignals[0]?.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(seen.sleepSignals[0]!.aborted).toBe(true);
+  });
+
+  it('fails the calls open on a stream whose service goes away as UNAVAILABLE, and opens a new one when it is back', async () => {
+    const { server: own, address: at } = await serveActions();
+    const s = openStream(at);
+    await untilReady(s);
+    const open = s.execute({ request: req('', { action: 'sleep', inputs: { ms: 10_000 }, idempotencyKey: '' }), principalToken: auth.tokenFor(principal), waitMs: 15_000, signal: new AbortController().signal });
+    await until(() => s.inFlight > 0, 'the call to be sent');
+    await own.app.close();
+    await expect(open).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(s.ready()).toBe(false);
+    const again = await serveActions(Number(at.split(':')[1]));
+    try {
+      await untilReady(s);
+      await expect(s.execute({ request: req('', { action: 'whoami', idempotencyKey: '' }), principalToken: auth.tokenFor(principal), waitMs: 5_000, signal: new AbortController().signal })).resolves.toMatchObject({
+        outputs: { user_id: 'user-1' },
+      });
+    } finally {
+      s.close();
+      await again.server.close();
+    }
+  });
+
+  it('calls a service that does not serve ExecuteStream through Execute (ActionServices)', async () => {
+    const { close: closeUnaryOnly, address: at } = await serveUnaryOnly();
+    const services = new ActionServices([{ name: 'old-service', address: at }], createLogger('t', 'silent'), auth, { refreshMs: 60_000 });
+    try {
+      await services.start();
+      const served = services.servedNow('whoami')!;
+      expect(served.service).toBe('old-service');
+      for (let i = 0; i < 3; i++) {
+        const answer = await services.execute(served, { action: 'whoami', inputs: {}, params: {}, userId: 'user-3', idempotencyKey: '', runId: 'r', nodeId: 'n', attempt: 1, timeoutMs: 5_000 }, new AbortController().signal);
+        expect(answer.outputs).toEqual({ user_id: 'user-3', via: 'execute' });
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(services.transport('old-service')).toBe('unary');
+    } finally {
+      services.stop();
+      await closeUnaryOnly();
+    }
+  });
+
+  it('sends calls over the stream once it is open (ActionServices)', async () => {
+    const services = new ActionServices([{ name: 'action-test', address }], createLogger('t', 'silent'), auth, { refreshMs: 60_000 });
+    try {
+      await services.start();
+      const served = services.servedNow('whoami')!;
+      const deadline = Date.now() + 10_000;
+      let answer: { outputs: Record<string, unknown> } | undefined;
+      while (services.transport('action-test') !== 'stream' && Date.now() < deadline) {
+        answer = await services.execute(served, { action: 'whoami', inputs: {}, params: {}, userId: 'user-4', idempotencyKey: '', runId: 'r', nodeId: 'n', attempt: 1, timeoutMs: 5_000 }, new AbortController().signal);
+        expect(answer.outputs).toEqual({ user_id: 'user-4' });
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(services.transport('action-test')).toBe('stream');
+      answer = await services.execute(served, { action: 'whoami', inputs: {}, params: {}, userId: 'user-5', idempotencyKey: '', runId: 'r', nodeId: 'n', attempt: 1, timeoutMs: 5_000 }, new AbortController().signal);
+      expect(answer.outputs).toEqual({ user_id: 'user-5' });
+    } finally {
+      services.stop();
+    }
+  });
+});
+
+/** Another server of the same actions (on `port` when given), for tests that stop it. */
+async function serveActions(port?: number): Promise<{ server: GrpcServer; address: string }> {
+  const dispatcher = new ActionDispatcher('action-test', [sleep, whoami], new PgActionRecords(db));
+  @Module({})
+  class Own {
+    static forRoot(): DynamicModule {
+      return { module: Own, imports: [ActionServiceModule.forRoot(dispatcher, { auth })] };
+    }
+  }
+  const p = port ?? (await freePort());
+  const s = await startGrpcServer({ module: Own.forRoot(), packages: ['action'], host: '127.0.0.1', port: p, log: createLogger('t', 'silent'), auth });
+  return { server: s, address: `127.0.0.1:${p}` };
+}
+
+/** A service written before ExecuteStream: it serves Execute and ListActions only (ExecuteStream answers UNIMPLEMENTED). */
+async function serveUnaryOnly(): Promise<{ close: () => Promise<void>; address: string }> {
+  @Controller()
+  class UnaryOnly {
+    @GrpcMethod('ActionService', 'Execute')
+    execute(r: action.ExecuteRequest): action.ExecuteResponse {
+      return { outputs: { user_id: r.principal?.userId ?? '', via: 'execute' }, replayed: false };
+    }
+
+    @GrpcMethod('ActionService', 'ListActions')
+    listActions(): action.ListActionsResponse {
+      return { service: 'old-service', actions: [{ name: 'whoami', version: '1', sideEffects: false, contract: undefined }] };
+    }
+  }
+  @Module({ controllers: [UnaryOnly] })
+  class Old {}
+  const p = await freePort();
+  const s = await startGrpcServer({ module: { module: Old }, packages: ['action'], host: '127.0.0.1', port: p, log: createLogger('t', 'silent'), auth });
+  return { close: () => s.close(), address: `127.0.0.1:${p}` };
+}

@@ -38,7 +38,19 @@ const KILL_PAUSE_MS = [200, 500] as const;
 const MAX_DOWN = REPLICAS - 1;
 /** From the first submission until every run must be finished. */
 const RUNS_DEADLINE_MS = 100_000;
+/** One POST /runs attempt (the gateway's own deadlines per call are 15–30 s). */
+const ATTEMPT_TIMEOUT_MS = 40_000;
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
+
+/** Where the submission stands, for the message when it does not finish in time. */
+const submission = {
+  phase: 'not started',
+  /** Per idempotency key: each attempt's answer (or `pending`) and how long it took. */
+  attempts: new Map<string, string[]>(),
+  describe(): string {
+    return [...this.attempts].map(([key, tries]) => `  ${key}: ${tries.join(', ')}`).join('\n');
+  },
+};
 
 let api: FixtureServer;
 let stack: Stack;
@@ -79,7 +91,9 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
     let submitError: unknown;
     void (async () => {
       for (let batch = 0; batch < RUNS / BATCH; batch++) {
+        submission.phase = `batch ${batch}: waiting for kill ${batch} (${killer.kills.length} so far, ${killer.down} replica(s) restarting)`;
         if (batch > 0) await killer.killed(batch);
+        submission.phase = `batch ${batch}: submitting`;
         runIds.push(...(await Promise.all(Array.from({ length: BATCH }, (_, i) => startRun(playbook, `chaos-${batch * BATCH + i}`)))));
       }
     })().then(
@@ -92,7 +106,12 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
       unfinished = await unfinishedRuns(runIds);
       if (submitted && unfinished.length === 0) break;
       if (Date.now() - started > RUNS_DEADLINE_MS) {
-        if (!submitted) throw new Error(`only ${runIds.length} of ${RUNS} runs submitted after ${RUNS_DEADLINE_MS} ms`);
+        if (!submitted) {
+          throw new Error(
+            `only ${runIds.length} of ${RUNS} runs submitted after ${RUNS_DEADLINE_MS} ms (seed ${SEED}, ${killer.kills.length} kills, ` +
+              `${killer.down} replica(s) restarting); ${submission.phase}; attempts:\n${submission.describe()}`,
+          );
+        }
         break;
       }
       await sleep(250);
@@ -104,7 +123,7 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
   const summary =
     `seed ${SEED}, ${Date.now() - started} ms, ${kills.length} kills, ${kills.filter((k) => k.runsHeld > 0).length} of them holding runs, ` +
     `${kills.reduce((n, k) => n + k.nodesRunning, 0)} running nodes interrupted [${kills.map((k) => `${k.victim}:${k.runsHeld}r/${k.nodesRunning}n`).join(' ')}], ` +
-    `restarts took ${killer.restartMs.join('/')} ms`;
+    `restarts took ${killer.restartMs.join('/')} ms, ${[...submission.attempts.values()].flat().length} POST /runs attempts for ${RUNS} runs`;
   if (unfinished.length) throw new Error(`${unfinished.length} of ${runIds.length} runs unfinished after ${RUNS_DEADLINE_MS} ms (${summary}):\n${await describeRuns(unfinished)}`);
   console.info(`chaos: ${summary}`);
 
@@ -150,12 +169,19 @@ it('finishes 50 runs exactly once each while replicas are killed', async () => {
 /** POST /runs with an idempotency key; re-submits on an error answer (same key, so at most one run). */
 async function startRun(playbook: string, key: string): Promise<string> {
   let last = '';
+  const tries: string[] = [];
+  submission.attempts.set(key, tries);
   for (let attempt = 1; attempt <= 10; attempt++) {
-    const res = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token, headers: { 'idempotency-key': key }, body: { playbook } }).catch(
+    const t0 = Date.now();
+    tries.push('pending');
+    // A request the gateway never answers is given up on and sent again, as any client would (it shows in `attempts`).
+    const res = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token, headers: { 'idempotency-key': key }, body: { playbook }, timeoutMs: ATTEMPT_TIMEOUT_MS }).catch(
       (err: unknown) => ({ status: 0, body: String(err) }),
     );
+    tries[tries.length - 1] = `${res.status} in ${Date.now() - t0} ms`;
     if (res.status === 201 || res.status === 200) return res.body.run.id as string;
     last = `${res.status} ${JSON.stringify(res.body)}`;
+    tries[tries.length - 1] += ` ${last.slice(0, 200)}`;
     await sleep(300);
   }
   throw new Error(`POST /api/v1/runs (${key}) kept failing: ${last}`);

@@ -56,6 +56,11 @@ export class KillLoop {
     this.running = this.loop().catch((err: unknown) => this.fail(err));
   }
 
+  /** Replicas killed and not yet ready again. */
+  get down(): number {
+    return this.restarting.size;
+  }
+
   /** Resolves once `count` kills have happened (rejects if the loop failed). */
   killed(count: number): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);

@@ -82,13 +82,13 @@ async function startNotifier(serviceAuthSecret: string, notified: ActionContext[
     },
   };
   const dispatcher = new ActionDispatcher('test-notifier', [handler], new MemoryActionRecords());
+  const auth = new ServiceAuth({ secret: serviceAuthSecret, service: 'test-notifier' });
   @Module({})
   class Root {
     static forRoot(): DynamicModule {
-      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher)] };
+      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher, { auth })] };
     }
   }
-  const auth = new ServiceAuth({ secret: serviceAuthSecret, service: 'test-notifier' });
   const server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('test-notifier', 'warn'), auth });
   return { server, address: `127.0.0.1:${port}` };
 }

@@ -60,6 +60,7 @@ import {
   type GraphResult,
   type Level,
 } from './execution.js';
+import { LateStart } from './late-start.js';
 import { MapNodes } from './map-nodes.js';
 import { DEFAULT_NODE_OUTPUT_MAX_BYTES, oversize } from '../domain/payload-size.js';
 import type { RunPolicies } from './run-policies.js';
@@ -392,18 +393,23 @@ export class ExecuteRun {
       try {
         if (!canStart()) return undefined;
         const startPayload = { kind: node.kind, action: node.action ?? null, ...(level.loop ? { map: level.loop.mapId, index: level.loop.index } : {}) };
-        // A pure node's start is committed with its completion (below), or just before its failure.
+        // A pure node's start is committed with its completion (below), or just before its failure; a read-only
+        // action's too when it answers within the grace period (its start is committed when that ends first).
+        const graceMs = readOnly && this.store.batching ? (this.options.readOnlyStartGraceMs ?? 0) : 0;
         let started = resumed;
-        if (!resumed && !pure) {
+        if (!resumed && !pure && graceMs === 0) {
           await this.store.nodeStarted(run.id, owner, inst, attempt, startPayload);
           started = true;
         }
+        const lateStart = !resumed && !pure && graceMs > 0 ? new LateStart(() => this.store.nodeStarted(run.id, owner, inst, attempt, startPayload), graceMs) : undefined;
         resumed = false;
         putState(x, inst, { nodeId: inst, status: 'running', attempt, error: null, startedAt: new Date(), finishedAt: null });
         const t0 = Date.now();
         try {
           const ctx = nodeContext(x, node, inst, attempt, scope, lenient, opts, this.options.nodeTimeoutMs);
-          const result = isMap ? await this.maps.run(x, level, node, ctx) : await this.executors.resolve(node)(ctx);
+          const execution = isMap ? this.maps.run(x, level, node, ctx) : this.executors.resolve(node)(ctx);
+          const result = lateStart ? await lateStart.around(execution) : await execution;
+          if (lateStart?.committed) started = true;
           if (result instanceof WaitFor) {
             await this.store.nodeWaiting(run.id, owner, inst, result.until, result.frame, result.childRunId);
             putState(x, inst, { nodeId: inst, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: result.until, childRunId: result.childRunId });
@@ -444,6 +450,7 @@ export class ExecuteRun {
           putState(x, inst, settled(inst, 'completed', attempt));
           return undefined;
         } catch (err) {
+          if (lateStart?.committed) started = true;
           if (err instanceof Interrupted) return undefined;
           if (err instanceof LeaseLostError || x.signal.aborted) throw err instanceof LeaseLostError ? err : new LeaseLostError(run.id);
           if (!started) await this.store.nodeStarted(run.id, owner, inst, attempt, startPayload);

@@ -29,6 +29,13 @@ export interface ExecuteRunOptions {
   mapMaxIterations?: number;
   /** Largest output a node may produce (bytes of JSON); larger fails the node (NODE_OUTPUT_MAX_BYTES). */
   nodeOutputMaxBytes?: number;
+  /**
+   * A read-only served action's start is committed only if it is still
+   * running this long after it began; one that answers sooner is committed
+   * with its completion, in one statement (READ_ONLY_START_GRACE_MS; 0:
+   * the start is committed before the call, like a side-effecting action's).
+   */
+  readOnlyStartGraceMs?: number;
 }
 
 /** One graph level: the plan, or one iteration of a map body. */

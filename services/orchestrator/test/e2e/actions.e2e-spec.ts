@@ -18,6 +18,7 @@ let stack: Stack;
 let h: Harness;
 let server: GrpcServer;
 const calls: ActionContext[] = [];
+let slowRelease: (() => void) | undefined;
 
 const handlers = [
   {
@@ -38,6 +39,16 @@ const handlers = [
     },
   },
   {
+    // Read-only and slow: answers only when the test lets it (see `slowRelease`).
+    name: 'search_knowledge_graph',
+    sideEffects: false,
+    execute: async (ctx: ActionContext) => {
+      calls.push(ctx);
+      await new Promise<void>((resolve) => (slowRelease = resolve));
+      return { nodes: [], count: 0 };
+    },
+  },
+  {
     name: 'send_notification',
     sideEffects: true,
     execute: async (ctx: ActionContext): Promise<Record<string, unknown>> => {
@@ -50,15 +61,15 @@ const handlers = [
 beforeAll(async () => {
   const port = await freePort();
   const dispatcher = new ActionDispatcher('fixture-router', handlers, new MemoryActionRecords());
-  @Module({})
-  class Root {
-    static forRoot(): DynamicModule {
-      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher)] };
-    }
-  }
   // The action service verifies the orchestrator's signed calls like every service of the stack.
   const serviceAuthSecret = randomBytes(32).toString('hex');
   const auth = new ServiceAuth({ secret: serviceAuthSecret, service: 'fixture-router' });
+  @Module({})
+  class Root {
+    static forRoot(): DynamicModule {
+      return { module: Root, imports: [ActionServiceModule.forRoot(dispatcher, { auth })] };
+    }
+  }
   server = await startGrpcServer({ module: Root.forRoot(), packages: ['action'], host: '127.0.0.1', port, log: createLogger('fixture-router', 'warn'), auth });
   stack = await startStack({ serviceAuthSecret, env: { orchestrator: { ACTION_SERVICES: `output-router=127.0.0.1:${port}` } } });
   h = harness(stack, 'user-actions');
@@ -98,6 +109,53 @@ it('runs a chain of read-only served actions (completions riding on the next sta
   expect(output(run, 'c')).toEqual({ results: [{ title: 'about about about q1' }], count: 1 });
   const stored = await stack.db.query<{ node_id: string }>('SELECT node_id FROM orchestrator.node_outputs WHERE run_id = $1 ORDER BY node_id', [runId]);
   expect(stored.map((r) => r.node_id)).toEqual(['a', 'b', 'c']);
+});
+
+/** A run's events with the id of the transaction that wrote each (one statement, one transaction). */
+async function eventsOf(runId: string) {
+  return stack.db.query<{ seq: string; type: string; node_id: string | null; tx: string }>(
+    'SELECT seq::text AS seq, type, node_id, xmin::text AS tx FROM orchestrator.run_events WHERE run_id = $1 ORDER BY seq',
+    [runId],
+  );
+}
+
+it("commits a fast read-only action's start with its completion, in one statement, and a side-effecting one's start before its call", async () => {
+  const runId = await start(h, {
+    nodes: [
+      { id: 'find', kind: 'tool', action: 'search_documents', inputs: { query: 'q' } },
+      { id: 'save', kind: 'tool', action: 'save_to_workspace', inputs: { title: '{find.count}' }, dependsOn: ['find'] },
+    ],
+  });
+  expect((await until(h, runId)).status).toBe(RunStatus.RUN_STATUS_COMPLETED);
+  const events = await eventsOf(runId);
+  const of = (node: string) => events.filter((e) => e.node_id === node);
+  expect(of('find').map((e) => e.type)).toEqual(['node_start', 'node_complete']);
+  expect(of('save').map((e) => e.type)).toEqual(['node_start', 'node_complete']);
+  // The read-only node's start and completion rode together (on the side-effecting node's start, which commits first).
+  expect(new Set(of('find').map((e) => e.tx)).size).toBe(1);
+  expect(of('find')[0]!.tx).toBe(of('save')[0]!.tx);
+  // The side-effecting node's start was committed before its call: its completion is another statement.
+  expect(of('save')[0]!.tx).not.toBe(of('save')[1]!.tx);
+  expect(events.map((e) => Number(e.seq))).toEqual(events.map((_, i) => i + 1));
+});
+
+it("commits a read-only action's start on its own once the call outlives the grace period, and its output after it", async () => {
+  const runId = await start(h, { nodes: [{ id: 'graph', kind: 'tool', action: 'search_knowledge_graph', inputs: { query: 'acme' } }] });
+  // The call is held open by the handler until the start is visible in the log: it must be committed while the call runs.
+  const deadline = Date.now() + 20_000;
+  while (!(await eventsOf(runId)).some((e) => e.node_id === 'graph' && e.type === 'node_start')) {
+    if (Date.now() > deadline) throw new Error('the start of a read-only call still running was not committed within 20 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const [state] = await stack.db.query<{ status: string }>("SELECT status FROM orchestrator.node_states WHERE run_id = $1 AND node_id = 'graph'", [runId]);
+  expect(state!.status).toBe('running');
+  slowRelease!();
+  const run = await until(h, runId);
+  expect(run.status).toBe(RunStatus.RUN_STATUS_COMPLETED);
+  expect(output(run, 'graph')).toEqual({ nodes: [], count: 0 });
+  const events = (await eventsOf(runId)).filter((e) => e.node_id === 'graph');
+  expect(events.map((e) => e.type)).toEqual(['node_start', 'node_complete']);
+  expect(events[0]!.tx).not.toBe(events[1]!.tx);
 });
 
 it('refuses at StartRun a plan whose action no configured service serves: action_unavailable naming the node, the action and its owner', async () => {

@@ -18,6 +18,44 @@ export const protobufPackage = "agentfactory.action.v1";
 
 export const protobufFileName = "agentfactory/action/v1/action.proto";
 
+export interface ExecuteStreamRequest {
+  /** Chosen by the caller, unique among its calls open on the stream (it may wrap around). */
+  callId: number;
+  /** A call: what Execute takes. */
+  execute?:
+    | ExecuteRequest
+    | undefined;
+  /** The caller gave up on call `call_id` (cancelled or past its deadline): the action is aborted. */
+  cancel?:
+    | boolean
+    | undefined;
+  /**
+   * The call's principal token (what Execute reads from the `af-principal-token`
+   * metadata): verified per call; its principal is the call's `principal`.
+   */
+  principalToken: string;
+}
+
+export interface ExecuteStreamResponse {
+  callId: number;
+  response?:
+    | ExecuteResponse
+    | undefined;
+  /** What Execute would have answered as a status. */
+  error?: CallError | undefined;
+}
+
+/**
+ * A failed call on ExecuteStream: the gRPC status code and message Execute
+ * would have answered, and the `af-error-bin` detail (violations, retryable,
+ * retry-after) as its bytes.
+ */
+export interface CallError {
+  code: number;
+  message: string;
+  detail: Uint8Array;
+}
+
 export interface ExecuteRequest {
   /** The action's registry name, e.g. `save_to_workspace`. */
   action: string;
@@ -76,6 +114,303 @@ export interface ListActionsResponse {
 }
 
 export const AGENTFACTORY_ACTION_V1_PACKAGE_NAME = "agentfactory.action.v1";
+
+function createBaseExecuteStreamRequest(): ExecuteStreamRequest {
+  return { callId: 0, principalToken: "" };
+}
+
+export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
+  encode(message: ExecuteStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    if (message.execute !== undefined) {
+      ExecuteRequest.encode(message.execute, writer.uint32(18).fork()).join();
+    }
+    if (message.cancel !== undefined) {
+      writer.uint32(24).bool(message.cancel);
+    }
+    if (message.principalToken !== "") {
+      writer.uint32(34).string(message.principalToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecuteStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.execute = ExecuteRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.cancel = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.principalToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecuteStreamRequest {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      execute: isSet(object.execute) ? ExecuteRequest.fromJSON(object.execute) : undefined,
+      cancel: isSet(object.cancel) ? globalThis.Boolean(object.cancel) : undefined,
+      principalToken: isSet(object.principalToken)
+        ? globalThis.String(object.principalToken)
+        : isSet(object.principal_token)
+        ? globalThis.String(object.principal_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ExecuteStreamRequest): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.execute !== undefined) {
+      obj.execute = ExecuteRequest.toJSON(message.execute);
+    }
+    if (message.cancel !== undefined) {
+      obj.cancel = message.cancel;
+    }
+    if (message.principalToken !== "") {
+      obj.principalToken = message.principalToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseExecuteStreamResponse(): ExecuteStreamResponse {
+  return { callId: 0 };
+}
+
+export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
+  encode(message: ExecuteStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.callId !== 0) {
+      writer.uint32(8).uint32(message.callId);
+    }
+    if (message.response !== undefined) {
+      ExecuteResponse.encode(message.response, writer.uint32(18).fork()).join();
+    }
+    if (message.error !== undefined) {
+      CallError.encode(message.error, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecuteStreamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.callId = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.response = ExecuteResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = CallError.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecuteStreamResponse {
+    return {
+      callId: isSet(object.callId)
+        ? globalThis.Number(object.callId)
+        : isSet(object.call_id)
+        ? globalThis.Number(object.call_id)
+        : 0,
+      response: isSet(object.response) ? ExecuteResponse.fromJSON(object.response) : undefined,
+      error: isSet(object.error) ? CallError.fromJSON(object.error) : undefined,
+    };
+  },
+
+  toJSON(message: ExecuteStreamResponse): unknown {
+    const obj: any = {};
+    if (message.callId !== 0) {
+      obj.callId = Math.round(message.callId);
+    }
+    if (message.response !== undefined) {
+      obj.response = ExecuteResponse.toJSON(message.response);
+    }
+    if (message.error !== undefined) {
+      obj.error = CallError.toJSON(message.error);
+    }
+    return obj;
+  },
+};
+
+function createBaseCallError(): CallError {
+  return { code: 0, message: "", detail: new Uint8Array(0) };
+}
+
+export const CallError: MessageFns<CallError> = {
+  encode(message: CallError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== 0) {
+      writer.uint32(8).int32(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.detail.length !== 0) {
+      writer.uint32(26).bytes(message.detail);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CallError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCallError();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.detail = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CallError {
+    return {
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      detail: isSet(object.detail) ? bytesFromBase64(object.detail) : new Uint8Array(0),
+    };
+  },
+
+  toJSON(message: CallError): unknown {
+    const obj: any = {};
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.detail.length !== 0) {
+      obj.detail = base64FromBytes(message.detail);
+    }
+    return obj;
+  },
+};
 
 function createBaseExecuteRequest(): ExecuteRequest {
   return {
@@ -605,12 +940,21 @@ wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struc
  * node whose params name a plugin (`params.plugin`), which runs
  * `plugin:<plugin>.<action>` (connector-runtime serves those for every
  * registered plugin tool).
+ *
+ * ExecuteStream carries many Execute calls over one long-lived stream (what
+ * the orchestrator uses when the service serves it, falling back to Execute
+ * when it answers UNIMPLEMENTED): one request message per call, each with its
+ * own call id and principal token, answered in any order by one response
+ * message with the same call id. Each call has the semantics of Execute; a
+ * stream that breaks fails its calls still open as UNAVAILABLE.
  */
 
 export interface ActionServiceClient {
   execute(request: ExecuteRequest, metadata?: Metadata): Observable<ExecuteResponse>;
 
   listActions(request: ListActionsRequest, metadata?: Metadata): Observable<ListActionsResponse>;
+
+  executeStream(request: Observable<ExecuteStreamRequest>, metadata?: Metadata): Observable<ExecuteStreamResponse>;
 }
 
 /**
@@ -628,6 +972,13 @@ export interface ActionServiceClient {
  * node whose params name a plugin (`params.plugin`), which runs
  * `plugin:<plugin>.<action>` (connector-runtime serves those for every
  * registered plugin tool).
+ *
+ * ExecuteStream carries many Execute calls over one long-lived stream (what
+ * the orchestrator uses when the service serves it, falling back to Execute
+ * when it answers UNIMPLEMENTED): one request message per call, each with its
+ * own call id and principal token, answered in any order by one response
+ * message with the same call id. Each call has the semantics of Execute; a
+ * stream that breaks fails its calls still open as UNAVAILABLE.
  */
 
 export interface ActionServiceController {
@@ -640,6 +991,8 @@ export interface ActionServiceController {
     request: ListActionsRequest,
     metadata?: Metadata,
   ): Promise<ListActionsResponse> | Observable<ListActionsResponse> | ListActionsResponse;
+
+  executeStream(request: Observable<ExecuteStreamRequest>, metadata?: Metadata): Observable<ExecuteStreamResponse>;
 }
 
 export function ActionServiceControllerMethods() {
@@ -650,7 +1003,7 @@ export function ActionServiceControllerMethods() {
       GrpcMethod("ActionService", method)(constructor.prototype[method], method, descriptor);
       Object.defineProperty(constructor.prototype, method, descriptor);
     }
-    const grpcStreamMethods: string[] = [];
+    const grpcStreamMethods: string[] = ["executeStream"];
     for (const method of grpcStreamMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcStreamMethod("ActionService", method)(constructor.prototype[method], method, descriptor);
@@ -660,6 +1013,31 @@ export function ActionServiceControllerMethods() {
 }
 
 export const ACTION_SERVICE_NAME = "ActionService";
+
+function bytesFromBase64(b64: string): Uint8Array {
+  if ((globalThis as any).Buffer) {
+    return Uint8Array.from((globalThis as any).Buffer.from(b64, "base64"));
+  } else {
+    const bin = globalThis.atob(b64);
+    const arr = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) {
+      arr[i] = bin.charCodeAt(i);
+    }
+    return arr;
+  }
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  if ((globalThis as any).Buffer) {
+    return (globalThis as any).Buffer.from(arr).toString("base64");
+  } else {
+    const bin: string[] = [];
+    arr.forEach((byte) => {
+      bin.push(globalThis.String.fromCharCode(byte));
+    });
+    return globalThis.btoa(bin.join(""));
+  }
+}
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;
