@@ -11,6 +11,7 @@ import {
   CONNECTOR_ERROR_GRPC_STATUS,
   connectorTimeoutMs,
   endpointJsonSchemas,
+  endpointWriteReason,
   parseConnectorDefinition,
   parseConnectorYaml,
   requiredCredentials,
@@ -32,6 +33,8 @@ export interface ExecuteCommand {
   idempotencyKey: string;
   /** Call through this agent profile's binding (allowed endpoints, overrides, credentials). */
   agentProfileId?: string;
+  /** A dry run: an endpoint that may change something upstream is refused (`dry_run_write`) before any request. */
+  readOnly?: boolean;
 }
 
 /** A connector's source: YAML text, or an already-decoded definition. */
@@ -106,6 +109,13 @@ export class Connectors {
     if (!cmd.connectorId) throw AppError.invalid('connector_id', 'is required');
     if (!cmd.endpoint) throw AppError.invalid('endpoint', 'is required');
     const stored = await this.get(cmd.userId, cmd.connectorId);
+    if (cmd.readOnly) {
+      const writes = endpointWriteReason(stored.definition, cmd.endpoint);
+      if (writes) {
+        const reason = `a dry run does not call endpoint "${cmd.endpoint}" of connector "${cmd.connectorId}": ${writes}`;
+        throw new AppError('FAILED_PRECONDITION', reason, { retryable: false, violations: [{ field: 'endpoint', reason, code: 'dry_run_write' }] });
+      }
+    }
     if (!cmd.idempotencyKey) return { result: await this.call(stored.definition, cmd), deduplicated: false };
 
     const timeoutMs = connectorTimeoutMs(stored.definition);

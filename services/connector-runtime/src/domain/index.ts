@@ -86,3 +86,4 @@ export {
   type RetryKind,
   type RetryPolicyOptions,
 } from './retry-policy.js';
+export { endpointWriteReason, graphqlOperationKinds } from './endpoint-writes.js';

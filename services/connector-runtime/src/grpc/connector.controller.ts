@@ -49,6 +49,7 @@ export class ConnectorController implements connector.ConnectorServiceController
       inputs: req.inputs ?? {},
       idempotencyKey: req.idempotencyKey,
       ...(req.agentProfileId ? { agentProfileId: req.agentProfileId } : {}),
+      ...(req.readOnly ? { readOnly: true } : {}),
     });
   }
 

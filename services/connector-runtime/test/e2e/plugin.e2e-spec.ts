@@ -77,6 +77,7 @@ const execute = (text: string, idempotencyKey: string, extra: Record<string, unk
       inputs: { text, ...extra },
       idempotencyKey,
       agentProfileId: '',
+      readOnly: false,
     }),
     60_000,
   );

@@ -160,7 +160,7 @@ describe('connector authoring', () => {
     api.route('GET', '/fedreg/api/v1/agencies', { json: [{ id: 1, name: 'Agriculture Department', short_name: 'USDA', slug: 'agriculture-department', parent_id: null, url: 'https://x', recent_articles_url: 'https://y' }] });
     const bound = await http('PUT', url('/api/agent-factory/connectors/my-fedreg/bindings/watcher'), { token: alice, body: { config_overrides: { base_url: `${api.url}/fedreg/api/v1` } } });
     expect(bound.status).toBe(200);
-    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'my-fedreg', endpoint: 'list_agencies', inputs: {}, idempotencyKey: '', agentProfileId: 'watcher' }));
+    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'my-fedreg', endpoint: 'list_agencies', inputs: {}, idempotencyKey: '', readOnly: false, agentProfileId: 'watcher' }));
     expect((res.result as any).results[0]).toMatchObject({ agency_id: 1, name: 'Agriculture Department', slug: 'agriculture-department' });
 
     const missing = await http('POST', url('/api/agent-factory/connectors/from-template/no-such-template'), { token: alice, body: {} });
@@ -202,13 +202,13 @@ describe('bindings to agent profiles', () => {
     expect(bound.body.binding).toMatchObject({ agent_profile_id: 'researcher', status: 'active', credential_names: ['api_key'], allowed_endpoints: ['search_orgs'] });
     expect(JSON.stringify(bound.body)).not.toContain('binding-key-123');
 
-    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', agentProfileId: 'researcher' }));
+    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'researcher' }));
     expect(res.result).toMatchObject({ results: [{ ein: 'v2-a', name: 'V2' }] });
     expect(api.requests.filter((r) => r.path === '/v2/orgs').at(-1)!.query.api_key).toBe('binding-key-123');
 
-    const denied = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'get_filings', inputs: { ein: 'x' }, idempotencyKey: '', agentProfileId: 'researcher' })));
+    const denied = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'get_filings', inputs: { ein: 'x' }, idempotencyKey: '', readOnly: false, agentProfileId: 'researcher' })));
     expect(denied.code).toBe('PERMISSION_DENIED');
-    const unbound = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', agentProfileId: 'nobody' })));
+    const unbound = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'nobody' })));
     expect(unbound.code).toBe('NOT_FOUND');
     expect(unbound.message).toContain('not bound to agent profile nobody');
 
@@ -229,7 +229,7 @@ describe('bindings to agent profiles', () => {
       });
       expect(bound.status).toBe(200);
 
-      const first = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', agentProfileId: 'auditor' })));
+      const first = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' })));
       expect(first.code).toBe('FAILED_PRECONDITION');
       expect(first.message).not.toContain('revoked-key');
 
@@ -245,12 +245,12 @@ describe('bindings to agent profiles', () => {
       expect(msg!.string()).not.toContain('revoked-key');
 
       const before = api.requests.length;
-      const refused = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', agentProfileId: 'auditor' })));
+      const refused = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' })));
       expect(refused.message).toContain('needs re-authentication');
       expect(api.requests.length).toBe(before);
 
       await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), { token: alice, body: { config_overrides: { base_url: `${api.url}/v3` }, credentials: { api_key: 'good-key' } } });
-      const ok = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', agentProfileId: 'auditor' }));
+      const ok = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' }));
       expect(ok.result).toMatchObject({ results: [], count: 0 });
     } finally {
       await nc.close();

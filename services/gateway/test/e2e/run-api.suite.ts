@@ -8,7 +8,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ActionDispatcher, ActionServiceModule, createLogger, MemoryActionRecords, ServiceAuth, startGrpcServer, type ActionContext, type GrpcServer } from '@af/service-kit';
-import { freePort, readSse, type SseFrame } from '@af/testing';
+import { freePort, readSse, startFixtureServer, type FixtureServer, type SseFrame } from '@af/testing';
 import { http, registerAndLogin, startStack, waitForRun, type Stack } from './skeleton.js';
 
 /**
@@ -56,6 +56,55 @@ steps:
       message: "Hello {topic}"
 `;
 
+/** A CRM whose `create_org` writes (POST) and whose `list_orgs` reads (GET): a dry run may call only the second. */
+const crmConnector = (baseUrl: string) => `id: crm
+name: CRM
+type: rest_api
+version: "1.0"
+connection:
+  base_url: "${baseUrl}"
+  auth:
+    type: none
+endpoints:
+  list_orgs:
+    method: GET
+    path: /orgs
+    response_mapping:
+      results_path: orgs
+  create_org:
+    method: POST
+    path: /orgs
+    parameters:
+      - name: name
+        type: string
+        required: true
+        in: body
+    response_mapping:
+      results_path: created
+`;
+
+const crmPlaybook = `id: crm-sync
+name: CRM sync
+version: "1.0"
+inputs:
+  - name: org
+    type: string
+    required: true
+steps:
+  - name: existing
+    step_type: tool
+    action: call_connector
+    connector: crm
+    endpoint: list_orgs
+  - name: add
+    step_type: tool
+    action: call_connector
+    connector: crm
+    endpoint: create_org
+    inputs:
+      name: "{org}"
+`;
+
 const workflowSteps = [
   { id: 'step1', type: 'transform', params: { operation: 'map', input: '{{input.emails}}', config: { mapping: { email: '{{current.from}}' } } } },
   { id: 'step2', type: 'transform', params: { operation: 'reduce', input: '{{step1.data}}', config: { reducer: 'count' } }, dependencies: ['step1'] },
@@ -96,6 +145,7 @@ async function startNotifier(serviceAuthSecret: string, notified: ActionContext[
 export function runApiSuite(bus: 'memory' | 'jetstream'): void {
   let stack: Stack;
   let notifier: GrpcServer;
+  let crm: FixtureServer;
   const notified: ActionContext[] = [];
   let token: string;
   let other: string;
@@ -121,11 +171,17 @@ export function runApiSuite(bus: 'memory' | 'jetstream'): void {
     stack = await startStack({ bus, serviceAuthSecret, env: { orchestrator: { ACTION_SERVICES: actionServices }, planner: { ACTION_SERVICES: actionServices }, gateway: NO_IDLE_RECHECK } });
     token = await registerAndLogin(stack, `runs-${bus}@example.com`);
     other = await registerAndLogin(stack, `other-${bus}@example.com`);
+    crm = await startFixtureServer();
+    crm.route('GET', '/orgs', { json: { orgs: [{ name: 'Acme' }] } });
+    crm.route('POST', '/orgs', { json: { created: [{ name: 'written' }] } });
+    const created = await http('POST', url('/api/agent-factory/connectors'), { token, body: { yaml: crmConnector(crm.url), credentials: {} } });
+    expect(created.status).toBe(201);
   });
 
   afterAll(async () => {
     await stack?.stop();
     await notifier?.close();
+    await crm?.close();
   });
 
   describe(`event streams (${bus} bus)`, () => {
@@ -304,6 +360,42 @@ export function runApiSuite(bus: 'memory' | 'jetstream'): void {
       const bad = await http('POST', pb('/notify-only/test'), { token, body: { inputs: {}, allow_side_efects: true } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.violations).toEqual([expect.objectContaining({ field: 'allow_side_efects' })]);
+    });
+
+    it('POST /test calls connector endpoints that only read, and skips one that writes (POST) before any request goes out', async () => {
+      const saved = await http('POST', pb(), { token, body: { yaml: crmPlaybook } });
+      expect(saved.status).toBe(201);
+      const before = crm.requests.length;
+      const res = await http('POST', pb('/crm-sync/test'), { token, body: { inputs: { org: 'Globex' } } });
+      expect(res.status).toBe(201);
+      const run = await waitForRun(stack, token, res.body.run.id);
+      expect(run.status).toBe('completed');
+      expect(run.nodes.map((n: any) => [n.node_id, n.status, n.skip_reason])).toEqual([
+        ['existing', 'completed', null],
+        ['add', 'skipped', 'dry_run'],
+      ]);
+      // The GET went out; the POST never did.
+      expect(crm.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /orgs']);
+      const events = await readSse(url(`/api/v1/runs/${run.id}/events`), { authorization: `Bearer ${token}` }, { until: (f) => f.event === 'complete', timeoutMs: 20_000 });
+      const skipped = events.frames.map((f) => JSON.parse(f.data)).find((f) => f.type === 'node_complete' && f.nodeId === 'add');
+      expect(skipped.payload).toMatchObject({
+        skipped: true,
+        reason: 'dry_run',
+        action: 'call_connector',
+        connector: 'crm',
+        endpoint: 'create_org',
+        why: expect.stringContaining('it sends POST requests'),
+        would_be_inputs: { name: 'Globex' },
+      });
+
+      // With side effects allowed, the write goes out.
+      const wet = await http('POST', pb('/crm-sync/test'), { token, body: { inputs: { org: 'Initech' }, allow_side_effects: true } });
+      const wetRun = await waitForRun(stack, token, wet.body.run.id);
+      expect(wetRun.nodes.map((n: any) => [n.node_id, n.status])).toEqual([
+        ['existing', 'completed'],
+        ['add', 'completed'],
+      ]);
+      expect(crm.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body))).toEqual([{ name: 'Initech' }]);
     });
 
     it('POST /test with allow_side_effects runs the side-effecting steps', async () => {

@@ -32,7 +32,7 @@
 import { interpolate, type Scope } from '@af/expr';
 import type { PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
-import { Completed, type NodeExecutors } from '../domain/node-executor.js';
+import { Completed, Skipped, type NodeExecutors } from '../domain/node-executor.js';
 import { actsOutsideRun, DRY_RUN, refusesSideEffects, wouldBeInputs } from '../domain/dry-run.js';
 import { checkOutput, evaluateGoals, type GoalCondition, type OutputContract } from '../domain/output-contract.js';
 import { checkWorkflowOutput } from '../domain/workflow-output.js';
@@ -410,6 +410,12 @@ export class ExecuteRun {
           const execution = isMap ? this.maps.run(x, level, node, ctx) : this.executors.resolve(node)(ctx);
           const result = lateStart ? await lateStart.around(execution) : await execution;
           if (lateStart?.committed) started = true;
+          if (result instanceof Skipped) {
+            if (!started) await this.store.nodeStarted(run.id, owner, inst, attempt, startPayload);
+            await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: result.reason, ...result.payload }, result.reason);
+            putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: result.reason });
+            return undefined;
+          }
           if (result instanceof WaitFor) {
             await this.store.nodeWaiting(run.id, owner, inst, result.until, result.frame, result.childRunId);
             putState(x, inst, { nodeId: inst, status: 'waiting', attempt, error: null, startedAt: new Date(), finishedAt: null, waitUntil: result.until, childRunId: result.childRunId });

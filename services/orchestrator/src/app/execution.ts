@@ -18,6 +18,7 @@ import type { Semaphore } from '../domain/semaphore.js';
 import { dataDependencies } from '../domain/upstream.js';
 import type { WaitingRow } from '../infra/run.repository.js';
 import type { PolicyRuntime } from './run-policies.js';
+import { refusesSideEffects } from '../domain/dry-run.js';
 
 export interface ExecuteRunOptions {
   owner: string;
@@ -229,7 +230,7 @@ export function nodeContext(
     idempotencyKey: idempotencyKey(x.run.id, inst, attempt),
     timeoutMs: node.errorPolicy?.timeoutMs ?? nodeTimeoutMs,
     signal: x.signal,
-    run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0 },
+    run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0, dryRun: refusesSideEffects(x.run.plan) },
     scope,
     resolve,
   };

@@ -6,8 +6,13 @@
  * `node_complete` frame. What acts outside the run: a `tool` node whose
  * action the Action I/O registry marks side-effecting, or that the registry
  * does not know (a plugin action), and a `subflow` (its child run would not
- * be dry). Connector calls (`call_connector`), transforms, llm, approval,
- * route, map and delay nodes run as usual.
+ * be dry). Connector calls (`call_connector`, and the connector tools of
+ * llm nodes) go to connector-runtime marked read-only: an endpoint that may
+ * write (rest_api methods other than GET / HEAD, GraphQL mutations,
+ * existing_tool plugin calls) is refused there before any request goes out,
+ * and the node is skipped `dry_run` the same way (an llm node's tool call
+ * gets the refusal as its answer). Transforms, llm, approval, route, map and
+ * delay nodes run as usual.
  */
 import { defaultActionRegistry, type PlanGraph, type PlanNode } from '@af/plan';
 

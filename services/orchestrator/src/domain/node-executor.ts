@@ -26,7 +26,13 @@ export interface NodeContext {
   /** What `{…}` references see (run inputs, finished nodes' outputs) — for executors that evaluate expressions. */
   scope: Scope;
   /** Run-level settings executors honour (approval policy, run context, subflow depth). */
-  run: { approvalPolicy: 'require' | 'auto_approve'; runContext: string; depth: number };
+  run: {
+    approvalPolicy: 'require' | 'auto_approve';
+    runContext: string;
+    depth: number;
+    /** A dry run that refuses side effects: executors must not act outside the run (connector writes are refused). */
+    dryRun: boolean;
+  };
   /**
    * Resolves `{…}` references in `value` against the node's scope (leniently
    * when a dependency did not complete), with `extra` (e.g. loop variables) on
@@ -42,6 +48,18 @@ export interface NodeContext {
 export class Completed {
   constructor(
     readonly output: unknown,
+    readonly payload: Record<string, unknown> = {},
+  ) {}
+}
+
+/**
+ * The node did not run and is settled `skipped` with `reason` (e.g. a dry run
+ * refusing a connector endpoint that writes); `payload` goes on its
+ * `node_complete` frame.
+ */
+export class Skipped {
+  constructor(
+    readonly reason: string,
     readonly payload: Record<string, unknown> = {},
   ) {}
 }

@@ -3,7 +3,11 @@ import { connector } from '@af/contracts';
 import { AppError } from '@af/service-kit';
 import { createHash } from 'node:crypto';
 import type { LlmTool } from '@af/llm';
-import type { NodeContext, NodeExecutor } from '../domain/node-executor.js';
+import { Skipped, type NodeContext, type NodeExecutor } from '../domain/node-executor.js';
+import { DRY_RUN, wouldBeInputs } from '../domain/dry-run.js';
+
+/** connector-runtime's violation code for an endpoint a dry run may not call (it may write). */
+const DRY_RUN_WRITE = 'dry_run_write';
 import { KeyedLimiter } from '../domain/semaphore.js';
 
 /**
@@ -43,23 +47,34 @@ export function callConnectorExecutor(client: connector.ConnectorServiceClient, 
         retryable: false,
       });
     }
-    const response = await limits.run(
-      ctx.userId,
-      connectorId,
-      () =>
-        call(
-          client.executeEndpoint({
-            principal: { userId: ctx.userId, teamIds: [] },
-            connectorId,
-            endpoint,
-            inputs: ctx.inputs,
-            idempotencyKey: ctx.idempotencyKey,
-            agentProfileId: typeof ctx.params.agent_profile_id === 'string' ? ctx.params.agent_profile_id : '',
-          }),
-          ctx.timeoutMs,
-        ),
-      ctx.signal,
-    );
+    let response: connector.ExecuteEndpointResponse;
+    try {
+      response = await limits.run(
+        ctx.userId,
+        connectorId,
+        () =>
+          call(
+            client.executeEndpoint({
+              principal: { userId: ctx.userId, teamIds: [] },
+              connectorId,
+              endpoint,
+              inputs: ctx.inputs,
+              idempotencyKey: ctx.idempotencyKey,
+              agentProfileId: typeof ctx.params.agent_profile_id === 'string' ? ctx.params.agent_profile_id : '',
+              // A dry run: connector-runtime refuses an endpoint that may write, before any request goes out.
+              readOnly: ctx.run.dryRun,
+            }),
+            ctx.timeoutMs,
+          ),
+        ctx.signal,
+      );
+    } catch (err) {
+      const refused = err instanceof AppError && err.violations.find((v) => v.code === DRY_RUN_WRITE);
+      if (ctx.run.dryRun && refused) {
+        return new Skipped(DRY_RUN, { action: 'call_connector', connector: connectorId, endpoint, why: refused.reason, ...wouldBeInputs(ctx.inputs) });
+      }
+      throw err;
+    }
     return response.result ?? {};
   };
 }
@@ -97,7 +112,7 @@ export function connectorTools(client: connector.ConnectorServiceClient, limits:
             connectorId,
             () =>
               call(
-                client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key, agentProfileId: '' }),
+                client.executeEndpoint({ principal: { userId: ctx.userId, teamIds: [] }, connectorId, endpoint, inputs: args, idempotencyKey: key, agentProfileId: '', readOnly: ctx.run.dryRun }),
                 ctx.timeoutMs,
               ),
             ctx.signal,

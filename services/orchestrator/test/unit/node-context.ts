@@ -22,7 +22,7 @@ export function nodeContext(node: Record<string, unknown>, over: Partial<NodeCon
     timeoutMs: 1000,
     signal: new AbortController().signal,
     scope: { vars: {} },
-    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
+    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0, dryRun: false },
     resolve: (v) => v,
     ...over,
   };

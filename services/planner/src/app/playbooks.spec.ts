@@ -60,6 +60,12 @@ describe('Playbooks.compile', () => {
     expect(err.violations).toEqual([expect.objectContaining({ field: 'steps[1].inputs.id', code: 'nonexistent_step' })]);
   });
 
+  it('names an unknown step field once in the message, with its line', () => {
+    const err = thrown(() => playbooks.compile(yaml.replace('    output_key: found', '    output_key: found\n    depends_on: [x]')));
+    expect(err.violations).toEqual([expect.objectContaining({ field: 'steps[0].depends_on', code: 'unknown_field' })]);
+    expect(err.message).toBe("steps[0].depends_on: unknown field 'depends_on' (line 17)");
+  });
+
   it('rejects an oversized document', () => {
     expect(thrown(() => playbooks.compile(`# ${'x'.repeat(1024 * 1024)}`)).message).toContain('larger than');
   });

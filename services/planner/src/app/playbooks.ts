@@ -258,7 +258,9 @@ export function issueViolation(e: PlanIssue): FieldViolation {
 function invalidPlaybook(errors: readonly PlanIssue[]): AppError {
   const first = errors[0]!;
   const at = first.line !== undefined ? ` (line ${first.line})` : '';
-  return new AppError('INVALID_ARGUMENT', `${first.field ? `${first.field}: ` : ''}${first.message}${at}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, {
+  // Some issues' messages already start with their field; it is not repeated.
+  const prefix = first.field && !first.message.startsWith(`${first.field}:`) ? `${first.field}: ` : '';
+  return new AppError('INVALID_ARGUMENT', `${prefix}${first.message}${at}${errors.length > 1 ? ` (+${errors.length - 1} more)` : ''}`, {
     violations: errors.map(issueViolation),
   });
 }

@@ -85,7 +85,7 @@ describe('approvalExecutor', () => {
 
   it('auto_approve records the automatic approval and passes at once', async () => {
     const f = fakes((r) => ({ status: 'approved', resolution: { decidedBy: 'policy:auto_approve', decidedAt: 't', decision: 'approve', automatic: r.autoApprove } }));
-    const out = await approvalExecutor(f.deps)(ctx(gateNode, { run: { approvalPolicy: 'auto_approve', runContext: 'scheduled', depth: 0 } }));
+    const out = await approvalExecutor(f.deps)(ctx(gateNode, { run: { approvalPolicy: 'auto_approve', runContext: 'scheduled', depth: 0, dryRun: false } }));
     expect(f.created[0]!.autoApprove).toBe(true);
     expect(out).toMatchObject({ approved: true, decided_by: 'policy:auto_approve', automatic: true, request_id: 'req-1' });
     expect(f.registered).toEqual([]);
@@ -101,7 +101,7 @@ describe('approvalExecutor', () => {
   it('opens tool HITL requests with agent, tools and task; background runs go to the queue', async () => {
     const f = fakes();
     const node = { id: 'mail_agent_0__approval', kind: 'approval', action: 'hitl_approval', inputs: { task: 'Send the Q3 report' }, params: { agent_id: 'mail_agent_0', agent_name: 'mail_agent', tool_names: ['send_email'], on_reject: 'skip', timeout_seconds: 30, team_ids: ['t1'], allow_team_decisions: true } };
-    const out = (await approvalExecutor(f.deps)(ctx(node, { run: { approvalPolicy: 'require', runContext: 'background', depth: 0 } }))) as WaitFor;
+    const out = (await approvalExecutor(f.deps)(ctx(node, { run: { approvalPolicy: 'require', runContext: 'background', depth: 0, dryRun: false } }))) as WaitFor;
     expect(f.created[0]).toMatchObject({
       kind: 'tool_hitl',
       operatorPrompt: 'mail_agent wants to use send_email. Approve?',

@@ -33,7 +33,7 @@ function ctxFor(node: PlanNode, inputs: Record<string, unknown>, over: Partial<N
     idempotencyKey: `run-1:${node.id}:1`,
     timeoutMs: 60_000,
     signal: new AbortController().signal,
-    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0 },
+    run: { approvalPolicy: 'require', runContext: 'interactive', depth: 0, dryRun: false },
     ...over,
   };
 }

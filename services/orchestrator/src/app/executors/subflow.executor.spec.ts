@@ -36,7 +36,7 @@ function setup(params: Record<string, unknown>, over: Partial<NodeContext> = {},
     timeoutMs: 1000,
     signal: new AbortController().signal,
     scope: { vars: {} },
-    run: { approvalPolicy: 'require', runContext: 'background', depth: 0 },
+    run: { approvalPolicy: 'require', runContext: 'background', depth: 0, dryRun: false },
     resolve: (v) => v,
     ...over,
   };
@@ -110,7 +110,7 @@ describe('subflow executor', () => {
   });
 
   it('refuses to nest deeper than the limit', async () => {
-    const { run, created } = setup({ plan: child }, { run: { approvalPolicy: 'require', runContext: 'background', depth: 2 } });
+    const { run, created } = setup({ plan: child }, { run: { approvalPolicy: 'require', runContext: 'background', depth: 2, dryRun: false } });
     const e = await error(run());
     expect(e.code).toBe('FAILED_PRECONDITION');
     expect(e.message).toBe('node sub: subflows nest at most 2 deep and this run is at depth 2');

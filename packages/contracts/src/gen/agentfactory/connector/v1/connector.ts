@@ -94,6 +94,13 @@ export interface ExecuteEndpointRequest {
    * allowed_endpoints and rate-limit override apply.
    */
   agentProfileId: string;
+  /**
+   * A dry run: only endpoints that cannot change anything upstream run
+   * (rest_api GET / HEAD, GraphQL queries, database, web_scraper, rss_feed,
+   * file_parser); any other is refused with FAILED_PRECONDITION and a
+   * violation {field: "endpoint", code: "dry_run_write"} before a request goes out.
+   */
+  readOnly: boolean;
 }
 
 export interface ExecuteEndpointResponse {
@@ -1260,6 +1267,7 @@ function createBaseExecuteEndpointRequest(): ExecuteEndpointRequest {
     inputs: undefined,
     idempotencyKey: "",
     agentProfileId: "",
+    readOnly: false,
   };
 }
 
@@ -1282,6 +1290,9 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
     }
     if (message.agentProfileId !== "") {
       writer.uint32(50).string(message.agentProfileId);
+    }
+    if (message.readOnly !== false) {
+      writer.uint32(56).bool(message.readOnly);
     }
     return writer;
   },
@@ -1347,6 +1358,14 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
             message.agentProfileId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.readOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1379,6 +1398,11 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
         : isSet(object.agent_profile_id)
         ? globalThis.String(object.agent_profile_id)
         : "",
+      readOnly: isSet(object.readOnly)
+        ? globalThis.Boolean(object.readOnly)
+        : isSet(object.read_only)
+        ? globalThis.Boolean(object.read_only)
+        : false,
     };
   },
 
@@ -1401,6 +1425,9 @@ export const ExecuteEndpointRequest: MessageFns<ExecuteEndpointRequest> = {
     }
     if (message.agentProfileId !== "") {
       obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.readOnly !== false) {
+      obj.readOnly = message.readOnly;
     }
     return obj;
   },
