@@ -78,3 +78,48 @@ describe('RunPolicies.load: gates and the approval service', () => {
     expect(s.warnings).toHaveLength(1);
   });
 });
+
+describe('RunPolicies.replan: a new plan the deployment cannot run', () => {
+  /** RunPolicies with a plan source answering `plan`, its frames and applied firings recorded. */
+  function replanSetup(plan: unknown, checks: ConstructorParameters<typeof RunPolicies>[7]) {
+    const frames: Array<{ type: string; payload: Record<string, unknown> }> = [];
+    const applied: Array<{ key: string; frames: Array<{ type: string; payload: Record<string, unknown> }>; opts: unknown }> = [];
+    const store = {
+      frames: async (_run: string, _owner: string, f: typeof frames) => void frames.push(...f),
+      policyApplied: async (_run: string, _owner: string, key: string, f: typeof frames, opts: unknown) => void applied.push({ key, frames: f, opts }),
+    };
+    const replanned: unknown[] = [];
+    const policyStore = { replan: async (...a: unknown[]) => (replanned.push(a), { kind: 'replanned', change: { cancelChildren: [] } }) };
+    const log = { warn: () => undefined, info: () => undefined } as unknown as Logger;
+    const policies = new RunPolicies(store as never, policyStore as never, {} as never, async () => plan, 'owner-1', log, undefined, checks);
+    return { policies, frames, applied, replanned };
+  }
+  const replanFiring: PolicyFiring = { key: 'adapt@a', policyId: 'adapt', trigger: { kind: 'onNodeComplete' }, action: { type: 'replan', rationale: 'Adapt' }, status: 'pending', createdAt: new Date() };
+  const execution = () => ({ run, states: new Map<string, NodeState>(), outputs: new Map<string, unknown>(), policy: {} as never, started: Date.now() });
+  const unavailable = { nodes: [{ id: 'a', kind: 'tool', action: 'transform_data' }, { id: 'graph', kind: 'tool', action: 'analyze_graph', dependsOn: ['a'] }] };
+
+  it('rejects it (plan_rejected naming the node and the action) and pauses the run awaiting a plan; no plan version is written', async () => {
+    const violation = { field: 'plan.nodes.graph.action', code: 'action_unavailable', reason: "action 'analyze_graph' is not available in this deployment" };
+    const s = replanSetup(unavailable, { checkActions: async () => [violation] });
+    expect(await s.policies.replan(execution(), replanFiring)).toBe('paused');
+    expect(s.frames.map((f) => f.type)).toEqual(['plan_requested']);
+    expect(s.applied).toEqual([
+      {
+        key: 'adapt@a',
+        frames: [
+          { type: 'plan_rejected', payload: { policyId: 'adapt', message: expect.stringContaining('analyze_graph'), diagnostics: [violation] } },
+          { type: 'log', payload: { event: 'paused', by: 'policy:adapt', reason: 'awaiting_plan' } },
+        ],
+        opts: { pause: true, status: 'awaiting_plan' },
+      },
+    ]);
+    expect(s.replanned).toEqual([]);
+  });
+
+  it('applies a new plan every action of which is served', async () => {
+    const s = replanSetup(unavailable, { checkActions: async () => [] });
+    expect(await s.policies.replan(execution(), replanFiring)).toBe('replanned');
+    expect(s.applied).toEqual([]);
+    expect(s.replanned).toHaveLength(1);
+  });
+});
