@@ -5,15 +5,21 @@
 //                        with a random password (.af-data/pg-password, 0600) and
 //                        its socket in .af-data/run (scripts/embedded-pg.mjs)
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
+//   AF_DATA_DIR        → the data directory (default .af-data in the checkout)
+//   HTTP_PORT, AF_GRPC_BASE_PORT, AF_METRICS_BASE_PORT → the gateway's HTTP port (8080)
+//                        and the first of five gRPC (50050…) and metrics (9464…) ports
+// A second start on the same data directory, a port already taken or a
+// DATABASE_URL that does not work ends with one line saying what to do.
 // Ctrl-C stops everything cleanly.
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { acquireLock, checkDatabase, checkPorts, StartError } from './start-preflight.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dataDir = join(root, '.af-data');
+const dataDir = process.env.AF_DATA_DIR ? resolve(process.env.AF_DATA_DIR) : join(root, '.af-data');
 const services = ['connector-runtime', 'planner', 'approval', 'orchestrator', 'gateway'];
 const t0 = Date.now();
 const say = (msg) => process.stdout.write(`[agent-factory] ${msg}\n`);
@@ -54,13 +60,23 @@ function serviceAuthSecret() {
   return secret;
 }
 
+const embeddedPgPort = () => Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
+
+/** A port from the environment: a whole number 0–65535, else a StartError naming the variable. */
+function portFromEnv(name, fallback) {
+  const text = process.env[name] ?? String(fallback);
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new StartError(`${name} must be a port number (0–65535), not "${text}"`);
+  return port;
+}
+
 /**
  * Embedded PostgreSQL in a child process of its own process group
  * (scripts/embedded-pg.mjs), so that a Ctrl-C reaches the services first and
  * PostgreSQL is stopped last, once they have drained.
  */
 async function embeddedPostgres() {
-  const port = Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
+  const port = embeddedPgPort();
   const child = fork(join(root, 'scripts', 'embedded-pg.mjs'), [dataDir, String(port), root], { detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const answer = await new Promise((resolve) => {
     child.once('message', resolve);
@@ -79,13 +95,30 @@ async function embeddedPostgres() {
 }
 
 async function main() {
+  const httpPort = String(portFromEnv('HTTP_PORT', 8080));
+  const grpcBase = portFromEnv('AF_GRPC_BASE_PORT', 50050);
+  const metricsBase = portFromEnv('AF_METRICS_BASE_PORT', 9464);
+  const ports = { gateway: grpcBase, planner: grpcBase + 1, orchestrator: grpcBase + 2, connector: grpcBase + 3, approval: grpcBase + 4 };
+  const metrics = { gateway: metricsBase, planner: metricsBase + 1, orchestrator: metricsBase + 2, connector: metricsBase + 3, approval: metricsBase + 4 };
+  if (grpcBase + 4 > 65535 || metricsBase + 4 > 65535) throw new StartError('AF_GRPC_BASE_PORT and AF_METRICS_BASE_PORT must leave room for five ports (at most 65531)');
+  mkdirSync(dataDir, { recursive: true });
+  lock = acquireLock(dataDir, { httpUrl: `http://127.0.0.1:${httpPort}`, startedAt: new Date().toISOString() });
+  const host = process.env.GRPC_HOST ?? '127.0.0.1';
+  const label = (name) => (name === 'connector' ? 'connector-runtime' : name);
+  const grpcHint = 'set AF_GRPC_BASE_PORT to the first of five free ports';
+  const metricsHint = 'set AF_METRICS_BASE_PORT to the first of five free ports';
+  await checkPorts(process.env.HTTP_HOST ?? '127.0.0.1', [{ port: Number(httpPort), what: 'gateway HTTP', hint: 'set HTTP_PORT' }]);
+  await checkPorts(host, [
+    ...Object.entries(ports).map(([name, port]) => ({ port, what: `${label(name)} gRPC`, hint: grpcHint })),
+    ...Object.entries(metrics).map(([name, port]) => ({ port, what: `${label(name)} metrics`, hint: metricsHint })),
+  ]);
+  if (process.env.DATABASE_URL) await checkDatabase(root, process.env.DATABASE_URL);
+  else await checkPorts('127.0.0.1', [{ port: embeddedPgPort(), what: 'embedded PostgreSQL', hint: 'set AF_EMBEDDED_PG_PORT' }]);
   buildIfNeeded();
   const secrets = devSecrets();
   const pg = process.env.DATABASE_URL ? undefined : await embeddedPostgres();
   const natsUrl = process.env.NATS_URL ?? 'memory://agent-factory';
   if (!process.env.NATS_URL) say('NATS_URL not set: using the in-process event bus (dev mode only)');
-  const httpPort = process.env.HTTP_PORT ?? '8080';
-  const ports = { planner: 50051, orchestrator: 50052, connector: 50053, approval: 50054, gateway: 50050 };
   const common = {
     LOG_LEVEL: 'warn',
     ...secrets,
@@ -93,18 +126,18 @@ async function main() {
     SERVICE_AUTH_SECRET: serviceAuthSecret(),
     DATABASE_URL: process.env.DATABASE_URL ?? pg.url,
     NATS_URL: natsUrl,
-    GRPC_HOST: process.env.GRPC_HOST ?? '127.0.0.1',
+    GRPC_HOST: host,
   };
   const env = {
-    'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: '9467' },
+    'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
-    planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: '9465', CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
-    approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: '9468', ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
+    planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
+    approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
     orchestrator: {
       ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
       ...common,
       GRPC_PORT: String(ports.orchestrator),
-      METRICS_PORT: '9466',
+      METRICS_PORT: String(metrics.orchestrator),
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
@@ -112,7 +145,7 @@ async function main() {
     gateway: {
       ...common,
       GRPC_PORT: String(ports.gateway),
-      METRICS_PORT: '9464',
+      METRICS_PORT: String(metrics.gateway),
       HTTP_PORT: httpPort,
       HTTP_HOST: process.env.HTTP_HOST ?? '127.0.0.1',
       PLANNER_URL: `127.0.0.1:${ports.planner}`,
@@ -149,7 +182,22 @@ async function main() {
     process.exit(1);
   }
   const gatewayPort = running.at(-1).httpPort;
-  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s — gateway http://127.0.0.1:${gatewayPort} (OpenAPI: /api/docs). Ctrl-C to stop.`);
+  lock.update({ httpUrl: `http://127.0.0.1:${gatewayPort}` });
+  const shown = ['gateway', 'planner', 'orchestrator', 'connector-runtime', 'approval'];
+  const listed = (table) => shown.map((name) => `${name} ${table[name === 'connector-runtime' ? 'connector' : name]}`).join(', ');
+  // The metrics ports the services bound (the ones configured, unless one was 0).
+  const metricsPorts = Object.fromEntries(services.map((name, i) => [name === 'connector-runtime' ? 'connector' : name, running[i].kit?.metricsPort || metrics[name === 'connector-runtime' ? 'connector' : name]]));
+  say(
+    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s — gateway http://127.0.0.1:${gatewayPort} (OpenAPI: /api/docs); ` +
+      `gRPC: ${listed(ports)}; metrics: ${listed(metricsPorts)}${pg ? `; embedded PostgreSQL ${embeddedPgPort()}` : ''}. Ctrl-C to stop.`,
+  );
 }
 
-main();
+/** The lock on the data directory (start.pid), released however this process ends. */
+let lock;
+process.on('exit', () => lock?.release());
+
+main().catch((err) => {
+  say(err instanceof StartError ? err.message : `failed to start: ${err?.message ?? err}`);
+  process.exit(1);
+});

@@ -1,8 +1,11 @@
 /** The `af` command wiring (commander) with the commands behind it. */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer } from '@af/testing';
 import { loadHttp } from './http.js';
 import { createCli } from './program.js';
+import { readCliVersion } from './version.js';
 
 const fixtures = join(__dirname, '../test/fixtures');
 
@@ -13,11 +16,55 @@ function cli() {
     io: { out: (s) => void out.push(s), err: (s) => void err.push(s) },
     stop: new AbortController().signal,
     http: loadHttp,
+    version: readCliVersion(__dirname),
   });
   return { run, out, err };
 }
 
+const packageVersion = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+
 describe('af', () => {
+  it('--version and -V print the version of its package.json and exit 0', async () => {
+    expect(packageVersion).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ['--version', '-V']) {
+      const c = cli();
+      expect(await c.run([flag])).toBe(0);
+      expect(c.out).toEqual([packageVersion]);
+      expect(c.err).toEqual([]);
+    }
+  });
+
+  it('with no command prints the usage and exits 1', async () => {
+    const c = cli();
+    expect(await c.run([])).toBe(1);
+    expect(c.out).toEqual([]);
+    const text = c.err.join('\n');
+    expect(text).toMatch(/^Usage: af \[options\] \[command\]/);
+    expect(text).toMatch(/connector[\s\S]*plugin/);
+  });
+
+  it('with an unknown command or option names it, prints the usage and exits 1', async () => {
+    const c = cli();
+    expect(await c.run(['bogus'])).toBe(1);
+    expect(c.err[0]).toBe("error: unknown command 'bogus'");
+    expect(c.err.slice(1).join('\n')).toMatch(/^Usage: af \[options\] \[command\][\s\S]*connector[\s\S]*plugin/);
+    const opt = cli();
+    expect(await opt.run(['--versoin'])).toBe(1);
+    expect(opt.err[0]).toMatch(/unknown option '--versoin'/);
+    expect(opt.out).toEqual([]);
+  });
+
+  it('reads its version only from the @af/cli package.json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'af-version-'));
+    mkdirSync(join(dir, 'dist'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'something-else', version: '9.9.9' }));
+    expect(() => readCliVersion(join(dir, 'dist'))).toThrow(/not the @af\/cli package\.json/);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: '@af/cli' }));
+    expect(() => readCliVersion(join(dir, 'dist'))).toThrow(/no version/);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: '@af/cli', version: '1.2.3' }));
+    expect(readCliVersion(join(dir, 'dist'))).toBe('1.2.3');
+  });
+
   it('lists its commands', async () => {
     const c = cli();
     expect(await c.run(['--help'])).toBe(0);

@@ -13,6 +13,8 @@ export interface CliDeps {
   /** Ends `af plugin dev` (SIGINT/SIGTERM in the real CLI). */
   stop: AbortSignal;
   http?: () => Promise<HttpRequestFn>;
+  /** Printed by `af --version` (the package.json version). */
+  version: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -31,13 +33,14 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
   let code = 0;
   const program = new Command('af')
     .description('Agent Factory developer tools')
+    .version(deps.version, '-V, --version', "print the CLI's version")
     .exitOverride()
     .configureOutput({
       writeOut: (s) => deps.io.out(s.trimEnd()),
       writeErr: (s) => deps.io.err(s.trimEnd()),
     });
 
-  const connector = program.command('connector').description('author connector definitions (seed §4 YAML)');
+  const connector = program.command('connector').description('author connector definitions (YAML, see docs/connectors.md)');
   connector
     .command('validate')
     .description('check a connector YAML file; problems are printed as file:line:column: field: reason')
@@ -142,7 +145,11 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
         await program.parseAsync(argv, { from: 'user' });
         return code;
       } catch (err) {
-        if (err instanceof CommanderError) return err.exitCode;
+        if (err instanceof CommanderError) {
+          // An unknown command gets the usage after commander's one-line error; `af` alone already printed it.
+          if (err.code === 'commander.unknownCommand') deps.io.err(program.helpInformation());
+          return err.exitCode;
+        }
         if (err instanceof CliError) {
           deps.io.err(`af: ${err.message}`);
           for (const d of err.details) deps.io.err(`  ${d}`);

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createTestDatabase,
@@ -85,6 +85,29 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   await db?.drop();
+});
+
+describe('af (process)', () => {
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'packages', 'cli', 'package.json'), 'utf8')) as { version: string }).version;
+
+  it('--version prints the package.json version and exits 0, also as `pnpm af` at the root', () => {
+    const direct = af(['--version']);
+    expect(direct).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const viaPnpm = spawnSync('pnpm', ['--silent', 'af', '--version'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(viaPnpm.status).toBe(0);
+    expect(viaPnpm.stdout).toBe(`${version}\n`);
+  });
+
+  it('with no command or an unknown one prints the usage to stderr and exits 1', () => {
+    const none = af([]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/^Usage: af \[options\] \[command\]/);
+    const unknown = af(['conector', 'validate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toMatch(/^error: unknown command 'conector'\n[\s\S]*Usage: af \[options\] \[command\][\s\S]*connector/);
+  });
 });
 
 describe('af connector validate (process)', () => {
