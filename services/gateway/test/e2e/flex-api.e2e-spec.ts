@@ -1,0 +1,98 @@
+/**
+ * The /api/v1/flex routes through the gateway with the real services as
+ * processes (one stack, the marketing catalog loaded as the shared catalog):
+ * a plan answers its enums as names, unknown body and query keys are 400s
+ * naming the field with the key that was probably meant, and no response
+ * says which web framework served it (`X-Powered-By`).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { http, REPO_ROOT, registerUser, startStack, type GatewayUser, type Stack } from '@af/testing';
+
+const CATALOG = join(REPO_ROOT, 'catalogs/flex-marketing');
+const RUN = '4b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
+
+let stack: Stack;
+let alice: GatewayUser;
+
+const url = (path: string) => `${stack.gatewayUrl}${path}`;
+const flex = (method: string, path: string, body?: unknown) => http(method, url(`/api/v1/flex${path}`), { token: alice.token, ...(body !== undefined ? { body } : {}) });
+
+beforeAll(async () => {
+  stack = await startStack();
+  alice = await registerUser(stack.gatewayUrl, 'alice@flex-api.example');
+  const loaded = spawnSync(process.execPath, [join(REPO_ROOT, 'services/planner/dist/cli/load-catalog.js'), 'catalogs/flex-marketing', '--planner', `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, '--shared'], {
+    env: { PATH: process.env.PATH ?? '', INIT_CWD: REPO_ROOT, SERVICE_AUTH_SECRET: stack.serviceAuthSecret },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (loaded.status !== 0) throw new Error(`load-catalog: ${loaded.stderr}`);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('POST /api/v1/flex/plan', () => {
+  it('answers the plan with enum names (node kinds, run context, …), never protobuf numbers', async () => {
+    const envelope = JSON.parse(readFileSync(join(CATALOG, 'envelopes/new-case-post.json'), 'utf8'));
+    const res = await flex('POST', '/plan', envelope);
+    expect(res.status).toBe(200);
+    expect(res.body.accepted).toBe(true);
+    const nodes = res.body.plan.nodes as Array<Record<string, unknown>>;
+    expect(nodes.length).toBeGreaterThan(0);
+    for (const n of nodes) expect(['tool', 'llm', 'approval', 'human', 'capability', 'map', 'route', 'subflow', 'delay', 'transform']).toContain(n.kind);
+    expect(nodes.map((n) => n.kind)).toContain('capability');
+    for (const key of ['executionMode', 'runContext', 'approvalPolicy'] as const) {
+      if (key in res.body.plan) expect(typeof res.body.plan[key]).toBe('string');
+    }
+    expect(JSON.stringify(res.body.plan)).not.toMatch(/"(kind|executionMode|runContext|approvalPolicy|frontEnd|onError|conditionDialect)":\d/);
+  });
+});
+
+describe('unknown keys on flex routes', () => {
+  it.each([
+    ['POST', '/capabilities/no-such/heartbeat', { instanceID: 'i-1' }, 'instanceID', 'instanceId'],
+    ['POST', '/facets', { facets: [{ name: 'x' }], colection: 'mine' }, 'colection', 'collection'],
+    ['POST', '/tasks/some-task/decline', { reasonCode: 'other', reson: 'busy' }, 'reson', 'reason'],
+    ['POST', '/hitl/resolve', { requestId: 'r', decision: 'approve', instruction: 'go' }, 'instruction', 'instructions'],
+    ['POST', '/run.resume', { runId: RUN, ouput: { a: 1 } }, 'ouput', 'output'],
+    ['GET', `/tasks?runid=${RUN}`, undefined, 'runid', 'runId'],
+    ['GET', '/capabilities?include_inactiv=true', undefined, 'include_inactiv', 'include_inactive'],
+  ])('%s %s is a 400 naming the field with a did-you-mean', async (method, path, body, field, meant) => {
+    const res = await flex(method, path, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('INVALID_ARGUMENT');
+    expect(res.body.error.violations).toEqual([{ field, reason: `unknown field (did you mean '${meant}'?)`, code: 'unknown_field', suggestedFix: meant }]);
+  });
+});
+
+describe('unknown keys in what the planner validates (registrations, task envelopes)', () => {
+  it('are 400s naming the field with a did-you-mean too', async () => {
+    const registration = { capabilityId: 'flexapi.Writer', agentType: 'ai', version: '1', displayName: 'W', summary: 'Writes.', inputContract: ['post_context'], outputContract: ['post_copy'], endpoint: '127.0.0.1:1', displayname: 'typo' };
+    const reg = await flex('POST', '/capabilities/register', registration);
+    expect(reg.status).toBe(400);
+    expect(reg.body.error.violations).toContainEqual(expect.objectContaining({ field: 'displayname', reason: expect.stringContaining("did you mean 'displayName'") }));
+    const envelope = JSON.parse(readFileSync(join(CATALOG, 'envelopes/new-case-post.json'), 'utf8'));
+    const plan = await flex('POST', '/plan', { ...envelope, outputContracts: {} });
+    expect(plan.status).toBe(400);
+    expect(plan.body.error.violations).toContainEqual(expect.objectContaining({ field: 'outputContracts', reason: expect.stringContaining("did you mean 'outputContract'") }));
+  });
+});
+
+describe('X-Powered-By', () => {
+  it('is on no gateway response: success, flex, auth failure, not found, unreadable body', async () => {
+    const responses = [
+      await http('GET', url('/healthz')),
+      await flex('GET', '/capabilities'),
+      await flex('GET', '/sandbox/metadata'),
+      await http('GET', url('/api/v1/flex/capabilities')),
+      await http('GET', url('/no/such/route')),
+      await http('POST', url('/api/v1/flex/plan'), { token: alice.token, raw: '{not json' }),
+      await flex('POST', '/hitl/resolve', { requestId: 'r', decision: 'approve', instruction: 'go' }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 401, 404, 400, 400]);
+    for (const r of responses) expect(r.headers.get('x-powered-by')).toBeNull();
+  });
+});
