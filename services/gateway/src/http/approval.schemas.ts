@@ -38,7 +38,8 @@ export const ListTasksQuery = z.strictObject({
 });
 
 export const ApproveSchema = z.object({ instructions: z.string().max(10_000).optional() });
-export const RejectSchema = z.object({ reason: z.string().max(10_000).optional(), instructions: z.string().max(10_000).optional() });
+/** `instructions` is the deprecated name of `reason` here (moved by `deprecatedField` before parsing). */
+export const RejectSchema = z.object({ reason: z.string().max(10_000).optional() });
 
 export const DeclineTaskSchema = z.strictObject({
   reasonCode: z.enum(DECLINE_REASON_CODES),
@@ -53,10 +54,13 @@ export const HitlResolveSchema = z
     requestId: z.string().min(1),
     decision: decision.optional(),
     instructions: z.string().max(10_000).optional(),
+    /** Why, with decision reject: stored and returned as the resolution's `reason`. */
+    reason: z.string().max(10_000).optional(),
     /** Clarify requests are resolved with an answer instead. */
     answer: z.string().max(10_000).optional(),
   })
-  .refine((b) => (b.decision === undefined) !== (b.answer === undefined), { message: 'give exactly one of decision or answer', path: ['decision'] });
+  .refine((b) => (b.decision === undefined) !== (b.answer === undefined), { message: 'give exactly one of decision or answer', path: ['decision'] })
+  .refine((b) => b.reason === undefined || b.decision === 'reject', { message: 'is only for decision reject', path: ['reason'] });
 
 export const RunResumeSchema = z.strictObject({
   runId: z.string().uuid('must be a run id'),
@@ -73,7 +77,9 @@ export const RunResumeSchema = z.strictObject({
   /** approvals: approve | reject. */
   decision: decision.optional(),
   instructions: z.string().max(10_000).optional(),
-});
+  /** Why, with decision reject: stored and returned as the resolution's `reason`. */
+  reason: z.string().max(10_000).optional(),
+}).refine((b) => b.reason === undefined || b.decision === 'reject', { message: 'is only for decision reject', path: ['reason'] });
 
 export const HitlRespondSchema = z.object({
   request_id: z.string().min(1),

@@ -50,3 +50,24 @@ describe('/api/v1/flex bodies and queries: unknown keys', () => {
     expect(parseBody(ListTasksQuery, { capabilityId: 'HumanAgent.x', status: 'all' })).toMatchObject({ capabilityId: 'HumanAgent.x', status: [] });
   });
 });
+
+describe('a rejection\'s reason on flex routes', () => {
+  it('hitl/resolve and run.resume take `reason` with decision reject', () => {
+    expect(parseBody(HitlResolveSchema, { requestId: 'r', decision: 'rejected', reason: 'numbers look wrong' })).toMatchObject({ decision: 'reject', reason: 'numbers look wrong' });
+    expect(parseBody(RunResumeSchema, { runId: RUN, decision: 'deny', reason: 'not now' })).toMatchObject({ decision: 'reject', reason: 'not now' });
+  });
+
+  it.each([
+    ['hitl/resolve with approve', HitlResolveSchema, { requestId: 'r', decision: 'approve', reason: 'why not' }],
+    ['hitl/resolve with an answer', HitlResolveSchema, { requestId: 'r', answer: '2024', reason: 'x' }],
+    ['run.resume with approve', RunResumeSchema, { runId: RUN, decision: 'approved', reason: 'x' }],
+    ['run.resume with an output', RunResumeSchema, { runId: RUN, output: { a: 1 }, reason: 'x' }],
+  ])('refuses a reason on %s, naming reason', (_what, schema, body) => {
+    expect(refusal(schema, body).violations).toEqual([{ field: 'reason', reason: 'is only for decision reject' }]);
+  });
+
+  it('refuses a reason that is not text or too long', () => {
+    expect(refusal(HitlResolveSchema, { requestId: 'r', decision: 'reject', reason: 42 }).violations).toEqual([expect.objectContaining({ field: 'reason' })]);
+    expect(refusal(RunResumeSchema, { runId: RUN, decision: 'reject', reason: 'x'.repeat(10_001) }).violations).toEqual([expect.objectContaining({ field: 'reason' })]);
+  });
+});

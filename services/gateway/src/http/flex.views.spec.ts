@@ -1,6 +1,6 @@
 import { PlanGraphSchema, planToWire } from '@af/plan';
 import { approval, type planner } from '@af/contracts';
-import { flexRequestView } from './approval.views.js';
+import { approvalView, flexRequestView } from './approval.views.js';
 import { planResultView } from './flex.views.js';
 
 /** A flex plan as the planner answers it: a PlanGraph whose enums are protobuf numbers. */
@@ -82,5 +82,28 @@ describe('/api/v1/flex tasks and HITL answers', () => {
     const gate = { ...approval.Request.fromJSON({}), id: 'req-2', kind: approval.RequestKind.REQUEST_KIND_APPROVAL_GATE, status: approval.RequestStatus.REQUEST_STATUS_PENDING };
     expect(flexRequestView(gate)).toMatchObject({ kind: 'approval_gate', status: 'pending' });
     expect(flexRequestView(gate)).not.toHaveProperty('taskId');
+  });
+});
+
+describe('a rejection\'s reason in responses', () => {
+  const rejected = (resolution: Partial<approval.Resolution>) => ({
+    ...approval.Request.fromJSON({}),
+    id: 'req-3',
+    kind: approval.RequestKind.REQUEST_KIND_APPROVAL_GATE,
+    status: approval.RequestStatus.REQUEST_STATUS_REJECTED,
+    resolution: { ...approval.Resolution.fromJSON({}), decidedBy: 'u1', decidedAt: '2026-11-27T00:00:00.000Z', decision: 'reject', ...resolution },
+  });
+
+  it('flex answers it as resolution.reason', () => {
+    expect(flexRequestView(rejected({ reason: 'numbers look wrong' })).resolution).toEqual({ decidedBy: 'u1', decidedAt: '2026-11-27T00:00:00.000Z', decision: 'reject', reason: 'numbers look wrong' });
+    expect(flexRequestView(rejected({})).resolution).not.toHaveProperty('reason');
+  });
+
+  it('the approval queue answers it as reason; instructions repeats it only for a reject without instructions (deprecated)', () => {
+    expect(approvalView(rejected({ reason: 'numbers look wrong' }))).toMatchObject({ status: 'rejected', reason: 'numbers look wrong', instructions: 'numbers look wrong' });
+    expect(approvalView(rejected({ reason: 'numbers', instructions: 'redo it' }))).toMatchObject({ reason: 'numbers', instructions: 'redo it' });
+    expect(approvalView(rejected({}))).toMatchObject({ reason: null, instructions: null });
+    const approved = { ...rejected({ decision: 'approve', reason: 'stale' }), status: approval.RequestStatus.REQUEST_STATUS_APPROVED };
+    expect(approvalView(approved)).toMatchObject({ instructions: null });
   });
 });

@@ -2,13 +2,14 @@
  * The /api/v1/flex routes through the gateway with the real services as
  * processes (one stack, the marketing catalog loaded as the shared catalog):
  * a plan answers its enums as names, unknown body and query keys are 400s
- * naming the field with the key that was probably meant, and no response
- * says which web framework served it (`X-Powered-By`).
+ * naming the field with the key that was probably meant, a rejection's
+ * reason is stored and answered as `reason`, and no response says which web
+ * framework served it (`X-Powered-By`).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { http, REPO_ROOT, registerUser, startStack, type GatewayUser, type Stack } from '@af/testing';
+import { http, REPO_ROOT, registerUser, startStack, until, type GatewayUser, type Stack } from '@af/testing';
 
 const CATALOG = join(REPO_ROOT, 'catalogs/flex-marketing');
 const RUN = '4b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
@@ -78,6 +79,60 @@ describe('unknown keys in what the planner validates (registrations, task envelo
     const plan = await flex('POST', '/plan', { ...envelope, outputContracts: {} });
     expect(plan.status).toBe(400);
     expect(plan.body.error.violations).toContainEqual(expect.objectContaining({ field: 'outputContracts', reason: expect.stringContaining("did you mean 'outputContract'") }));
+  });
+});
+
+/** A run waiting at one approval gate; its pending request. */
+async function pendingGate(id: string): Promise<{ runId: string; requestId: string }> {
+  const yaml = `id: ${id}\nname: Gate ${id}\nversion: "1.0"\nsteps:\n  - name: confirm\n    step_type: approval\n    prompt: "Go on?"\n`;
+  const started = await http('POST', url('/api/v1/runs'), { token: alice.token, body: { yaml, inputs: {} } });
+  expect(started.status).toBe(201);
+  const runId = started.body.run.id as string;
+  const request = await until(`the approval of run ${runId}`, async () => (await http('GET', url(`/api/agent-factory/approvals?run_id=${runId}`), { token: alice.token })).body.approvals?.[0]);
+  return { runId, requestId: request.id };
+}
+
+describe("a rejection's reason", () => {
+  it('hitl/resolve stores it and answers it as resolution.reason; the queue shows it as reason', async () => {
+    const { requestId } = await pendingGate('reason-resolve');
+    const res = await flex('POST', '/hitl/resolve', { requestId, decision: 'reject', reason: 'numbers look wrong' });
+    expect(res.status).toBe(200);
+    expect(res.body.request).toMatchObject({ status: 'rejected', resolution: { decision: 'reject', reason: 'numbers look wrong' } });
+    expect(res.body.request.resolution).not.toHaveProperty('instructions');
+    const stored = await http('GET', url(`/api/agent-factory/approvals/${requestId}`), { token: alice.token });
+    expect(stored.body.approval).toMatchObject({ status: 'rejected', reason: 'numbers look wrong' });
+  });
+
+  it('run.resume with decision reject takes reason too', async () => {
+    const { runId, requestId } = await pendingGate('reason-resume');
+    const res = await flex('POST', '/run.resume', { runId, decision: 'reject', reason: 'not this week' });
+    expect(res.status).toBe(200);
+    expect(res.body.request).toMatchObject({ requestId, status: 'rejected', resolution: { reason: 'not this week' } });
+  });
+
+  it('is refused on an approve, naming reason, and the request stays pending', async () => {
+    const { requestId } = await pendingGate('reason-approve');
+    const res = await flex('POST', '/hitl/resolve', { requestId, decision: 'approve', reason: 'why not' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.violations).toEqual([{ field: 'reason', reason: 'is only for decision reject' }]);
+    expect((await http('GET', url(`/api/agent-factory/approvals/${requestId}`), { token: alice.token })).body.approval.status).toBe('pending');
+  });
+
+  it("the approval queue's reject stores `reason`; `instructions` is its deprecated name, answered with Deprecation headers", async () => {
+    const first = await pendingGate('reason-queue');
+    const res = await http('POST', url(`/api/agent-factory/approvals/${first.requestId}/reject`), { token: alice.token, body: { reason: 'too risky' } });
+    expect(res.status).toBe(200);
+    expect(res.body.approval).toMatchObject({ status: 'rejected', reason: 'too risky' });
+    expect(res.headers.get('deprecation')).toBeNull();
+    const second = await pendingGate('reason-queue-old');
+    const old = await http('POST', url(`/api/agent-factory/approvals/${second.requestId}/reject`), { token: alice.token, body: { instructions: 'too risky' } });
+    expect(old.status).toBe(200);
+    expect(old.body.approval).toMatchObject({ status: 'rejected', reason: 'too risky' });
+    expect(old.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(old.headers.get('warning')).toContain("body field 'instructions' is deprecated: send 'reason' instead");
+    const both = await http('POST', url(`/api/agent-factory/approvals/${second.requestId}/reject`), { token: alice.token, body: { instructions: 'a', reason: 'b' } });
+    expect(both.status).toBe(400);
+    expect(both.body.error.violations).toEqual([expect.objectContaining({ field: 'instructions', code: 'deprecated_field' })]);
   });
 });
 
