@@ -3,13 +3,14 @@
  * processes (one stack, the marketing catalog loaded as the shared catalog):
  * a plan answers its enums as names, unknown body and query keys are 400s
  * naming the field with the key that was probably meant, a rejection's
- * reason is stored and answered as `reason`, and no response says which web
- * framework served it (`X-Powered-By`).
+ * reason is stored and answered as `reason`, a run's `complete` frame gives
+ * wall time (`durationMs`) beside active time (`activeMs`), and no response
+ * says which web framework served it (`X-Powered-By`).
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { http, REPO_ROOT, registerUser, startStack, until, type GatewayUser, type Stack } from '@af/testing';
+import { http, postRunStream, REPO_ROOT, registerUser, startStack, until, type GatewayUser, type Stack } from '@af/testing';
 
 const CATALOG = join(REPO_ROOT, 'catalogs/flex-marketing');
 const RUN = '4b0c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
@@ -133,6 +134,24 @@ describe("a rejection's reason", () => {
     const both = await http('POST', url(`/api/agent-factory/approvals/${second.requestId}/reject`), { token: alice.token, body: { instructions: 'a', reason: 'b' } });
     expect(both.status).toBe(400);
     expect(both.body.error.violations).toEqual([expect.objectContaining({ field: 'instructions', code: 'deprecated_field' })]);
+  });
+});
+
+describe('the complete frame of a flex run', () => {
+  it('durationMs is wall time from the start (the wait for a person included), activeMs the time spent executing, beside it', async () => {
+    const { runId, requestId } = await pendingGate('timing');
+    const createdAt = Date.parse((await http('GET', url(`/api/v1/runs/${runId}`), { token: alice.token })).body.run.created_at);
+    const decided = await flex('POST', '/hitl/resolve', { requestId, decision: 'approve' });
+    expect(decided.status).toBe(200);
+    const decidedAt = Date.parse(decided.body.request.resolution.decidedAt);
+    const frames = await postRunStream(url('/api/v1/flex/run.stream'), alice.token, { constraints: { resumeRunId: runId } });
+    const complete = frames.find((f) => f.type === 'complete')!;
+    expect(complete.payload).toMatchObject({ status: 'completed', durationMs: expect.any(Number), activeMs: expect.any(Number) });
+    const { durationMs, activeMs } = complete.payload as { durationMs: number; activeMs: number };
+    // The run finished after the decision, so its wall time covers the whole wait.
+    expect(durationMs).toBeGreaterThanOrEqual(decidedAt - createdAt);
+    expect(activeMs).toBeGreaterThanOrEqual(0);
+    expect(activeMs).toBeLessThanOrEqual(durationMs);
   });
 });
 
