@@ -68,7 +68,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/agent-factory/connectors/{id}/test', summary: 'Call an endpoint of a saved connector once; returns records and an inferred output_schema', body: TestConnectorSchema },
   { method: 'get', path: '/api/agent-factory/connectors/{id}/schema', summary: 'Input and output JSON Schemas of every endpoint' },
   { method: 'get', path: '/api/agent-factory/connectors/templates', summary: 'System connector templates (?category=)' },
-  { method: 'post', path: '/api/agent-factory/connectors/from-template/{template_id}', summary: 'Create a connector from a template', body: FromTemplateSchema },
+  { method: 'post', path: '/api/agent-factory/connectors/from-template/{template_id}', summary: 'Create a connector from a template (id: connector_id, else the template id); 409 naming connector_id when you already have that connector, unless overwrite: true replaces it', body: FromTemplateSchema },
   { method: 'get', path: '/api/agent-factory/connectors/bindings', summary: 'Your connector bindings (?agent_profile_id=)' },
   { method: 'put', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', summary: 'Bind a connector to an agent profile', body: BindConnectorSchema },
   { method: 'delete', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', summary: 'Remove a binding' },
