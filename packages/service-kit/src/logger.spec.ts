@@ -36,4 +36,14 @@ describe('logger redaction', () => {
     registerSecret('ab');
     expect(scrubSecrets({ a: 'ab', n: 1, d: null })).toEqual({ a: 'ab', n: 1, d: null });
   });
+
+  it('masks a registered short secret as a whole value without mangling words that contain it', () => {
+    const { lines, log } = capture();
+    registerSecret('tiger');
+    log.warn({ detail: 'password tiger rejected' }, 'the tigers are fine; password=tiger');
+    const out = lines.join('');
+    expect(out).toContain('password [REDACTED] rejected');
+    expect(out).toContain('the tigers are fine; password=[REDACTED]');
+    expect(scrubSecrets('ligertiger tiger')).toBe('ligertiger [REDACTED]');
+  });
 });

@@ -4,6 +4,7 @@
  * `registerSecret`, e.g. a decrypted credential, is masked wherever it shows up).
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { maskSecret } from './secret-mask.js';
 
 export type { Logger };
 
@@ -35,7 +36,7 @@ export const REDACT_PATHS = [
 const MASK = '[REDACTED]';
 const secrets = new Set<string>();
 
-/** Mask this value in every later log line. Values shorter than 4 chars are ignored (too noisy to mask). */
+/** Mask this value in every later log line. Values shorter than 4 chars are ignored (too noisy to mask); values shorter than 8 are masked only as whole values (secret-mask.ts). */
 export function registerSecret(value: string): void {
   if (value.length >= 4) secrets.add(value);
 }
@@ -45,7 +46,8 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
   if (secrets.size === 0 || depth > 8) return value;
   if (typeof value === 'string') {
     let out: string = value;
-    for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MASK);
+    // Longest first, so a secret that contains another is masked whole.
+    for (const s of [...secrets].sort((a, b) => b.length - a.length)) out = maskSecret(out, s, MASK);
     return out as T;
   }
   if (Array.isArray(value)) return value.map((v) => scrubSecrets(v, depth + 1)) as T;

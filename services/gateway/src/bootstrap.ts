@@ -43,6 +43,8 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
     bodyParser: false,
     logger: new PinoNestLogger(log),
   });
+  // No `X-Powered-By: Express` on any response: it tells a caller nothing it needs and an attacker which stack to try.
+  app.disable('x-powered-by');
   // Client address for login throttling: X-Forwarded-For only from TRUST_PROXY's proxies.
   app.set('trust proxy', config.TRUST_PROXY);
   // NUL characters in the URL are refused before routing (PostgreSQL cannot store them).

@@ -145,6 +145,27 @@ describe('RequestCommands', () => {
     expect(await commands.decide({ principal: owner, requestId: r.id, idempotencyKey: 'k1', decision: 'approve', instructions: 'ok' })).toEqual(done);
   });
 
+  it("stores a reject's reason as the resolution's reason, apart from instructions", async () => {
+    const { commands, create } = await setup();
+    const r = await create();
+    const done = await commands.decide({ principal: owner, requestId: r.id, idempotencyKey: '', decision: 'reject', instructions: '', reason: '  numbers look wrong ' });
+    expect(done).toMatchObject({ status: 'rejected', resolution: { decision: 'reject', instructions: '', reason: 'numbers look wrong' } });
+    expect((await commands.get(owner, r.id)).resolution).toMatchObject({ reason: 'numbers look wrong' });
+    // No reason given: none stored.
+    const bare = await commands.decide({ principal: owner, requestId: (await create()).id, idempotencyKey: '', decision: 'reject', instructions: '' });
+    expect(bare.resolution).not.toHaveProperty('reason');
+  });
+
+  it('refuses a reason on an approve and an over-long reason, naming reason; the request stays pending', async () => {
+    const { commands, create } = await setup();
+    const r = await create();
+    const onApprove = await error(commands.decide({ principal: owner, requestId: r.id, idempotencyKey: '', decision: 'approve', instructions: '', reason: 'because' }));
+    expect(onApprove).toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'reason', reason: expect.stringContaining('only for a reject') }] });
+    const tooLong = await error(commands.decide({ principal: owner, requestId: r.id, idempotencyKey: '', decision: 'reject', instructions: '', reason: 'x'.repeat(10_001) }));
+    expect(tooLong).toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'reason' }] });
+    expect((await commands.get(owner, r.id)).status).toBe('pending');
+  });
+
   it('hides requests from strangers (NOT_FOUND), also for malformed ids', async () => {
     const { commands, create } = await setup();
     const r = await create();

@@ -9,7 +9,7 @@ import { AppError } from '@af/service-kit';
 import { effectiveTask } from '../domain/effective-task.js';
 import { parseNewRequest, type CreateCommand, type TimeoutDefaults } from '../domain/new-request.js';
 import { alreadyResolved, mayAct, resolutionOf, SYSTEM_ACTORS, type Action, type ApprovalRequest, type Principal } from '../domain/request.js';
-import { parseAnswer, parseDecline, parseInstructions, parseSubmission } from '../domain/submission.js';
+import { parseAnswer, parseDecline, parseInstructions, parseRejectReason, parseSubmission } from '../domain/submission.js';
 import type { IntentClassifier, RequestStore } from './ports.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -40,13 +40,14 @@ export class RequestCommands {
     return this.visible(principal, requestId);
   }
 
-  /** Approve or reject; a tool HITL approval with instructions gets its intent and effective task. */
-  async decide(cmd: ActionCommand & { decision: 'approve' | 'reject' | null; instructions: string }): Promise<ApprovalRequest> {
+  /** Approve or reject (a reject with its `reason`); a tool HITL approval with instructions gets its intent and effective task. */
+  async decide(cmd: ActionCommand & { decision: 'approve' | 'reject' | null; instructions: string; reason?: string }): Promise<ApprovalRequest> {
     if (!cmd.decision) throw AppError.invalid('decision', 'must be approve or reject');
     const instructions = parseInstructions(cmd.instructions);
+    const reason = parseRejectReason(cmd.decision, cmd.reason ?? '');
     const r = await this.pending(cmd);
     if ('done' in r) return r.done;
-    const base: Action = { type: 'decide', decision: cmd.decision, instructions };
+    const base: Action = { type: 'decide', decision: cmd.decision, instructions, ...(reason ? { reason } : {}) };
     resolutionOf(r.kind, base); // the kind must take a decision before anything is spent on it
     let action: Action = base;
     if (r.kind === 'tool_hitl' && cmd.decision === 'approve') {

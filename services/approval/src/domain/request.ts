@@ -71,7 +71,7 @@ export interface ApprovalRequest {
 
 /** What resolves a pending request. */
 export type Action =
-  | { type: 'decide'; decision: 'approve' | 'reject'; instructions: string; intent?: 'enhance' | 'override'; effectiveTask?: string }
+  | { type: 'decide'; decision: 'approve' | 'reject'; instructions: string; reason?: string; intent?: 'enhance' | 'override'; effectiveTask?: string }
   | { type: 'submit'; output: unknown }
   | { type: 'decline'; reasonCode: DeclineReason; reason: string }
   | { type: 'answer'; answer: string }
@@ -120,6 +120,7 @@ export function resolutionOf(kind: RequestKind, action: Action): { status: Reque
   switch (action.type) {
     case 'decide': {
       const resolution: Resolution = { decision: action.decision, instructions: action.instructions };
+      if (action.reason) resolution.reason = action.reason;
       if (action.intent) resolution.intent = action.intent;
       if (action.effectiveTask !== undefined) resolution.effectiveTask = action.effectiveTask;
       return { status: action.decision === 'approve' ? 'approved' : 'rejected', resolution };

@@ -55,6 +55,13 @@ export function parseDecline(reasonCode: string, reason: string): { reasonCode: 
   return { reasonCode: reasonCode as DeclineReason, reason: reason.trim() };
 }
 
+/** A reject's reason (stored as the resolution's `reason`); an approve takes none. */
+export function parseRejectReason(decision: 'approve' | 'reject', reason: string): string {
+  if (reason.length > MAX_ANSWER_CHARS) throw AppError.invalid('reason', `is longer than ${MAX_ANSWER_CHARS} characters`);
+  if (reason.trim() && decision !== 'reject') throw AppError.invalid('reason', 'is only for a reject: an approve takes instructions');
+  return reason.trim();
+}
+
 export function parseInstructions(instructions: string): string {
   if (instructions.length > MAX_ANSWER_CHARS) throw AppError.invalid('instructions', `is longer than ${MAX_ANSWER_CHARS} characters`);
   return instructions.trim();

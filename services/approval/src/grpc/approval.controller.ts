@@ -67,6 +67,7 @@ export class ApprovalController implements approval.ApprovalServiceController {
       idempotencyKey: req.idempotencyKey,
       decision: decisionName(req.decision),
       instructions: req.instructions,
+      reason: req.reason,
     });
     return { request: toWireRequest(request) };
   }

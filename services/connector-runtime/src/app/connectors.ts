@@ -81,6 +81,12 @@ export class Connectors {
     return parseSource(source);
   }
 
+  /** Whether the user has a connector with this id. */
+  async exists(userId: string, id: string): Promise<boolean> {
+    requireUser(userId);
+    return (await this.repo.get(userId, id)) !== null;
+  }
+
   async get(userId: string, id: string): Promise<StoredConnector> {
     requireUser(userId);
     if (!id) throw AppError.invalid('id', 'is required');

@@ -45,13 +45,22 @@ export class Templates {
     return t;
   }
 
-  /** Saves a copy of a template as the user's connector (id defaults to the template's). */
-  async createFrom(userId: string, templateId: string, credentials: Record<string, string>, connectorId = ''): Promise<StoredConnector> {
+  /**
+   * Saves a copy of a template as the user's connector (id defaults to the
+   * template's). A connector of the user's with that id already is
+   * ALREADY_EXISTS naming `connector_id`, unless `overwrite` replaces it.
+   */
+  async createFrom(userId: string, templateId: string, credentials: Record<string, string>, connectorId = '', overwrite = false): Promise<StoredConnector> {
     requireUser(userId);
     if (!templateId) throw AppError.invalid('template_id', 'is required');
     const template = this.get(templateId);
     if (connectorId && !KEBAB_ID.test(connectorId)) throw AppError.invalid('connector_id', 'must be kebab-case, e.g. fec-contributions');
-    const definition = { ...template.definition, id: connectorId || template.id };
+    const id = connectorId || template.id;
+    if (!overwrite && (await this.connectors.exists(userId, id))) {
+      const reason = `you already have a connector '${id}': send overwrite: true to replace it, or another connector_id`;
+      throw new AppError('ALREADY_EXISTS', `connector_id ${reason}`, { violations: [{ field: 'connector_id', reason, code: 'already_exists' }] });
+    }
+    const definition = { ...template.definition, id };
     return this.connectors.create(userId, { definition: definition as unknown as Record<string, unknown> }, credentials);
   }
 }

@@ -5,16 +5,22 @@
  * echo a URL or header that carries a credential.
  */
 
+import { maskSecret } from '@af/service-kit';
 import { ConnectorError } from './connector-error.js';
 
 export const REDACTED = '[REDACTED]';
 
-/** `text` with every occurrence of every secret replaced by `[REDACTED]`. */
+/**
+ * `text` with every occurrence of every secret replaced by `[REDACTED]`. A
+ * secret shorter than 8 characters is replaced only where it stands as a
+ * whole value (no letter or digit right before or after it), so a short
+ * secret such as `abc` masks `key=abc` but leaves `abcdef` alone.
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...new Set(secrets)].filter((s) => s.length > 0).sort((a, b) => b.length - a.length);
   let out = text;
-  for (const secret of ordered) out = out.split(secret).join(REDACTED);
+  for (const secret of ordered) out = maskSecret(out, secret, REDACTED);
   return out;
 }
 

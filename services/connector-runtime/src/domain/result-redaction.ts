@@ -20,6 +20,7 @@
  * messages still redact them (`redaction.ts`). Such short credentials are
  * weak anyway.
  */
+import { maskSecret } from '@af/service-kit';
 import { REDACTED } from './redaction.js';
 
 /** Shortest credential value (or `user:password` pair) that is redacted from results. */
@@ -146,7 +147,7 @@ function redactText(text: string, secrets: readonly string[]): string {
   // Longest first, so the last is the shortest: most keys and many values are shorter still.
   if (text.length < secrets[secrets.length - 1]!.length) return text;
   let out = text;
-  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of secrets) out = maskSecret(out, secret, REDACTED);
   return out;
 }
 

@@ -103,7 +103,7 @@ export class ConnectorController implements connector.ConnectorServiceController
 
   async createFromTemplate(req: connector.CreateFromTemplateRequest): Promise<connector.CreateFromTemplateResponse> {
     if (!req.templateId) throw AppError.invalid('template_id', 'is required');
-    const stored = await this.deps.templates.createFrom(user(req), req.templateId, req.credentials ?? {}, req.connectorId);
+    const stored = await this.deps.templates.createFrom(user(req), req.templateId, req.credentials ?? {}, req.connectorId, req.overwrite ?? false);
     return { connector: connectorToWire(stored) };
   }
 }

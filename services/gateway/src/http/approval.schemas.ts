@@ -1,4 +1,8 @@
-/** Bodies and queries of the approval routes: parsed here, documented in /api/docs from the same schemas. */
+/**
+ * Bodies and queries of the approval routes: parsed here, documented in
+ * /api/docs from the same schemas. The /api/v1/flex ones are strict: an
+ * unknown key is a 400 naming it, with the key that was probably meant.
+ */
 import { z } from 'zod';
 
 export const REQUEST_KIND_NAMES = ['approval_gate', 'tool_hitl', 'policy_hitl', 'human_task', 'clarify'] as const;
@@ -26,7 +30,7 @@ export const ListApprovalsQuery = z.object({
   ...paging,
 });
 
-export const ListTasksQuery = z.object({
+export const ListTasksQuery = z.strictObject({
   capabilityId: z.string().min(1).max(200).optional(),
   status: list(REQUEST_STATUS_NAMES, ['pending']),
   runId: z.string().uuid('must be a run id').optional(),
@@ -34,9 +38,10 @@ export const ListTasksQuery = z.object({
 });
 
 export const ApproveSchema = z.object({ instructions: z.string().max(10_000).optional() });
-export const RejectSchema = z.object({ reason: z.string().max(10_000).optional(), instructions: z.string().max(10_000).optional() });
+/** `instructions` is the deprecated name of `reason` here (moved by `deprecatedField` before parsing). */
+export const RejectSchema = z.object({ reason: z.string().max(10_000).optional() });
 
-export const DeclineTaskSchema = z.object({
+export const DeclineTaskSchema = z.strictObject({
   reasonCode: z.enum(DECLINE_REASON_CODES),
   reason: z.string().max(10_000).optional(),
 });
@@ -45,16 +50,19 @@ export const DeclineTaskSchema = z.object({
 const decision = z.enum(['approve', 'approved', 'reject', 'rejected', 'deny', 'denied']).transform((d) => (d.startsWith('approve') ? ('approve' as const) : ('reject' as const)));
 
 export const HitlResolveSchema = z
-  .object({
+  .strictObject({
     requestId: z.string().min(1),
     decision: decision.optional(),
     instructions: z.string().max(10_000).optional(),
+    /** Why, with decision reject: stored and returned as the resolution's `reason`. */
+    reason: z.string().max(10_000).optional(),
     /** Clarify requests are resolved with an answer instead. */
     answer: z.string().max(10_000).optional(),
   })
-  .refine((b) => (b.decision === undefined) !== (b.answer === undefined), { message: 'give exactly one of decision or answer', path: ['decision'] });
+  .refine((b) => (b.decision === undefined) !== (b.answer === undefined), { message: 'give exactly one of decision or answer', path: ['decision'] })
+  .refine((b) => b.reason === undefined || b.decision === 'reject', { message: 'is only for decision reject', path: ['reason'] });
 
-export const RunResumeSchema = z.object({
+export const RunResumeSchema = z.strictObject({
   runId: z.string().uuid('must be a run id'),
   /** Which pending request (a human task's taskId is its request id); default: the run's only pending one. */
   requestId: z.string().min(1).optional(),
@@ -69,7 +77,9 @@ export const RunResumeSchema = z.object({
   /** approvals: approve | reject. */
   decision: decision.optional(),
   instructions: z.string().max(10_000).optional(),
-});
+  /** Why, with decision reject: stored and returned as the resolution's `reason`. */
+  reason: z.string().max(10_000).optional(),
+}).refine((b) => b.reason === undefined || b.decision === 'reject', { message: 'is only for decision reject', path: ['reason'] });
 
 export const HitlRespondSchema = z.object({
   request_id: z.string().min(1),

@@ -16,7 +16,8 @@ function resolutionFields(r: approval.Request) {
     decided_by: res?.decidedBy || null,
     decided_at: res?.decidedAt || null,
     decision: res?.decision || null,
-    instructions: res?.instructions || null,
+    // Deprecated for a reject: `instructions` also repeats the reject's reason (read `reason`).
+    instructions: res?.instructions || (res?.decision === 'reject' ? res.reason : '') || null,
     intent: res?.intent || null,
     effective_task: res?.effectiveTask || null,
     output: res?.outputJson ? (JSON.parse(res.outputJson) as unknown) : null,
@@ -78,7 +79,8 @@ export function flexRequestView(r: approval.Request) {
           ...(res.instructions ? { instructions: res.instructions } : {}),
           ...(res.outputJson ? { output: JSON.parse(res.outputJson) as unknown } : {}),
           ...(res.answer ? { answer: res.answer } : {}),
-          ...(res.reasonCode ? { reasonCode: res.reasonCode, reason: res.reason } : {}),
+          ...(res.reasonCode ? { reasonCode: res.reasonCode } : {}),
+          ...(res.reason ? { reason: res.reason } : {}),
         }
       : null,
   };

@@ -5,23 +5,24 @@
  * `/hitl/respond` (multi-agent-rag). Requests the caller may not act on are
  * 404; acting on one that is no longer pending is 409.
  */
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { approval, type common } from '@af/contracts';
 import { AppError, call } from '@af/service-kit';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, ListApprovalsQuery, ListTasksQuery, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 import { approvalView, flexRequestView, kindOf } from './approval.views.js';
-import { parseBody } from './validation.js';
+import { deprecatedField, parseBody } from './validation.js';
 
 const kindEnum = (k: string) => approval.requestKindFromJSON(`REQUEST_KIND_${k.toUpperCase()}`);
 const statusEnum = (s: string) => approval.requestStatusFromJSON(`REQUEST_STATUS_${s.toUpperCase()}`);
 const keyOf = (header: string | undefined) => (header ?? '').slice(0, 200);
 
-/** Approve / reject through the approval service. */
-async function decide(deps: GatewayDeps, principal: common.Principal, requestId: string, d: 'approve' | 'reject', instructions: string, key: string) {
+/** Approve / reject through the approval service; a reject's `reason` is stored as the resolution's `reason`. */
+async function decide(deps: GatewayDeps, principal: common.Principal, requestId: string, d: 'approve' | 'reject', instructions: string, key: string, reason = '') {
   const decision = d === 'approve' ? approval.Decision.DECISION_APPROVE : approval.Decision.DECISION_REJECT;
-  return (await call(deps.clients.approvals.decide({ principal, requestId, decision, instructions, idempotencyKey: key }))).request!;
+  return (await call(deps.clients.approvals.decide({ principal, requestId, decision, instructions, reason, idempotencyKey: key }))).request!;
 }
 
 @Controller('api/agent-factory/approvals')
@@ -61,9 +62,9 @@ export class ApprovalsController {
 
   @Post(':id/reject')
   @HttpCode(200)
-  async reject(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
-    const input = parseBody(RejectSchema, body);
-    return { approval: approvalView(await decide(this.deps, principal, id, 'reject', input.reason ?? input.instructions ?? '', keyOf(key))) };
+  async reject(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown, @Res({ passthrough: true }) res: Response, @Headers('idempotency-key') key?: string) {
+    const input = parseBody(RejectSchema, deprecatedField(body, 'instructions', 'reason', res));
+    return { approval: approvalView(await decide(this.deps, principal, id, 'reject', '', keyOf(key), input.reason ?? '')) };
   }
 }
 
@@ -107,7 +108,7 @@ export class FlexHitlController {
     const request =
       input.answer !== undefined
         ? (await call(this.deps.clients.approvals.answer({ principal, requestId: input.requestId, answer: input.answer, idempotencyKey: keyOf(key) }))).request!
-        : await decide(this.deps, principal, input.requestId, input.decision!, input.instructions ?? '', keyOf(key));
+        : await decide(this.deps, principal, input.requestId, input.decision!, input.instructions ?? '', keyOf(key), input.reason ?? '');
     return { request: flexRequestView(request) };
   }
 
@@ -144,7 +145,7 @@ export class FlexHitlController {
         break;
       default:
         if (!input.decision) throw AppError.invalid('decision', `is required: request ${request.id} is an approval (approve or reject)`);
-        done = await decide(this.deps, principal, request.id, input.decision, input.instructions ?? '', idempotencyKey);
+        done = await decide(this.deps, principal, request.id, input.decision, input.instructions ?? '', idempotencyKey, input.reason ?? '');
     }
     return { runId: input.runId, request: flexRequestView(done) };
   }

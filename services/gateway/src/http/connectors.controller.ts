@@ -64,7 +64,7 @@ export class ConnectorsController {
   async fromTemplate(@CurrentUser() principal: common.Principal, @Param('templateId') templateId: string, @Body() body: unknown) {
     const input = parseBody(FromTemplateSchema, body);
     const { connector } = await call(
-      this.deps.clients.connectors.createFromTemplate({ principal, templateId, credentials: input.credentials, connectorId: input.connector_id ?? '' }),
+      this.deps.clients.connectors.createFromTemplate({ principal, templateId, credentials: input.credentials, connectorId: input.connector_id ?? '', overwrite: input.overwrite ?? false }),
     );
     return { connector: connectorView(connector!) };
   }

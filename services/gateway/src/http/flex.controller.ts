@@ -14,6 +14,7 @@ import { isoTimestamp } from '../domain/frame-time.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { DeregisterQuery, FlexJsonObjectSchema, HeartbeatBodySchema, ListCapabilitiesQuery, ListFacetsQuery, PlanQuery, UpsertFacetsSchema } from './flex.schemas.js';
+import { capabilityView, facetView, planResultView } from './flex.views.js';
 import { assertInputsFit, parseBody } from './validation.js';
 
 interface OrchestratorFrame {
@@ -46,34 +47,6 @@ function bodyRelative(err: unknown): unknown {
 }
 
 const lower = (name: string, prefix: string) => name.replace(prefix, '').toLowerCase();
-
-function capabilityView(c: planner.Capability) {
-  return {
-    capabilityId: c.capabilityId,
-    agentType: c.agentType,
-    version: c.version,
-    displayName: c.displayName,
-    summary: c.summary,
-    inputContract: c.inputFacets,
-    outputContract: c.outputFacets,
-    status: c.status,
-    instances: c.instances,
-    registration: c.registration ?? {},
-    inputSchema: c.inputSchema ?? {},
-    outputSchema: c.outputSchema ?? {},
-    catalogTags: c.catalogTags,
-    collection: c.collection || null,
-    registeredAt: c.registeredAt,
-    updatedAt: c.updatedAt,
-    visibility: c.visibility,
-    ownerId: c.ownerId || null,
-    registeredBy: c.registeredBy,
-  };
-}
-
-function facetView(f: planner.Facet) {
-  return { ...(f.definition ?? {}), collection: f.collection || null, visibility: f.visibility, ownerId: f.ownerId || null };
-}
 
 @Controller('api/v1/flex')
 @UseGuards(AuthGuard)
@@ -147,7 +120,7 @@ export class FlexController {
     const q = parseBody(PlanQuery, query);
     const envelope = parseBody(FlexJsonObjectSchema, body);
     const r = await this.planTask(principal, envelope, q.planner, q.max_attempts);
-    return { accepted: r.accepted, planVersion: r.planVersion, plan: r.plan ?? null, events: r.events.map((e) => ({ type: e.type, payload: e.payload ?? {} })), diagnostics: r.diagnostics ?? {} };
+    return planResultView(r);
   }
 
   /** §11 "Developer Sandbox": facet catalog and capability snapshots. */

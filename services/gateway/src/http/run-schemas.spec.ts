@@ -33,9 +33,9 @@ describe('POST /runs body', () => {
     expect(violations({ inputs: {} })).toEqual([expect.objectContaining({ field: 'yaml', reason: expect.stringContaining('exactly one of yaml, playbook_id, workflow_steps, plan') })]);
   });
 
-  it('refuses unknown fields by name', () => {
+  it('refuses unknown fields by name, with the field probably meant', () => {
     expect(violations({ yaml: 'id: x', input: {}, colour: 'red' })).toEqual([
-      { field: 'input', reason: 'unknown field', code: 'unknown_field' },
+      { field: 'input', reason: "unknown field (did you mean 'inputs'?)", code: 'unknown_field', suggestedFix: 'inputs' },
       { field: 'colour', reason: 'unknown field', code: 'unknown_field' },
     ]);
   });

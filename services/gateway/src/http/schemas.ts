@@ -89,6 +89,8 @@ export const TestInlineConnectorSchema = TestConnectorSchema.extend({
 export const FromTemplateSchema = z.object({
   credentials: z.record(z.string(), z.string()).default({}),
   connector_id: z.string().optional(),
+  /** Replace a connector of yours with that id (without it: 409 naming connector_id). */
+  overwrite: z.boolean().optional(),
 });
 
 export const BindConnectorSchema = z.object({

@@ -1,4 +1,5 @@
-import { AppError } from '@af/service-kit';
+import { nearestName, zodKeysAt } from '@af/plan';
+import { AppError, type FieldViolation } from '@af/service-kit';
 import type { Response } from 'express';
 import type { z } from 'zod';
 
@@ -22,13 +23,24 @@ export function deprecatedField(body: unknown, old: string, current: string, res
   return { ...rest, [current]: value };
 }
 
-/** Parse a request body; failures name each field path and reason. */
+/**
+ * An unknown key of a strict object: `unknown field`, with the nearest key the
+ * schema allows there as "did you mean" and `suggestedFix` (the same
+ * nearest-name rule as plan and playbook validation).
+ */
+function unknownField(schema: z.ZodType, path: PropertyKey[], key: string): FieldViolation {
+  const field = [...path, key].join('.');
+  const fix = nearestName(key, zodKeysAt(schema, path) ?? []);
+  return fix ? { field, reason: `unknown field (did you mean '${fix}'?)`, code: 'unknown_field', suggestedFix: fix } : { field, reason: 'unknown field', code: 'unknown_field' };
+}
+
+/** Parse a request body; failures name each field path and reason (an unknown field with the key that was probably meant). */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const violations = parsed.error.issues.flatMap((i) =>
+  const violations: FieldViolation[] = parsed.error.issues.flatMap((i) =>
     i.code === 'unrecognized_keys'
-      ? i.keys.map((k) => ({ field: [...i.path, k].join('.'), reason: 'unknown field', code: 'unknown_field' }))
+      ? i.keys.map((k) => unknownField(schema, i.path, k))
       : [{ field: i.path.length ? i.path.join('.') : '(body)', reason: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message }],
   );
   throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });

@@ -155,6 +155,18 @@ describe('connector authoring', () => {
     expect(copy.body.connector).toMatchObject({ id: 'my-fedreg', type: 'rest_api' });
     const badId = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'Not Kebab' } });
     expect(badId.status).toBe(400);
+    // The same target again is a conflict naming connector_id, unless the body says overwrite: true.
+    const again = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'ALREADY_EXISTS', violations: [{ field: 'connector_id', reason: expect.stringContaining('overwrite: true'), code: 'already_exists' }] });
+    const notBool = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg', overwrite: 'yes' } });
+    expect(notBool.status).toBe(400);
+    expect(notBool.body.error.violations).toEqual([expect.objectContaining({ field: 'overwrite' })]);
+    const replaced = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg', overwrite: true } });
+    expect(replaced.status).toBe(201);
+    expect(replaced.body.connector).toMatchObject({ id: 'my-fedreg', type: 'rest_api' });
+    // Another user's copy under the same id is theirs: no conflict.
+    expect((await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: bob, body: { connector_id: 'my-fedreg' } })).status).toBe(201);
 
     // The real host is unreachable here; an agent profile's binding points the copy at the fixture server.
     api.route('GET', '/fedreg/api/v1/agencies', { json: [{ id: 1, name: 'Agriculture Department', short_name: 'USDA', slug: 'agriculture-department', parent_id: null, url: 'https://x', recent_articles_url: 'https://y' }] });

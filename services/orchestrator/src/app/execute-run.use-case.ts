@@ -66,6 +66,7 @@ import { DEFAULT_NODE_OUTPUT_MAX_BYTES, oversize } from '../domain/payload-size.
 import type { RunPolicies } from './run-policies.js';
 import { RunRollback } from './run-rollback.js';
 import { WaitingNodes } from './waiting-nodes.js';
+import { leaseActiveMs, runTimes } from '../domain/run-timing.js';
 
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 /** A request-side replan or policy gate hands a running run back to the queue; this many immediate re-takes at most. */
@@ -157,9 +158,11 @@ export class ExecuteRun {
         .catch((err) => this.log.warn({ err, runId }, 'lease renewal failed'));
     }, Math.max(100, Math.floor(leaseMs / 3)));
     heartbeat.unref();
+    // Active time is counted per lease (replans within it included): run-timing.ts.
+    const leaseStarted = Date.now();
     try {
-      const result = await this.loop(leased, abort.signal, () => lost);
-      if (result === 'stopped') await this.store.releaseLease(runId, owner);
+      const result = await this.loop(leased, abort.signal, () => lost, leaseStarted);
+      if (result === 'stopped') await this.store.releaseLease(runId, owner, leaseActiveMs(leaseStarted, Date.now()));
       return result;
     } catch (err) {
       if (err instanceof LeaseLostError) return 'lease_lost';
@@ -171,9 +174,9 @@ export class ExecuteRun {
     }
   }
 
-  private async loop(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult> {
+  private async loop(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean, leaseStarted: number): Promise<ExecuteResult> {
     for (let current = leased; ; ) {
-      const result = await this.epoch(current, signal, isLost);
+      const result = await this.epoch(current, signal, isLost, leaseStarted);
       if (result !== 'replanned') return result;
       // Plan version N+1 is in place: go on from the persisted node states with it.
       const again = await this.store.leaseWithState(current.run.id, this.options.owner, this.options.leaseMs);
@@ -183,7 +186,7 @@ export class ExecuteRun {
   }
 
   /** One plan version of the run: until it finishes, parks, stops, or a policy's replan swaps the plan. */
-  private async epoch(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean): Promise<ExecuteResult | 'replanned'> {
+  private async epoch(leased: LeasedRun, signal: AbortSignal, isLost: () => boolean, leaseStarted: number): Promise<ExecuteResult | 'replanned'> {
     // Node states and outputs as of the lease (read by the statement that took it).
     const { run } = leased;
     const states = new NodeStates(leased.states);
@@ -194,7 +197,7 @@ export class ExecuteRun {
       slots: new Semaphore(this.options.concurrency),
       signal,
       isLost,
-      started: Date.now(),
+      started: leaseStarted,
       policy: await this.policies.load(run, states),
       leasedWaiting: leased.waiting,
     };
@@ -217,7 +220,7 @@ export class ExecuteRun {
         if (x.policy.pending.length) continue;
         if (result.kind === 'waiting' || result.kind === 'halted') {
           // Only waiting nodes (or an undecided policy gate) are left: hand the run back until a decision, timer or child run moves one.
-          if (await this.store.park(run.id, this.options.owner, this.waitsOnPerson(x))) return 'parked';
+          if (await this.store.park(run.id, this.options.owner, this.waitsOnPerson(x), leaseActiveMs(x.started, Date.now()))) return 'parked';
           await sleep(20, signal);
           continue;
         }
@@ -583,7 +586,8 @@ export class ExecuteRun {
   ): Promise<void> {
     // What the run did, beside how it ended (domain/task-outcome.ts): on the `complete` frame and the run row.
     const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states, instances: x.states.values() });
-    const frame = { durationMs: Date.now() - x.started, ...payload, ...outcomePayload(outcome) };
+    // durationMs: wall time from the run's start; activeMs: time spent executing it (domain/run-timing.ts).
+    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome) };
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
     // Subflow children still running have no one to report to.
     for (const child of children) {

@@ -64,6 +64,7 @@ export interface Execution {
   isLost: () => boolean;
   /** A node with rollbackOnError failed: no level starts anything more; the run rolls back. */
   abort?: { nodeId: string; message: string };
+  /** When this orchestrator's lease of the run began (active time, domain/run-timing.ts). */
   started: number;
   /** Runtime policies: what fired, what waits to be applied (see run-policies.ts). */
   policy: PolicyRuntime;

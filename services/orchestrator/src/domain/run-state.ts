@@ -132,6 +132,8 @@ export interface Run {
   policies?: RuntimePolicy[] | null;
   /** When the earliest onTimeout policy that has not fired is due. */
   policyTimer?: Date | null;
+  /** Time spent executing in the leases that ended parked or stopped (run-timing.ts). */
+  activeMs?: number;
 }
 
 /** A runtime policy that fired (durable: a resumed run never fires it again for the same key). */

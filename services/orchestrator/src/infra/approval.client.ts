@@ -80,6 +80,7 @@ export function approvalClient(address: string, auth: PrincipalSigner): Approval
           requestId,
           decision: decision === 'approve' ? approval.Decision.DECISION_APPROVE : approval.Decision.DECISION_REJECT,
           instructions,
+          reason: '',
           idempotencyKey,
         }),
       );

@@ -167,9 +167,10 @@ export class RunExecutionStore {
     return rows.length > 0;
   }
 
-  async releaseLease(runId: string, owner: string): Promise<void> {
+  /** Give the run up (it stopped); `activeMs`, the lease's active time, is added to the run's. */
+  async releaseLease(runId: string, owner: string, activeMs = 0): Promise<void> {
     await this.flush(runId, owner).catch(() => undefined);
-    await preparedRows(this.kit.db, 'UPDATE runs SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2', [runId, owner]);
+    await preparedRows(this.kit.db, 'UPDATE runs SET lease_owner = NULL, lease_until = NULL, active_ms = active_ms + $3::bigint WHERE id = $1 AND lease_owner = $2', [runId, owner, Math.max(0, Math.round(activeMs))]);
   }
 
   async nodeStarted(runId: string, owner: string, nodeId: string, attempt: number, payload: Record<string, unknown>): Promise<void> {
@@ -382,20 +383,21 @@ export class RunExecutionStore {
   /**
    * Park a run nothing can move: release the lease and mark it waiting — unless
    * a waiting node became resolvable meanwhile (a decision, a due timer, a
-   * finished child run; then false: keep executing).
+   * finished child run; then false: keep executing). A parked run's
+   * `active_ms` grows by `activeMs`, the active time of the lease it ends.
    */
-  async park(runId: string, owner: string, awaitingPerson = false): Promise<boolean> {
+  async park(runId: string, owner: string, awaitingPerson = false, activeMs = 0): Promise<boolean> {
     await this.flush(runId, owner);
     const rows = await preparedRows(
       this.kit.db,
-      `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now(),
+      `UPDATE runs SET status = 'waiting', lease_owner = NULL, lease_until = NULL, updated_at = now(), active_ms = active_ms + $3::bigint,
               task_status = ${awaitingPerson ? `'awaiting_approval'` : 'NULL'}
         WHERE id = $1 AND lease_owner = $2 AND status = 'running' AND (policy_timer IS NULL OR policy_timer > now())
           AND NOT EXISTS (SELECT 1 FROM node_states n LEFT JOIN runs c ON c.id = n.child_run_id
                            WHERE n.run_id = $1 AND n.status = 'waiting'
                              AND (n.decision IS NOT NULL OR n.wait_until <= now() OR c.status IN ${TERMINAL}))
         RETURNING id`,
-      [runId, owner],
+      [runId, owner, Math.max(0, Math.round(activeMs))],
     );
     if (rows.length) return true;
     await this.fence(runId, owner);

@@ -44,6 +44,8 @@ export interface RunRow {
   steps_failed?: number | null;
   steps_skipped?: number | null;
   error_summary?: string | null;
+  /** bigint: pg answers text. */
+  active_ms?: string | number | null;
 }
 
 interface NodeRow {
@@ -136,6 +138,7 @@ export const toRun = (r: RunRow): Run => ({
   userId: r.user_id,
   teamIds: r.team_ids ?? [],
   lastExecutionAt: r.last_execution_at ?? null,
+  activeMs: Number(r.active_ms ?? 0),
   status: r.status,
   // A run queued again after it parked waiting on a person keeps the column until it is leased: it is not awaiting anyone.
   taskStatus: r.task_status && (r.status === 'waiting' || TERMINAL_STATUSES.has(r.status)) ? r.task_status : null,

@@ -176,6 +176,7 @@ describe('runtime policies: golden runs', () => {
       error: run.error,
       policyId: 'guard',
       durationMs: expect.any(Number),
+      activeMs: expect.any(Number),
       task_status: 'error',
       steps_completed: 1,
       steps_failed: 0,

@@ -196,6 +196,37 @@ describe('subflows', () => {
     expect(await store.park(parent.id, 'P')).toBe(false);
   });
 
+  it('adds the active time of each lease that stops or parks to the run (active_ms); a refused release or park adds nothing', async () => {
+    const { run } = await create();
+    expect((await repo.get(run.id))!.activeMs).toBe(0);
+    await store.acquireLease(run.id, 'P', 60_000);
+    // Not the owner: nothing changes.
+    await store.releaseLease(run.id, 'someone-else', 9_000);
+    expect((await repo.get(run.id))!.activeMs).toBe(0);
+    await store.releaseLease(run.id, 'P', 300.4);
+    expect((await repo.get(run.id))!.activeMs).toBe(300);
+    // A negative span (clock skew) adds nothing.
+    await store.acquireLease(run.id, 'P', 60_000);
+    await store.releaseLease(run.id, 'P', -40);
+    // The leased run reads its active time back; parking adds the lease's.
+    const leased = await store.leaseWithState(run.id, 'P', 60_000);
+    expect(leased!.run.activeMs).toBe(300);
+    await store.nodeStarted(run.id, 'P', 'a', 1, {});
+    await store.nodeWaiting(run.id, 'P', 'a', new Date(Date.now() + 60_000), { type: 'log', payload: {} });
+    expect(await store.park(run.id, 'P', true, 1_250)).toBe(true);
+    expect((await repo.get(run.id))!.activeMs).toBe(1_550);
+  });
+
+  it('a park refused because a wait became resolvable adds no active time', async () => {
+    const { run } = await create();
+    await store.acquireLease(run.id, 'P', 60_000);
+    await store.nodeStarted(run.id, 'P', 'a', 1, {});
+    // Already due: the run must keep executing.
+    await store.nodeWaiting(run.id, 'P', 'a', new Date(Date.now() - 1_000), { type: 'log', payload: {} });
+    expect(await store.park(run.id, 'P', false, 5_000)).toBe(false);
+    expect((await repo.get(run.id))!.activeMs).toBe(0);
+  });
+
   it('reconciles a parked parent whose child finished but whose wake-up was lost', async () => {
     const { run: parent } = await create();
     await store.acquireLease(parent.id, 'P', 60_000);

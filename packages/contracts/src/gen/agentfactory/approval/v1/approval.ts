@@ -210,6 +210,7 @@ export interface Resolution {
    * conflict_of_interest, unavailable, other) or why it expired.
    */
   reasonCode: string;
+  /** Why: a decline's explanation, or a reject's reason (Decide reject). */
   reason: string;
   /** Decided by a policy, not a person (auto_approve). */
   automatic: boolean;
@@ -318,6 +319,8 @@ export interface DecideRequest {
   instructions: string;
   /** The same key again returns the resolution it made instead of FAILED_PRECONDITION. */
   idempotencyKey: string;
+  /** Why, for a reject (stored and returned as Resolution.reason); empty for an approve. */
+  reason: string;
 }
 
 export interface DecideResponse {
@@ -1827,7 +1830,7 @@ export const ListRequestsResponse: MessageFns<ListRequestsResponse> = {
 };
 
 function createBaseDecideRequest(): DecideRequest {
-  return { principal: undefined, requestId: "", decision: 0, instructions: "", idempotencyKey: "" };
+  return { principal: undefined, requestId: "", decision: 0, instructions: "", idempotencyKey: "", reason: "" };
 }
 
 export const DecideRequest: MessageFns<DecideRequest> = {
@@ -1846,6 +1849,9 @@ export const DecideRequest: MessageFns<DecideRequest> = {
     }
     if (message.idempotencyKey !== "") {
       writer.uint32(42).string(message.idempotencyKey);
+    }
+    if (message.reason !== "") {
+      writer.uint32(50).string(message.reason);
     }
     return writer;
   },
@@ -1903,6 +1909,14 @@ export const DecideRequest: MessageFns<DecideRequest> = {
             message.idempotencyKey = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1930,6 +1944,7 @@ export const DecideRequest: MessageFns<DecideRequest> = {
         : isSet(object.idempotency_key)
         ? globalThis.String(object.idempotency_key)
         : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
   },
 
@@ -1949,6 +1964,9 @@ export const DecideRequest: MessageFns<DecideRequest> = {
     }
     if (message.idempotencyKey !== "") {
       obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
     }
     return obj;
   },

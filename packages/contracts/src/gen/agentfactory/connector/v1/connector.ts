@@ -267,6 +267,8 @@ export interface CreateFromTemplateRequest {
   credentials: { [key: string]: string };
   /** Id of the copy; defaults to the template id. */
   connectorId: string;
+  /** Replace a connector of yours with that id; without it such a copy is ALREADY_EXISTS. */
+  overwrite: boolean;
 }
 
 export interface CreateFromTemplateRequest_CredentialsEntry {
@@ -3545,7 +3547,7 @@ export const ListTemplatesResponse: MessageFns<ListTemplatesResponse> = {
 };
 
 function createBaseCreateFromTemplateRequest(): CreateFromTemplateRequest {
-  return { principal: undefined, templateId: "", credentials: {}, connectorId: "" };
+  return { principal: undefined, templateId: "", credentials: {}, connectorId: "", overwrite: false };
 }
 
 export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = {
@@ -3561,6 +3563,9 @@ export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = 
     });
     if (message.connectorId !== "") {
       writer.uint32(34).string(message.connectorId);
+    }
+    if (message.overwrite !== false) {
+      writer.uint32(40).bool(message.overwrite);
     }
     return writer;
   },
@@ -3613,6 +3618,14 @@ export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = 
             message.connectorId = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.overwrite = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3652,6 +3665,7 @@ export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = 
         : isSet(object.connector_id)
         ? globalThis.String(object.connector_id)
         : "",
+      overwrite: isSet(object.overwrite) ? globalThis.Boolean(object.overwrite) : false,
     };
   },
 
@@ -3674,6 +3688,9 @@ export const CreateFromTemplateRequest: MessageFns<CreateFromTemplateRequest> = 
     }
     if (message.connectorId !== "") {
       obj.connectorId = message.connectorId;
+    }
+    if (message.overwrite !== false) {
+      obj.overwrite = message.overwrite;
     }
     return obj;
   },
