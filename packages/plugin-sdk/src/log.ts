@@ -32,12 +32,36 @@ export function createPluginLogger(
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Replaces every occurrence of a secret (≥ 4 characters) inside any JSON-like value. */
+/** Secrets shorter than this are masked only as whole values, never inside a word. */
+export const SHORT_SECRET_LENGTH = 8;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * `text` with `secret` replaced by the mask. A secret of 8 characters or more
+ * is replaced wherever it occurs; a shorter one only where it stands as a
+ * whole value (no letter or digit right before or after it), so a secret
+ * `pass` turns `password=pass` into `password=[REDACTED]` but leaves `bypass`
+ * alone. Empty and 1-character secrets are ignored.
+ */
+export function maskSecret(text: string, secret: string): string {
+  if (secret.length < 2 || !text.includes(secret)) return text;
+  if (secret.length >= SHORT_SECRET_LENGTH) return text.split(secret).join(MASK);
+  return text.replace(
+    new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(secret)}(?![\\p{L}\\p{N}])`, 'gu'),
+    () => MASK,
+  );
+}
+
+/**
+ * Replaces the secrets inside any JSON-like value: long ones (≥ 8 characters)
+ * wherever they occur, short ones only as whole values (see `maskSecret`).
+ */
 export function maskSecrets<T>(value: T, secrets: readonly string[], depth = 0): T {
   if (secrets.length === 0 || depth > 8) return value;
   if (typeof value === 'string') {
     let out: string = value;
-    for (const s of secrets) if (out.includes(s)) out = out.split(s).join(MASK);
+    for (const s of secrets) out = maskSecret(out, s);
     return out as T;
   }
   if (value instanceof Error) {
