@@ -34,7 +34,9 @@ describe('maskSecrets', () => {
   });
 
   it('masks error messages the same way', () => {
-    const masked = maskSecrets(new Error('bad key pass for bypass'), ['pass']) as unknown as { message: string };
+    const masked = maskSecrets(new Error('bad key pass for bypass'), ['pass']) as unknown as {
+      message: string;
+    };
     expect(masked.message).toBe('bad key [REDACTED] for bypass');
   });
 });
