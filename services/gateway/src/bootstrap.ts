@@ -8,6 +8,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { AddressInfo } from 'node:net';
 import { PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
 import { gatewayEnvSchema } from './config.js';
+import { corsOptions } from './http/cors.js';
 import { TokenService } from './domain/credentials.js';
 import { createClients } from './infra/clients.js';
 import { ApiKeysRepository } from './infra/api-keys.repository.js';
@@ -47,6 +48,9 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   app.disable('x-powered-by');
   // Client address for login throttling: X-Forwarded-For only from TRUST_PROXY's proxies.
   app.set('trust proxy', config.TRUST_PROXY);
+  // Browser apps on CORS_ORIGINS may call the API (Nest's cors middleware, before everything else); none by default.
+  const cors = corsOptions(config.CORS_ORIGINS);
+  if (cors) app.enableCors(cors);
   // NUL characters in the URL are refused before routing (PostgreSQL cannot store them).
   app.use((req: Request, res: Response, next: NextFunction) => {
     const problem = checkUrl(req.originalUrl);

@@ -1,4 +1,5 @@
-import { gatewayEnvSchema, parseTrustProxy } from './config.js';
+import { loadConfig } from '@af/service-kit';
+import { gatewayEnvSchema, parseCorsOrigins, parseTrustProxy } from './config.js';
 
 const base = {
   DATABASE_URL: 'postgres://x@127.0.0.1/db',
@@ -35,5 +36,41 @@ describe('TRUST_PROXY', () => {
     const c = gatewayEnvSchema.parse(base);
     expect(c).toMatchObject({ LOGIN_ACCOUNT_FREE_FAILURES: 5, LOGIN_ADDRESS_FREE_FAILURES: 20, LOGIN_BACKOFF_BASE_MS: 1000, LOGIN_BACKOFF_MAX_SECONDS: 900, LOGIN_FAILURES_RESET_SECONDS: 3600, PASSWORD_HASH_QUEUE: 64, PASSWORD_HASH_PER_ADDRESS: 4, PASSWORD_BCRYPT_ROUNDS: 10 });
     expect(c.PASSWORD_HASH_WORKERS).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it.each([
+    ['', []],
+    ['  ', []],
+    ['*', '*'],
+    ['https://app.example.com', ['https://app.example.com']],
+    ['https://app.example.com, http://localhost:5173', ['https://app.example.com', 'http://localhost:5173']],
+    ['https://App.Example.com:8443', ['https://app.example.com:8443']],
+  ])('%p → %p', (raw, value) => expect(parseCorsOrigins(raw)).toEqual(value));
+
+  it.each([
+    ['https://app.example.com/', 'https://app.example.com/'],
+    ['https://app.example.com/app', 'https://app.example.com/app'],
+    ['ftp://files.example.com', 'ftp://files.example.com'],
+    ['app.example.com', 'app.example.com'],
+    ['https://*.example.com', 'https://*.example.com'],
+    ['https://app.example.com?x=1', 'https://app.example.com?x=1'],
+    ['https://user@app.example.com', 'https://user@app.example.com'],
+  ])('refuses %p, naming the entry', (raw, entry) => {
+    expect(parseCorsOrigins(raw)).toEqual({ error: expect.stringContaining(`"${entry}"`) });
+  });
+
+  it.each(['https://a.example.com,', ',https://a.example.com', 'https://a.example.com,,http://localhost:5173', '*,https://a.example.com'])('refuses %p (empty entry or * among origins)', (raw) => {
+    expect(parseCorsOrigins(raw)).toEqual({ error: expect.any(String) });
+  });
+
+  it('defaults to no origin, and a bad value fails startup naming CORS_ORIGINS and the bad entry', () => {
+    expect(gatewayEnvSchema.parse(base).CORS_ORIGINS).toEqual([]);
+    expect(() => loadConfig(gatewayEnvSchema, { ...base, CORS_ORIGINS: 'https://ok.example.com,https://app.example.com/' })).toThrow(
+      /CORS_ORIGINS: "https:\/\/app\.example\.com\/" is not an origin/,
+    );
+    expect(() => loadConfig(gatewayEnvSchema, { ...base, CORS_ORIGINS: 'https://ok.example.com,' })).toThrow(/CORS_ORIGINS: has an empty entry/);
+    expect(() => loadConfig(gatewayEnvSchema, { ...base, CORS_ORIGINS: 'ftp://files.example.com' })).toThrow(/CORS_ORIGINS: "ftp:\/\/files\.example\.com"/);
   });
 });

@@ -41,6 +41,51 @@ const trustProxy = z.string().default('').transform((raw, ctx) => {
   return parsed as TrustProxy;
 });
 
+/** Origins a browser app may call the API from: none (no CORS headers), `*` (any), or exact origins. */
+export type CorsOrigins = '*' | string[];
+
+/**
+ * CORS_ORIGINS → the origins whose pages may call the API. Empty: none (no
+ * CORS headers are sent). `*` alone: any origin (acceptable because the API
+ * authenticates with bearer tokens or API keys, never cookies, so CORS
+ * credentials are never allowed). Otherwise comma-separated exact origins:
+ * http or https, host, optional port; no path, query, trailing slash or wildcard.
+ */
+export function parseCorsOrigins(raw: string): CorsOrigins | { error: string } {
+  const v = raw.trim();
+  if (v === '') return [];
+  if (v === '*') return '*';
+  const out: string[] = [];
+  for (const e of v.split(',').map((x) => x.trim())) {
+    if (e === '') return { error: 'has an empty entry (a stray comma?); list origins like https://app.example.com,http://localhost:5173' };
+    if (e === '*') return { error: '* must be the only value (any origin) or absent' };
+    let url: URL | undefined;
+    try {
+      url = new URL(e);
+    } catch {
+      url = undefined;
+    }
+    if (
+      url === undefined ||
+      !((url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !e.endsWith('/') &&
+      !url.search && !url.hash && !url.username && !url.password && !e.includes('*') && !e.includes('?') && !e.includes('#'))
+    ) {
+      return { error: `"${e}" is not an origin: scheme http or https, host and optional port, no path or trailing slash (e.g. https://app.example.com)` };
+    }
+    out.push(url.origin);
+  }
+  return out;
+}
+
+const corsOrigins = z.string().default('').transform((raw, ctx) => {
+  const parsed = parseCorsOrigins(raw);
+  if (typeof parsed === 'object' && !Array.isArray(parsed)) {
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
 /** Gateway configuration (env names are the keys). */
 export const gatewayEnvSchema = baseEnvSchema.extend({
   HTTP_HOST: z.string().default('0.0.0.0'),
@@ -62,6 +107,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
   /** Proxies whose X-Forwarded-For is believed for the client address (see parseTrustProxy); default none. */
   TRUST_PROXY: trustProxy,
+  /** Origins of browser apps allowed to call the API cross-origin (see parseCorsOrigins); default none. */
+  CORS_ORIGINS: corsOrigins,
   /** Failed logins of one account before backoff starts. */
   LOGIN_ACCOUNT_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** Failed logins from one client address (any accounts) before backoff starts. */
