@@ -197,6 +197,7 @@ export class ExecuteRun {
       slots: new Semaphore(this.options.concurrency),
       signal,
       isLost,
+      dryRun: refusesSideEffects(run.plan),
       started: leaseStarted,
       policy: await this.policies.load(run, states),
       leasedWaiting: leased.waiting,
@@ -340,7 +341,7 @@ export class ExecuteRun {
     }
 
     // A dry run never acts outside the run: the node is skipped with its would-be inputs on the frame (domain/dry-run.ts).
-    if (refusesSideEffects(run.plan) && actsOutsideRun(node)) {
+    if (x.dryRun && actsOutsideRun(node)) {
       let inputs: unknown;
       try {
         inputs = interpolate(node.inputs, scope, { lenient: true });

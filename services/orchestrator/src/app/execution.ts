@@ -18,7 +18,6 @@ import type { Semaphore } from '../domain/semaphore.js';
 import { dataDependencies } from '../domain/upstream.js';
 import type { WaitingRow } from '../infra/run.repository.js';
 import type { PolicyRuntime } from './run-policies.js';
-import { refusesSideEffects } from '../domain/dry-run.js';
 
 export interface ExecuteRunOptions {
   owner: string;
@@ -62,6 +61,8 @@ export interface Execution {
   slots: Semaphore;
   signal: AbortSignal;
   isLost: () => boolean;
+  /** A dry run that refuses side effects (the plan's `metadata.dry_run`), read once per execution. */
+  dryRun: boolean;
   /** A node with rollbackOnError failed: no level starts anything more; the run rolls back. */
   abort?: { nodeId: string; message: string };
   /** When this orchestrator's lease of the run began (active time, domain/run-timing.ts). */
@@ -231,7 +232,7 @@ export function nodeContext(
     idempotencyKey: idempotencyKey(x.run.id, inst, attempt),
     timeoutMs: node.errorPolicy?.timeoutMs ?? nodeTimeoutMs,
     signal: x.signal,
-    run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0, dryRun: refusesSideEffects(x.run.plan) },
+    run: { approvalPolicy: x.run.plan.approvalPolicy, runContext: x.run.runContext, depth: x.run.depth ?? 0, dryRun: x.dryRun },
     scope,
     resolve,
   };
