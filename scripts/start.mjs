@@ -60,6 +60,22 @@ function serviceAuthSecret() {
   return secret;
 }
 
+/**
+ * The token plugin services present to connector-runtime's registry: one
+ * generated once and kept in .af-data/plugin-registration-token (mode 0600),
+ * where `af plugin dev` finds it, so a plugin under development registers
+ * with no setup. PLUGIN_REGISTRATION_TOKEN overrides it.
+ */
+function pluginRegistrationToken() {
+  if (process.env.PLUGIN_REGISTRATION_TOKEN) return process.env.PLUGIN_REGISTRATION_TOKEN;
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'plugin-registration-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = randomBytes(24).toString('hex');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
 const embeddedPgPort = () => Number(process.env.AF_EMBEDDED_PG_PORT ?? 54329);
 
 /** A port from the environment: a whole number 0–65535, else a StartError naming the variable. */
@@ -129,7 +145,7 @@ async function main() {
     GRPC_HOST: host,
   };
   const env = {
-    'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
+    'connector-runtime': { ...common, PLUGIN_REGISTRATION_TOKEN: pluginRegistrationToken(), GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
     planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
