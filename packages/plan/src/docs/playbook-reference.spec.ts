@@ -62,6 +62,13 @@ describe('availabilityOf', () => {
     expect(availabilityOf(contract('save_to_workspace'), ['connector-runtime', 'output-router'])).toEqual({ runs: true, text: 'yes — served by output-router' });
   });
 
+  it("the orchestrator's own monitor and journal actions are unavailable until it runs them", () => {
+    expect(availabilityOf(contract('detect_new_files'), ['connector-runtime'])).toEqual({
+      runs: false,
+      text: 'no (`action_unavailable`): the orchestrator owns it but does not run it yet (it runs call_connector and transform_data itself)',
+    });
+  });
+
   it('connector-runtime serves plugin tools only, so its web actions stay unavailable while it is deployed', () => {
     expect(availabilityOf(contract('search_web'), ['connector-runtime'])).toEqual({ runs: false, text: 'no (`action_unavailable`): connector-runtime serves only plugin tools so far' });
   });

@@ -63,9 +63,12 @@ export function availabilityOf(contract: ActionContract, actionServices: readonl
   if (IN_PROCESS_TOOL_ACTIONS.includes(contract.name)) return { runs: true, text: 'yes — the orchestrator runs it itself' };
   if (contract.stepType === 'llm_task') return { runs: true, text: 'yes, once a model is configured (`LLM_PROVIDER`); without one a run is refused (409 `no_model_configured`)' };
   if (actionServices.includes(owner) && !PLUGIN_ONLY_SERVICES.includes(owner)) return { runs: true, text: `yes — served by ${owner}` };
-  const why = actionServices.includes(owner)
-    ? `${owner} serves only plugin tools so far`
-    : `owned by ${owner}; refused before a run starts when that service is not deployed`;
+  const why =
+    owner === 'orchestrator'
+      ? `the orchestrator owns it but does not run it yet (it runs ${IN_PROCESS_TOOL_ACTIONS.join(' and ')} itself)`
+      : actionServices.includes(owner)
+        ? `${owner} serves only plugin tools so far`
+        : `owned by ${owner}; refused before a run starts when that service is not deployed`;
   return { runs: false, text: `no (\`action_unavailable\`): ${why}` };
 }
 
@@ -141,7 +144,7 @@ function keyTable(keys: readonly string[], docs: Record<string, string>, where: 
   const rows = keys.map((k) => {
     const d = docs[k];
     if (d === undefined) throw new Error(`describe the ${where} key '${k}' in playbook-reference.keys.ts`);
-    return `| ${code(k)} | ${d} |`;
+    return `| ${code(k)} | ${cell(d)} |`;
   });
   return ['| key | meaning |', '|---|---|', ...rows].join('\n');
 }
