@@ -8,6 +8,7 @@
 //   AF_DATA_DIR        → the data directory (default .af-data in the checkout)
 //   HTTP_PORT, AF_GRPC_BASE_PORT, AF_METRICS_BASE_PORT → the gateway's HTTP port (8080)
 //                        and the first of five gRPC (50050…) and metrics (9464…) ports
+//   AF_DEMO_API_PORT   → the demo data API's port in dev mode (8090; AF_DEMO_API=off: none), see scripts/demo-api.mjs
 // A second start on the same data directory, a port already taken or a
 // DATABASE_URL that does not work ends with one line saying what to do.
 // Ctrl-C stops everything cleanly.
