@@ -50,7 +50,8 @@ function buildWithProgress() {
     rest += chunk;
     const lines = rest.split('\n');
     rest = lines.pop();
-    for (const line of lines) {
+    for (const raw of lines) {
+      const line = raw.replace(/\x1b\[[0-9;]*m/g, ''); // turbo may colour its output
       const scope = /Running build in (\d+) packages/.exec(line);
       if (scope) total = scope[1];
       const task = /^(\S+):build: cache (hit|miss)/.exec(line);
