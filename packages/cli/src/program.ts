@@ -3,7 +3,7 @@
  * development (serve a plugin module against a registry).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { HttpRequestFn } from '@af/connector-runtime/domain';
+import type { HttpRequestFn } from '@af/connectors';
 import { validateConnector } from './commands/connector-validate.js';
 import { loadHttp } from './http.js';
 import { CliError, type CliIo } from './io.js';

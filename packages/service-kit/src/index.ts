@@ -3,7 +3,7 @@ export * from './errors.js';
 export * from './error-bounds.js';
 export * from './addresses.js';
 export * from './logger.js';
-export * from './secret-mask.js';
+export * from '@af/secret-mask';
 export * from './metrics.js';
 export * from './runtime.js';
 export * from './events/index.js';

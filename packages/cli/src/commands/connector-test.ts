@@ -11,7 +11,7 @@ import {
   inferOutputSchema,
   requiredCredentials,
   type HttpRequestFn,
-} from '@af/connector-runtime/domain';
+} from '@af/connectors';
 import { stringify } from 'yaml';
 import { CliError, type CliIo } from '../io.js';
 import { parseKeyValues } from '../key-values.js';

@@ -18,7 +18,7 @@ import {
   type ConnectorDefinition,
   type EndpointJsonSchemas,
   type ParseConnectorResult,
-} from '../domain/index.js';
+} from '@af/connectors';
 import type { ConnectorRepository, StoredConnector } from '../infra/connector.repository.js';
 import type { ExecutionRepository } from '../infra/execution.repository.js';
 import type { Bindings } from './bindings.js';

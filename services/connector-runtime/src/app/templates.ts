@@ -1,6 +1,6 @@
 /** The template library (seed §7) and copies of templates as a user's connectors. */
 import { AppError } from '@af/service-kit';
-import { requiredCredentials } from '../domain/index.js';
+import { requiredCredentials } from '@af/connectors';
 import type { StoredConnector } from '../infra/connector.repository.js';
 import type { ConnectorTemplate } from '../infra/template-catalog.js';
 import type { Connectors } from './connectors.js';

@@ -1,5 +1,5 @@
 import { AppError, decryptSecret, encryptSecret, sqlRows, type Keyring, type ServiceKit } from '@af/service-kit';
-import type { ConnectorDefinition } from '../domain/index.js';
+import type { ConnectorDefinition } from '@af/connectors';
 
 export interface StoredConnector {
   ownerUserId: string;

@@ -13,11 +13,11 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
-import { InMemoryOAuthTokenCache } from '../../src/domain/oauth-token-cache.js';
-import { failure } from '../failure.js';
+} from '@af/connectors';
+import { InMemoryOAuthTokenCache } from '@af/connectors';
+import { failure } from '@af/connectors/testing';
 
-const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-graphql.connector.yaml'), 'utf8');
+const SEED = readFileSync(join(__dirname, '../../../../packages/connectors/src/fixtures/seed-graphql.connector.yaml'), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/graphql', name), 'utf8');
 const TOKEN = 'ghp_Secret+Token/Value=';
 const CREDS = { token: TOKEN };
