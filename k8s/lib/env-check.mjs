@@ -52,7 +52,23 @@ export function envProblems(objects) {
   return out;
 }
 
-function appName(d) {
+/**
+ * The environment values one Deployment's service container gets (ConfigMap
+ * and literal values; Secret and field references have no value here).
+ * @param {any} d a Deployment
+ * @param {any[]} objects the render it belongs to
+ * @returns {Map<string, string | undefined>}
+ */
+export function envValuesOf(d, objects) {
+  const service = appName(d);
+  const entry = containersOf(podSpecOf(d)).find(({ container }) => container.name === service);
+  if (!entry) return new Map();
+  const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+  const env = resolveEnv(entry, d, configMaps, () => undefined, new Set());
+  return new Map([...env].map(([name, v]) => [name, v.value]));
+}
+
+export function appName(d) {
   return d.spec?.template?.metadata?.labels?.['app.kubernetes.io/name'];
 }
 

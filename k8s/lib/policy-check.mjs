@@ -21,7 +21,8 @@ export function policyProblems(objects) {
       );
     }
     const pod = podSpecOf(obj);
-    if (pod) checkPod(pod, add, SERVICE_ENV[obj.spec?.template?.metadata?.labels?.['app.kubernetes.io/name']]);
+    if (pod)
+      checkPod(pod, add, SERVICE_ENV[obj.spec?.template?.metadata?.labels?.['app.kubernetes.io/name']]);
   }
   return out;
 }
@@ -54,7 +55,9 @@ function checkPod(pod, add, service) {
     const ready = container.readinessProbe;
     if (service?.http) {
       if (ready?.httpGet?.path !== '/healthz')
-        add(`${path}.readinessProbe must be an httpGet of /healthz: traffic goes to the HTTP server, so readiness asks it`);
+        add(
+          `${path}.readinessProbe must be an httpGet of /healthz: traffic goes to the HTTP server, so readiness asks it`,
+        );
     } else if (!ready?.grpc) {
       add(`${path}.readinessProbe must be a grpc probe (every service serves grpc.health.v1)`);
     }

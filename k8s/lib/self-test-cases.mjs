@@ -132,6 +132,68 @@ export const MUTATION_CASES = [
     (o) => o.push(hpaFor('planner')),
     /spec\.replicas is set although HorizontalPodAutoscaler\/agent-factory\/planner scales it/,
   ],
+  [
+    'misspelled NetworkPolicy key',
+    (o) => renameKey(find(o, 'NetworkPolicy', 'planner').spec, 'podSelector', 'podSelecter'),
+    /NetworkPolicy\/agent-factory\/planner: spec: unknown key "podSelecter" \(did you mean "podSelector"\?\)/,
+  ],
+  [
+    'misspelled Ingress key',
+    (o) => renameKey(find(o, 'Ingress', 'gateway').spec, 'ingressClassName', 'ingresClassName'),
+    /unknown key "ingresClassName" \(did you mean "ingressClassName"\?\)/,
+  ],
+  [
+    'Ingress backend on a port the Service lacks',
+    (o) => (find(o, 'Ingress', 'gateway').spec.rules[0].http.paths[0].backend.service.port = { name: 'web' }),
+    /Ingress\/agent-factory\/gateway: spec\.rules\[0\]\.http\.paths\[0\]\.backend\.service\.port \{"name":"web"\} is not a port/,
+  ],
+  [
+    'gateway readiness not on its HTTP server',
+    (o) => (container(o, 'gateway').readinessProbe = { grpc: { port: 50051 } }),
+    /gateway.*readinessProbe must be an httpGet of \/healthz/,
+  ],
+  [
+    'no default-deny NetworkPolicy',
+    (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy', 'default-deny')), 1),
+    /namespace agent-factory: has no default-deny NetworkPolicy/,
+  ],
+  [
+    "a service's own NetworkPolicy missing",
+    (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy', 'planner')), 1),
+    /Deployment\/agent-factory\/planner: Service\/agent-factory\/planner spec\.ports\[0\] sends to containerPort 50051 \(grpc\), but no NetworkPolicy ingress rule admits/,
+  ],
+  [
+    'Deployment reachable by no NetworkPolicy ingress rule',
+    (o) => {
+      for (const name of ['approval', 'allow-metrics-scrape'])
+        o.splice(o.indexOf(find(o, 'NetworkPolicy', name)), 1);
+    },
+    /Deployment\/agent-factory\/approval: is reachable by no NetworkPolicy ingress rule/,
+  ],
+  [
+    'a caller missing from the callee policy',
+    (o) => {
+      const from = find(o, 'NetworkPolicy', 'orchestrator').spec.ingress[0].from;
+      from.splice(
+        from.findIndex((p) => p.podSelector?.matchLabels?.['app.kubernetes.io/name'] === 'approval'),
+        1,
+      );
+    },
+    /approval calls ORCHESTRATOR_URL=orchestrator:50051, but no NetworkPolicy ingress rule of Deployment\/agent-factory\/orchestrator admits approval's pods on port 50051/,
+  ],
+  [
+    'egress to the other services blocked',
+    (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy', 'allow-platform-egress')), 1),
+    /gateway calls PLANNER_URL=planner:50051, but no NetworkPolicy egress rule of its pods allows Deployment\/agent-factory\/planner port 50051/,
+  ],
+  [
+    'a new action service that does not admit the orchestrator',
+    (o) => {
+      o.push(...newService(o, 'reporter', ['gateway']));
+      find(o, 'ConfigMap', 'af-config').data.ACTION_SERVICES += ',reporter=reporter:50051';
+    },
+    /orchestrator calls ACTION_SERVICES reporter=reporter:50051, but no NetworkPolicy ingress rule of Deployment\/agent-factory\/reporter admits orchestrator's pods/,
+  ],
 ];
 
 /** Known-bad fixture directories (under k8s/fixtures/) rendered like real overlays. */
@@ -142,11 +204,39 @@ export const FIXTURE_CASES = [
     'selector-mismatch',
     /Service\/agent-factory\/gateway: spec\.selector .*matches no Deployment/,
   ],
+  [
+    'fixture unreachable-deployment',
+    'unreachable-deployment',
+    /Deployment\/agent-factory\/reporter: is reachable by no NetworkPolicy ingress rule/,
+  ],
 ];
 
 function renameKey(obj, from, to) {
   obj[to] = obj[from];
   delete obj[from];
+}
+
+// A copy of the planner's Deployment, Service and NetworkPolicy under another name, admitting `callers`.
+function newService(objects, name, callers) {
+  const rename = (obj) => {
+    const copy = structuredClone(obj);
+    copy.metadata.name = name;
+    const relabel = (labels) => labels && (labels['app.kubernetes.io/name'] = name);
+    relabel(copy.metadata.labels);
+    relabel(copy.spec.selector?.matchLabels ?? copy.spec.selector);
+    relabel(copy.spec.template?.metadata?.labels);
+    relabel(copy.spec.podSelector?.matchLabels);
+    return copy;
+  };
+  const policy = rename(find(objects, 'NetworkPolicy', 'planner'));
+  policy.spec.ingress[0].from = callers.map((c) => ({
+    podSelector: { matchLabels: { 'app.kubernetes.io/name': c } },
+  }));
+  return [
+    rename(find(objects, 'Deployment', 'planner')),
+    rename(find(objects, 'Service', 'planner')),
+    policy,
+  ];
 }
 
 function hpaFor(name) {
