@@ -2,6 +2,8 @@
 // clean render of overlays/dev (or names a known-bad fixture) and gives the
 // problem the validator must report for it.
 
+import { connectionAllowed, labelSelectorMatches, portsCover } from './network-policy.mjs';
+
 const find = (objects, kind, name) => objects.find((o) => o.kind === kind && o.metadata.name === name);
 const container = (objects, name) => find(objects, 'Deployment', name).spec.template.spec.containers[0];
 const envOf = (objects, service) => container(objects, service).env;
@@ -210,6 +212,103 @@ export const FIXTURE_CASES = [
     /Deployment\/agent-factory\/reporter: is reachable by no NetworkPolicy ingress rule/,
   ],
 ];
+
+/**
+ * NetworkPolicy semantics on a clean dev render: each returns undefined when
+ * the evaluator answers as Kubernetes would, else what it got.
+ */
+export const POLICY_CASES = [
+  [
+    'a namespace labelled agent-factory.io/grpc-peer reaches the planner, an unlabelled one does not',
+    (o) => {
+      const { policies, pod, labelsOf } = policyWorld(o);
+      const plugin = { namespace: 'team-x', labels: { app: 'plugin' }, ports: [] };
+      const planner = pod('planner');
+      const grpc = planner.ports.find((p) => p.name === 'grpc');
+      const open = connectionAllowed(
+        policies,
+        plugin,
+        planner,
+        grpc,
+        labelsOf({ 'agent-factory.io/grpc-peer': 'true' }),
+      );
+      const closed = connectionAllowed(policies, plugin, planner, grpc, labelsOf({}));
+      return open.ok && !closed.ok && closed.side === 'ingress'
+        ? undefined
+        : `got ${JSON.stringify([open, closed])}`;
+    },
+  ],
+  [
+    'the monitoring namespace reaches the metrics port, not the gRPC port',
+    (o) => {
+      const { policies, pod, labelsOf } = policyWorld(o);
+      const prometheus = { namespace: 'monitoring', labels: { app: 'prometheus' }, ports: [] };
+      const orchestrator = pod('orchestrator');
+      const port = (name) => orchestrator.ports.find((p) => p.name === name);
+      const got = ['metrics', 'grpc'].map(
+        (n) => connectionAllowed(policies, prometheus, orchestrator, port(n), labelsOf({})).ok,
+      );
+      return JSON.stringify(got) === '[true,false]' ? undefined : `got ${JSON.stringify(got)}`;
+    },
+  ],
+  [
+    'the gateway may call the planner but the planner may not call the gateway',
+    (o) => {
+      const { policies, pod, labelsOf } = policyWorld(o);
+      const [gateway, planner] = [pod('gateway'), pod('planner')];
+      const grpcOf = (p) => p.ports.find((x) => x.name === 'grpc');
+      const got = [
+        connectionAllowed(policies, gateway, planner, grpcOf(planner), labelsOf({})),
+        connectionAllowed(policies, planner, gateway, grpcOf(gateway), labelsOf({})),
+      ];
+      return got[0].ok && !got[1].ok ? undefined : `got ${JSON.stringify(got)}`;
+    },
+  ],
+  [
+    'selector expressions, port ranges, protocols and named ports',
+    () => {
+      const sel = {
+        matchExpressions: [
+          { key: 'tier', operator: 'In', values: ['api'] },
+          { key: 'debug', operator: 'DoesNotExist' },
+          { key: 'zone', operator: 'NotIn', values: ['a'] },
+        ],
+      };
+      const got = [
+        labelSelectorMatches(sel, { tier: 'api' }),
+        labelSelectorMatches(sel, { tier: 'api', debug: '1' }),
+        labelSelectorMatches(sel, { tier: 'api', zone: 'a' }),
+        labelSelectorMatches({}, {}),
+        portsCover([{ port: 50000, endPort: 50100 }], { containerPort: 50051 }),
+        portsCover([{ port: 50000, endPort: 50010 }], { containerPort: 50051 }),
+        portsCover([{ protocol: 'UDP', port: 50051 }], { containerPort: 50051 }),
+        portsCover([{ port: 'grpc' }], { containerPort: 50051, name: 'grpc' }),
+        portsCover([{ port: 'grpc' }], { containerPort: 50051, name: 'metrics' }),
+        portsCover(undefined, { containerPort: 1 }),
+      ];
+      const want = [true, false, false, true, true, false, false, true, false, true];
+      return JSON.stringify(got) === JSON.stringify(want) ? undefined : `got ${JSON.stringify(got)}`;
+    },
+  ],
+];
+
+function policyWorld(objects) {
+  const policies = objects.filter((x) => x.kind === 'NetworkPolicy');
+  const pod = (name) => {
+    const d = find(objects, 'Deployment', name);
+    return {
+      namespace: d.metadata.namespace,
+      labels: d.spec.template.metadata.labels,
+      ports: d.spec.template.spec.containers.flatMap((c) => c.ports ?? []),
+    };
+  };
+  // Namespace labels as the API server sets them, plus `extra` on every namespace but ours.
+  const labelsOf = (extra) => (ns) =>
+    ns === 'agent-factory'
+      ? { ...find(objects, 'Namespace', 'agent-factory').metadata.labels, 'kubernetes.io/metadata.name': ns }
+      : { ...extra, 'kubernetes.io/metadata.name': ns };
+  return { policies, pod, labelsOf };
+}
 
 function renameKey(obj, from, to) {
   obj[to] = obj[from];
