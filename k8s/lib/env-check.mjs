@@ -6,6 +6,8 @@ import { knownVariables, parseServiceAddress, RUNTIME_ENV, SERVICE_ENV } from '.
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const POSITIVE_INTEGER_VARS = new Set(['JWT_TTL_SECONDS', 'RUN_LEASE_MS', 'RUN_CONCURRENCY']);
+/** Variables with a closed set of values (a typo would stop the service at start). */
+const ENUM_VARS = { SIGNUP: ['open', 'invite', 'closed'] };
 
 /**
  * @param {any[]} objects one rendered overlay
@@ -155,6 +157,10 @@ function checkService(service, needs, { container, path }, env, ctx) {
   }
   if (value('NATS_URL') !== undefined && !/^(nats|tls):\/\/[^\s]+$/.test(value('NATS_URL'))) {
     add(`NATS_URL=${value('NATS_URL')} must be a nats:// (or tls://) URL`);
+  }
+  for (const [name, allowed] of Object.entries(ENUM_VARS)) {
+    if (value(name) !== undefined && !allowed.includes(value(name)))
+      add(`${name}=${value(name)} must be one of ${allowed.join(', ')}`);
   }
   for (const name of POSITIVE_INTEGER_VARS) {
     if (value(name) !== undefined && !/^[1-9][0-9]*$/.test(value(name)))

@@ -135,6 +135,11 @@ export const MUTATION_CASES = [
     /spec\.replicas is set although HorizontalPodAutoscaler\/agent-factory\/planner scales it/,
   ],
   [
+    'SIGNUP outside open|invite|closed',
+    (o) => (find(o, 'ConfigMap', 'af-config').data.SIGNUP = 'invite-only'),
+    /SIGNUP=invite-only must be one of open, invite, closed/,
+  ],
+  [
     'misspelled NetworkPolicy key',
     (o) => renameKey(find(o, 'NetworkPolicy', 'planner').spec, 'podSelector', 'podSelecter'),
     /NetworkPolicy\/agent-factory\/planner: spec: unknown key "podSelecter" \(did you mean "podSelector"\?\)/,
