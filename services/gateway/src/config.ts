@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { z } from 'zod';
+import { SIGNUP_MODES } from './domain/signup.js';
 
 /** Express `trust proxy` value: false (socket address only), a hop count, or the proxies' addresses/subnets. */
 export type TrustProxy = false | number | string[];
@@ -96,6 +97,12 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   /** HS256 signing key for access tokens. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(3600),
+  /** Who may create an account: open (anyone), invite (team invitations only), closed (nobody). */
+  SIGNUP: z.enum(SIGNUP_MODES, { error: `must be one of ${SIGNUP_MODES.join(', ')}` }).default('open'),
+  /** How long a team invitation can be used. */
+  INVITE_TTL_HOURS: z.coerce.number().int().min(1).max(90 * 24).default(7 * 24),
+  /** Lifetime of the stream tokens that let a browser's EventSource open an SSE route (POST /api/auth/stream-token). */
+  STREAM_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
   PLANNER_URL: grpcAddress(),
   ORCHESTRATOR_URL: grpcAddress(),
   CONNECTOR_RUNTIME_URL: grpcAddress(),

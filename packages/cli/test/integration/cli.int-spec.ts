@@ -8,7 +8,8 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTestDatabase,
@@ -146,6 +147,34 @@ describe('af plugin dev (process)', () => {
     const exit = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+  });
+
+  it("honours the plugin's own settings (PLUGIN_HOST, PLUGIN_PORT), and finds pnpm start's token in .af-data", async () => {
+    const port = await freePort();
+    // A plugin folder inside a checkout whose `pnpm start` keeps its token in .af-data/.
+    const root = mkdtempSync(join(tmpdir(), 'af-checkout-'));
+    mkdirSync(join(root, '.af-data'));
+    writeFileSync(join(root, '.af-data', 'plugin-registration-token'), `${TOKEN}\n`, { mode: 0o600 });
+    mkdirSync(join(root, 'plugins', 'mine'), { recursive: true });
+    const child = spawn(process.execPath, [CLI, 'plugin', 'dev', PLUGIN_MODULE, '--registry', registry], {
+      cwd: join(root, 'plugins', 'mine'),
+      env: { PATH: process.env.PATH ?? '', PLUGIN_HOST: '127.0.0.1', PLUGIN_PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const session = { stderr: '' };
+    child.stderr!.on('data', (b: Buffer) => (session.stderr += b.toString()));
+    await waitFor(session, 'registered: instance ');
+    expect(session.stderr).toContain(`serving slack-webhook 0.1.0 on 127.0.0.1:${port} `);
+    const exit = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(session.stderr).not.toContain(TOKEN);
+  });
+
+  it('refuses a bad PLUGIN_PORT naming the option', () => {
+    const bad = af(['plugin', 'dev', PLUGIN_MODULE], { PLUGIN_PORT: '70000' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--port must be a whole number from 0 to 65535');
   });
 
   it('exits 1 naming the reason when the registry refuses the token', async () => {

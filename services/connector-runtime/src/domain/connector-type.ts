@@ -60,6 +60,16 @@ export type PluginInvoker = (
   options: { timeoutMs: number; signal?: AbortSignal; idempotencyKey?: string },
 ) => Promise<Record<string, unknown>>;
 
+/** Where a paginated call stands after a page. */
+export interface PageProgress {
+  /** Pages fetched so far (1 after the first). */
+  page: number;
+  /** Records on this page. */
+  records: number;
+  /** Records of all pages so far. */
+  totalRecords: number;
+}
+
 export interface ExecutionContext {
   /** Every outbound HTTP request goes through this (redirects are followed and re-checked by it). */
   http: HttpRequestFn;
@@ -69,6 +79,8 @@ export interface ExecutionContext {
   signal?: AbortSignal;
   /** Where non-fatal problems go (malformed upstream bodies, skipped items); never pass secrets. */
   warn?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Told after each page of a paginated call (progress for long listings, e.g. `af connector test`). */
+  onPage?: (progress: PageProgress) => void;
   /** For `existing_tool` connectors. */
   invokePlugin?: PluginInvoker;
   /** Idempotency key of the call (`runId:nodeId:attempt`), forwarded where the upstream supports one. */

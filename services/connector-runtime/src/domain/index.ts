@@ -65,6 +65,7 @@ export {
   type HttpTextLimits,
   type HttpTextResponse,
   type OAuthTokenCache,
+  type PageProgress,
   type PluginInvoker,
   type StoredOAuthToken,
 } from './connector-type.js';

@@ -665,6 +665,19 @@ describe('runtime pagination loop', () => {
     expect(server.requests.every((r) => r.query.q === 'x' && r.query.api_key === SECRET)).toBe(true);
   });
 
+  it('tells onPage after each page: the page, its records and the records so far', async () => {
+    server.route('GET', '/v1/list', pageHandler(2, 3));
+    const seen: unknown[] = [];
+
+    await executeRestEndpoint(pagedDef({ type: 'page_number' }), 'list', { q: 'x' }, CREDS, { onPage: (p) => seen.push(p) });
+
+    expect(seen).toEqual([
+      { page: 1, records: 3, totalRecords: 3 },
+      { page: 2, records: 3, totalRecords: 6 },
+      { page: 3, records: 0, totalRecords: 6 },
+    ]);
+  });
+
   it('the max_pages guard stops a loop that had more: has_more: true and a warning', async () => {
     server.route('GET', '/v1/list', pageHandler(100, 1));
 

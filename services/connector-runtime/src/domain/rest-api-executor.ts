@@ -16,7 +16,7 @@
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import type { ConnectorDefinition, Pagination, PaginationType } from './connector-definition.schema.js';
 import { ConnectorError } from './connector-error.js';
-import type { HttpRequestFn, HttpTextResponse, OAuthTokenCache } from './connector-type.js';
+import type { HttpRequestFn, HttpTextResponse, OAuthTokenCache, PageProgress } from './connector-type.js';
 import { startDeadline, type CallDeadline } from './call-deadline.js';
 import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from './http-failure.js';
 import { OAuthSession, oauthCacheKey } from './oauth.js';
@@ -58,6 +58,8 @@ export interface RestExecutorDeps {
   ownerUserId?: string;
   /** The clock (epoch ms), for token expiry. */
   now?: () => number;
+  /** Told after each page of a paginated call. */
+  onPage?: (progress: PageProgress) => void;
 }
 
 /**
@@ -239,6 +241,7 @@ async function paginate(
     const mapped = applyResponseMapping(decoded.body, call.plan.endpoint.response_mapping);
     results.push(...mapped.results);
     mapped.warnings?.forEach(warn);
+    call.deps.onPage?.({ page: pages, records: mapped.results.length, totalRecords: results.length });
     const fetched: FetchedPage = {
       records: mapped.results.length,
       body: decoded.body,

@@ -477,8 +477,14 @@ endpoints:
   it('follows endCursor up to max_pages and says where to resume', async () => {
     serveIssues();
 
-    const result = await executeEndpoint(paged(), 'issues', {}, { api_key: 'k' }, ctx());
+    const progress: unknown[] = [];
+    const result = await executeEndpoint(paged(), 'issues', {}, { api_key: 'k' }, { ...ctx(), onPage: (p) => progress.push(p) });
 
+    expect(progress).toEqual([
+      { page: 1, records: 2, totalRecords: 2 },
+      { page: 2, records: 2, totalRecords: 4 },
+      { page: 3, records: 2, totalRecords: 6 },
+    ]);
     expect(result.results.map((r) => r.title)).toEqual([
       'issue 1a',
       'issue 1b',

@@ -15,8 +15,8 @@ import {
   ValidateConnectorSchema,
   DeleteAccountSchema,
   LoginSchema,
-  ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
-import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
+  ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, StreamTokenSchema, ResumeRunSchema, StartRunSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
+import { AddMemberSchema, CreateTeamSchema, InviteSchema } from './teams.schemas.js';
 import { CreateApiKeySchema } from '../domain/api-keys.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 
@@ -39,10 +39,12 @@ const TEAM_CHANGE_ERRORS = {
 };
 
 export const ROUTES: RouteDoc[] = [
-  { method: 'post', path: '/api/auth/register', summary: 'Create an account (common, simple or over-72-byte passwords are refused)', body: RegisterSchema, public: true,
-    errors: { '409': 'The email is already registered', '429': 'Too many password checks in progress from this client address (Retry-After)', '503': 'Password checking is busy (Retry-After)' } },
+  { method: 'post', path: '/api/auth/register', summary: 'Create an account (common, simple or over-72-byte passwords are refused); with invite_token the account joins the inviting team. SIGNUP=invite needs an invite_token, SIGNUP=closed refuses every registration (403)', body: RegisterSchema, public: true,
+    errors: { '403': 'Registration is closed, or needs an invitation (SIGNUP)', '409': 'The email is already registered', '429': 'Too many password checks in progress from this client address (Retry-After)', '503': 'Password checking is busy (Retry-After)' } },
   { method: 'post', path: '/api/auth/login', summary: 'Exchange email and password for a bearer token', body: LoginSchema, public: true,
     errors: { '401': 'Email or password is wrong', '429': 'Too many failed attempts for the account or from the client address (code too_many_attempts, Retry-After)', '503': 'Password checking is busy (Retry-After)' } },
+  { method: 'get', path: '/api/auth/signup', summary: 'Who may register here (SIGNUP): open, invite (with a team invitation\'s invite_token) or closed', public: true },
+  { method: 'post', path: '/api/auth/stream-token', summary: 'A short-lived token for one Server-Sent Events route (body {path}, e.g. /api/v1/runs/{id}/events), for a browser\'s EventSource: open <path>?stream_token=<token>', body: StreamTokenSchema, status: '201' },
   { method: 'post', path: '/api/auth/logout-all', summary: 'Revoke every token of your account, this one included', status: '204' },
   { method: 'delete', path: '/api/auth/me', summary: 'Delete your account; body {password} confirms it', body: DeleteAccountSchema, status: '204',
     errors: { '403': 'The password is wrong', '409': 'A team you created or solely own still has other members', '429': 'Too many failed attempts (Retry-After)' } },
@@ -114,6 +116,10 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/v1/teams/{id}', summary: 'A team and its members (members only; 404 otherwise)' },
   { method: 'post', path: '/api/v1/teams/{id}/members', summary: 'Owners: add a user by user_id or email (201), or change a member\'s role (200)', body: AddMemberSchema, errors: TEAM_CHANGE_ERRORS },
   { method: 'delete', path: '/api/v1/teams/{id}/members/{userId}', summary: 'Owners: remove a member (anyone may remove themself)', errors: TEAM_CHANGE_ERRORS },
+  { method: 'post', path: '/api/v1/teams/{id}/invites', summary: 'Owners: invite an email address without an account; the answer\'s invite_token (shown once) lets its holder register for that address and join the team', body: InviteSchema,
+    errors: { '403': 'You are a member of the team but not an owner', '409': 'The address already has an account (add it as a member instead)' } },
+  { method: 'get', path: '/api/v1/teams/{id}/invites', summary: 'Owners: the team\'s invitations not used, revoked or expired', errors: { '403': 'You are a member of the team but not an owner' } },
+  { method: 'delete', path: '/api/v1/teams/{id}/invites/{inviteId}', summary: 'Owners: revoke a pending invitation', errors: { '403': 'You are a member of the team but not an owner' } },
   { method: 'post', path: '/api/v1/api-keys', summary: 'Create an API key for a service ({name, team_id?, expires_in_days?}); the key is in this answer only (login token required)', body: CreateApiKeySchema, errors: { '403': 'API keys cannot create API keys' } },
   { method: 'get', path: '/api/v1/api-keys', summary: 'Your API keys (prefix, team, expiry, revocation, last use; never the key)' },
   { method: 'delete', path: '/api/v1/api-keys/{id}', summary: 'Revoke an API key (effective on its next request)' },

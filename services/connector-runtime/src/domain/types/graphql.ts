@@ -91,7 +91,7 @@ async function executeGraphql(
             { http: scope.http, signal: scope.signal, now: Date.now },
           )
         : undefined;
-    const pages = fetchPages(scope, req, session, secrets);
+    const pages = fetchPages(scope, req, session, secrets, ctx.onPage);
     // The OAuth tokens of the call are known only here; the stored credentials are redacted
     // from every result by the call pipeline.
     return session ? pages.then((r) => redactResult(r, resultSecrets({}, session.secrets))) : pages;
@@ -209,6 +209,7 @@ async function fetchPages(
   req: GraphqlRequest,
   session: OAuthSession | undefined,
   secrets: string[],
+  onPage: ExecutionContext['onPage'],
 ): Promise<EndpointResult> {
   const { endpoint } = req;
   const pagination = endpoint.pagination;
@@ -240,6 +241,7 @@ async function fetchPages(
     const parsed = interpretGraphqlBody(text, endpoint, { label: scope.label, displayUrl: req.displayUrl });
     results.push(...parsed.result.results);
     warnings.push(...(parsed.result.warnings ?? []));
+    onPage?.({ page, records: parsed.result.results.length, totalRecords: results.length });
     hasNext = parsed.hasNext;
     cursor = parsed.cursor;
     if (!pagination || !hasNext || cursor === undefined || page === maxPages) break;

@@ -19,5 +19,6 @@ export const restApiType: ConnectorTypeModule = {
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.oauth ? { oauth: ctx.oauth } : {}),
       ...(ctx.ownerUserId !== undefined ? { ownerUserId: ctx.ownerUserId } : {}),
+      ...(ctx.onPage ? { onPage: ctx.onPage } : {}),
     }),
 };
