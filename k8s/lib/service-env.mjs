@@ -39,6 +39,8 @@ export const SERVICE_ENV = {
       'BODY_LIMIT_BYTES',
       // open | invite | closed: who may create an account.
       'SIGNUP',
+      'INVITE_TTL_HOURS',
+      'STREAM_TOKEN_TTL_SECONDS',
       'TRUST_PROXY',
       'CORS_ORIGINS',
       'SERVICE_TOKEN_TTL_SECONDS',
