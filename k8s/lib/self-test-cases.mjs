@@ -155,6 +155,14 @@ export const MUTATION_CASES = [
     /Ingress\/agent-factory\/gateway: spec\.rules\[0\]\.http\.paths\[0\]\.backend\.service\.port \{"name":"web"\} is not a port/,
   ],
   [
+    'Ingress TLS for a host no rule serves',
+    (o) =>
+      (find(o, 'Ingress', 'gateway').spec.tls = [
+        { hosts: ['api.example.com'], secretName: 'af-gateway-tls' },
+      ]),
+    /spec\.tls\[0\]\.hosts names "api\.example\.com", which no rule serves/,
+  ],
+  [
     'gateway readiness not on its HTTP server',
     (o) => (container(o, 'gateway').readinessProbe = { grpc: { port: 50051 } }),
     /gateway.*readinessProbe must be an httpGet of \/healthz/,

@@ -62,8 +62,16 @@ function checkIngress(ing, services, add) {
     );
     if (!ok) add(ing, `${where}.service.port ${JSON.stringify(ref.port)} is not a port of ${refOf(svc)}`);
   }
+  const hosts = new Set((ing.spec?.rules ?? []).map((r) => r.host).filter(Boolean));
   (ing.spec?.tls ?? []).forEach((tls, i) => {
     if (!tls.secretName) add(ing, `spec.tls[${i}].secretName is required: the certificate's Secret`);
+    for (const host of tls.hosts ?? []) {
+      if (!hosts.has(host))
+        add(
+          ing,
+          `spec.tls[${i}].hosts names "${host}", which no rule serves (rules: ${[...hosts].join(', ')})`,
+        );
+    }
   });
 }
 
