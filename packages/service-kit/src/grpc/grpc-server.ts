@@ -95,6 +95,7 @@ export async function startGrpcServer(options: {
   const services: string[] = [];
   let server: Pick<Server, 'addService'> | undefined;
   let definition: PackageDefinition | undefined;
+  let restoreAddService = () => {};
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(options.module, {
     transport: Transport.GRPC,
     logger: new PinoNestLogger(options.log),
@@ -109,7 +110,9 @@ export async function startGrpcServer(options: {
       onLoadPackageDefinition: (pkg: PackageDefinition, grpcServer: Pick<Server, 'addService'>) => {
         health.addToServer(grpcServer as Server);
         [server, definition] = [grpcServer, pkg];
-        const addService = grpcServer.addService.bind(grpcServer);
+        const original = grpcServer.addService;
+        const addService = original.bind(grpcServer);
+        restoreAddService = () => (grpcServer.addService = original);
         grpcServer.addService = (service: ServiceDefinition, implementation: UntypedServiceImplementation) => {
           const name = serviceNameOf(service);
           if (name && Object.keys(implementation).length > 0 && !services.includes(name)) services.push(name);
@@ -124,6 +127,7 @@ export async function startGrpcServer(options: {
   await app.listen();
   // Nest has added its services by now; reflection is added after them so it can list exactly those.
   if (!server || !definition) throw new Error('gRPC server started without loading its package definition');
+  restoreAddService();
   const served = [...services];
   addReflection(server, definition, served);
   const names = ['', ...served, ...options.packages.map((p) => PACKAGE_NAMES[p])];
