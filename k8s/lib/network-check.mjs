@@ -8,12 +8,7 @@
 //    caller's egress and the callee's ingress policies.
 
 import { appName, envValuesOf } from './env-check.mjs';
-import {
-  connectionAllowed,
-  ingressAdmitsPort,
-  labelSelectorMatches,
-  policyTypesOf,
-} from './network-policy.mjs';
+import { connectionAllowed, ingressAdmitsPort, policyTypesOf } from './network-policy.mjs';
 import { containersOf, podSpecOf, refOf, selects } from './objects.mjs';
 import { parseServiceAddress, SERVICE_ENV } from './service-env.mjs';
 
@@ -139,11 +134,7 @@ function checkCalls(d, { objects, deployments, services, policies, namespaceLabe
     if (!servicePort) continue;
     for (const backend of deployments) {
       const callee = podOf(backend);
-      if (
-        callee.namespace !== namespace ||
-        !labelSelectorMatches({ matchLabels: svc.spec.selector }, callee.labels)
-      )
-        continue;
+      if (callee.namespace !== namespace || !selects(svc.spec.selector, callee.labels)) continue;
       const port = containerPortFor(callee, servicePort);
       if (!port) continue;
       const verdict = connectionAllowed(policies, caller, callee, port, namespaceLabels);
