@@ -19,3 +19,4 @@ export * from './db/sql.js';
 export * from './actions/index.js';
 export * from './auth/index.js';
 export * from './grpc/service-auth.guard.js';
+export * from './grpc/grpc-introspection.js';

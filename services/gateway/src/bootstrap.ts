@@ -6,7 +6,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AddressInfo } from 'node:net';
-import { PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
+import { addReflection, PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
 import { gatewayEnvSchema } from './config.js';
 import { corsOptions } from './http/cors.js';
 import { TokenService } from './domain/credentials.js';
@@ -84,9 +84,12 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   const httpPort = (app.getHttpServer().address() as AddressInfo).port;
 
+  // The gRPC port serves only grpc.health.v1 (the Kubernetes probes) and
+  // reflection over it, so `grpcurl ... grpc.health.v1.Health/Check` works here as on every other port.
   const health = new HealthImplementation({ '': 'SERVING' });
   const grpcServer = new Server();
   health.addToServer(grpcServer);
+  addReflection(grpcServer, {}, []);
   const grpcPort = await new Promise<number>((resolve, reject) =>
     grpcServer.bindAsync(`${config.GRPC_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (err, port) =>
       err ? reject(err) : resolve(port),
