@@ -7,23 +7,15 @@
  * Needs the CLI, plugin-sdk, the slack-webhook plugin and connector-runtime built.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createTestDatabase,
-  freePort,
-  REPO_ROOT,
-  ServiceProcess,
-  TEST_NATS_URL,
-  type TestDatabase,
-} from '@af/testing';
+import { freePort, REPO_ROOT } from '@af/testing';
+import { startRegistry, type Registry } from './registry.js';
 
 const CLI = join(REPO_ROOT, 'packages', 'cli', 'dist', 'main.js');
 const PLUGIN_MODULE = join(REPO_ROOT, 'plugins', 'slack-webhook', 'dist', 'index.js');
 const FIXTURES = join(REPO_ROOT, 'packages', 'cli', 'test', 'fixtures');
-const TOKEN = randomBytes(24).toString('hex');
 
 function af(args: string[], env: Record<string, string> = {}) {
   const res = spawnSync(process.execPath, [CLI, ...args], {
@@ -58,34 +50,20 @@ async function waitFor(session: { stderr: string }, text: string, ms = 20_000): 
   }
 }
 
-let db: TestDatabase;
-let runtime: ServiceProcess;
+let reg: Registry;
 let registry: string;
+let TOKEN: string;
 
 beforeAll(async () => {
   for (const f of [CLI, PLUGIN_MODULE])
     if (!existsSync(f)) throw new Error(`${f} is missing: build it first`);
-  db = await createTestDatabase();
-  const port = await freePort();
-  registry = `127.0.0.1:${port}`;
-  runtime = new ServiceProcess('connector-runtime', {
-    DATABASE_URL: db.url,
-    NATS_URL: TEST_NATS_URL,
-    NATS_PREFIX: `t${randomBytes(4).toString('hex')}`,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(port),
-    METRICS_PORT: '0',
-    CREDENTIALS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    PLUGIN_REGISTRATION_TOKEN: TOKEN,
-    PLUGIN_HEARTBEAT_SECONDS: '1',
-    SERVICE_AUTH_SECRET: randomBytes(32).toString('hex'),
-  });
-  await runtime.start();
+  reg = await startRegistry();
+  registry = reg.address;
+  TOKEN = reg.token;
 }, 90_000);
 
 afterAll(async () => {
-  await runtime?.stop();
-  await db?.drop();
+  await reg?.stop();
 });
 
 describe('af (process)', () => {

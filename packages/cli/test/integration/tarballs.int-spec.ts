@@ -11,26 +11,21 @@
  * dependencies come from the pnpm store (the npm registry when missing).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { action, connector } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { createTestDatabase, freePort, REPO_ROOT, ServiceProcess, TEST_NATS_URL, type TestDatabase } from '@af/testing';
+import { REPO_ROOT } from '@af/testing';
+import { startRegistry, type Registry } from './registry.js';
 
 /** What an outside project installs: the three public packages and the workspace packages they depend on. */
 const PACKED = ['cli', 'plugin-sdk', 'contracts', 'connectors', 'egress', 'secret-mask'];
-const TOKEN = randomBytes(24).toString('hex');
-const SERVICE_AUTH_SECRET = randomBytes(32).toString('hex');
-const auth = new ServiceAuth({ secret: SERVICE_AUTH_SECRET, service: 'tarball-test' });
 const author = { userId: 'author-1', teamIds: [] };
 
 let tarballs: string;
 let project: string;
-let db: TestDatabase;
-let runtime: ServiceProcess;
-let registry: string;
+let reg: Registry;
 
 function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000) {
   const res = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, CI: 'true' } });
@@ -68,27 +63,11 @@ beforeAll(async () => {
   );
   run('pnpm', ['install', '--prefer-offline', '--config.confirmModulesPurge=false'], project, 300_000);
 
-  db = await createTestDatabase();
-  const port = await freePort();
-  registry = `127.0.0.1:${port}`;
-  runtime = new ServiceProcess('connector-runtime', {
-    DATABASE_URL: db.url,
-    NATS_URL: TEST_NATS_URL,
-    NATS_PREFIX: `t${randomBytes(4).toString('hex')}`,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(port),
-    METRICS_PORT: '0',
-    CREDENTIALS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    PLUGIN_REGISTRATION_TOKEN: TOKEN,
-    PLUGIN_HEARTBEAT_SECONDS: '1',
-    SERVICE_AUTH_SECRET,
-  });
-  await runtime.start();
+  reg = await startRegistry();
 }, 420_000);
 
 afterAll(async () => {
-  await runtime?.stop();
-  await db?.drop();
+  await reg?.stop();
   for (const dir of [project, tarballs]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -136,7 +115,7 @@ it('serves a plugin written against the installed SDK with af plugin dev; connec
       '});',
     ].join('\n'),
   );
-  const dev: ChildProcess = spawn(join(project, 'node_modules', '.bin', 'af'), ['plugin', 'dev', './shout.mjs', '--registry', registry, '--token', TOKEN], {
+  const dev: ChildProcess = spawn(join(project, 'node_modules', '.bin', 'af'), ['plugin', 'dev', './shout.mjs', '--registry', reg.address, '--token', reg.token], {
     cwd: project,
     env: { PATH: process.env.PATH ?? '' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -152,9 +131,10 @@ it('serves a plugin written against the installed SDK with af plugin dev; connec
     }
     expect(stderr).toMatch(/serving shout 1\.2\.3 on 127\.0\.0\.1:\d+ \(tools: shout\)/);
 
-    const registryClient = createGrpcClient<connector.PluginRegistryServiceClient>('connector', 'PluginRegistryService', registry, { auth });
+    const auth = new ServiceAuth({ secret: reg.serviceAuthSecret, service: 'tarball-test' });
+    const registryClient = createGrpcClient<connector.PluginRegistryServiceClient>('connector', 'PluginRegistryService', reg.address, { auth });
     await call(registryClient.setPluginEnabled({ principal: author, name: 'shout', enabled: true, config: {} }));
-    const actions = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, registry, { auth });
+    const actions = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, reg.address, { auth });
     const answer = await call(
       actions.execute({ action: 'plugin:shout.shout', inputs: { text: 'made outside' }, params: { plugin: 'shout' }, idempotencyKey: '', principal: author, timeoutMs: 10_000, runId: 'r', nodeId: 'n', attempt: 1 }),
       15_000,
@@ -164,5 +144,5 @@ it('serves a plugin written against the installed SDK with af plugin dev; connec
     dev.kill('SIGINT');
   }
   expect(await exited).toBe(0);
-  expect(stderr).not.toContain(TOKEN);
+  expect(stderr).not.toContain(reg.token);
 });
