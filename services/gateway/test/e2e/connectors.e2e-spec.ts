@@ -165,6 +165,11 @@ describe('connector authoring', () => {
     const replaced = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg', overwrite: true } });
     expect(replaced.status).toBe(201);
     expect(replaced.body.connector).toMatchObject({ id: 'my-fedreg', type: 'rest_api' });
+    // Concurrent copies onto one new id: the insert decides, so exactly one wins.
+    const racing = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'raced-fedreg' } })),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     // Another user's copy under the same id is theirs: no conflict.
     expect((await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: bob, body: { connector_id: 'my-fedreg' } })).status).toBe(201);
 
