@@ -1,5 +1,6 @@
 import { baseEnvSchema } from '@af/service-kit';
 import { parseEgressAllowList } from '@af/egress';
+import { WEBHOOK_EGRESS } from './infra/webhook-sender.js';
 import { z } from 'zod';
 
 /** Output-router configuration (env names are the keys). */
@@ -20,7 +21,7 @@ export const outputRouterEnvSchema = baseEnvSchema.extend({
     .string()
     .default('')
     .superRefine((value, ctx) => {
-      const parsed = parseEgressAllowList(value);
+      const parsed = parseEgressAllowList(value, WEBHOOK_EGRESS);
       if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
     }),
   /** Attempts of one webhook delivery (the first included) before it is reported failed. */

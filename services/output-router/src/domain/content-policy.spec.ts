@@ -1,4 +1,4 @@
-import { contentProblem, normalContentType } from './content-policy';
+import { contentProblem, normalContentType } from './content-policy.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 

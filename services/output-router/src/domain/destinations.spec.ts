@@ -1,4 +1,4 @@
-import { deliveryKey, parseDestinations } from './destinations';
+import { deliveryKey, parseDestinations } from './destinations.js';
 
 const F = 'params.destinations';
 

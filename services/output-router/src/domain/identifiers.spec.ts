@@ -1,4 +1,4 @@
-import { identifierProblem, quoteIdent, workspaceSchemaName, workspaceSqlTable } from './identifiers';
+import { identifierProblem, quoteIdent, workspaceSchemaName, workspaceSqlTable } from './identifiers.js';
 
 describe('identifierProblem', () => {
   it.each(['grants', 'a', 'donor_2024', 'x'.repeat(63)])('accepts %s', (name) => {

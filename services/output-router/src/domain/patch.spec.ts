@@ -1,4 +1,4 @@
-import { applyEdits } from './patch';
+import { applyEdits } from './patch.js';
 
 describe('applyEdits', () => {
   it('applies edits in order', () => {

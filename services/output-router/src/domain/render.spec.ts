@@ -1,4 +1,4 @@
-import { render, renderFilename, rowsOf, scalarsOf, toCsv } from './render';
+import { render, renderFilename, rowsOf, scalarsOf, toCsv } from './render.js';
 
 const now = new Date('2026-03-04T05:06:07.000Z');
 

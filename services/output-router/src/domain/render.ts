@@ -115,7 +115,6 @@ export function renderFilename(template: string, vars: TemplateVars): { ok: true
     return String(v);
   });
   if (unknown.length) return { ok: false, reason: `unknown template variable${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `{${u}}`).join(', ')} (known: ${Object.keys(known).filter((k) => typeof known[k] !== 'object').map((k) => `{${k}}`).join(', ')})` };
-  // eslint-disable-next-line no-control-regex
   const clean = name.replace(/[/\\\x00-\x1f]/g, '-').trim();
   if (!clean || clean === '.' || clean === '..') return { ok: false, reason: 'renders to an empty file name' };
   if (clean.length > 255) return { ok: false, reason: 'renders to a file name longer than 255 characters' };

@@ -1,4 +1,4 @@
-import { columnsFromMapping, columnValue, inferColumns, reconcileColumns, typeOfValue } from './table-schema';
+import { columnsFromMapping, columnValue, inferColumns, lastPerKey, reconcileColumns, typeOfValue } from './table-schema.js';
 
 describe('columnsFromMapping', () => {
   it('maps names to types, with aliases', () => {
@@ -103,5 +103,22 @@ describe('columnValue', () => {
     expect(columnValue({ name: 'x', type: 'number' }, '')).toEqual({ problem: '"" is not a number' });
     expect(columnValue({ name: 'x', type: 'boolean' }, 'yes')).toEqual({ problem: '"yes" is not a boolean' });
     expect(columnValue({ name: 'x', type: 'timestamp' }, 'soon')).toEqual({ problem: '"soon" is not a date' });
+  });
+});
+
+describe('lastPerKey', () => {
+  it('keeps the last row per key, rows without a key all', () => {
+    expect(
+      lastPerKey(
+        [
+          { id: 1, v: 'a' },
+          { id: 2, v: 'b' },
+          { id: 1, v: 'c' },
+          { v: 'n1' },
+          { id: null, v: 'n2' },
+        ],
+        'id',
+      ),
+    ).toEqual([{ id: 2, v: 'b' }, { id: 1, v: 'c' }, { v: 'n1' }, { id: null, v: 'n2' }]);
   });
 });

@@ -149,3 +149,18 @@ export function columnValue(col: Column, v: unknown): { value: unknown } | { pro
       return { value: JSON.stringify(v) };
   }
 }
+
+/**
+ * Rows with the same upsert key collapsed to the last one (a single
+ * `INSERT … ON CONFLICT DO UPDATE` may not touch a row twice); order kept
+ * by each key's last occurrence.
+ */
+export function lastPerKey(rows: Record<string, unknown>[], key: string): Record<string, unknown>[] {
+  const byKey = new Map<string, Record<string, unknown>>();
+  rows.forEach((r, i) => {
+    const k = r[key] === null || r[key] === undefined ? `\u0000row${i}` : JSON.stringify(r[key]);
+    byKey.delete(k);
+    byKey.set(k, r);
+  });
+  return [...byKey.values()];
+}
