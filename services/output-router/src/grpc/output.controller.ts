@@ -1,9 +1,10 @@
 /** The OutputService: the workspace as the gateway's routes see it. Another user's ids are NOT_FOUND. */
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { output } from '@af/contracts';
-import { AppError } from '@af/service-kit';
+import { AppError, sqlRows } from '@af/service-kit';
 import type { Documents } from '../app/documents.js';
 import type { InboxRepository } from '../infra/inbox.repository.js';
+import { isUuid } from '../infra/documents.repository.js';
 import type { WorkspaceTables } from '../infra/workspace-tables.js';
 import { decodeToken, encodeToken, pageSize, principalOf, toWireDocument, toWireFolder, toWireNotification, toWirePost, toWireTable, toWireTodo } from './output.mapper.js';
 
@@ -126,6 +127,17 @@ export class OutputController implements output.OutputServiceController {
     const page = rows.slice(0, limit).map((r) => ({ ...r, _id: Number(r._id), _timestamp: r._timestamp instanceof Date ? r._timestamp.toISOString() : r._timestamp }));
     const last = page[page.length - 1];
     return { table: toWireTable(t), rows: page, nextPageToken: rows.length > limit && last ? Buffer.from(String(last._id)).toString('base64url') : '' };
+  }
+
+  async getExport(req: output.GetExportRequest): Promise<output.GetExportResponse> {
+    const owner = principalOf(req.principal).userId;
+    const db = this.d.documents.repo.db;
+    const [row] = isUuid(req.exportId)
+      ? await sqlRows(db, 'SELECT filename, content_type, blob_key, expires_at, expires_at < now() AS expired FROM exports WHERE owner_user_id = $1 AND id = $2', [owner, req.exportId])
+      : [];
+    if (!row) throw notFound('export', req.exportId, 'export_id');
+    if (row.expired) throw new AppError('FAILED_PRECONDITION', `the download link of export ${req.exportId} expired at ${new Date(row.expires_at).toISOString()}`);
+    return { filename: row.filename, contentType: row.content_type, content: await this.d.documents.repo.blobs.get(row.blob_key), expiresAt: new Date(row.expires_at).toISOString() };
   }
 }
 

@@ -36,7 +36,7 @@ export interface NewDocument {
 
 export class DocumentsRepository {
   constructor(
-    private readonly db: Queryable & { transaction<T>(fn: (m: Queryable) => Promise<T>): Promise<T> },
+    readonly db: Queryable & { transaction<T>(fn: (m: Queryable) => Promise<T>): Promise<T> },
     readonly blobs: BlobStore,
   ) {}
 

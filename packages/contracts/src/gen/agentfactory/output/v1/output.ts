@@ -257,6 +257,18 @@ export interface ListTableRowsResponse {
   nextPageToken: string;
 }
 
+export interface GetExportRequest {
+  principal: Principal | undefined;
+  exportId: string;
+}
+
+export interface GetExportResponse {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
+  expiresAt: string;
+}
+
 export const AGENTFACTORY_OUTPUT_V1_PACKAGE_NAME = "agentfactory.output.v1";
 
 function createBaseFolder(): Folder {
@@ -3719,6 +3731,198 @@ export const ListTableRowsResponse: MessageFns<ListTableRowsResponse> = {
   },
 };
 
+function createBaseGetExportRequest(): GetExportRequest {
+  return { principal: undefined, exportId: "" };
+}
+
+export const GetExportRequest: MessageFns<GetExportRequest> = {
+  encode(message: GetExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.exportId !== "") {
+      writer.uint32(18).string(message.exportId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.exportId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      exportId: isSet(object.exportId)
+        ? globalThis.String(object.exportId)
+        : isSet(object.export_id)
+        ? globalThis.String(object.export_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetExportRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.exportId !== "") {
+      obj.exportId = message.exportId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetExportResponse(): GetExportResponse {
+  return { filename: "", contentType: "", content: new Uint8Array(0), expiresAt: "" };
+}
+
+export const GetExportResponse: MessageFns<GetExportResponse> = {
+  encode(message: GetExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filename !== "") {
+      writer.uint32(10).string(message.filename);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(18).string(message.contentType);
+    }
+    if (message.content.length !== 0) {
+      writer.uint32(26).bytes(message.content);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(34).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.content = reader.bytes();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportResponse {
+    return {
+      filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      content: isSet(object.content) ? bytesFromBase64(object.content) : new Uint8Array(0),
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: GetExportResponse): unknown {
+    const obj: any = {};
+    if (message.filename !== "") {
+      obj.filename = message.filename;
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.content.length !== 0) {
+      obj.content = base64FromBytes(message.content);
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -3783,6 +3987,13 @@ export interface OutputServiceClient {
   /** Rows of one table, in insertion order, paged. */
 
   listTableRows(request: ListTableRowsRequest, metadata?: Metadata): Observable<ListTableRowsResponse>;
+
+  /**
+   * The file of an export (route_output's file_export destination) until its
+   * link expires; an expired export is FAILED_PRECONDITION.
+   */
+
+  getExport(request: GetExportRequest, metadata?: Metadata): Observable<GetExportResponse>;
 }
 
 /**
@@ -3886,6 +4097,16 @@ export interface OutputServiceController {
     request: ListTableRowsRequest,
     metadata?: Metadata,
   ): Promise<ListTableRowsResponse> | Observable<ListTableRowsResponse> | ListTableRowsResponse;
+
+  /**
+   * The file of an export (route_output's file_export destination) until its
+   * link expires; an expired export is FAILED_PRECONDITION.
+   */
+
+  getExport(
+    request: GetExportRequest,
+    metadata?: Metadata,
+  ): Promise<GetExportResponse> | Observable<GetExportResponse> | GetExportResponse;
 }
 
 export function OutputServiceControllerMethods() {
@@ -3905,6 +4126,7 @@ export function OutputServiceControllerMethods() {
       "listTeamPosts",
       "listTables",
       "listTableRows",
+      "getExport",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
