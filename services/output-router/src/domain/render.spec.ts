@@ -39,6 +39,7 @@ describe('renderFilename', () => {
 
   it('fills the known variables', () => {
     expect(renderFilename('report_{date}_{run_id}.md', vars)).toEqual({ ok: true, name: 'report_2026-03-04_r1.md' });
+    expect(renderFilename('{today}', vars)).toEqual({ ok: true, name: '2026-03-04' });
     expect(renderFilename('{datetime}-{time}-{node_id}-{count}', vars)).toEqual({ ok: true, name: '2026-03-04T05-06-07-05-06-07-save-3' });
   });
 

@@ -90,7 +90,7 @@ export interface TemplateVars {
 const VAR = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
 
 /**
- * Fills `{date}` (YYYY-MM-DD), `{datetime}` (YYYY-MM-DDTHH-MM-SS), `{time}`,
+ * Fills `{date}` and `{today}` (YYYY-MM-DD), `{datetime}` (YYYY-MM-DDTHH-MM-SS), `{time}`,
  * `{run_id}`, `{node_id}` and `extra`'s scalars. An unknown variable is an
  * error naming it; `/` `\` and control characters in values become `-`
  * (a file name, never a path).
@@ -99,6 +99,8 @@ export function renderFilename(template: string, vars: TemplateVars): { ok: true
   const iso = vars.now.toISOString();
   const known: Record<string, unknown> = {
     date: iso.slice(0, 10),
+    // The playbook built-in of the same day (playbooks interpolate it before the action sees the template).
+    today: iso.slice(0, 10),
     datetime: iso.slice(0, 19).replace(/:/g, '-'),
     time: iso.slice(11, 19).replace(/:/g, '-'),
     run_id: vars.runId,

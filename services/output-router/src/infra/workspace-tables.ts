@@ -140,6 +140,15 @@ export class WorkspaceTables {
   /** Rows in insertion order after `afterId`, metadata columns included. */
   async rows(t: TableInfo, afterId: number, limit: number): Promise<Array<Record<string, unknown>>> {
     const names = [...t.columns.map((c) => quoteIdent(c.name)), '_id', '_source', '_query', '_timestamp'];
-    return sqlRows(this.db, `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE _id > $1 ORDER BY _id LIMIT $2`, [afterId, limit]);
+    const rows = await sqlRows(this.db, `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE _id > $1 ORDER BY _id LIMIT $2`, [afterId, limit]);
+    // pg answers bigint as text: integers JSON can hold exactly are given back as numbers.
+    const ints = t.columns.filter((c) => c.type === 'integer').map((c) => c.name);
+    for (const r of rows) {
+      for (const k of [...ints, '_id']) {
+        const n = typeof r[k] === 'string' ? Number(r[k]) : undefined;
+        if (n !== undefined && Number.isSafeInteger(n)) r[k] = n;
+      }
+    }
+    return rows;
   }
 }
