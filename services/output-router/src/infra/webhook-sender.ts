@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
+import { isIP } from 'node:net';
 import https from 'node:https';
 import { AppError } from '@af/service-kit';
 import { decideEgress, egressPolicyFrom, egressRefusalMessage, type AllowListKind, type EgressPolicy } from '@af/egress';
@@ -68,6 +69,11 @@ export class WebhookSender {
     if (!mod) return Promise.reject(new AppError('INVALID_ARGUMENT', 'webhook url must be http or https'));
     const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
     const host = u.hostname.replace(/^\[|\]$/g, '');
+    // Node connects to an IP literal without calling `lookup`: such hosts are decided here, before any socket.
+    if (isIP(host)) {
+      const d = decideEgress(this.policy, { host, address: host, port });
+      if (!d.allowed) return Promise.reject(new AppError('FAILED_PRECONDITION', egressRefusalMessage(this.policy, host, d.reason, d.allowable)));
+    }
     const lookup = (hostname: string, options: object, cb: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
       dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
         if (err) return cb(err, []);
