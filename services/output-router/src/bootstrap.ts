@@ -9,6 +9,7 @@ import { routeOutputAction } from './app/actions/route-output.js';
 import { tableActions } from './app/actions/table-actions.js';
 import { outputRouterEnvSchema } from './config.js';
 import { OutputModule } from './grpc/output.controller.js';
+import { ApprovalRequestsConsumer } from './infra/approval-requests.consumer.js';
 import { PgBlobStore } from './infra/blob-store.js';
 import { DeliveryLog } from './infra/delivery-log.js';
 import { DocumentsRepository } from './infra/documents.repository.js';
@@ -50,6 +51,9 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     auth,
   });
   kit.onClose(() => grpc.close());
+  const approvals = new ApprovalRequestsConsumer(kit, inbox, deps.deliveries);
+  kit.onClose(() => approvals.stop());
+  await approvals.start();
   log.info({ grpcPort: config.GRPC_PORT, actions: actions.list().map((a) => a.name) }, 'output-router ready');
   return { kit, close: () => kit.close() };
 }

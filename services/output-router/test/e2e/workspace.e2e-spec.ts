@@ -184,6 +184,26 @@ describe('a playbook writing to the workspace', () => {
   });
 });
 
+describe('approval requests of unattended runs', () => {
+  it('become a notification of their owner, with a link to the request', async () => {
+    const yaml = ['id: needs-approval', 'name: Wait for a person', 'version: "1.0"', 'execution_mode: deterministic', 'steps:', '  - name: confirm', '    step_type: approval', '    prompt: "Go ahead?"'].join('\n');
+    const started = await req(bob, 'POST', '/api/v1/runs', { playbook: yaml, inputs: {}, run_context: 'background' });
+    expect(started.status).toBe(201);
+    const runId = started.body.run.id as string;
+    let found: any;
+    for (let i = 0; i < 100 && !found; i++) {
+      const inbox = await req(bob, 'GET', '/api/agent-factory/workspace/notifications');
+      found = inbox.body.notifications.find((n: any) => n.source.run_id === runId);
+      if (!found) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found).toMatchObject({ title: 'An approval is waiting for you', priority: 'high', action_label: 'Review', source: { run_id: runId, node_id: 'confirm', action: 'approval_requested' } });
+    const approvals = await req(bob, 'GET', `/api/agent-factory/approvals?run_id=${runId}`);
+    expect(found.action_url).toBe(`/api/agent-factory/approvals/${approvals.body.approvals[0].id}`);
+    // Only the owner is told.
+    expect((await req(alice, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications.some((n: any) => n.source.run_id === runId)).toBe(false);
+  });
+});
+
 describe('refusals', () => {
   it('names a bad table identifier, an unknown destination type and a missing schema_mapping', async () => {
     const badTable = await refusal(execute({ action: 'save_to_workspace', inputs: { data: [{ a: 1 }] }, params: { table_name: 'x"; drop table users; --' } }));
