@@ -11,7 +11,7 @@ import { ExecutionsController, RunsController } from './runs.controller.js';
 import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
-import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.controller.js';
+import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.module.js';
 
 @Controller()
 class MetaController {

@@ -18,7 +18,7 @@ import { attachment, documentView, folderView, isText, notificationView, postVie
 const clients = new WeakMap<GatewayDeps, output.OutputServiceClient>();
 
 /** The output-router client, made once per gateway. */
-function workspace(deps: GatewayDeps): output.OutputServiceClient {
+export function workspaceClient(deps: GatewayDeps): output.OutputServiceClient {
   let client = clients.get(deps);
   if (!client) {
     const url = deps.kit.config.OUTPUT_ROUTER_URL;
@@ -35,7 +35,7 @@ export class WorkspaceController {
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
 
   private get ws() {
-    return workspace(this.deps);
+    return workspaceClient(this.deps);
   }
 
   @Get('folders')
@@ -160,5 +160,4 @@ export class WorkspaceController {
   }
 }
 
-/** What the gateway module registers. */
-export const WORKSPACE_CONTROLLERS = [WorkspaceController];
+

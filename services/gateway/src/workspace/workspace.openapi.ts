@@ -5,7 +5,7 @@ import { CreateFolderBody, MarkReadBody, MoveBody, UploadBody, VersionBody } fro
 const W = '/api/agent-factory/workspace';
 const UNAVAILABLE = { '503': 'This deployment runs no output-router (OUTPUT_ROUTER_URL is unset)' };
 
-export const WORKSPACE_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType; status?: string; errors?: Record<string, string> }> = [
+export const WORKSPACE_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: string; summary: string; body?: z.ZodType; status?: string; errors?: Record<string, string>; sse?: boolean }> = [
   { method: 'get', path: `${W}/folders`, summary: 'Your folders with their paths', errors: UNAVAILABLE },
   { method: 'post', path: `${W}/folders`, summary: 'Create a folder (200 with created=false when it exists under that parent)', body: CreateFolderBody },
   { method: 'delete', path: `${W}/folders/{id}`, summary: 'Delete an empty folder (409 when it is not empty)', status: '204' },
@@ -23,6 +23,7 @@ export const WORKSPACE_ROUTES: Array<{ method: 'get' | 'post' | 'delete'; path: 
   { method: 'post', path: `${W}/documents/{id}/move`, summary: 'Move a document to a folder (folder_id null: out of every folder)', body: MoveBody, status: '200' },
   { method: 'delete', path: `${W}/documents/{id}`, summary: 'Delete a document and every version', status: '204' },
   { method: 'get', path: `${W}/notifications`, summary: 'Your notifications, newest first, with the unread count (?unread_only=true)' },
+  { method: 'get', path: `${W}/notifications/stream`, summary: 'New notifications as server-sent events (`event: notification`); send the last event id as Last-Event-ID to resume', sse: true },
   { method: 'post', path: `${W}/notifications/read`, summary: 'Mark notifications read ({notification_ids} or {all: true})', body: MarkReadBody, status: '200' },
   { method: 'get', path: `${W}/todos`, summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)' },
   { method: 'get', path: `${W}/teams/{teamId}/posts`, summary: 'Posts of a team you are a member of (?thread_id=)' },

@@ -10,7 +10,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { action } from '@af/contracts';
 import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, registerUser, startFixtureServer, startStack, type FixtureServer, type GatewayUser, type Stack } from '@af/testing';
+import { http, readSse, registerUser, startFixtureServer, startStack, type FixtureServer, type GatewayUser, type Stack } from '@af/testing';
 
 const SECRET = 'webhook-secret-0123456789';
 let stack: Stack;
@@ -164,6 +164,24 @@ describe('route_output', () => {
     // Another user's document is not found for append either.
     const foreign = await node('append', bob)('route_output', { data: 'x' }, { destinations: [{ type: 'append_to_existing', config: { document_id: doc.document_id } }] });
     expect(foreign.routing_report[0].error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the notification stream', () => {
+  it('sends new notifications as events, resuming after Last-Event-ID, to their owner only', async () => {
+    await node('before')('send_notification', { message: 'already there' });
+    const [newest] = (await req(alice, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications;
+    const lastEventId = Buffer.from(`${newest.created_at}|${newest.id}`).toString('base64url');
+    const sent = await node('stream')('send_notification', { message: 'new one' }, { title: 'Streamed' });
+    const stream = await readSse(`${stack.gatewayUrl}/api/agent-factory/workspace/notifications/stream`, { authorization: `Bearer ${alice.token}`, 'last-event-id': lastEventId }, { until: (f) => f.event === 'notification', timeoutMs: 10_000 });
+    expect(stream.status).toBe(200);
+    const frames = stream.frames.filter((f) => f.event === 'notification');
+    expect(frames.map((f) => JSON.parse(f.data))).toEqual([expect.objectContaining({ id: sent.notification_id, title: 'Streamed', message: 'new one' })]);
+    const bad = await http('GET', `${stack.gatewayUrl}/api/agent-factory/workspace/notifications/stream`, { token: alice.token, headers: { 'last-event-id': 'nonsense' } });
+    expect(bad.status).toBe(400);
+    // Bob's stream, resumed from the same point, has nothing of alice's.
+    const bobs = await readSse(`${stack.gatewayUrl}/api/agent-factory/workspace/notifications/stream`, { authorization: `Bearer ${bob.token}`, 'last-event-id': lastEventId }, { until: (f) => f.event === 'notification', timeoutMs: 2_500 });
+    expect(bobs.frames.filter((f) => f.event === 'notification')).toEqual([]);
   });
 });
 
