@@ -114,11 +114,15 @@ export class WorkspaceTables {
         : w.upsertKey
           ? ` ON CONFLICT (${key.map(quoteIdent).join(', ')}) DO UPDATE SET ${[...cols.filter((c) => c.name !== w.upsertKey).map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`), '_source = EXCLUDED._source', '_query = EXCLUDED._query', '_timestamp = now()'].join(', ')}`
           : ` ON CONFLICT (${key.map(quoteIdent).join(', ')}) DO NOTHING`;
-      const rows = await sqlRows<{ inserted: boolean }>(m, `INSERT INTO ${qt} (${names.join(', ')}) VALUES ${tuples.join(', ')}${conflict} RETURNING (xmax = 0) AS inserted`, params);
-      for (const r of rows) {
-        if (r.inserted) inserted++;
-        else updated++;
-      }
+      // Counted in the database: one row comes back per batch, not one per row written.
+      const [counts] = await sqlRows<{ inserted: number; updated: number }>(
+        m,
+        `WITH w AS (INSERT INTO ${qt} (${names.join(', ')}) VALUES ${tuples.join(', ')}${conflict} RETURNING (xmax = 0) AS fresh)
+         SELECT (count(*) FILTER (WHERE fresh))::int AS inserted, (count(*) FILTER (WHERE NOT fresh))::int AS updated FROM w`,
+        params,
+      );
+      inserted += counts!.inserted;
+      updated += counts!.updated;
     }
     return { inserted, updated, skipped: w.rows.length - inserted - updated };
   }
