@@ -24,6 +24,22 @@ export const outputRouterEnvSchema = baseEnvSchema.extend({
       const parsed = parseEgressAllowList(value, WEBHOOK_EGRESS);
       if (!parsed.ok) for (const message of parsed.errors) ctx.addIssue({ code: 'custom', message });
     }),
+  /** Where file bytes live: `postgres` (default; a document and its bytes commit together) or `s3`. */
+  OUTPUT_BLOB_STORE: z.enum(['postgres', 's3']).default('postgres'),
+  /** S3-compatible endpoint URL (unset: AWS S3 of S3_REGION). */
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** The bucket of OUTPUT_BLOB_STORE=s3 (required then). */
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  /** Key prefix of the objects (e.g. `workspace/`). */
+  S3_PREFIX: z.string().max(200).default(''),
+  /** Static credentials; unset: the SDK's default chain (environment, instance role, …). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .default('true')
+    .transform((v) => v === 'true'),
   /** Attempts of one webhook delivery (the first included) before it is reported failed. */
   OUTPUT_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** First retry delay of a webhook delivery; doubles with each attempt. */
