@@ -26,6 +26,8 @@ beforeAll(async () => {
   receiver = await startFixtureServer();
   receiver.route('POST', '/hook', () => (++hookCalls === 1 ? { status: 500, json: { error: 'busy' } } : { json: { ok: true } }));
   receiver.route('POST', '/gone', { status: 410, json: {} });
+  // The first delivery hangs (the service is killed meanwhile); later ones answer at once.
+  receiver.route('POST', '/slow', () => (receiver.requestsTo('POST', '/slow').length === 1 ? { json: {}, delayMs: 60_000 } : { json: { ok: true } }));
   stack = await startStack({ outputRouter: true });
   alice = await registerUser(stack.gatewayUrl, 'alice@example.com');
   bob = await registerUser(stack.gatewayUrl, 'bob@example.com');
@@ -233,4 +235,33 @@ describe('todos and team posts', () => {
     expect((await refusal(node('post', alice)('write_team_post', { content: 'x', team_id: team }))).code).toBe('NOT_FOUND');
     expect((await refusal(node('search', alice)('search_team_posts', { query: 'x', team_id: team }))).code).toBe('NOT_FOUND');
   });
+});
+
+describe('a crash mid-delivery', () => {
+  it('replays after kill -9: the document is not written twice, the webhook carries the same delivery id', async () => {
+    const runId = randomUUID();
+    const title = `crash-${runId.slice(0, 8)}`;
+    const destinations = [
+      { type: 'document', config: { filename_template: title } },
+      { type: 'webhook', config: { url: `${receiver.url}/slow` } },
+    ];
+    const first = node('route', alice, runId)('route_output', { data: { note: 'x' } }, { destinations }).catch((err: unknown) => err);
+    while (receiver.requestsTo('POST', '/slow').length < 1) await new Promise((r) => setTimeout(r, 50));
+    const router = stack.services['output-router']!;
+    await router.kill();
+    expect((await first) as AppError).toMatchObject({ code: 'UNAVAILABLE' });
+    await router.start();
+
+    const again = await node('route', alice, runId)('route_output', { data: { note: 'x' } }, { destinations }, 2);
+    expect(again.routing_report.map((r: any) => [r.destination, r.status, r.replayed ?? false])).toEqual([
+      ['document', 'success', true],
+      ['webhook', 'success', false],
+    ]);
+    const docs = await req(alice, 'GET', `/api/agent-factory/workspace/documents?query=${title}`);
+    expect(docs.body.documents).toHaveLength(1);
+    // The webhook's row is written only after a 2xx: the unanswered first POST is sent again, with the same X-AF-Delivery for the receiver to drop.
+    const posts = receiver.requestsTo('POST', '/slow');
+    expect(posts).toHaveLength(2);
+    expect(new Set(posts.map((p) => p.headers['x-af-delivery']))).toEqual(new Set([`${runId}:route:1-webhook`]));
+  }, 60_000);
 });
