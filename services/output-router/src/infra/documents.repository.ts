@@ -168,15 +168,16 @@ export class DocumentsRepository {
   }
 
   /** Deletes a document, every version and their bytes. */
-  async delete(owner: string, id: string): Promise<DocumentMeta | undefined> {
-    const meta = await this.document(owner, id);
-    if (!meta) return undefined;
-    await this.db.transaction(async (m) => {
+  async delete(owner: string, id: string, q?: Queryable): Promise<DocumentMeta | undefined> {
+    const run = async (m: Queryable) => {
+      const meta = await this.document(owner, id, m);
+      if (!meta) return undefined;
       const keys = (await sqlRows(m, 'SELECT blob_key FROM document_versions WHERE document_id = $1', [id])).map((r) => r.blob_key as string);
       await sqlRows(m, 'DELETE FROM documents WHERE owner_user_id = $1 AND id = $2', [owner, id]);
       await this.blobs.delete(keys, m);
-    });
-    return meta;
+      return meta;
+    };
+    return q ? run(q) : this.db.transaction(run);
   }
 }
 

@@ -206,7 +206,10 @@ describe('file actions', () => {
     expect(await node('move')('move_file', { document_id: id, target_folder_id: folder.id })).toEqual({ success: true, new_folder_path: '/Briefs' });
     expect((await refusal(node('read', bob)('read_file', { document_id: id }))).code).toBe('NOT_FOUND');
     expect((await refusal(node('del', bob)('delete_file', { document_id: id }))).code).toBe('NOT_FOUND');
-    expect(await node('del')('delete_file', { document_id: id })).toEqual({ success: true, deleted_title: 'brief.md' });
+    const runId = randomUUID();
+    expect(await node('del', alice, runId)('delete_file', { document_id: id })).toEqual({ success: true, deleted_title: 'brief.md' });
+    // Another attempt of the same node answers the first deletion.
+    expect(await node('del', alice, runId)('delete_file', { document_id: id }, {}, 2)).toEqual({ success: true, deleted_title: 'brief.md' });
     expect((await req(alice, 'GET', `/api/agent-factory/workspace/documents/${id}`)).status).toBe(404);
   });
 });

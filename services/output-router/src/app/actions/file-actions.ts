@@ -130,9 +130,13 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
       const i = parse(z.object({ document_id: z.string().min(1) }), ctx.inputs, 'inputs');
       const p = parse(z.object({ confirm: z.boolean().optional() }), ctx.params, 'params');
       if (p.confirm === false) throw new AppError('FAILED_PRECONDITION', 'params.confirm: is false; nothing was deleted', { violations: [{ field: 'params.confirm', reason: 'is false' }] });
-      const gone = await d.documents.repo.delete(ctx.principal.userId, i.document_id);
-      if (!gone) throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, { violations: [{ field: 'inputs.document_id', reason: 'not found' }] });
-      return { success: true, deleted_title: gone.title };
+      // Recorded with the delete: a replayed node answers the first deletion instead of NOT_FOUND.
+      const { details } = await d.deliveries.once(actionKey(ctx), ctx.principal.userId, 'delete', async (q) => {
+        const gone = await d.documents.repo.delete(ctx.principal.userId, i.document_id, q);
+        if (!gone) throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, { violations: [{ field: 'inputs.document_id', reason: 'not found' }] });
+        return { success: true, deleted_title: gone.title };
+      });
+      return details;
     },
   };
 
