@@ -37,13 +37,20 @@ const COLUMNS = [
   { name: 'filed', type: 'timestamp' },
 ];
 const rowsFrom = (start, n) =>
-  Array.from({ length: n }, (_, i) => ({ ein: `e${start + i}`, name: `Organisation ${start + i}`, amount: (start + i) * 1.5, year: 2020 + ((start + i) % 5), filed: '2026-01-02' }));
+  Array.from({ length: n }, (_, i) => ({
+    ein: `e${start + i}`,
+    name: `Organisation ${start + i}`,
+    amount: (start + i) * 1.5,
+    year: 2020 + ((start + i) % 5),
+    filed: '2026-01-02',
+  }));
 
 const machine = await machineFacts(TEST_DATABASE_URL);
 const db = await createTestDatabase();
 const pool = new pg.Pool({ connectionString: db.url, max: 4, options: '-c search_path=output_router' });
 await pool.query('CREATE SCHEMA IF NOT EXISTS output_router');
-for (const M of OUTPUT_ROUTER_MIGRATIONS) await new M().up({ query: (sql, params) => pool.query(sql, params).then((r) => r.rows) });
+for (const M of OUTPUT_ROUTER_MIGRATIONS)
+  await new M().up({ query: (sql, params) => pool.query(sql, params).then((r) => r.rows) });
 
 /** The Queryable + transaction WorkspaceTables needs, over one pool. */
 const tx = {
@@ -68,23 +75,42 @@ const tables = new WorkspaceTables(tx);
 async function ours(kind, round) {
   const table = `t_${kind}_${round}`;
   const key = kind === 'upsert' ? { upsertKey: 'ein' } : { dedupKey: ['ein'] };
-  const write = (rows) => tables.write({ owner: 'bench', workspaceId: 'default', tableName: table, columns: COLUMNS, rows, createIfMissing: true, source: 'bench', field: 'rows', ...key });
+  const write = (rows) =>
+    tables.write({
+      owner: 'bench',
+      workspaceId: 'default',
+      tableName: table,
+      columns: COLUMNS,
+      rows,
+      createIfMissing: true,
+      source: 'bench',
+      field: 'rows',
+      ...key,
+    });
   // Existing rows for dedup / upsert (not timed): the first half, or all of them.
   if (kind === 'dedup') await write(rowsFrom(0, N / 2));
   if (kind === 'upsert') await write(rowsFrom(0, N));
-  const rows = kind === 'insert' ? rowsFrom(0, N) : kind === 'dedup' ? rowsFrom(0, N) : rowsFrom(0, N).map((r) => ({ ...r, amount: r.amount + 1 }));
+  const rows =
+    kind === 'insert'
+      ? rowsFrom(0, N)
+      : kind === 'dedup'
+        ? rowsFrom(0, N)
+        : rowsFrom(0, N).map((r) => ({ ...r, amount: r.amount + 1 }));
   if (kind === 'insert') await write(rowsFrom(N * 10, 1)); // the table exists before timing, as it does for raw
   const t0 = process.hrtime.bigint();
   const r = await write(rows);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   const expected = kind === 'insert' ? [N, 0] : kind === 'dedup' ? [N / 2, 0] : [0, N];
-  if (r.inserted !== expected[0] || r.updated !== expected[1]) throw new Error(`${kind}: ${JSON.stringify(r)} is not ${JSON.stringify(expected)}`);
+  if (r.inserted !== expected[0] || r.updated !== expected[1])
+    throw new Error(`${kind}: ${JSON.stringify(r)} is not ${JSON.stringify(expected)}`);
   return ms;
 }
 
 async function raw(kind, round) {
   const table = `raw_${kind.replace(/-/g, '_')}_${round}`;
-  await pool.query(`CREATE TABLE ${table} (_id bigserial PRIMARY KEY, ein text, name text, amount double precision, year bigint, filed timestamptz, _source text, _query text, _timestamp timestamptz NOT NULL DEFAULT now())`);
+  await pool.query(
+    `CREATE TABLE ${table} (_id bigserial PRIMARY KEY, ein text, name text, amount double precision, year bigint, filed timestamptz, _source text, _query text, _timestamp timestamptz NOT NULL DEFAULT now())`,
+  );
   await pool.query(`CREATE UNIQUE INDEX ${table}_ein ON ${table} (ein)`);
   const names = ['ein', 'name', 'amount', 'year', 'filed', '_source', '_query'];
   const batch = Math.floor(30_000 / names.length);
@@ -94,8 +120,16 @@ async function raw(kind, round) {
       await c.query('BEGIN');
       for (let s = 0; s < rows.length; s += batch) {
         const params = [];
-        const tuples = rows.slice(s, s + batch).map((r) => `(${[r.ein, r.name, r.amount, r.year, r.filed, 'bench', ''].map((v) => (params.push(v), `$${params.length}`)).join(', ')})`);
-        await c.query(`INSERT INTO ${table} (${names.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`, params);
+        const tuples = rows
+          .slice(s, s + batch)
+          .map(
+            (r) =>
+              `(${[r.ein, r.name, r.amount, r.year, r.filed, 'bench', ''].map((v) => (params.push(v), `$${params.length}`)).join(', ')})`,
+          );
+        await c.query(
+          `INSERT INTO ${table} (${names.join(', ')}) VALUES ${tuples.join(', ')}${conflict}`,
+          params,
+        );
       }
       await c.query('COMMIT');
     } finally {
@@ -104,8 +138,14 @@ async function raw(kind, round) {
   };
   if (kind === 'dedup') await insert(rowsFrom(0, N / 2), '');
   if (kind === 'upsert') await insert(rowsFrom(0, N), '');
-  const conflict = kind === 'insert' ? '' : kind === 'insert-on-conflict' || kind === 'dedup' ? ' ON CONFLICT (ein) DO NOTHING' : ' ON CONFLICT (ein) DO UPDATE SET name = EXCLUDED.name, amount = EXCLUDED.amount, year = EXCLUDED.year, filed = EXCLUDED.filed, _source = EXCLUDED._source, _query = EXCLUDED._query, _timestamp = now()';
-  const rows = kind === 'upsert' ? rowsFrom(0, N).map((r) => ({ ...r, amount: r.amount + 1 })) : rowsFrom(0, N);
+  const conflict =
+    kind === 'insert'
+      ? ''
+      : kind === 'insert-on-conflict' || kind === 'dedup'
+        ? ' ON CONFLICT (ein) DO NOTHING'
+        : ' ON CONFLICT (ein) DO UPDATE SET name = EXCLUDED.name, amount = EXCLUDED.amount, year = EXCLUDED.year, filed = EXCLUDED.filed, _source = EXCLUDED._source, _query = EXCLUDED._query, _timestamp = now()';
+  const rows =
+    kind === 'upsert' ? rowsFrom(0, N).map((r) => ({ ...r, amount: r.amount + 1 })) : rowsFrom(0, N);
   const t0 = process.hrtime.bigint();
   await insert(rows, conflict);
   return Number(process.hrtime.bigint() - t0) / 1e6;
@@ -149,8 +189,30 @@ const results = kinds.map((kind) => {
   };
 });
 printTable(
-  ['case', 'ours ms', 'raw ms', 'ours rows/s', 'raw rows/s', 'ours ÷ raw', 'raw ON CONFLICT ms', 'ours ÷ that'],
-  results.map((x) => [x.kind, fmt(x.oursMs, 1), fmt(x.rawMs, 1), fmt(x.oursRowsPerSecond, 0), fmt(x.rawRowsPerSecond, 0), fmt(x.ratio, 2), x.rawOnConflictMs === undefined ? '' : fmt(x.rawOnConflictMs, 1), x.ratioToOnConflict === undefined ? '' : fmt(x.ratioToOnConflict, 2)]),
+  [
+    'case',
+    'ours ms',
+    'raw ms',
+    'ours rows/s',
+    'raw rows/s',
+    'ours ÷ raw',
+    'raw ON CONFLICT ms',
+    'ours ÷ that',
+  ],
+  results.map((x) => [
+    x.kind,
+    fmt(x.oursMs, 1),
+    fmt(x.rawMs, 1),
+    fmt(x.oursRowsPerSecond, 0),
+    fmt(x.rawRowsPerSecond, 0),
+    fmt(x.ratio, 2),
+    x.rawOnConflictMs === undefined ? '' : fmt(x.rawOnConflictMs, 1),
+    x.ratioToOnConflict === undefined ? '' : fmt(x.ratioToOnConflict, 2),
+  ]),
 );
 mkdirSync(RESULTS_DIR, { recursive: true });
-writeFileSync(join(RESULTS_DIR, 'output-router.json'), JSON.stringify({ bench: 'output-router table insert', rounds, machine, results, samples: times }, null, 2) + '\n');
+writeFileSync(
+  join(RESULTS_DIR, 'output-router.json'),
+  JSON.stringify({ bench: 'output-router table insert', rounds, machine, results, samples: times }, null, 2) +
+    '\n',
+);

@@ -1,6 +1,14 @@
 /** Composition root of output-router: config, persistence, the workspace, ActionService and OutputService over gRPC. */
 import 'reflect-metadata';
-import { ActionDispatcher, ActionServiceModule, ConfigError, PgActionRecords, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import {
+  ActionDispatcher,
+  ActionServiceModule,
+  ConfigError,
+  PgActionRecords,
+  serviceAuthFromConfig,
+  ServiceKit,
+  startGrpcServer,
+} from '@af/service-kit';
 import { Documents } from './app/documents.js';
 import type { ActionDeps } from './app/actions/context.js';
 import { fileActions } from './app/actions/file-actions.js';
@@ -20,8 +28,14 @@ import { WorkspaceTables } from './infra/workspace-tables.js';
 
 export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env) {
   // Checked before anything starts (the env schema holds each variable on its own).
-  if (env.OUTPUT_BLOB_STORE === 's3' && !env.S3_BUCKET) throw new ConfigError([{ variable: 'S3_BUCKET', reason: 'is required when OUTPUT_BLOB_STORE is s3' }]);
-  const kit = await ServiceKit.start({ name: 'output-router', envSchema: outputRouterEnvSchema, env, migrations: OUTPUT_ROUTER_MIGRATIONS });
+  if (env.OUTPUT_BLOB_STORE === 's3' && !env.S3_BUCKET)
+    throw new ConfigError([{ variable: 'S3_BUCKET', reason: 'is required when OUTPUT_BLOB_STORE is s3' }]);
+  const kit = await ServiceKit.start({
+    name: 'output-router',
+    envSchema: outputRouterEnvSchema,
+    env,
+    migrations: OUTPUT_ROUTER_MIGRATIONS,
+  });
   const { config, log } = kit;
   const db = kit.db as unknown as ConstructorParameters<typeof DocumentsRepository>[0];
   let blobs: BlobStore = new PgBlobStore(kit.db);
@@ -48,7 +62,10 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     tables,
     inbox,
     deliveries: new DeliveryLog(db),
-    limits: { maxTableRows: config.OUTPUT_MAX_TABLE_ROWS, exportTtlSeconds: config.OUTPUT_EXPORT_TTL_SECONDS },
+    limits: {
+      maxTableRows: config.OUTPUT_MAX_TABLE_ROWS,
+      exportTtlSeconds: config.OUTPUT_EXPORT_TTL_SECONDS,
+    },
   };
   const webhooks = new WebhookSender({
     allow: config.OUTPUT_EGRESS_ALLOW,
@@ -56,11 +73,19 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     backoffMs: config.OUTPUT_WEBHOOK_BACKOFF_MS,
     timeoutMs: config.OUTPUT_WEBHOOK_TIMEOUT_MS,
   });
-  const handlers = [...tableActions(deps), routeOutputAction({ ...deps, webhooks }), ...fileActions(deps), ...inboxActions(deps)];
+  const handlers = [
+    ...tableActions(deps),
+    routeOutputAction({ ...deps, webhooks }),
+    ...fileActions(deps),
+    ...inboxActions(deps),
+  ];
   const actions = new ActionDispatcher('output-router', handlers, new PgActionRecords(kit.db));
   const auth = serviceAuthFromConfig(config, 'output-router');
   const grpc = await startGrpcServer({
-    module: { ...OutputModule.forRoot({ documents, inbox, tables }), imports: [ActionServiceModule.forRoot(actions, { auth, log })] },
+    module: {
+      ...OutputModule.forRoot({ documents, inbox, tables }),
+      imports: [ActionServiceModule.forRoot(actions, { auth, log })],
+    },
     packages: ['output', 'action'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
@@ -72,6 +97,13 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
   const approvals = new ApprovalRequestsConsumer(kit, inbox, deps.deliveries);
   kit.onClose(() => approvals.stop());
   await approvals.start();
-  log.info({ grpcPort: config.GRPC_PORT, blobStore: config.OUTPUT_BLOB_STORE, actions: actions.list().map((a) => a.name) }, 'output-router ready');
+  log.info(
+    {
+      grpcPort: config.GRPC_PORT,
+      blobStore: config.OUTPUT_BLOB_STORE,
+      actions: actions.list().map((a) => a.name),
+    },
+    'output-router ready',
+  );
   return { kit, close: () => kit.close() };
 }

@@ -7,11 +7,21 @@ import { z } from 'zod';
 export const outputRouterEnvSchema = baseEnvSchema.extend({
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50051),
   /** Largest document, upload or export (bytes). */
-  OUTPUT_MAX_FILE_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(10 * 1024 * 1024),
+  OUTPUT_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
   /** Most rows one call may write to a workspace table. */
   OUTPUT_MAX_TABLE_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
   /** How long an export's download link works. */
-  OUTPUT_EXPORT_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
+  OUTPUT_EXPORT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600)
+    .default(24 * 3600),
   /**
    * Non-public webhook destinations allowed (SSRF guard; public addresses need
    * no entry): comma list of IPs, CIDR ranges or `host:port`. Empty: public

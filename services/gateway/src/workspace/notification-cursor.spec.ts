@@ -11,7 +11,12 @@ describe('notification cursor', () => {
   });
 
   it('keeps what is newer, oldest first, ties broken by id', () => {
-    const listed = [n('2026-11-27T10:00:02.000Z', 'c'), n('2026-11-27T10:00:01.000Z', 'b'), n('2026-11-27T10:00:01.000Z', 'a'), n('2026-11-27T10:00:00.000Z', 'z')];
+    const listed = [
+      n('2026-11-27T10:00:02.000Z', 'c'),
+      n('2026-11-27T10:00:01.000Z', 'b'),
+      n('2026-11-27T10:00:01.000Z', 'a'),
+      n('2026-11-27T10:00:00.000Z', 'z'),
+    ];
     expect(newerThan(listed, n('2026-11-27T10:00:01.000Z', 'a')).map((x) => x.id)).toEqual(['b', 'c']);
     expect(newerThan(listed, n('2026-11-27T10:00:03.000Z', ''))).toEqual([]);
   });

@@ -18,7 +18,8 @@ export function parseCursor(text: string | undefined): Cursor | undefined | null
   return { createdAt, id };
 }
 
-const after = (a: Cursor, b: Cursor) => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
+const after = (a: Cursor, b: Cursor) =>
+  a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
 
 /** The notifications (newest first, as listed) newer than `cursor`, oldest first: the order they are sent in. */
 export function newerThan<T extends Cursor>(newestFirst: T[], cursor: Cursor): T[] {

@@ -29,18 +29,31 @@ export class NotificationStreamController {
     const resumed = parseCursor(req.headers['last-event-id'] as string | undefined);
     if (resumed === null) throw AppError.invalid('Last-Event-ID', 'is not an event id of this stream');
     // Without a resume point: the newest existing notification (nothing older is sent).
-    let cursor: Cursor = resumed ?? (await call(ws.listNotifications({ principal, unreadOnly: false, pageSize: 1, pageToken: '' }))).notifications[0] ?? { createdAt: new Date(0).toISOString(), id: '' };
-    res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    let cursor: Cursor = resumed ??
+      (await call(ws.listNotifications({ principal, unreadOnly: false, pageSize: 1, pageToken: '' })))
+        .notifications[0] ?? { createdAt: new Date(0).toISOString(), id: '' };
+    res
+      .status(200)
+      .set({
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache, no-transform',
+        Connection: 'keep-alive',
+        'X-Accel-Buffering': 'no',
+      });
     res.flushHeaders();
     let closed = false;
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     const poll = async () => {
       if (closed) return;
       try {
-        const { notifications } = await call(ws.listNotifications({ principal, unreadOnly: false, pageSize: 100, pageToken: '' }));
+        const { notifications } = await call(
+          ws.listNotifications({ principal, unreadOnly: false, pageSize: 100, pageToken: '' }),
+        );
         for (const n of newerThan(notifications, cursor)) {
           cursor = { createdAt: n.createdAt, id: n.id };
-          res.write(`id: ${cursorId(cursor)}\nevent: notification\ndata: ${JSON.stringify(notificationView(n))}\n\n`);
+          res.write(
+            `id: ${cursorId(cursor)}\nevent: notification\ndata: ${JSON.stringify(notificationView(n))}\n\n`,
+          );
         }
       } catch (err) {
         this.deps.kit.log.warn({ err }, 'notification stream poll failed');

@@ -3,10 +3,23 @@ import { attachment, isText } from './workspace.views.js';
 
 describe('UploadBody', () => {
   it('takes text or base64 content, exactly one', () => {
-    expect(UploadBody.parse({ title: 'a.md', content_type: 'text/markdown', content: '# a' }).content).toBe('# a');
-    expect(UploadBody.safeParse({ title: 'a.md', content_type: 'text/markdown', content: 'x', content_base64: 'eA==' }).success).toBe(false);
-    expect(UploadBody.safeParse({ title: 'a.md', content_type: 'text/markdown' }).error?.issues[0]?.path).toEqual(['content']);
-    expect(UploadBody.safeParse({ title: 'a', content_type: 'image/png', content_base64: 'not base64!' }).success).toBe(false);
+    expect(UploadBody.parse({ title: 'a.md', content_type: 'text/markdown', content: '# a' }).content).toBe(
+      '# a',
+    );
+    expect(
+      UploadBody.safeParse({
+        title: 'a.md',
+        content_type: 'text/markdown',
+        content: 'x',
+        content_base64: 'eA==',
+      }).success,
+    ).toBe(false);
+    expect(
+      UploadBody.safeParse({ title: 'a.md', content_type: 'text/markdown' }).error?.issues[0]?.path,
+    ).toEqual(['content']);
+    expect(
+      UploadBody.safeParse({ title: 'a', content_type: 'image/png', content_base64: 'not base64!' }).success,
+    ).toBe(false);
     expect(UploadBody.safeParse({ title: '', content_type: 'text/plain', content: 'x' }).success).toBe(false);
   });
 
@@ -18,8 +31,12 @@ describe('UploadBody', () => {
 
 describe('attachment', () => {
   it('names the file safely in both forms', () => {
-    expect(attachment('report "final".md')).toBe(`attachment; filename="report _final_.md"; filename*=UTF-8''report%20%22final%22.md`);
-    expect(attachment('résumé.md')).toBe(`attachment; filename="r_sum_.md"; filename*=UTF-8''r%C3%A9sum%C3%A9.md`);
+    expect(attachment('report "final".md')).toBe(
+      `attachment; filename="report _final_.md"; filename*=UTF-8''report%20%22final%22.md`,
+    );
+    expect(attachment('résumé.md')).toBe(
+      `attachment; filename="r_sum_.md"; filename*=UTF-8''r%C3%A9sum%C3%A9.md`,
+    );
   });
 });
 

@@ -1,7 +1,13 @@
 /** Wire → JSON views of the workspace (snake_case, as the rest of the API). */
 import type { output } from '@af/contracts';
 
-export const folderView = (f: output.Folder) => ({ id: f.id, name: f.name, parent_id: f.parentId || null, path: f.path, created_at: f.createdAt });
+export const folderView = (f: output.Folder) => ({
+  id: f.id,
+  name: f.name,
+  parent_id: f.parentId || null,
+  path: f.path,
+  created_at: f.createdAt,
+});
 
 export const documentView = (d: output.Document) => ({
   id: d.id,
@@ -42,9 +48,23 @@ export const todoView = (t: output.Todo) => ({
   completed_at: t.completedAt || null,
 });
 
-export const postView = (p: output.TeamPost) => ({ id: p.id, thread_id: p.threadId, team_id: p.teamId, author: p.author, content: p.content, format: p.format, created_at: p.createdAt });
+export const postView = (p: output.TeamPost) => ({
+  id: p.id,
+  thread_id: p.threadId,
+  team_id: p.teamId,
+  author: p.author,
+  content: p.content,
+  format: p.format,
+  created_at: p.createdAt,
+});
 
-export const tableView = (t: output.WorkspaceTable) => ({ workspace_id: t.workspaceId, table_name: t.tableName, columns: t.columns, row_count: Number(t.rowCount), created_at: t.createdAt });
+export const tableView = (t: output.WorkspaceTable) => ({
+  workspace_id: t.workspaceId,
+  table_name: t.tableName,
+  columns: t.columns,
+  row_count: Number(t.rowCount),
+  created_at: t.createdAt,
+});
 
 const TEXT = /^(text\/|application\/json)/;
 export const isText = (contentType: string) => TEXT.test(contentType);

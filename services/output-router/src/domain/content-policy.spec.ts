@@ -11,8 +11,13 @@ describe('contentProblem', () => {
 
   it('refuses unknown types, too large content and bad UTF-8', () => {
     expect(contentProblem('application/x-msdownload', text('MZ'), 100)?.field).toBe('content_type');
-    expect(contentProblem('text/plain', text('x'.repeat(101)), 100)).toEqual({ field: 'content', reason: 'is 101 bytes; the limit is 100' });
-    expect(contentProblem('text/plain', new Uint8Array([0xff, 0xfe]), 100)?.reason).toContain('not valid UTF-8');
+    expect(contentProblem('text/plain', text('x'.repeat(101)), 100)).toEqual({
+      field: 'content',
+      reason: 'is 101 bytes; the limit is 100',
+    });
+    expect(contentProblem('text/plain', new Uint8Array([0xff, 0xfe]), 100)?.reason).toContain(
+      'not valid UTF-8',
+    );
   });
 });
 

@@ -8,7 +8,15 @@ describe('parseDestinations', () => {
       [
         { type: 'chat' },
         { type: 'document', config: { filename_template: 'r_{date}.md', folder: 'Reports' } },
-        { type: 'data_workspace_table', config: { table_name: 'grants', schema_mapping: { name: 'text', amount: 'number' }, deduplication_key: ['name'], upsert_key: 'name' } },
+        {
+          type: 'data_workspace_table',
+          config: {
+            table_name: 'grants',
+            schema_mapping: { name: 'text', amount: 'number' },
+            deduplication_key: ['name'],
+            upsert_key: 'name',
+          },
+        },
         { type: 'file_export', format: 'json' },
         { type: 'webhook', config: { url: 'https://example.com/hook', secret: 'x'.repeat(16) } },
         { type: 'notification' },
@@ -36,20 +44,36 @@ describe('parseDestinations', () => {
 
   it('names an unknown destination type', () => {
     expect(parseDestinations([{ type: 'chat' }, { type: 'fax' }], F).problems).toEqual([
-      { field: 'params.destinations[1].type', reason: expect.stringContaining('unknown destination type "fax"') },
+      {
+        field: 'params.destinations[1].type',
+        reason: expect.stringContaining('unknown destination type "fax"'),
+      },
     ]);
   });
 
   it('requires schema_mapping for tables', () => {
-    expect(parseDestinations([{ type: 'data_workspace_table', config: { table_name: 'x' } }], F).problems).toEqual([
-      { field: 'params.destinations[0].config.schema_mapping', reason: 'is required for a data_workspace_table destination' },
+    expect(
+      parseDestinations([{ type: 'data_workspace_table', config: { table_name: 'x' } }], F).problems,
+    ).toEqual([
+      {
+        field: 'params.destinations[0].config.schema_mapping',
+        reason: 'is required for a data_workspace_table destination',
+      },
     ]);
   });
 
   it('names bad identifiers, keys and fields', () => {
     const r = parseDestinations(
       [
-        { type: 'data_workspace_table', config: { table_name: 'x; drop', schema_mapping: { 'a-b': 'text', ok: 'text' }, deduplication_key: ['nope'], upsert_key: 'zz' } },
+        {
+          type: 'data_workspace_table',
+          config: {
+            table_name: 'x; drop',
+            schema_mapping: { 'a-b': 'text', ok: 'text' },
+            deduplication_key: ['nope'],
+            upsert_key: 'zz',
+          },
+        },
         { type: 'webhook', config: { url: 'ftp://x' } },
         { type: 'document', config: { bogus: 1 } },
       ],
@@ -59,11 +83,26 @@ describe('parseDestinations', () => {
     expect(fields).toContain('params.destinations[0].config.table_name');
     expect(fields).toContain('params.destinations[1].config.url');
     expect(fields).toContain('params.destinations[2].config');
-    expect(r.problems.find((p) => p.field === 'params.destinations[0].config.table_name')!.reason).toContain('not a valid identifier');
+    expect(r.problems.find((p) => p.field === 'params.destinations[0].config.table_name')!.reason).toContain(
+      'not a valid identifier',
+    );
   });
 
   it('reports bad schema_mapping columns and keys not in it', () => {
-    const r = parseDestinations([{ type: 'data_workspace_table', config: { table_name: 't', schema_mapping: { 'a-b': 'text', ok: 'text' }, deduplication_key: ['nope'], upsert_key: 'zz' } }], F);
+    const r = parseDestinations(
+      [
+        {
+          type: 'data_workspace_table',
+          config: {
+            table_name: 't',
+            schema_mapping: { 'a-b': 'text', ok: 'text' },
+            deduplication_key: ['nope'],
+            upsert_key: 'zz',
+          },
+        },
+      ],
+      F,
+    );
     expect(r.problems.map((p) => p.field)).toEqual([
       'params.destinations[0].config.schema_mapping.a-b',
       'params.destinations[0].config.deduplication_key',

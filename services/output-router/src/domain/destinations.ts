@@ -52,10 +52,24 @@ export const destinationSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('chat'), ...base, config: z.strictObject({}).default({}) }),
   z.strictObject({ type: z.literal('document'), ...base, config: documentConfig.default({} as never) }),
   z.strictObject({ type: z.literal('folder'), ...base, config: documentConfig.default({} as never) }),
-  z.strictObject({ type: z.literal('append_to_existing'), ...base, config: z.strictObject({ document_id: z.string().min(1) }) }),
+  z.strictObject({
+    type: z.literal('append_to_existing'),
+    ...base,
+    config: z.strictObject({ document_id: z.string().min(1) }),
+  }),
   z.strictObject({ type: z.literal('data_workspace_table'), ...base, config: tableConfig }),
-  z.strictObject({ type: z.literal('knowledge_graph'), ...base, config: z.record(z.string(), z.unknown()).default({}) }),
-  z.strictObject({ type: z.literal('file_export'), ...base, config: z.strictObject({ filename_template: z.string().min(1).max(300).default('export_{date}') }).default({} as never) }),
+  z.strictObject({
+    type: z.literal('knowledge_graph'),
+    ...base,
+    config: z.record(z.string(), z.unknown()).default({}),
+  }),
+  z.strictObject({
+    type: z.literal('file_export'),
+    ...base,
+    config: z
+      .strictObject({ filename_template: z.string().min(1).max(300).default('export_{date}') })
+      .default({} as never),
+  }),
   z.strictObject({
     type: z.literal('webhook'),
     ...base,
@@ -68,7 +82,12 @@ export const destinationSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('notification'),
     ...base,
-    config: z.strictObject({ title: z.string().max(200).default('Output ready'), priority: z.enum(['low', 'normal', 'high', 'urgent']).default('normal') }).default({} as never),
+    config: z
+      .strictObject({
+        title: z.string().max(200).default('Output ready'),
+        priority: z.enum(['low', 'normal', 'high', 'urgent']).default('normal'),
+      })
+      .default({} as never),
   }),
 ]);
 export type Destination = z.infer<typeof destinationSchema>;
@@ -94,34 +113,59 @@ const DEFAULT_FORMAT: Record<DestinationType, Format> = {
 };
 
 /** Parses `destinations`; problems name `<field>[i].…`. */
-export function parseDestinations(raw: unknown, field: string): { destinations: ParsedDestination[]; problems: DestinationProblem[] } {
-  if (!Array.isArray(raw) || raw.length === 0) return { destinations: [], problems: [{ field, reason: 'must be a non-empty list of destinations' }] };
+export function parseDestinations(
+  raw: unknown,
+  field: string,
+): { destinations: ParsedDestination[]; problems: DestinationProblem[] } {
+  if (!Array.isArray(raw) || raw.length === 0)
+    return { destinations: [], problems: [{ field, reason: 'must be a non-empty list of destinations' }] };
   const destinations: ParsedDestination[] = [];
   const problems: DestinationProblem[] = [];
   raw.forEach((d, i) => {
     const at = `${field}[${i}]`;
     const type = d && typeof d === 'object' ? (d as { type?: unknown }).type : undefined;
     if (typeof type !== 'string' || !(DESTINATION_TYPES as readonly string[]).includes(type)) {
-      problems.push({ field: `${at}.type`, reason: `unknown destination type ${JSON.stringify(type)} (use ${DESTINATION_TYPES.join(', ')})` });
+      problems.push({
+        field: `${at}.type`,
+        reason: `unknown destination type ${JSON.stringify(type)} (use ${DESTINATION_TYPES.join(', ')})`,
+      });
       return;
     }
-    if (type === 'data_workspace_table' && (d as { config?: { schema_mapping?: unknown } }).config?.schema_mapping === undefined) {
-      problems.push({ field: `${at}.config.schema_mapping`, reason: 'is required for a data_workspace_table destination' });
+    if (
+      type === 'data_workspace_table' &&
+      (d as { config?: { schema_mapping?: unknown } }).config?.schema_mapping === undefined
+    ) {
+      problems.push({
+        field: `${at}.config.schema_mapping`,
+        reason: 'is required for a data_workspace_table destination',
+      });
       return;
     }
     const parsed = destinationSchema.safeParse(d);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push({ field: [at, ...issue.path.map(String)].join('.'), reason: issue.message });
+      for (const issue of parsed.error.issues)
+        problems.push({ field: [at, ...issue.path.map(String)].join('.'), reason: issue.message });
       return;
     }
-    const dest: ParsedDestination = { ...parsed.data, format: parsed.data.format ?? DEFAULT_FORMAT[parsed.data.type] };
+    const dest: ParsedDestination = {
+      ...parsed.data,
+      format: parsed.data.format ?? DEFAULT_FORMAT[parsed.data.type],
+    };
     if (dest.type === 'data_workspace_table') {
       const cols = columnsFromMapping(dest.config.schema_mapping, `${at}.config.schema_mapping`);
       problems.push(...cols.problems);
       const names = new Set(cols.columns.map((c) => c.name));
-      for (const k of dest.config.deduplication_key ?? []) if (!names.has(k)) problems.push({ field: `${at}.config.deduplication_key`, reason: `${JSON.stringify(k)} is not a column of schema_mapping` });
+      for (const k of dest.config.deduplication_key ?? [])
+        if (!names.has(k))
+          problems.push({
+            field: `${at}.config.deduplication_key`,
+            reason: `${JSON.stringify(k)} is not a column of schema_mapping`,
+          });
       if (dest.config.upsert_key !== undefined && !names.has(dest.config.upsert_key)) {
-        problems.push({ field: `${at}.config.upsert_key`, reason: `${JSON.stringify(dest.config.upsert_key)} is not a column of schema_mapping` });
+        problems.push({
+          field: `${at}.config.upsert_key`,
+          reason: `${JSON.stringify(dest.config.upsert_key)} is not a column of schema_mapping`,
+        });
       }
       dest.columns = cols.columns;
     }

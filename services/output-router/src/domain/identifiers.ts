@@ -12,8 +12,10 @@ const IDENT = /^[a-z][a-z0-9_]{0,62}$/;
 /** Why `name` cannot be a table or column name, or undefined when it can. */
 export function identifierProblem(name: unknown): string | undefined {
   if (typeof name !== 'string' || name === '') return 'must be a non-empty string';
-  if (!IDENT.test(name)) return `${JSON.stringify(name.slice(0, 80))} is not a valid identifier: use 1-63 lower-case letters, digits and underscores, starting with a letter`;
-  if (name.startsWith('pg_')) return `${JSON.stringify(name)} is reserved (names starting with pg_ are PostgreSQL's)`;
+  if (!IDENT.test(name))
+    return `${JSON.stringify(name.slice(0, 80))} is not a valid identifier: use 1-63 lower-case letters, digits and underscores, starting with a letter`;
+  if (name.startsWith('pg_'))
+    return `${JSON.stringify(name)} is reserved (names starting with pg_ are PostgreSQL's)`;
   return undefined;
 }
 
@@ -34,5 +36,7 @@ export function workspaceSchemaName(userId: string): string {
 export function workspaceSqlTable(workspaceId: string, tableName: string): string {
   const name = workspaceId === 'default' ? tableName : `${workspaceId}__${tableName}`;
   // Long pairs are shortened with a hash suffix to stay under 63 bytes.
-  return name.length <= 63 ? name : `${name.slice(0, 50)}_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
+  return name.length <= 63
+    ? name
+    : `${name.slice(0, 50)}_${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
 }

@@ -14,17 +14,33 @@ describe('applyEdits', () => {
   });
 
   it('appends on a new line', () => {
-    expect(applyEdits('a', [{ operation: 'append', content: 'b' }])).toEqual({ ok: true, text: 'a\nb', applied: 1 });
+    expect(applyEdits('a', [{ operation: 'append', content: 'b' }])).toEqual({
+      ok: true,
+      text: 'a\nb',
+      applied: 1,
+    });
   });
 
   it('names the failing edit', () => {
-    expect(applyEdits('abc', [{ operation: 'append', content: 'x' }, { operation: 'replace', target: 'zzz', content: 'y' }])).toEqual({
+    expect(
+      applyEdits('abc', [
+        { operation: 'append', content: 'x' },
+        { operation: 'replace', target: 'zzz', content: 'y' },
+      ]),
+    ).toEqual({
       ok: false,
       field: 'inputs.edits[1].target',
       reason: '"zzz" is not in the document',
     });
-    expect(applyEdits('abc', [{ operation: 'delete' }])).toEqual({ ok: false, field: 'inputs.edits[0].target', reason: 'is required for delete' });
-    expect(applyEdits('abc', [{ operation: 'explode' }])).toMatchObject({ ok: false, field: 'inputs.edits[0].operation' });
+    expect(applyEdits('abc', [{ operation: 'delete' }])).toEqual({
+      ok: false,
+      field: 'inputs.edits[0].target',
+      reason: 'is required for delete',
+    });
+    expect(applyEdits('abc', [{ operation: 'explode' }])).toMatchObject({
+      ok: false,
+      field: 'inputs.edits[0].operation',
+    });
     expect(applyEdits('abc', [])).toMatchObject({ ok: false, field: 'inputs.edits' });
   });
 });

@@ -18,14 +18,23 @@ describe('render', () => {
   });
 
   it('renders CSV with quoting and formula protection', () => {
-    expect(toCsv([{ a: 'x,y', b: 'say "hi"' }, { a: '=cmd()', c: { k: 1 } }])).toBe('a,b,c\r\n"x,y","say ""hi""",\r\n\'=cmd(),,"{""k"":1}"\r\n');
+    expect(
+      toCsv([
+        { a: 'x,y', b: 'say "hi"' },
+        { a: '=cmd()', c: { k: 1 } },
+      ]),
+    ).toBe('a,b,c\r\n"x,y","say ""hi""",\r\n\'=cmd(),,"{""k"":1}"\r\n');
     expect(toCsv([])).toBe('');
   });
 
   it('renders markdown tables, strings and records', () => {
-    expect(render([{ name: 'A|B', n: 1 }], 'markdown', 'Report')).toBe('# Report\n\n| name | n |\n| --- | --- |\n| A\\|B | 1 |\n');
+    expect(render([{ name: 'A|B', n: 1 }], 'markdown', 'Report')).toBe(
+      '# Report\n\n| name | n |\n| --- | --- |\n| A\\|B | 1 |\n',
+    );
     expect(render('hello', 'markdown')).toBe('hello\n');
-    expect(render({ summary: 'ok', rows2: [{ a: 1 }] }, 'markdown')).toBe('## summary\n\nok\n\n## rows2\n\n| a |\n| --- |\n| 1 |\n\n');
+    expect(render({ summary: 'ok', rows2: [{ a: 1 }] }, 'markdown')).toBe(
+      '## summary\n\nok\n\n## rows2\n\n| a |\n| --- |\n| 1 |\n\n',
+    );
     expect(render([], 'markdown')).toBe('_No results._\n');
   });
 
@@ -35,12 +44,23 @@ describe('render', () => {
 });
 
 describe('renderFilename', () => {
-  const vars = { now, runId: 'r1', nodeId: 'save', extra: { topic: 'grants/2026', count: 3, nested: { a: 1 } } };
+  const vars = {
+    now,
+    runId: 'r1',
+    nodeId: 'save',
+    extra: { topic: 'grants/2026', count: 3, nested: { a: 1 } },
+  };
 
   it('fills the known variables', () => {
-    expect(renderFilename('report_{date}_{run_id}.md', vars)).toEqual({ ok: true, name: 'report_2026-03-04_r1.md' });
+    expect(renderFilename('report_{date}_{run_id}.md', vars)).toEqual({
+      ok: true,
+      name: 'report_2026-03-04_r1.md',
+    });
     expect(renderFilename('{today}', vars)).toEqual({ ok: true, name: '2026-03-04' });
-    expect(renderFilename('{datetime}-{time}-{node_id}-{count}', vars)).toEqual({ ok: true, name: '2026-03-04T05-06-07-05-06-07-save-3' });
+    expect(renderFilename('{datetime}-{time}-{node_id}-{count}', vars)).toEqual({
+      ok: true,
+      name: '2026-03-04T05-06-07-05-06-07-save-3',
+    });
   });
 
   it('never makes a path', () => {
@@ -56,7 +76,10 @@ describe('renderFilename', () => {
 
   it('refuses empty and too long names', () => {
     expect(renderFilename('   ', vars).ok).toBe(false);
-    expect(renderFilename('x'.repeat(256), vars)).toEqual({ ok: false, reason: 'renders to a file name longer than 255 characters' });
+    expect(renderFilename('x'.repeat(256), vars)).toEqual({
+      ok: false,
+      reason: 'renders to a file name longer than 255 characters',
+    });
   });
 });
 

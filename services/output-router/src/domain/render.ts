@@ -15,7 +15,8 @@ export const CONTENT_TYPES: Record<Format, string> = {
 
 export const EXTENSIONS: Record<Format, string> = { markdown: 'md', json: 'json', csv: 'csv', text: 'txt' };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The rows a result holds: an array of records, or `{rows|results|data: [...]}`, or one record. */
 export function rowsOf(data: unknown): Record<string, unknown>[] {
@@ -66,7 +67,10 @@ export function toMarkdown(data: unknown, title = ''): string {
   const head = title ? `# ${title}\n\n` : '';
   if (typeof data === 'string') return `${head}${data}\n`;
   if (isRecord(data) && !['rows', 'results', 'data', 'items'].some((k) => Array.isArray(data[k]))) {
-    const parts = Object.entries(data).map(([k, v]) => `## ${k}\n\n${typeof v === 'string' ? v : Array.isArray(v) && v.every(isRecord) ? table(v as Record<string, unknown>[]) : '```json\n' + JSON.stringify(v, null, 2) + '\n```'}\n`);
+    const parts = Object.entries(data).map(
+      ([k, v]) =>
+        `## ${k}\n\n${typeof v === 'string' ? v : Array.isArray(v) && v.every(isRecord) ? table(v as Record<string, unknown>[]) : '```json\n' + JSON.stringify(v, null, 2) + '\n```'}\n`,
+    );
     return `${head}${parts.join('\n')}`;
   }
   const rows = rowsOf(data);
@@ -76,7 +80,13 @@ export function toMarkdown(data: unknown, title = ''): string {
 function table(rows: Record<string, unknown>[]): string {
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (!cols.length) return '_No results._\n';
-  return [`| ${cols.map(mdEscape).join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${cols.map((c) => mdEscape(cell(r[c]))).join(' | ')} |`)].join('\n') + '\n';
+  return (
+    [
+      `| ${cols.map(mdEscape).join(' | ')} |`,
+      `| ${cols.map(() => '---').join(' | ')} |`,
+      ...rows.map((r) => `| ${cols.map((c) => mdEscape(cell(r[c]))).join(' | ')} |`),
+    ].join('\n') + '\n'
+  );
 }
 
 export interface TemplateVars {
@@ -95,7 +105,10 @@ const VAR = /\{([a-zA-Z_][a-zA-Z0-9_]*)\}/g;
  * error naming it; `/` `\` and control characters in values become `-`
  * (a file name, never a path).
  */
-export function renderFilename(template: string, vars: TemplateVars): { ok: true; name: string } | { ok: false; reason: string } {
+export function renderFilename(
+  template: string,
+  vars: TemplateVars,
+): { ok: true; name: string } | { ok: false; reason: string } {
   const iso = vars.now.toISOString();
   const known: Record<string, unknown> = {
     date: iso.slice(0, 10),
@@ -116,9 +129,19 @@ export function renderFilename(template: string, vars: TemplateVars): { ok: true
     }
     return String(v);
   });
-  if (unknown.length) return { ok: false, reason: `unknown template variable${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `{${u}}`).join(', ')} (known: ${Object.keys(known).filter((k) => typeof known[k] !== 'object').map((k) => `{${k}}`).join(', ')})` };
+  if (unknown.length)
+    return {
+      ok: false,
+      reason: `unknown template variable${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `{${u}}`).join(', ')} (known: ${Object.keys(
+        known,
+      )
+        .filter((k) => typeof known[k] !== 'object')
+        .map((k) => `{${k}}`)
+        .join(', ')})`,
+    };
   const clean = name.replace(/[/\\\x00-\x1f]/g, '-').trim();
-  if (!clean || clean === '.' || clean === '..') return { ok: false, reason: 'renders to an empty file name' };
+  if (!clean || clean === '.' || clean === '..')
+    return { ok: false, reason: 'renders to an empty file name' };
   if (clean.length > 255) return { ok: false, reason: 'renders to a file name longer than 255 characters' };
   return { ok: true, name: clean };
 }
@@ -126,5 +149,7 @@ export function renderFilename(template: string, vars: TemplateVars): { ok: true
 /** Top-level scalar fields of a result, for templates. */
 export function scalarsOf(data: unknown): Record<string, unknown> {
   if (!isRecord(data)) return {};
-  return Object.fromEntries(Object.entries(data).filter(([, v]) => v !== null && ['string', 'number', 'boolean'].includes(typeof v)));
+  return Object.fromEntries(
+    Object.entries(data).filter(([, v]) => v !== null && ['string', 'number', 'boolean'].includes(typeof v)),
+  );
 }

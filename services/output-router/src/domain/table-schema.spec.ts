@@ -1,8 +1,18 @@
-import { columnsFromMapping, columnValue, inferColumns, lastPerKey, reconcileColumns, typeOfValue } from './table-schema.js';
+import {
+  columnsFromMapping,
+  columnValue,
+  inferColumns,
+  lastPerKey,
+  reconcileColumns,
+  typeOfValue,
+} from './table-schema.js';
 
 describe('columnsFromMapping', () => {
   it('maps names to types, with aliases', () => {
-    const r = columnsFromMapping({ name: 'string', amount: 'float', n: 'int', ok: 'bool', at: 'date', meta: 'object' }, 'config.schema_mapping');
+    const r = columnsFromMapping(
+      { name: 'string', amount: 'float', n: 'int', ok: 'bool', at: 'date', meta: 'object' },
+      'config.schema_mapping',
+    );
     expect(r.problems).toEqual([]);
     expect(r.columns).toEqual([
       { name: 'name', type: 'text' },
@@ -81,7 +91,12 @@ describe('reconcileColumns', () => {
       'schema_mapping',
     );
     expect(r.added).toEqual([{ name: 'c', type: 'json' }]);
-    expect(r.problems).toEqual([{ field: 'schema_mapping.b', reason: 'column b is integer in the existing table; changing it to text is refused' }]);
+    expect(r.problems).toEqual([
+      {
+        field: 'schema_mapping.b',
+        reason: 'column b is integer in the existing table; changing it to text is refused',
+      },
+    ]);
   });
 });
 
@@ -93,16 +108,22 @@ describe('columnValue', () => {
     expect(columnValue({ name: 'x', type: 'text' }, 7)).toEqual({ value: '7' });
     expect(columnValue({ name: 'x', type: 'text' }, { a: 1 })).toEqual({ value: '{"a":1}' });
     expect(columnValue({ name: 'x', type: 'json' }, [1])).toEqual({ value: '[1]' });
-    expect(columnValue({ name: 'x', type: 'timestamp' }, '2026-01-02')).toEqual({ value: '2026-01-02T00:00:00.000Z' });
+    expect(columnValue({ name: 'x', type: 'timestamp' }, '2026-01-02')).toEqual({
+      value: '2026-01-02T00:00:00.000Z',
+    });
     expect(columnValue({ name: 'x', type: 'integer' }, null)).toEqual({ value: null });
   });
 
   it('names what does not', () => {
     expect(columnValue({ name: 'x', type: 'integer' }, 1.5)).toEqual({ problem: '1.5 is not an integer' });
-    expect(columnValue({ name: 'x', type: 'integer' }, 'abc')).toEqual({ problem: '"abc" is not an integer' });
+    expect(columnValue({ name: 'x', type: 'integer' }, 'abc')).toEqual({
+      problem: '"abc" is not an integer',
+    });
     expect(columnValue({ name: 'x', type: 'number' }, '')).toEqual({ problem: '"" is not a number' });
     expect(columnValue({ name: 'x', type: 'boolean' }, 'yes')).toEqual({ problem: '"yes" is not a boolean' });
-    expect(columnValue({ name: 'x', type: 'timestamp' }, 'soon')).toEqual({ problem: '"soon" is not a date' });
+    expect(columnValue({ name: 'x', type: 'timestamp' }, 'soon')).toEqual({
+      problem: '"soon" is not a date',
+    });
   });
 });
 
@@ -110,13 +131,7 @@ describe('lastPerKey', () => {
   it('keeps the last row per key, rows without a key all', () => {
     expect(
       lastPerKey(
-        [
-          { id: 1, v: 'a' },
-          { id: 2, v: 'b' },
-          { id: 1, v: 'c' },
-          { v: 'n1' },
-          { id: null, v: 'n2' },
-        ],
+        [{ id: 1, v: 'a' }, { id: 2, v: 'b' }, { id: 1, v: 'c' }, { v: 'n1' }, { id: null, v: 'n2' }],
         'id',
       ),
     ).toEqual([{ id: 2, v: 'b' }, { id: 1, v: 'c' }, { v: 'n1' }, { id: null, v: 'n2' }]);

@@ -50,7 +50,10 @@ const ALIASES: Record<string, ColumnType> = {
 };
 
 /** Columns from a `schema_mapping` (`{column: type}`, types by name or alias); problems name `<field>.<column>`. */
-export function columnsFromMapping(mapping: unknown, field: string): { columns: Column[]; problems: Problem[] } {
+export function columnsFromMapping(
+  mapping: unknown,
+  field: string,
+): { columns: Column[]; problems: Problem[] } {
   const problems: Problem[] = [];
   if (mapping === null || typeof mapping !== 'object' || Array.isArray(mapping)) {
     return { columns: [], problems: [{ field, reason: 'must be an object of column names to types' }] };
@@ -63,7 +66,11 @@ export function columnsFromMapping(mapping: unknown, field: string): { columns: 
       continue;
     }
     const type = typeof raw === 'string' ? ALIASES[raw.toLowerCase()] : undefined;
-    if (!type) problems.push({ field: `${field}.${name}`, reason: `unknown column type ${JSON.stringify(raw)} (use ${COLUMN_TYPES.join(', ')})` });
+    if (!type)
+      problems.push({
+        field: `${field}.${name}`,
+        reason: `unknown column type ${JSON.stringify(raw)} (use ${COLUMN_TYPES.join(', ')})`,
+      });
     else columns.push({ name, type });
   }
   if (!columns.length && !problems.length) problems.push({ field, reason: 'must name at least one column' });
@@ -75,7 +82,8 @@ export function typeOfValue(v: unknown): ColumnType | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v === 'boolean') return 'boolean';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
-  if (typeof v === 'string') return /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? 'timestamp' : 'text';
+  if (typeof v === 'string')
+    return /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? 'timestamp' : 'text';
   return 'json';
 }
 
@@ -89,7 +97,10 @@ function widen(a: ColumnType | undefined, b: ColumnType | undefined): ColumnType
 }
 
 /** Columns inferred from the rows' keys in first-seen order; keys that are not valid identifiers are problems. */
-export function inferColumns(rows: Record<string, unknown>[], field: string): { columns: Column[]; problems: Problem[] } {
+export function inferColumns(
+  rows: Record<string, unknown>[],
+  field: string,
+): { columns: Column[]; problems: Problem[] } {
   const types = new Map<string, ColumnType | undefined>();
   const problems: Problem[] = [];
   rows.forEach((row, i) => {
@@ -97,28 +108,42 @@ export function inferColumns(rows: Record<string, unknown>[], field: string): { 
       if (!types.has(key)) {
         const bad = identifierProblem(key);
         if (bad) {
-          if (!problems.some((p) => p.reason.includes(JSON.stringify(key)))) problems.push({ field: `${field}[${i}].${key}`, reason: bad });
+          if (!problems.some((p) => p.reason.includes(JSON.stringify(key))))
+            problems.push({ field: `${field}[${i}].${key}`, reason: bad });
           continue;
         }
       }
       types.set(key, widen(types.get(key), typeOfValue(value)));
     }
   });
-  return { columns: [...types].filter(([k]) => !identifierProblem(k)).map(([name, type]) => ({ name, type: type ?? 'text' })), problems };
+  return {
+    columns: [...types]
+      .filter(([k]) => !identifierProblem(k))
+      .map(([name, type]) => ({ name, type: type ?? 'text' })),
+    problems,
+  };
 }
 
 /**
  * Compares the wanted columns with the existing table's: a type change is a
  * problem; new columns are added (returned in `added`).
  */
-export function reconcileColumns(existing: Column[], wanted: Column[], field: string): { added: Column[]; problems: Problem[] } {
+export function reconcileColumns(
+  existing: Column[],
+  wanted: Column[],
+  field: string,
+): { added: Column[]; problems: Problem[] } {
   const have = new Map(existing.map((c) => [c.name, c.type]));
   const added: Column[] = [];
   const problems: Problem[] = [];
   for (const c of wanted) {
     const t = have.get(c.name);
     if (t === undefined) added.push(c);
-    else if (t !== c.type) problems.push({ field: `${field}.${c.name}`, reason: `column ${c.name} is ${t} in the existing table; changing it to ${c.type} is refused` });
+    else if (t !== c.type)
+      problems.push({
+        field: `${field}.${c.name}`,
+        reason: `column ${c.name} is ${t} in the existing table; changing it to ${c.type} is refused`,
+      });
   }
   return { added, problems };
 }
@@ -131,11 +156,15 @@ export function columnValue(col: Column, v: unknown): { value: unknown } | { pro
       return { value: typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v) };
     case 'integer': {
       const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-      return typeof n === 'number' && Number.isSafeInteger(n) ? { value: n } : { problem: `${JSON.stringify(v)} is not an integer` };
+      return typeof n === 'number' && Number.isSafeInteger(n)
+        ? { value: n }
+        : { problem: `${JSON.stringify(v)} is not an integer` };
     }
     case 'number': {
       const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
-      return typeof n === 'number' && Number.isFinite(n) ? { value: n } : { problem: `${JSON.stringify(v)} is not a number` };
+      return typeof n === 'number' && Number.isFinite(n)
+        ? { value: n }
+        : { problem: `${JSON.stringify(v)} is not a number` };
     }
     case 'boolean':
       if (typeof v === 'boolean') return { value: v };
@@ -143,7 +172,9 @@ export function columnValue(col: Column, v: unknown): { value: unknown } | { pro
       return { problem: `${JSON.stringify(v)} is not a boolean` };
     case 'timestamp': {
       const d = typeof v === 'string' || typeof v === 'number' ? new Date(v) : undefined;
-      return d && !Number.isNaN(d.getTime()) ? { value: d.toISOString() } : { problem: `${JSON.stringify(v)} is not a date` };
+      return d && !Number.isNaN(d.getTime())
+        ? { value: d.toISOString() }
+        : { problem: `${JSON.stringify(v)} is not a date` };
     }
     case 'json':
       return { value: JSON.stringify(v) };

@@ -34,7 +34,10 @@ export interface Origin {
 
 /** Splits a folder path (`Reports/2026`, `/Reports/2026/`) into names; empty names and `.`/`..` are refused. */
 export function folderNames(path: string): { ok: true; names: string[] } | { ok: false; reason: string } {
-  const names = path.split('/').map((n) => n.trim()).filter(Boolean);
+  const names = path
+    .split('/')
+    .map((n) => n.trim())
+    .filter(Boolean);
   if (!names.length) return { ok: false, reason: 'names no folder' };
   for (const n of names) {
     if (n === '.' || n === '..') return { ok: false, reason: `${JSON.stringify(n)} is not a folder name` };

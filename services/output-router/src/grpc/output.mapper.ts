@@ -10,7 +10,13 @@ export const principalOf = (p: { userId?: string; teamIds?: string[] } | undefin
   return { userId: p.userId, teamIds: p.teamIds ?? [] };
 };
 
-export const toWireFolder = (f: Folder): output.Folder => ({ id: f.id, name: f.name, parentId: f.parentId ?? '', path: f.path, createdAt: f.createdAt.toISOString() });
+export const toWireFolder = (f: Folder): output.Folder => ({
+  id: f.id,
+  name: f.name,
+  parentId: f.parentId ?? '',
+  path: f.path,
+  createdAt: f.createdAt.toISOString(),
+});
 
 export const toWireDocument = (d: DocumentMeta): output.Document => ({
   id: d.id,
@@ -51,9 +57,23 @@ export const toWireTodo = (t: Todo): output.Todo => ({
   completedAt: t.completedAt?.toISOString() ?? '',
 });
 
-export const toWirePost = (p: TeamPost): output.TeamPost => ({ id: p.id, threadId: p.threadId, teamId: p.teamId, author: p.author, content: p.content, format: p.format, createdAt: p.createdAt.toISOString() });
+export const toWirePost = (p: TeamPost): output.TeamPost => ({
+  id: p.id,
+  threadId: p.threadId,
+  teamId: p.teamId,
+  author: p.author,
+  content: p.content,
+  format: p.format,
+  createdAt: p.createdAt.toISOString(),
+});
 
-export const toWireTable = (t: TableInfo): output.WorkspaceTable => ({ workspaceId: t.workspaceId, tableName: t.tableName, columns: t.columns, rowCount: String(t.rowCount), createdAt: t.createdAt.toISOString() });
+export const toWireTable = (t: TableInfo): output.WorkspaceTable => ({
+  workspaceId: t.workspaceId,
+  tableName: t.tableName,
+  columns: t.columns,
+  rowCount: String(t.rowCount),
+  createdAt: t.createdAt.toISOString(),
+});
 
 /** Keyset page tokens: base64url of `<iso date>|<id>` (or of a number for table rows). */
 export function encodeToken(createdAt: Date, id: string): string {
@@ -64,7 +84,8 @@ export function decodeToken(token: string): { createdAt: Date; id: string } | un
   if (!token) return undefined;
   const [at, id] = Buffer.from(token, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw AppError.invalid('page_token', 'is not a token this service issued');
+  if (!id || Number.isNaN(createdAt.getTime()))
+    throw AppError.invalid('page_token', 'is not a token this service issued');
   return { createdAt, id };
 }
 

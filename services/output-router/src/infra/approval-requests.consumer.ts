@@ -42,13 +42,23 @@ export class ApprovalRequestsConsumer {
     const p = this.kit.subjects.prefix ? `${this.kit.subjects.prefix}.` : '';
     const filter = `${p}af.approval.*.requested`;
     if (this.kit.config.NATS_URL.startsWith('memory:')) {
-      this.sub = await this.kit.bus.subscribe(filter, (m) => void this.handle(m.data).catch((err) => this.kit.log.warn({ err }, 'approval request not announced')));
+      this.sub = await this.kit.bus.subscribe(
+        filter,
+        (m) =>
+          void this.handle(m.data).catch((err) =>
+            this.kit.log.warn({ err }, 'approval request not announced'),
+          ),
+      );
       return;
     }
-    this.sub = await this.kit.bus.consume(filter, { durable: 'output-router-approval-requests', ackWaitMs: 30_000, maxInFlight: 16 }, async (item) => {
-      await this.handle(item.data);
-      item.ack();
-    });
+    this.sub = await this.kit.bus.consume(
+      filter,
+      { durable: 'output-router-approval-requests', ackWaitMs: 30_000, maxInFlight: 16 },
+      async (item) => {
+        await this.handle(item.data);
+        item.ack();
+      },
+    );
   }
 
   async stop(): Promise<void> {
@@ -75,11 +85,17 @@ export class ApprovalRequestsConsumer {
         {
           owner,
           title: `${WHAT[kind] ?? 'A request'} is waiting for you`,
-          message: runId ? `Run ${runId} is waiting at step ${nodeId || '?'}.` : 'A request is waiting for your decision.',
+          message: runId
+            ? `Run ${runId} is waiting at step ${nodeId || '?'}.`
+            : 'A request is waiting for your decision.',
           priority: 'high',
           actionUrl: `/api/agent-factory/approvals/${id}`,
           actionLabel: 'Review',
-          origin: { ...(runId ? { runId } : {}), ...(nodeId ? { nodeId } : {}), action: 'approval_requested' },
+          origin: {
+            ...(runId ? { runId } : {}),
+            ...(nodeId ? { nodeId } : {}),
+            action: 'approval_requested',
+          },
         },
         q,
       );

@@ -19,7 +19,12 @@ export class PgBlobStore implements BlobStore {
   async put(content: Uint8Array, q: Queryable = this.db): Promise<string> {
     const id = randomUUID();
     const buf = Buffer.from(content);
-    await sqlRows(q, 'INSERT INTO blobs (id, content, size_bytes, sha256) VALUES ($1, $2, $3, $4)', [id, buf, buf.byteLength, createHash('sha256').update(buf).digest('hex')]);
+    await sqlRows(q, 'INSERT INTO blobs (id, content, size_bytes, sha256) VALUES ($1, $2, $3, $4)', [
+      id,
+      buf,
+      buf.byteLength,
+      createHash('sha256').update(buf).digest('hex'),
+    ]);
     return id;
   }
 

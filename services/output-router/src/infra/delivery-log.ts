@@ -20,7 +20,12 @@ export class DeliveryLog {
   constructor(private readonly db: Tx) {}
 
   /** Runs `write` once per key, in one transaction with the log row; without a key (calls outside a run) it simply runs. */
-  async once<T extends Record<string, unknown>>(key: string, owner: string, destination: string, write: (q: Queryable) => Promise<T>): Promise<Delivery<T>> {
+  async once<T extends Record<string, unknown>>(
+    key: string,
+    owner: string,
+    destination: string,
+    write: (q: Queryable) => Promise<T>,
+  ): Promise<Delivery<T>> {
     if (!key) return { details: await this.db.transaction(write), replayed: false };
     return this.db.transaction(async (q) => {
       const claimed = await sqlRows(
@@ -30,18 +35,36 @@ export class DeliveryLog {
         [key, owner, destination],
       );
       if (!claimed.length) {
-        const [row] = await sqlRows(q, 'SELECT status, details FROM deliveries WHERE delivery_key = $1 FOR UPDATE', [key]);
+        const [row] = await sqlRows(
+          q,
+          'SELECT status, details FROM deliveries WHERE delivery_key = $1 FOR UPDATE',
+          [key],
+        );
         if (row.status === 'delivered') return { details: row.details as T, replayed: true };
-        await sqlRows(q, `UPDATE deliveries SET status = 'in_progress', attempts = attempts + 1, updated_at = now() WHERE delivery_key = $1`, [key]);
+        await sqlRows(
+          q,
+          `UPDATE deliveries SET status = 'in_progress', attempts = attempts + 1, updated_at = now() WHERE delivery_key = $1`,
+          [key],
+        );
       }
       const details = await write(q);
-      await sqlRows(q, `UPDATE deliveries SET status = 'delivered', details = $2, updated_at = now() WHERE delivery_key = $1`, [key, JSON.stringify(details)]);
+      await sqlRows(
+        q,
+        `UPDATE deliveries SET status = 'delivered', details = $2, updated_at = now() WHERE delivery_key = $1`,
+        [key, JSON.stringify(details)],
+      );
       return { details, replayed: false };
     });
   }
 
   /** Records a delivery made outside the database (a webhook), or a failure, for the report and replays. */
-  async record(key: string, owner: string, destination: string, status: 'delivered' | 'failed', details: Record<string, unknown>): Promise<void> {
+  async record(
+    key: string,
+    owner: string,
+    destination: string,
+    status: 'delivered' | 'failed',
+    details: Record<string, unknown>,
+  ): Promise<void> {
     if (!key) return;
     await sqlRows(
       this.db,
@@ -53,13 +76,19 @@ export class DeliveryLog {
 
   async find(key: string): Promise<{ status: string; details: Record<string, unknown> } | undefined> {
     if (!key) return undefined;
-    const [row] = await sqlRows(this.db, 'SELECT status, details FROM deliveries WHERE delivery_key = $1', [key]);
+    const [row] = await sqlRows(this.db, 'SELECT status, details FROM deliveries WHERE delivery_key = $1', [
+      key,
+    ]);
     return row ? { status: row.status, details: row.details } : undefined;
   }
 
   /** Count of delivered rows of a key prefix (tests, reports). */
   async count(prefix: string): Promise<number> {
-    const [row] = await sqlRows(this.db, `SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered' AND starts_with(delivery_key, $1)`, [prefix]);
+    const [row] = await sqlRows(
+      this.db,
+      `SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered' AND starts_with(delivery_key, $1)`,
+      [prefix],
+    );
     return row.n;
   }
 }

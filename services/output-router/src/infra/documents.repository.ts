@@ -23,7 +23,13 @@ const toDoc = (r: any): DocumentMeta => ({
   updatedAt: new Date(r.updated_at),
 });
 
-const toFolder = (r: any): Folder => ({ id: r.id, name: r.name, parentId: r.parent_id, path: r.path, createdAt: new Date(r.created_at) });
+const toFolder = (r: any): Folder => ({
+  id: r.id,
+  name: r.name,
+  parentId: r.parent_id,
+  path: r.path,
+  createdAt: new Date(r.created_at),
+});
 
 export interface NewDocument {
   owner: string;
@@ -41,7 +47,9 @@ export class DocumentsRepository {
   ) {}
 
   async listFolders(owner: string): Promise<Folder[]> {
-    return (await sqlRows(this.db, 'SELECT * FROM folders WHERE owner_user_id = $1 ORDER BY path', [owner])).map(toFolder);
+    return (
+      await sqlRows(this.db, 'SELECT * FROM folders WHERE owner_user_id = $1 ORDER BY path', [owner])
+    ).map(toFolder);
   }
 
   async folder(owner: string, id: string, q: Queryable = this.db): Promise<Folder | undefined> {
@@ -51,7 +59,12 @@ export class DocumentsRepository {
   }
 
   /** The folder `name` under `parentId`, created when missing. */
-  async ensureFolder(owner: string, name: string, parent: Folder | null, q: Queryable = this.db): Promise<{ folder: Folder; created: boolean }> {
+  async ensureFolder(
+    owner: string,
+    name: string,
+    parent: Folder | null,
+    q: Queryable = this.db,
+  ): Promise<{ folder: Folder; created: boolean }> {
     const path = `${parent?.path ?? ''}/${name}`;
     const inserted = await sqlRows(
       q,
@@ -83,14 +96,24 @@ export class DocumentsRepository {
 
   async document(owner: string, id: string, q: Queryable = this.db): Promise<DocumentMeta | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = await sqlRows(q, `SELECT ${DOC_COLUMNS} FROM documents d LEFT JOIN folders f ON f.id = d.folder_id WHERE d.owner_user_id = $1 AND d.id = $2`, [owner, id]);
+    const [row] = await sqlRows(
+      q,
+      `SELECT ${DOC_COLUMNS} FROM documents d LEFT JOIN folders f ON f.id = d.folder_id WHERE d.owner_user_id = $1 AND d.id = $2`,
+      [owner, id],
+    );
     return row ? toDoc(row) : undefined;
   }
 
   /** Documents of an owner, newest first; `title` filters (exact or substring, case-insensitive). */
   async listDocuments(
     owner: string,
-    opts: { folderId?: string | null; query?: string; exact?: boolean; limit: number; before?: { createdAt: Date; id: string } },
+    opts: {
+      folderId?: string | null;
+      query?: string;
+      exact?: boolean;
+      limit: number;
+      before?: { createdAt: Date; id: string };
+    },
   ): Promise<DocumentMeta[]> {
     const where = ['d.owner_user_id = $1'];
     const params: unknown[] = [owner];
@@ -99,7 +122,11 @@ export class DocumentsRepository {
       where.push(`d.folder_id IS NOT DISTINCT FROM $${params.length}::uuid`);
     }
     if (opts.query) {
-      params.push(opts.exact ? opts.query.toLowerCase() : `%${opts.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      params.push(
+        opts.exact
+          ? opts.query.toLowerCase()
+          : `%${opts.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+      );
       where.push(opts.exact ? `lower(d.title) = $${params.length}` : `lower(d.title) LIKE $${params.length}`);
     }
     if (opts.before) {
@@ -120,31 +147,61 @@ export class DocumentsRepository {
     const run = async (m: Queryable) => {
       const id = randomUUID();
       const key = await this.blobs.put(doc.content, m);
-      const source = { ...(doc.origin?.runId ? { run_id: doc.origin.runId } : {}), ...(doc.origin?.nodeId ? { node_id: doc.origin.nodeId } : {}), ...(doc.origin?.action ? { action: doc.origin.action } : {}) };
-      await sqlRows(m, 'INSERT INTO documents (id, owner_user_id, folder_id, title, content_type, size_bytes, version, source) VALUES ($1,$2,$3,$4,$5,$6,1,$7)', [
-        id,
-        doc.owner,
-        doc.folderId,
-        doc.title,
-        doc.contentType,
-        doc.content.byteLength,
-        JSON.stringify(source),
-      ]);
-      await sqlRows(m, 'INSERT INTO document_versions (document_id, version, blob_key, size_bytes, content_type) VALUES ($1, 1, $2, $3, $4)', [id, key, doc.content.byteLength, doc.contentType]);
+      const source = {
+        ...(doc.origin?.runId ? { run_id: doc.origin.runId } : {}),
+        ...(doc.origin?.nodeId ? { node_id: doc.origin.nodeId } : {}),
+        ...(doc.origin?.action ? { action: doc.origin.action } : {}),
+      };
+      await sqlRows(
+        m,
+        'INSERT INTO documents (id, owner_user_id, folder_id, title, content_type, size_bytes, version, source) VALUES ($1,$2,$3,$4,$5,$6,1,$7)',
+        [
+          id,
+          doc.owner,
+          doc.folderId,
+          doc.title,
+          doc.contentType,
+          doc.content.byteLength,
+          JSON.stringify(source),
+        ],
+      );
+      await sqlRows(
+        m,
+        'INSERT INTO document_versions (document_id, version, blob_key, size_bytes, content_type) VALUES ($1, 1, $2, $3, $4)',
+        [id, key, doc.content.byteLength, doc.contentType],
+      );
       return (await this.document(doc.owner, id, m))!;
     };
     return q ? run(q) : this.db.transaction(run);
   }
 
   /** A new version of an existing document (its previous versions are kept). */
-  async addVersion(owner: string, id: string, content: Uint8Array, contentType: string, q?: Queryable): Promise<DocumentMeta | undefined> {
+  async addVersion(
+    owner: string,
+    id: string,
+    content: Uint8Array,
+    contentType: string,
+    q?: Queryable,
+  ): Promise<DocumentMeta | undefined> {
     const run = async (m: Queryable) => {
-      const [row] = await sqlRows(m, 'SELECT version FROM documents WHERE owner_user_id = $1 AND id = $2 FOR UPDATE', [owner, id]);
+      const [row] = await sqlRows(
+        m,
+        'SELECT version FROM documents WHERE owner_user_id = $1 AND id = $2 FOR UPDATE',
+        [owner, id],
+      );
       if (!row) return undefined;
       const version = Number(row.version) + 1;
       const key = await this.blobs.put(content, m);
-      await sqlRows(m, 'INSERT INTO document_versions (document_id, version, blob_key, size_bytes, content_type) VALUES ($1, $2, $3, $4, $5)', [id, version, key, content.byteLength, contentType]);
-      await sqlRows(m, 'UPDATE documents SET version = $2, size_bytes = $3, content_type = $4, updated_at = now() WHERE id = $1', [id, version, content.byteLength, contentType]);
+      await sqlRows(
+        m,
+        'INSERT INTO document_versions (document_id, version, blob_key, size_bytes, content_type) VALUES ($1, $2, $3, $4, $5)',
+        [id, version, key, content.byteLength, contentType],
+      );
+      await sqlRows(
+        m,
+        'UPDATE documents SET version = $2, size_bytes = $3, content_type = $4, updated_at = now() WHERE id = $1',
+        [id, version, content.byteLength, contentType],
+      );
       return this.document(owner, id, m);
     };
     if (!isUuid(id)) return undefined;
@@ -152,18 +209,30 @@ export class DocumentsRepository {
   }
 
   /** The bytes of one version (0: the latest). */
-  async content(owner: string, id: string, version = 0): Promise<{ meta: DocumentMeta; content: Buffer; version: number } | undefined> {
+  async content(
+    owner: string,
+    id: string,
+    version = 0,
+  ): Promise<{ meta: DocumentMeta; content: Buffer; version: number } | undefined> {
     const meta = await this.document(owner, id);
     if (!meta) return undefined;
     const v = version || meta.version;
-    const [row] = await sqlRows(this.db, 'SELECT blob_key FROM document_versions WHERE document_id = $1 AND version = $2', [id, v]);
+    const [row] = await sqlRows(
+      this.db,
+      'SELECT blob_key FROM document_versions WHERE document_id = $1 AND version = $2',
+      [id, v],
+    );
     if (!row) return undefined;
     return { meta, content: await this.blobs.get(row.blob_key), version: v };
   }
 
   async move(owner: string, id: string, folderId: string | null): Promise<DocumentMeta | undefined> {
     if (!isUuid(id)) return undefined;
-    await sqlRows(this.db, 'UPDATE documents SET folder_id = $3, updated_at = now() WHERE owner_user_id = $1 AND id = $2', [owner, id, folderId]);
+    await sqlRows(
+      this.db,
+      'UPDATE documents SET folder_id = $3, updated_at = now() WHERE owner_user_id = $1 AND id = $2',
+      [owner, id, folderId],
+    );
     return this.document(owner, id);
   }
 
@@ -172,7 +241,9 @@ export class DocumentsRepository {
     const run = async (m: Queryable) => {
       const meta = await this.document(owner, id, m);
       if (!meta) return undefined;
-      const keys = (await sqlRows(m, 'SELECT blob_key FROM document_versions WHERE document_id = $1', [id])).map((r) => r.blob_key as string);
+      const keys = (
+        await sqlRows(m, 'SELECT blob_key FROM document_versions WHERE document_id = $1', [id])
+      ).map((r) => r.blob_key as string);
       await sqlRows(m, 'DELETE FROM documents WHERE owner_user_id = $1 AND id = $2', [owner, id]);
       await this.blobs.delete(keys, m);
       return meta;

@@ -54,7 +54,12 @@ const toNotification = (r: any): Notification => ({
   source: r.source ?? {},
 });
 
-const day = (v: unknown): string | null => (v === null || v === undefined ? null : v instanceof Date ? v.toISOString().slice(0, 10) : String(v).slice(0, 10));
+const day = (v: unknown): string | null =>
+  v === null || v === undefined
+    ? null
+    : v instanceof Date
+      ? v.toISOString().slice(0, 10)
+      : String(v).slice(0, 10);
 
 const toTodo = (r: any): Todo => ({
   id: r.id,
@@ -82,24 +87,49 @@ const toPost = (r: any): TeamPost => ({
   ...(r.reply_count !== undefined ? { replyCount: Number(r.reply_count) } : {}),
 });
 
-const originJson = (o?: Origin) => JSON.stringify({ ...(o?.runId ? { run_id: o.runId } : {}), ...(o?.nodeId ? { node_id: o.nodeId } : {}), ...(o?.action ? { action: o.action } : {}) });
+const originJson = (o?: Origin) =>
+  JSON.stringify({
+    ...(o?.runId ? { run_id: o.runId } : {}),
+    ...(o?.nodeId ? { node_id: o.nodeId } : {}),
+    ...(o?.action ? { action: o.action } : {}),
+  });
 
 export class InboxRepository {
   constructor(private readonly db: Queryable) {}
 
   async notify(
-    n: { owner: string; title: string; message: string; priority: string; actionUrl?: string; actionLabel?: string; origin?: Origin },
+    n: {
+      owner: string;
+      title: string;
+      message: string;
+      priority: string;
+      actionUrl?: string;
+      actionLabel?: string;
+      origin?: Origin;
+    },
     q: Queryable = this.db,
   ): Promise<Notification> {
     const [row] = await sqlRows(
       q,
       `INSERT INTO notifications (id, owner_user_id, title, message, priority, action_url, action_label, source) VALUES ($1,$2,$3,$4,$5,$6,$7,$8) RETURNING *`,
-      [randomUUID(), n.owner, n.title, n.message, n.priority, n.actionUrl ?? '', n.actionLabel ?? '', originJson(n.origin)],
+      [
+        randomUUID(),
+        n.owner,
+        n.title,
+        n.message,
+        n.priority,
+        n.actionUrl ?? '',
+        n.actionLabel ?? '',
+        originJson(n.origin),
+      ],
     );
     return toNotification(row);
   }
 
-  async notifications(owner: string, opts: { unreadOnly: boolean; limit: number; before?: { createdAt: Date; id: string } }): Promise<{ items: Notification[]; unread: number }> {
+  async notifications(
+    owner: string,
+    opts: { unreadOnly: boolean; limit: number; before?: { createdAt: Date; id: string } },
+  ): Promise<{ items: Notification[]; unread: number }> {
     const params: unknown[] = [owner];
     const where = ['owner_user_id = $1'];
     if (opts.unreadOnly) where.push('read_at IS NULL');
@@ -108,31 +138,64 @@ export class InboxRepository {
       where.push(`(created_at, id) < ($2, $3)`);
     }
     params.push(opts.limit);
-    const rows = await sqlRows(this.db, `SELECT * FROM notifications WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
-    const [c] = await sqlRows(this.db, 'SELECT count(*)::int AS n FROM notifications WHERE owner_user_id = $1 AND read_at IS NULL', [owner]);
+    const rows = await sqlRows(
+      this.db,
+      `SELECT * FROM notifications WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+      params,
+    );
+    const [c] = await sqlRows(
+      this.db,
+      'SELECT count(*)::int AS n FROM notifications WHERE owner_user_id = $1 AND read_at IS NULL',
+      [owner],
+    );
     return { items: rows.map(toNotification), unread: c.n };
   }
 
   async markRead(owner: string, ids: string[] | 'all'): Promise<number> {
     const rows =
       ids === 'all'
-        ? await sqlRows(this.db, 'UPDATE notifications SET read_at = now() WHERE owner_user_id = $1 AND read_at IS NULL RETURNING id', [owner])
-        : await sqlRows(this.db, 'UPDATE notifications SET read_at = now() WHERE owner_user_id = $1 AND id = ANY($2::uuid[]) AND read_at IS NULL RETURNING id', [owner, ids.filter(isUuid)]);
+        ? await sqlRows(
+            this.db,
+            'UPDATE notifications SET read_at = now() WHERE owner_user_id = $1 AND read_at IS NULL RETURNING id',
+            [owner],
+          )
+        : await sqlRows(
+            this.db,
+            'UPDATE notifications SET read_at = now() WHERE owner_user_id = $1 AND id = ANY($2::uuid[]) AND read_at IS NULL RETURNING id',
+            [owner, ids.filter(isUuid)],
+          );
     return rows.length;
   }
 
-  async createTodo(t: Omit<Todo, 'id' | 'createdAt' | 'completedAt' | 'notes'> & { owner: string }, q: Queryable = this.db): Promise<Todo> {
+  async createTodo(
+    t: Omit<Todo, 'id' | 'createdAt' | 'completedAt' | 'notes'> & { owner: string },
+    q: Queryable = this.db,
+  ): Promise<Todo> {
     const [row] = await sqlRows(
       q,
       `INSERT INTO todos (id, owner_user_id, title, body, state, priority, deadline, scheduled, tags, target_file) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
-      [randomUUID(), t.owner, t.title, t.body, t.state, t.priority, t.deadline, t.scheduled, t.tags, t.targetFile],
+      [
+        randomUUID(),
+        t.owner,
+        t.title,
+        t.body,
+        t.state,
+        t.priority,
+        t.deadline,
+        t.scheduled,
+        t.tags,
+        t.targetFile,
+      ],
     );
     return toTodo(row);
   }
 
   async todo(owner: string, id: string): Promise<Todo | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = await sqlRows(this.db, 'SELECT * FROM todos WHERE owner_user_id = $1 AND id = $2', [owner, id]);
+    const [row] = await sqlRows(this.db, 'SELECT * FROM todos WHERE owner_user_id = $1 AND id = $2', [
+      owner,
+      id,
+    ]);
     return row ? toTodo(row) : undefined;
   }
 
@@ -147,39 +210,59 @@ export class InboxRepository {
   }
 
   /** Todos of an owner: by states (empty: all), tags (all of them), deadline, and a text query over title and body. */
-  async todos(owner: string, f: { states?: string[]; tags?: string[]; deadlineBefore?: string; query?: string; limit: number }): Promise<Todo[]> {
+  async todos(
+    owner: string,
+    f: { states?: string[]; tags?: string[]; deadlineBefore?: string; query?: string; limit: number },
+  ): Promise<Todo[]> {
     const params: unknown[] = [owner];
     const where = ['owner_user_id = $1'];
     if (f.states?.length) where.push(`state = ANY($${params.push(f.states)}::text[])`);
     if (f.tags?.length) where.push(`tags @> $${params.push(f.tags)}::text[]`);
     if (f.deadlineBefore) where.push(`deadline < $${params.push(f.deadlineBefore)}::date`);
-    if (f.query) where.push(`(title ILIKE $${params.push(`%${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} OR body ILIKE $${params.length})`);
+    if (f.query)
+      where.push(
+        `(title ILIKE $${params.push(`%${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} OR body ILIKE $${params.length})`,
+      );
     params.push(f.limit);
-    return (await sqlRows(this.db, `SELECT * FROM todos WHERE ${where.join(' AND ')} ORDER BY created_at LIMIT $${params.length}`, params)).map(toTodo);
+    return (
+      await sqlRows(
+        this.db,
+        `SELECT * FROM todos WHERE ${where.join(' AND ')} ORDER BY created_at LIMIT $${params.length}`,
+        params,
+      )
+    ).map(toTodo);
   }
 
-  async post(p: { teamId: string; threadId?: string; author: string; content: string; format: string }, q: Queryable = this.db): Promise<TeamPost | undefined> {
+  async post(
+    p: { teamId: string; threadId?: string; author: string; content: string; format: string },
+    q: Queryable = this.db,
+  ): Promise<TeamPost | undefined> {
     if (p.threadId) {
-      const [thread] = await sqlRows(q, 'SELECT 1 FROM team_posts WHERE team_id = $1 AND thread_id = $2 LIMIT 1', [p.teamId, isUuid(p.threadId) ? p.threadId : null]);
+      const [thread] = await sqlRows(
+        q,
+        'SELECT 1 FROM team_posts WHERE team_id = $1 AND thread_id = $2 LIMIT 1',
+        [p.teamId, isUuid(p.threadId) ? p.threadId : null],
+      );
       if (!thread) return undefined;
     }
     const id = randomUUID();
-    const [row] = await sqlRows(q, 'INSERT INTO team_posts (id, team_id, thread_id, author_user_id, content, format) VALUES ($1,$2,$3,$4,$5,$6) RETURNING *', [
-      id,
-      p.teamId,
-      p.threadId ?? id,
-      p.author,
-      p.content,
-      p.format,
-    ]);
+    const [row] = await sqlRows(
+      q,
+      'INSERT INTO team_posts (id, team_id, thread_id, author_user_id, content, format) VALUES ($1,$2,$3,$4,$5,$6) RETURNING *',
+      [id, p.teamId, p.threadId ?? id, p.author, p.content, p.format],
+    );
     return toPost(row);
   }
 
-  async posts(teamId: string, f: { threadId?: string; query?: string; author?: string; from?: string; to?: string; limit: number }): Promise<TeamPost[]> {
+  async posts(
+    teamId: string,
+    f: { threadId?: string; query?: string; author?: string; from?: string; to?: string; limit: number },
+  ): Promise<TeamPost[]> {
     const params: unknown[] = [teamId];
     const where = ['p.team_id = $1'];
     if (f.threadId) where.push(`p.thread_id = $${params.push(isUuid(f.threadId) ? f.threadId : null)}::uuid`);
-    if (f.query) where.push(`p.content ILIKE $${params.push(`%${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
+    if (f.query)
+      where.push(`p.content ILIKE $${params.push(`%${f.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`);
     if (f.author) where.push(`p.author_user_id = $${params.push(f.author)}`);
     if (f.from) where.push(`p.created_at >= $${params.push(f.from)}::date`);
     if (f.to) where.push(`p.created_at < $${params.push(f.to)}::date + 1`);

@@ -28,13 +28,22 @@ export class S3BlobStore implements BlobStore {
       region: opts.region,
       forcePathStyle: opts.forcePathStyle,
       ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-      ...(opts.accessKeyId && opts.secretAccessKey ? { credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } } : {}),
+      ...(opts.accessKeyId && opts.secretAccessKey
+        ? { credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey } }
+        : {}),
     });
   }
 
   async put(content: Uint8Array): Promise<string> {
     const key = `${this.opts.prefix ?? ''}${randomUUID()}`;
-    await this.s3.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: key, Body: content, ContentLength: content.byteLength }));
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.opts.bucket,
+        Key: key,
+        Body: content,
+        ContentLength: content.byteLength,
+      }),
+    );
     return key;
   }
 
@@ -46,7 +55,12 @@ export class S3BlobStore implements BlobStore {
 
   async delete(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
-      await this.s3.send(new DeleteObjectsCommand({ Bucket: this.opts.bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }));
+      await this.s3.send(
+        new DeleteObjectsCommand({
+          Bucket: this.opts.bucket,
+          Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
     }
   }
 

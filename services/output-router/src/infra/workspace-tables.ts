@@ -50,37 +50,58 @@ export class WorkspaceTables {
       const table = workspaceSqlTable(w.workspaceId, w.tableName);
       // One writer per table at a time: create / alter / index decisions are not raced.
       await sqlRows(m, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}.${table}`]);
-      const [entry] = await sqlRows(m, 'SELECT columns FROM workspace_tables WHERE owner_user_id = $1 AND workspace_id = $2 AND table_name = $3', [w.owner, w.workspaceId, w.tableName]);
+      const [entry] = await sqlRows(
+        m,
+        'SELECT columns FROM workspace_tables WHERE owner_user_id = $1 AND workspace_id = $2 AND table_name = $3',
+        [w.owner, w.workspaceId, w.tableName],
+      );
       const qt = `${quoteIdent(schema)}.${quoteIdent(table)}`;
       let columns: Column[];
       if (!entry) {
-        if (!w.createIfMissing) throw AppError.invalid(`${w.field}.table_name`, `workspace table ${w.tableName} does not exist (set create_if_missing to create it)`);
+        if (!w.createIfMissing)
+          throw AppError.invalid(
+            `${w.field}.table_name`,
+            `workspace table ${w.tableName} does not exist (set create_if_missing to create it)`,
+          );
         await sqlRows(m, `CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
         const defs = w.columns.map((c) => `${quoteIdent(c.name)} ${SQL_TYPES[c.type]}`);
-        await sqlRows(m, `CREATE TABLE ${qt} (_id bigserial PRIMARY KEY, ${[...defs, '_source text', '_query text', '_timestamp timestamptz NOT NULL DEFAULT now()'].join(', ')})`);
-        await sqlRows(m, 'INSERT INTO workspace_tables (owner_user_id, workspace_id, table_name, schema_name, sql_table, columns) VALUES ($1,$2,$3,$4,$5,$6)', [
-          w.owner,
-          w.workspaceId,
-          w.tableName,
-          schema,
-          table,
-          JSON.stringify(w.columns),
-        ]);
+        await sqlRows(
+          m,
+          `CREATE TABLE ${qt} (_id bigserial PRIMARY KEY, ${[...defs, '_source text', '_query text', '_timestamp timestamptz NOT NULL DEFAULT now()'].join(', ')})`,
+        );
+        await sqlRows(
+          m,
+          'INSERT INTO workspace_tables (owner_user_id, workspace_id, table_name, schema_name, sql_table, columns) VALUES ($1,$2,$3,$4,$5,$6)',
+          [w.owner, w.workspaceId, w.tableName, schema, table, JSON.stringify(w.columns)],
+        );
         columns = w.columns;
       } else {
         const existing = entry.columns as Column[];
         const { added, problems } = reconcileColumns(existing, w.columns, `${w.field}.schema_mapping`);
-        if (problems.length) throw new AppError('FAILED_PRECONDITION', problems.map((p) => `${p.field}: ${p.reason}`).join('; '), { violations: problems });
-        for (const c of added) await sqlRows(m, `ALTER TABLE ${qt} ADD COLUMN ${quoteIdent(c.name)} ${SQL_TYPES[c.type]}`);
+        if (problems.length)
+          throw new AppError(
+            'FAILED_PRECONDITION',
+            problems.map((p) => `${p.field}: ${p.reason}`).join('; '),
+            { violations: problems },
+          );
+        for (const c of added)
+          await sqlRows(m, `ALTER TABLE ${qt} ADD COLUMN ${quoteIdent(c.name)} ${SQL_TYPES[c.type]}`);
         columns = [...existing, ...added];
         if (added.length) {
-          await sqlRows(m, 'UPDATE workspace_tables SET columns = $4 WHERE owner_user_id = $1 AND workspace_id = $2 AND table_name = $3', [w.owner, w.workspaceId, w.tableName, JSON.stringify(columns)]);
+          await sqlRows(
+            m,
+            'UPDATE workspace_tables SET columns = $4 WHERE owner_user_id = $1 AND workspace_id = $2 AND table_name = $3',
+            [w.owner, w.workspaceId, w.tableName, JSON.stringify(columns)],
+          );
         }
       }
       const key = w.upsertKey ? [w.upsertKey] : w.dedupKey;
       if (key?.length) {
         const idx = quoteIdent(`${table.slice(0, 40)}_${key.join('_').slice(0, 18)}_key`);
-        await sqlRows(m, `CREATE UNIQUE INDEX IF NOT EXISTS ${idx} ON ${qt} (${key.map(quoteIdent).join(', ')})`);
+        await sqlRows(
+          m,
+          `CREATE UNIQUE INDEX IF NOT EXISTS ${idx} ON ${qt} (${key.map(quoteIdent).join(', ')})`,
+        );
       }
       const rows = w.upsertKey ? lastPerKey(w.rows, w.upsertKey) : w.rows;
       const done = await this.insert(m, qt, columns, { ...w, rows }, key);
@@ -89,7 +110,13 @@ export class WorkspaceTables {
     return q ? run(q) : this.db.transaction(run);
   }
 
-  private async insert(m: Queryable, qt: string, columns: Column[], w: TableWrite, key: string[] | undefined) {
+  private async insert(
+    m: Queryable,
+    qt: string,
+    columns: Column[],
+    w: TableWrite,
+    key: string[] | undefined,
+  ) {
     const wanted = new Set(w.columns.map((c) => c.name));
     const cols = columns.filter((c) => wanted.has(c.name));
     const names = [...cols.map((c) => quoteIdent(c.name)), '_source', '_query'];
@@ -128,11 +155,26 @@ export class WorkspaceTables {
   }
 
   async list(owner: string): Promise<TableInfo[]> {
-    const rows = await sqlRows(this.db, 'SELECT * FROM workspace_tables WHERE owner_user_id = $1 ORDER BY workspace_id, table_name', [owner]);
+    const rows = await sqlRows(
+      this.db,
+      'SELECT * FROM workspace_tables WHERE owner_user_id = $1 ORDER BY workspace_id, table_name',
+      [owner],
+    );
     const out: TableInfo[] = [];
     for (const r of rows) {
-      const [c] = await sqlRows(this.db, `SELECT count(*)::bigint AS n FROM ${quoteIdent(r.schema_name)}.${quoteIdent(r.sql_table)}`);
-      out.push({ workspaceId: r.workspace_id, tableName: r.table_name, columns: r.columns, rowCount: Number(c.n), createdAt: new Date(r.created_at), schemaName: r.schema_name, sqlTable: r.sql_table });
+      const [c] = await sqlRows(
+        this.db,
+        `SELECT count(*)::bigint AS n FROM ${quoteIdent(r.schema_name)}.${quoteIdent(r.sql_table)}`,
+      );
+      out.push({
+        workspaceId: r.workspace_id,
+        tableName: r.table_name,
+        columns: r.columns,
+        rowCount: Number(c.n),
+        createdAt: new Date(r.created_at),
+        schemaName: r.schema_name,
+        sqlTable: r.sql_table,
+      });
     }
     return out;
   }
@@ -144,7 +186,11 @@ export class WorkspaceTables {
   /** Rows in insertion order after `afterId`, metadata columns included. */
   async rows(t: TableInfo, afterId: number, limit: number): Promise<Array<Record<string, unknown>>> {
     const names = [...t.columns.map((c) => quoteIdent(c.name)), '_id', '_source', '_query', '_timestamp'];
-    const rows = await sqlRows(this.db, `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE _id > $1 ORDER BY _id LIMIT $2`, [afterId, limit]);
+    const rows = await sqlRows(
+      this.db,
+      `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE _id > $1 ORDER BY _id LIMIT $2`,
+      [afterId, limit],
+    );
     // pg answers bigint as text: integers JSON can hold exactly are given back as numbers.
     const ints = t.columns.filter((c) => c.type === 'integer').map((c) => c.name);
     for (const r of rows) {

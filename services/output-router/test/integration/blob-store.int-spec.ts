@@ -39,7 +39,8 @@ let db: TestDatabase;
 beforeAll(async () => {
   // The service's own migrations, in the fresh database's default schema.
   db = await createTestDatabase();
-  for (const M of OUTPUT_ROUTER_MIGRATIONS) await new M().up({ query: (sql: string, params?: unknown[]) => db.query(sql, params) } as never);
+  for (const M of OUTPUT_ROUTER_MIGRATIONS)
+    await new M().up({ query: (sql: string, params?: unknown[]) => db.query(sql, params) } as never);
 });
 
 afterAll(async () => {
@@ -50,15 +51,20 @@ blobStoreContract('postgres', () => new PgBlobStore({ query: (sql, params) => db
 
 const s3 = process.env.S3_ENDPOINT;
 // Needs an S3-compatible store we cannot run here: runs when S3_ENDPOINT is set.
-const contract = s3 ? blobStoreContract : (name: string, make: () => BlobStore) => describe.skip(`blob store contract: ${name} (set S3_ENDPOINT)`, () => void make);
-contract('s3', () =>
-  new S3BlobStore({
-    endpoint: s3!,
-    region: process.env.S3_REGION ?? 'us-east-1',
-    bucket: process.env.S3_BUCKET ?? 'af-test',
-    forcePathStyle: true,
-    prefix: `contract-${Date.now()}/`,
-    ...(process.env.S3_ACCESS_KEY_ID ? { accessKeyId: process.env.S3_ACCESS_KEY_ID } : {}),
-    ...(process.env.S3_SECRET_ACCESS_KEY ? { secretAccessKey: process.env.S3_SECRET_ACCESS_KEY } : {}),
-  }),
+const contract = s3
+  ? blobStoreContract
+  : (name: string, make: () => BlobStore) =>
+      describe.skip(`blob store contract: ${name} (set S3_ENDPOINT)`, () => void make);
+contract(
+  's3',
+  () =>
+    new S3BlobStore({
+      endpoint: s3!,
+      region: process.env.S3_REGION ?? 'us-east-1',
+      bucket: process.env.S3_BUCKET ?? 'af-test',
+      forcePathStyle: true,
+      prefix: `contract-${Date.now()}/`,
+      ...(process.env.S3_ACCESS_KEY_ID ? { accessKeyId: process.env.S3_ACCESS_KEY_ID } : {}),
+      ...(process.env.S3_SECRET_ACCESS_KEY ? { secretAccessKey: process.env.S3_SECRET_ACCESS_KEY } : {}),
+    }),
 );

@@ -14,7 +14,12 @@ export interface ActionDeps {
   limits: { maxTableRows: number; exportTtlSeconds: number };
 }
 
-export const originOf = (ctx: ActionContext): Origin => ({ ...(ctx.runId ? { runId: ctx.runId } : {}), ...(ctx.nodeId ? { nodeId: ctx.nodeId } : {}), action: ctx.action });
+export const originOf = (ctx: ActionContext): Origin => ({
+  ...(ctx.runId ? { runId: ctx.runId } : {}),
+  ...(ctx.nodeId ? { nodeId: ctx.nodeId } : {}),
+  action: ctx.action,
+});
 
 /** The delivery key of an action's one write: stable across attempts of the node (`runId:nodeId:<action>`); empty outside a run. */
-export const actionKey = (ctx: ActionContext): string => (ctx.runId && ctx.nodeId ? `${ctx.runId}:${ctx.nodeId}:${ctx.action}` : '');
+export const actionKey = (ctx: ActionContext): string =>
+  ctx.runId && ctx.nodeId ? `${ctx.runId}:${ctx.nodeId}:${ctx.action}` : '';

@@ -9,7 +9,10 @@ const MY_DOCS = z.enum(['my_docs', 'team_docs', 'global_docs', 'all']).optional(
 
 function onlyMyDocs(scope: string | undefined, field: string) {
   // Team and global documents are not held by this workspace yet: say so rather than answer an empty result.
-  if (scope && scope !== 'my_docs' && scope !== 'all') throw new AppError('FAILED_PRECONDITION', `${field}: scope ${scope} is not available; use my_docs`, { violations: [{ field, reason: 'not available' }] });
+  if (scope && scope !== 'my_docs' && scope !== 'all')
+    throw new AppError('FAILED_PRECONDITION', `${field}: scope ${scope} is not available; use my_docs`, {
+      violations: [{ field, reason: 'not available' }],
+    });
 }
 
 /** `---\nkey: value\n---\n` at the top of a text: its simple key/value pairs and the rest. */
@@ -29,16 +32,37 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
     name: 'read_file',
     sideEffects: false,
     async execute(ctx) {
-      const i = parse(z.object({ document_id: z.string().optional(), path: z.string().optional(), scope: MY_DOCS, team_id: z.string().optional() }), ctx.inputs, 'inputs');
-      const p = parse(z.object({ max_length: z.number().int().min(1).optional(), include_frontmatter: z.boolean().default(false) }), ctx.params, 'params');
+      const i = parse(
+        z.object({
+          document_id: z.string().optional(),
+          path: z.string().optional(),
+          scope: MY_DOCS,
+          team_id: z.string().optional(),
+        }),
+        ctx.inputs,
+        'inputs',
+      );
+      const p = parse(
+        z.object({
+          max_length: z.number().int().min(1).optional(),
+          include_frontmatter: z.boolean().default(false),
+        }),
+        ctx.params,
+        'params',
+      );
       onlyMyDocs(i.scope, 'inputs.scope');
       let id = i.document_id;
       if (!id && i.path) {
         const parts = i.path.split('/').filter(Boolean);
         const title = parts.pop() ?? '';
         const folderPath = parts.length ? `/${parts.join('/')}` : '';
-        const hit = (await d.documents.repo.listDocuments(ctx.principal.userId, { query: title, exact: true, limit: 50 })).find((doc) => doc.folderPath === folderPath);
-        if (!hit) throw new AppError('NOT_FOUND', `inputs.path: no document at ${i.path}`, { violations: [{ field: 'inputs.path', reason: 'not found' }] });
+        const hit = (
+          await d.documents.repo.listDocuments(ctx.principal.userId, { query: title, exact: true, limit: 50 })
+        ).find((doc) => doc.folderPath === folderPath);
+        if (!hit)
+          throw new AppError('NOT_FOUND', `inputs.path: no document at ${i.path}`, {
+            violations: [{ field: 'inputs.path', reason: 'not found' }],
+          });
         id = hit.id;
       }
       if (!id) throw AppError.invalid('inputs.document_id', 'document_id or path is required');
@@ -50,7 +74,13 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
         title: meta.title,
         file_type: meta.contentType,
         frontmatter: fm.data,
-        metadata: { document_id: meta.id, folder_path: meta.folderPath, version: meta.version, size_bytes: meta.sizeBytes, last_modified: meta.updatedAt.toISOString() },
+        metadata: {
+          document_id: meta.id,
+          folder_path: meta.folderPath,
+          version: meta.version,
+          size_bytes: meta.sizeBytes,
+          last_modified: meta.updatedAt.toISOString(),
+        },
       };
     },
   };
@@ -59,16 +89,42 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
     name: 'find_file_by_name',
     sideEffects: false,
     async execute(ctx) {
-      const i = parse(z.object({ name: z.string().min(1), scope: MY_DOCS, team_id: z.string().optional() }), ctx.inputs, 'inputs');
-      const p = parse(z.object({ exact_match: z.boolean().default(false), file_types: z.array(z.string()).optional(), folder_id: z.string().optional() }), ctx.params, 'params');
+      const i = parse(
+        z.object({ name: z.string().min(1), scope: MY_DOCS, team_id: z.string().optional() }),
+        ctx.inputs,
+        'inputs',
+      );
+      const p = parse(
+        z.object({
+          exact_match: z.boolean().default(false),
+          file_types: z.array(z.string()).optional(),
+          folder_id: z.string().optional(),
+        }),
+        ctx.params,
+        'params',
+      );
       onlyMyDocs(i.scope, 'inputs.scope');
       if (p.folder_id) await d.documents.folderOrFail(ctx.principal.userId, p.folder_id, 'params.folder_id');
-      let docs = await d.documents.repo.listDocuments(ctx.principal.userId, { query: i.name, exact: p.exact_match, limit: 100, ...(p.folder_id ? { folderId: p.folder_id } : {}) });
+      let docs = await d.documents.repo.listDocuments(ctx.principal.userId, {
+        query: i.name,
+        exact: p.exact_match,
+        limit: 100,
+        ...(p.folder_id ? { folderId: p.folder_id } : {}),
+      });
       if (p.file_types?.length) {
         const want = p.file_types.map((t) => t.toLowerCase().replace(/^\./, ''));
-        docs = docs.filter((doc) => want.some((t) => doc.contentType === t || doc.title.toLowerCase().endsWith(`.${t}`)));
+        docs = docs.filter((doc) =>
+          want.some((t) => doc.contentType === t || doc.title.toLowerCase().endsWith(`.${t}`)),
+        );
       }
-      const files = docs.map((doc) => ({ document_id: doc.id, title: doc.title, folder_path: doc.folderPath, file_type: doc.contentType, size_bytes: doc.sizeBytes, updated_at: doc.updatedAt.toISOString() }));
+      const files = docs.map((doc) => ({
+        document_id: doc.id,
+        title: doc.title,
+        folder_path: doc.folderPath,
+        file_type: doc.contentType,
+        size_bytes: doc.sizeBytes,
+        updated_at: doc.updatedAt.toISOString(),
+      }));
       return { files, count: files.length };
     },
   };
@@ -88,7 +144,12 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
         const doc = await d.documents.repo.addVersion(owner, meta.id, bytes, meta.contentType, q);
         return { document_id: doc!.id, version: doc!.version };
       });
-      return { success: true, operations_applied: r.applied, new_content_length: r.text.length, version: details.version };
+      return {
+        success: true,
+        operations_applied: r.applied,
+        new_content_length: r.text.length,
+        version: details.version,
+      };
     },
   };
 
@@ -96,14 +157,31 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
     name: 'copy_file',
     sideEffects: true,
     async execute(ctx) {
-      const i = parse(z.object({ document_id: z.string().min(1), target_folder_id: z.string().min(1) }), ctx.inputs, 'inputs');
+      const i = parse(
+        z.object({ document_id: z.string().min(1), target_folder_id: z.string().min(1) }),
+        ctx.inputs,
+        'inputs',
+      );
       const p = parse(z.object({ new_title: z.string().min(1).max(255).optional() }), ctx.params, 'params');
       const owner = ctx.principal.userId;
       const got = await d.documents.repo.content(owner, i.document_id);
-      if (!got) throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, { violations: [{ field: 'inputs.document_id', reason: 'not found' }] });
+      if (!got)
+        throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, {
+          violations: [{ field: 'inputs.document_id', reason: 'not found' }],
+        });
       const folder = await d.documents.folderOrFail(owner, i.target_folder_id, 'inputs.target_folder_id');
       const { details } = await d.deliveries.once(actionKey(ctx), owner, 'document', async (q) => {
-        const doc = await d.documents.repo.create({ owner, title: p.new_title ?? got.meta.title, contentType: got.meta.contentType, content: got.content, folderId: folder.id, origin: originOf(ctx) }, q);
+        const doc = await d.documents.repo.create(
+          {
+            owner,
+            title: p.new_title ?? got.meta.title,
+            contentType: got.meta.contentType,
+            content: got.content,
+            folderId: folder.id,
+            origin: originOf(ctx),
+          },
+          q,
+        );
         return { new_document_id: doc.id, new_title: doc.title, new_folder_path: folder.path };
       });
       return details;
@@ -114,7 +192,11 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
     name: 'move_file',
     sideEffects: true,
     async execute(ctx) {
-      const i = parse(z.object({ document_id: z.string().min(1), target_folder_id: z.string().min(1) }), ctx.inputs, 'inputs');
+      const i = parse(
+        z.object({ document_id: z.string().min(1), target_folder_id: z.string().min(1) }),
+        ctx.inputs,
+        'inputs',
+      );
       const owner = ctx.principal.userId;
       await d.documents.docOrFail(owner, i.document_id, 'inputs.document_id');
       const folder = await d.documents.folderOrFail(owner, i.target_folder_id, 'inputs.target_folder_id');
@@ -129,13 +211,24 @@ export function fileActions(d: ActionDeps): ActionHandler[] {
     async execute(ctx) {
       const i = parse(z.object({ document_id: z.string().min(1) }), ctx.inputs, 'inputs');
       const p = parse(z.object({ confirm: z.boolean().optional() }), ctx.params, 'params');
-      if (p.confirm === false) throw new AppError('FAILED_PRECONDITION', 'params.confirm: is false; nothing was deleted', { violations: [{ field: 'params.confirm', reason: 'is false' }] });
+      if (p.confirm === false)
+        throw new AppError('FAILED_PRECONDITION', 'params.confirm: is false; nothing was deleted', {
+          violations: [{ field: 'params.confirm', reason: 'is false' }],
+        });
       // Recorded with the delete: a replayed node answers the first deletion instead of NOT_FOUND.
-      const { details } = await d.deliveries.once(actionKey(ctx), ctx.principal.userId, 'delete', async (q) => {
-        const gone = await d.documents.repo.delete(ctx.principal.userId, i.document_id, q);
-        if (!gone) throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, { violations: [{ field: 'inputs.document_id', reason: 'not found' }] });
-        return { success: true, deleted_title: gone.title };
-      });
+      const { details } = await d.deliveries.once(
+        actionKey(ctx),
+        ctx.principal.userId,
+        'delete',
+        async (q) => {
+          const gone = await d.documents.repo.delete(ctx.principal.userId, i.document_id, q);
+          if (!gone)
+            throw new AppError('NOT_FOUND', `document ${i.document_id} not found`, {
+              violations: [{ field: 'inputs.document_id', reason: 'not found' }],
+            });
+          return { success: true, deleted_title: gone.title };
+        },
+      );
       return details;
     },
   };

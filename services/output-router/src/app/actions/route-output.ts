@@ -36,40 +36,77 @@ export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): 
       for (const [index, dest] of destinations.entries()) {
         const at = `params.destinations[${index}]`;
         try {
-          if (dest.condition !== undefined && !conditionHolds(dest.condition, ctx.inputs.data, `${at}.condition`)) {
-            report.push({ destination: dest.type, index, status: 'skipped', details: { reason: 'condition is false' } });
+          if (
+            dest.condition !== undefined &&
+            !conditionHolds(dest.condition, ctx.inputs.data, `${at}.condition`)
+          ) {
+            report.push({
+              destination: dest.type,
+              index,
+              status: 'skipped',
+              details: { reason: 'condition is false' },
+            });
             continue;
           }
           const { details, replayed } = await deliver(d, ctx, dest, index);
           if (dest.type === 'chat') chat = String(details.content ?? '');
-          report.push({ destination: dest.type, index, status: 'success', details, ...(replayed ? { replayed } : {}) });
+          report.push({
+            destination: dest.type,
+            index,
+            status: 'success',
+            details,
+            ...(replayed ? { replayed } : {}),
+          });
         } catch (err) {
           const e = err instanceof AppError ? err : new AppError('INTERNAL', (err as Error).message);
-          report.push({ destination: dest.type, index, status: 'error', error: { code: e.code, message: e.message } });
+          report.push({
+            destination: dest.type,
+            index,
+            status: 'error',
+            error: { code: e.code, message: e.message },
+          });
         }
       }
       const routed = report.filter((r) => r.status === 'success').map((r) => r.destination);
-      return { routed_to: routed, success: report.every((r) => r.status !== 'error'), routing_report: report, ...(chat !== undefined ? { chat } : {}) };
+      return {
+        routed_to: routed,
+        success: report.every((r) => r.status !== 'error'),
+        routing_report: report,
+        ...(chat !== undefined ? { chat } : {}),
+      };
     },
   };
 }
 
 function conditionHolds(condition: unknown, data: unknown, field: string): boolean {
   try {
-    const vars = { data, ...(data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}) };
+    const vars = {
+      data,
+      ...(data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}),
+    };
     return compileCondition(condition)({ vars });
   } catch (err) {
     throw AppError.invalid(field, (err as Error).message);
   }
 }
 
-async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionContext, dest: ParsedDestination, index: number): Promise<{ details: Record<string, unknown>; replayed: boolean }> {
+async function deliver(
+  d: ActionDeps & { webhooks: WebhookSender },
+  ctx: ActionContext,
+  dest: ParsedDestination,
+  index: number,
+): Promise<{ details: Record<string, unknown>; replayed: boolean }> {
   const owner = ctx.principal.userId;
   const key = ctx.runId && ctx.nodeId ? deliveryKey(ctx.runId, ctx.nodeId, index, dest.type) : '';
   const data = ctx.inputs.data;
   const at = `params.destinations[${index}]`;
   const fileName = (template: string) => {
-    const r = renderFilename(template, { now: new Date(), runId: ctx.runId || 'adhoc', nodeId: ctx.nodeId || 'adhoc', extra: scalarsOf(data) });
+    const r = renderFilename(template, {
+      now: new Date(),
+      runId: ctx.runId || 'adhoc',
+      nodeId: ctx.nodeId || 'adhoc',
+      extra: scalarsOf(data),
+    });
     if (!r.ok) throw AppError.invalid(`${at}.config.filename_template`, r.reason);
     const ext = `.${EXTENSIONS[dest.format]}`;
     return r.name.toLowerCase().endsWith(ext) ? r.name : `${r.name}${ext}`;
@@ -80,7 +117,10 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
     case 'chat':
       return { details: { included_in_response: true, content: render(data, dest.format) }, replayed: false };
     case 'knowledge_graph':
-      throw new AppError('FAILED_PRECONDITION', 'action_unavailable: the knowledge-graph destination needs the entity-resolution service, which this deployment does not run');
+      throw new AppError(
+        'FAILED_PRECONDITION',
+        'action_unavailable: the knowledge-graph destination needs the entity-resolution service, which this deployment does not run',
+      );
     case 'document':
     case 'folder': {
       const title = fileName(dest.config.filename_template);
@@ -88,18 +128,34 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
       const type = d.documents.check(CONTENT_TYPES[dest.format], content, at);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         let folder: Folder | null = null;
-        if (dest.config.folder_id) folder = await d.documents.folderOrFail(owner, dest.config.folder_id, `${at}.config.folder_id`, q);
+        if (dest.config.folder_id)
+          folder = await d.documents.folderOrFail(owner, dest.config.folder_id, `${at}.config.folder_id`, q);
         else if (dest.config.folder) {
-          folder = dest.config.create_if_missing ? await d.documents.ensurePath(owner, dest.config.folder, `${at}.config.folder`, q) : null;
-          if (!folder) throw AppError.invalid(`${at}.config.folder`, 'does not exist (set create_if_missing)');
-        } else if (dest.type === 'folder') throw AppError.invalid(`${at}.config.folder`, 'a folder destination needs folder or folder_id');
-        const doc = await d.documents.repo.create({ owner, title, contentType: type, content, folderId: folder?.id ?? null, origin: originOf(ctx) }, q);
-        return { document_id: doc.id, filename: title, folder_path: doc.folderPath, version: doc.version, size_bytes: doc.sizeBytes };
+          folder = dest.config.create_if_missing
+            ? await d.documents.ensurePath(owner, dest.config.folder, `${at}.config.folder`, q)
+            : null;
+          if (!folder)
+            throw AppError.invalid(`${at}.config.folder`, 'does not exist (set create_if_missing)');
+        } else if (dest.type === 'folder')
+          throw AppError.invalid(`${at}.config.folder`, 'a folder destination needs folder or folder_id');
+        const doc = await d.documents.repo.create(
+          { owner, title, contentType: type, content, folderId: folder?.id ?? null, origin: originOf(ctx) },
+          q,
+        );
+        return {
+          document_id: doc.id,
+          filename: title,
+          folder_path: doc.folderPath,
+          version: doc.version,
+          size_bytes: doc.sizeBytes,
+        };
       });
     }
     case 'append_to_existing': {
       const got = await d.documents.text(owner, dest.config.document_id, `${at}.config.document_id`);
-      const content = new TextEncoder().encode(`${got.text}${got.text.endsWith('\n') || !got.text ? '' : '\n'}${render(data, dest.format)}`);
+      const content = new TextEncoder().encode(
+        `${got.text}${got.text.endsWith('\n') || !got.text ? '' : '\n'}${render(data, dest.format)}`,
+      );
       d.documents.check(got.meta.contentType, content, at);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         const doc = await d.documents.repo.addVersion(owner, got.meta.id, content, got.meta.contentType, q);
@@ -108,7 +164,11 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
     }
     case 'data_workspace_table': {
       const rows = rowsOf(data);
-      if (rows.length > d.limits.maxTableRows) throw AppError.invalid('inputs.data', `has ${rows.length} rows; the limit is ${d.limits.maxTableRows}`);
+      if (rows.length > d.limits.maxTableRows)
+        throw AppError.invalid(
+          'inputs.data',
+          `has ${rows.length} rows; the limit is ${d.limits.maxTableRows}`,
+        );
       const c = dest.config;
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         const r = await d.tables.write(
@@ -127,7 +187,13 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
           },
           q,
         );
-        return { table: c.table_name, workspace_id: c.workspace_id, rows_inserted: r.inserted, rows_updated: r.updated, rows_skipped: r.skipped };
+        return {
+          table: c.table_name,
+          workspace_id: c.workspace_id,
+          rows_inserted: r.inserted,
+          rows_updated: r.updated,
+          rows_skipped: r.skipped,
+        };
       });
     }
     case 'file_export': {
@@ -142,13 +208,22 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
           `INSERT INTO exports (id, owner_user_id, filename, content_type, blob_key, size_bytes, expires_at) VALUES ($1,$2,$3,$4,$5,$6, now() + ($7::int * interval '1 second')) RETURNING expires_at`,
           [id, owner, filename, type, blob, content.byteLength, d.limits.exportTtlSeconds],
         );
-        return { export_id: id, filename, size_bytes: content.byteLength, download_url: `/api/agent-factory/workspace/exports/${id}/download`, expires_at: new Date(row.expires_at).toISOString() };
+        return {
+          export_id: id,
+          filename,
+          size_bytes: content.byteLength,
+          download_url: `/api/agent-factory/workspace/exports/${id}/download`,
+          expires_at: new Date(row.expires_at).toISOString(),
+        };
       });
     }
     case 'notification': {
       const message = render(data, dest.format).slice(0, 10_000);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
-        const n = await d.inbox.notify({ owner, title: dest.config.title, message, priority: dest.config.priority, origin: originOf(ctx) }, q);
+        const n = await d.inbox.notify(
+          { owner, title: dest.config.title, message, priority: dest.config.priority, origin: originOf(ctx) },
+          q,
+        );
         return { notification_id: n.id };
       });
     }
@@ -157,7 +232,12 @@ async function deliver(d: ActionDeps & { webhooks: WebhookSender }, ctx: ActionC
       const done = await d.deliveries.find(key);
       if (done?.status === 'delivered') return { details: done.details, replayed: true };
       try {
-        const r = await d.webhooks.send(dest.config.url, { delivery_id: key || randomUUID(), run_id: ctx.runId, node_id: ctx.nodeId, data }, { deliveryKey: key, ...(dest.config.secret ? { secret: dest.config.secret } : {}) }, ctx.signal);
+        const r = await d.webhooks.send(
+          dest.config.url,
+          { delivery_id: key || randomUUID(), run_id: ctx.runId, node_id: ctx.nodeId, data },
+          { deliveryKey: key, ...(dest.config.secret ? { secret: dest.config.secret } : {}) },
+          ctx.signal,
+        );
         const details = { http_status: r.status, attempts: r.attempts, host: new URL(dest.config.url).host };
         await d.deliveries.record(key, owner, dest.type, 'delivered', details);
         return { details, replayed: false };

@@ -144,6 +144,8 @@ export class Init1765300000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE deliveries, workspace_tables, team_posts, todos, notifications, exports, document_versions, documents, blobs, folders, outbox`);
+    await q.query(
+      `DROP TABLE deliveries, workspace_tables, team_posts, todos, notifications, exports, document_versions, documents, blobs, folders, outbox`,
+    );
   }
 }
