@@ -1,6 +1,6 @@
 import { baseEnvSchema } from '@af/service-kit';
 import { parseEgressAllowList } from '@af/egress';
-import { WEBHOOK_EGRESS } from './infra/webhook-sender.js';
+import { WEBHOOK_EGRESS } from './domain/webhook-egress.js';
 import { z } from 'zod';
 
 /** Output-router configuration (env names are the keys). */

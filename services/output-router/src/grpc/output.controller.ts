@@ -197,13 +197,11 @@ export class OutputController implements output.OutputServiceController {
       throw AppError.invalid('page_token', 'is not a token this service issued');
     const limit = pageSize(req.pageSize, 1000, 100);
     const rows = await this.d.tables.rows(t, after, limit + 1);
-    const page = rows
-      .slice(0, limit)
-      .map((r) => ({
-        ...r,
-        _id: Number(r._id),
-        _timestamp: r._timestamp instanceof Date ? r._timestamp.toISOString() : r._timestamp,
-      }));
+    const page = rows.slice(0, limit).map((r) => ({
+      ...r,
+      _id: Number(r._id),
+      _timestamp: r._timestamp instanceof Date ? r._timestamp.toISOString() : r._timestamp,
+    }));
     const last = page[page.length - 1];
     return {
       table: toWireTable(t),

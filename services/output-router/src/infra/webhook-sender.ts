@@ -12,22 +12,8 @@ import http from 'node:http';
 import { isIP } from 'node:net';
 import https from 'node:https';
 import { AppError } from '@af/service-kit';
-import {
-  decideEgress,
-  egressPolicyFrom,
-  egressRefusalMessage,
-  type AllowListKind,
-  type EgressPolicy,
-} from '@af/egress';
-
-/** The allow-list of webhook destinations (named in refusals). */
-export const WEBHOOK_EGRESS: AllowListKind = {
-  variable: 'OUTPUT_EGRESS_ALLOW',
-  subject: 'webhook',
-  subjectId: /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
-  subjectIdHint: 'kebab-case',
-  dialers: 'webhooks',
-};
+import { WEBHOOK_EGRESS } from '../domain/webhook-egress.js';
+import { decideEgress, egressPolicyFrom, egressRefusalMessage, type EgressPolicy } from '@af/egress';
 
 export interface WebhookOptions {
   allow: string;

@@ -135,7 +135,10 @@ async function deliver(
             ? await d.documents.ensurePath(owner, dest.config.folder, `${at}.config.folder`, q)
             : null;
           if (!folder)
-            throw AppError.invalid(`${at}.config.folder`, 'does not exist (set create_if_missing)');
+            throw AppError.invalid(
+              `${at}.config.folder`,
+              'a folder path is only used with create_if_missing; name an existing folder by folder_id',
+            );
         } else if (dest.type === 'folder')
           throw AppError.invalid(`${at}.config.folder`, 'a folder destination needs folder or folder_id');
         const doc = await d.documents.repo.create(
