@@ -42,6 +42,17 @@ describe('parseDestinations', () => {
     expect(table.type === 'data_workspace_table' && table.config.workspace_id).toBe('default');
   });
 
+  it('fills the defaults of a destination given without config', () => {
+    const r = parseDestinations([{ type: 'notification' }, { type: 'document' }, { type: 'file_export' }, { type: 'folder', config: { folder: 'A' } }], F);
+    expect(r.problems).toEqual([]);
+    expect(r.destinations.map((d) => d.config)).toEqual([
+      { title: 'Output ready', priority: 'normal' },
+      { filename_template: 'agent_output_{date}', create_if_missing: true },
+      { filename_template: 'export_{date}' },
+      { filename_template: 'agent_output_{date}', folder: 'A', create_if_missing: true },
+    ]);
+  });
+
   it('names an unknown destination type', () => {
     expect(parseDestinations([{ type: 'chat' }, { type: 'fax' }], F).problems).toEqual([
       {

@@ -50,8 +50,8 @@ const base = { condition: z.unknown().optional(), format: format.optional() };
 
 export const destinationSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('chat'), ...base, config: z.strictObject({}).default({}) }),
-  z.strictObject({ type: z.literal('document'), ...base, config: documentConfig.default({} as never) }),
-  z.strictObject({ type: z.literal('folder'), ...base, config: documentConfig.default({} as never) }),
+  z.strictObject({ type: z.literal('document'), ...base, config: documentConfig.prefault({}) }),
+  z.strictObject({ type: z.literal('folder'), ...base, config: documentConfig.prefault({}) }),
   z.strictObject({
     type: z.literal('append_to_existing'),
     ...base,
@@ -68,7 +68,7 @@ export const destinationSchema = z.discriminatedUnion('type', [
     ...base,
     config: z
       .strictObject({ filename_template: z.string().min(1).max(300).default('export_{date}') })
-      .default({} as never),
+      .prefault({}),
   }),
   z.strictObject({
     type: z.literal('webhook'),
@@ -87,7 +87,7 @@ export const destinationSchema = z.discriminatedUnion('type', [
         title: z.string().max(200).default('Output ready'),
         priority: z.enum(['low', 'normal', 'high', 'urgent']).default('normal'),
       })
-      .default({} as never),
+      .prefault({}),
   }),
 ]);
 export type Destination = z.infer<typeof destinationSchema>;
