@@ -13,7 +13,7 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action' | 'output';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
@@ -25,6 +25,8 @@ const files: Record<ProtoPackage, string[]> = {
   agent: ['agentfactory/agent/v1/agent.proto'],
   // Served by every service that owns built-in playbook actions.
   action: ['agentfactory/action/v1/action.proto'],
+  // The user's workspace (output-router).
+  output: ['agentfactory/output/v1/output.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

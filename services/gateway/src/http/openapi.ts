@@ -19,6 +19,7 @@ import {
 import { AddMemberSchema, CreateTeamSchema, InviteSchema } from './teams.schemas.js';
 import { CreateApiKeySchema } from '../domain/api-keys.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
+import { WORKSPACE_ROUTES } from '../workspace/workspace.openapi.js';
 
 interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -147,7 +148,7 @@ const ErrorBody = {
 
 export function openApiDocument(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of ROUTES) {
+  for (const r of [...ROUTES, ...WORKSPACE_ROUTES] as RouteDoc[]) {
     const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const op: Record<string, unknown> = {
       summary: r.summary,
