@@ -91,7 +91,9 @@ describe('profile schema', () => {
     expect(issues({ name: 'n', handle: 'h', max_research_rounds: 0 })[0]).toMatchObject({ field: 'max_research_rounds' });
     expect(issues({ name: 'n', handle: 'h', journal_config: { retention_days: 'x' } })[0]).toMatchObject({ field: 'journal_config.retention_days' });
     expect(issues({ name: 'n', handle: 'h', output_config: { destinations: [{ format: 'md' }] } })[0]).toMatchObject({ field: 'output_config.destinations[0].type' });
-    expect(issues({ name: 'n', handle: 'h', skills: [{ skill_type: 'macro', skill_reference: 'x' }] })[0]).toMatchObject({ field: 'skills[0].skill_type' });
+    expect(issues({ name: 'n', handle: 'h', skills: [{ skill_type: 'macro', skill_reference: 'research' }] })[0]).toMatchObject({ field: 'skills[0].skill_type' });
+    expect(issues({ name: 'n', handle: 'h', skills: [{ skill_type: 'playbook', skill_reference: 'pb' }] })[0]!.reason).toMatch(/attach playbooks with POST/);
+    expect(issues({ name: 'n', handle: 'h', skills: [{ skill_type: 'built_in', skill_reference: 'juggling' }] })[0]).toMatchObject({ field: 'skills[0].skill_reference', reason: 'is not a built-in skill (research, knowledge_builder)' });
     expect(issues({ name: 'n', handle: 'h', default_run_context: 'sometimes' })[0]).toMatchObject({ field: 'default_run_context' });
   });
 

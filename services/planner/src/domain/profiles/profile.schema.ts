@@ -89,6 +89,12 @@ export const SkillSchema = z.strictObject({
 });
 export type Skill = z.output<typeof SkillSchema>;
 
+/** Skills given with a profile are built-in ones; playbooks are attached on their own, where rule 5 is checked. */
+export const InlineSkillSchema = SkillSchema.extend({
+  skill_type: z.literal('built_in', { error: "must be 'built_in' here: attach playbooks with POST /api/agent-factory/profiles/{id}/playbooks" }),
+  skill_reference: z.enum(BUILT_IN_SKILLS, { error: `is not a built-in skill (${BUILT_IN_SKILLS.join(', ')})` }),
+});
+
 const fields = {
   name: shortText(255).trim().min(1, 'is required'),
   handle: HandleSchema,
@@ -106,7 +112,7 @@ const fields = {
   default_approval_policy: z.enum(APPROVAL_POLICIES),
   journal_config: JournalConfigSchema,
   team_config: TeamConfigSchema,
-  skills: z.array(SkillSchema).max(100),
+  skills: z.array(InlineSkillSchema).max(100),
 };
 
 /** A new profile: name and handle are required; everything else has the table's default. */

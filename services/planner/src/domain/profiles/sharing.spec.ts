@@ -9,18 +9,17 @@ const shares = [share('t1'), share('t2', { accessLevel: 'edit' }), share('t3', {
 
 describe('accessTo', () => {
   it('the owner may do everything', () => {
-    for (const a of ['view', 'run', 'edit', 'delete', 'share', 'bind'] as const) expect(accessTo(owner, 'alice', [], a)).toEqual({ allowed: true, via: 'owner' });
+    for (const a of ['view', 'run', 'edit', 'delete', 'share', 'bind', 'attach'] as const) expect(accessTo(owner, 'alice', [], a)).toEqual({ allowed: true, via: 'owner' });
   });
 
-  it('a member of a sharing team may view and run, not edit, bind, delete or share', () => {
-    expect(accessTo(member, 'alice', shares, 'view')).toEqual({ allowed: true, via: 'team', teamId: 't1' });
-    expect(accessTo(member, 'alice', shares, 'run')).toEqual({ allowed: true, via: 'team', teamId: 't1' });
-    for (const a of ['edit', 'bind', 'delete', 'share'] as const) expect(accessTo(member, 'alice', shares, a)).toEqual({ allowed: false, visible: true });
+  it('a member of a sharing team may view, run and bind their connectors, not edit, attach, delete or share', () => {
+    for (const a of ['view', 'run', 'bind'] as const) expect(accessTo(member, 'alice', shares, a)).toEqual({ allowed: true, via: 'team', teamId: 't1' });
+    for (const a of ['edit', 'attach', 'delete', 'share'] as const) expect(accessTo(member, 'alice', shares, a)).toEqual({ allowed: false, visible: true });
   });
 
-  it('an edit share lets members edit and bind, still not delete or share', () => {
+  it('an edit share lets members edit, still not attach, delete or share', () => {
     expect(accessTo(editor, 'alice', shares, 'edit')).toEqual({ allowed: true, via: 'team', teamId: 't2' });
-    expect(accessTo(editor, 'alice', shares, 'bind')).toEqual({ allowed: true, via: 'team', teamId: 't2' });
+    expect(accessTo(editor, 'alice', shares, 'attach')).toEqual({ allowed: false, visible: true });
     expect(accessTo(editor, 'alice', shares, 'delete')).toEqual({ allowed: false, visible: true });
     expect(accessTo(editor, 'alice', shares, 'share')).toEqual({ allowed: false, visible: true });
   });

@@ -1,9 +1,11 @@
 /**
  * Who may do what with an agent profile. The owner may do everything. A
  * member of a team the profile is shared with (an active share) may see it,
- * @mention and run it; with `access_level: edit` they may also change its
- * settings — but never delete it, share it or change its shares, which stay
- * the owner's. Anyone else does not see it at all (NOT_FOUND, never 403).
+ * @mention and run it, and bind their own connectors to it (a binding is its
+ * creator's: it serves only their runs); with `access_level: edit` they may
+ * also change its settings — but never delete it, share it or attach
+ * playbooks, which stay the owner's. Anyone else does not see it at all
+ * (NOT_FOUND, never 403).
  */
 
 export const ACCESS_LEVELS = ['use', 'edit'] as const;
@@ -26,7 +28,8 @@ export interface Caller {
   teamIds: readonly string[];
 }
 
-export type ProfileAction = 'view' | 'run' | 'edit' | 'delete' | 'share' | 'bind';
+export type ProfileAction = 'view' | 'run' | 'edit' | 'delete' | 'share' | 'bind' | 'attach';
+export const PROFILE_ACTIONS: readonly ProfileAction[] = ['view', 'run', 'bind', 'edit', 'attach', 'delete', 'share'];
 
 export type Access = { allowed: true; via: 'owner' | 'team'; teamId?: string } | { allowed: false; visible: boolean };
 
@@ -45,10 +48,8 @@ export function accessTo(caller: Caller, ownerUserId: string, shares: readonly T
   if (caller.userId !== '' && caller.userId === ownerUserId) return { allowed: true, via: 'owner' };
   const mine = sharesFor(caller, shares);
   if (mine.length === 0) return { allowed: false, visible: false };
-  // Binding a connector to a shared agent is editing it: it changes what the agent may call.
-  const needsEdit = action === 'edit' || action === 'bind';
-  const share = needsEdit ? mine.find((s) => s.accessLevel === 'edit') : mine[0];
-  if (action === 'delete' || action === 'share' || !share) return { allowed: false, visible: true };
+  const share = action === 'edit' ? mine.find((s) => s.accessLevel === 'edit') : mine[0];
+  if (action === 'delete' || action === 'share' || action === 'attach' || !share) return { allowed: false, visible: true };
   return { allowed: true, via: 'team', teamId: share.teamId };
 }
 
