@@ -7,6 +7,8 @@
 import { z } from 'zod';
 
 const config = z.record(z.string(), z.unknown());
+/** An enum the planner checks (400 `unknown_strategy` etc.); listed here for the document only. */
+const oneOf = (values: readonly string[], what = '') => z.string().describe(`${what}${what ? ' ' : ''}One of: ${values.join(', ')}`);
 
 /** A profile (POST: name and handle required; PUT: only what changes). Unknown fields are 400. */
 export const ProfileBodySchema = z
@@ -16,15 +18,15 @@ export const ProfileBodySchema = z
     description: z.string().optional(),
     icon: z.string().describe('An emoji or icon name').optional(),
     is_active: z.boolean().optional(),
-    strategy: z.enum(['auto', 'playbook', 'research', 'direct', 'pipeline']).describe('auto: chosen per message (select_strategy); the others force one').optional(),
+    strategy: oneOf(['auto', 'playbook', 'research', 'direct', 'pipeline'], 'auto: chosen per message (select_strategy); the others force one.').optional(),
     model_preference: z.string().optional(),
     max_research_rounds: z.number().int().optional(),
     system_prompt_additions: z.string().optional(),
     knowledge_config: config.describe('read_collections, write_collection, graph_namespaces, auto_enrich, entity_resolution').optional(),
     output_config: config.describe('auto_enrich_graph, auto_save, destinations [{type, format?, config?}]').optional(),
-    default_execution_mode: z.enum(['deterministic', 'llm_augmented', 'hybrid']).optional(),
-    default_run_context: z.enum(['interactive', 'background', 'scheduled', 'monitor']).optional(),
-    default_approval_policy: z.enum(['require', 'auto_approve']).optional(),
+    default_execution_mode: oneOf(['deterministic', 'llm_augmented', 'hybrid']).optional(),
+    default_run_context: oneOf(['interactive', 'background', 'scheduled', 'monitor']).optional(),
+    default_approval_policy: oneOf(['require', 'auto_approve']).optional(),
     journal_config: config.describe('auto_journal, detail_level (minimal | summary | detailed), retention_days').optional(),
     team_config: config.describe('team_file_access, team_post_access, team_permissions').optional(),
     skills: z.array(config).describe("Built-in skills [{skill_type: 'built_in', skill_reference: research | knowledge_builder, priority?, parameters?, is_enabled?}]; playbooks are attached at /profiles/{id}/playbooks").optional(),
