@@ -37,7 +37,7 @@ beforeAll(async () => {
   bob = await registerAndLogin(stack, 'validation-bob@example.com');
   const created = await http('POST', url('/api/agent-factory/connectors'), { token: alice, body: { yaml: connectorYaml(api.url), credentials: { api_key: 'k-1' } } });
   expect(created.status).toBe(201);
-  researcher = await createProfile(stack, alice, researcher);
+  researcher = await createProfile(stack, alice, 'researcher');
   const bound = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), { token: alice, body: { allowed_endpoints: ['search_orgs'] } });
   expect(bound.status).toBe(200);
 }, 120_000);
