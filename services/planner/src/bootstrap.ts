@@ -20,6 +20,7 @@ import { FlexMetrics } from './infra/flex-metrics.js';
 import { connectorCatalog, noConnectorCatalog } from './infra/connector-catalog.js';
 import { LlmPlanner } from './infra/llm-planner.js';
 import { plannerMigrations } from './infra/migrations/index.js';
+import { ProfileMessages } from './app/profile-messages.js';
 import { ProfilesService } from './app/profiles.service.js';
 import { ProfilesModule } from './grpc/profiles.controller.js';
 import { noProfileBindings, profileBindings } from './infra/profile-bindings.js';
@@ -64,9 +65,10 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const playbooks = new Playbooks(kit, playbookUsers, actions, { connectors, hasModel: Boolean(model) });
   const profileConnectors = config.CONNECTOR_RUNTIME_URL ? profileBindings(config.CONNECTOR_RUNTIME_URL, auth) : noProfileBindings;
   const profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, profileConnectors);
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
 
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions, modules: [ProfilesModule.forRoot(profiles)] }),
+    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions, modules: [ProfilesModule.forRoot(profiles, profileMessages)] }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

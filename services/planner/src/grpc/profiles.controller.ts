@@ -1,16 +1,22 @@
 /** AgentProfileService over gRPC: thin, the rules are in app/profiles.service.ts. */
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { profiles } from '@af/contracts';
+import type { ProfileMessages } from '../app/profile-messages.js';
 import type { ProfilesService } from '../app/profiles.service.js';
 import type { ProfileAction } from '../domain/profiles/sharing.js';
+import { toStruct } from './flex.mapper.js';
 import { agentToWire, callerOf, profileToWire, shareToWire, templateToWire } from './profile.mapper.js';
 
 const PROFILES = Symbol('ProfilesService');
+const MESSAGES = Symbol('ProfileMessages');
 
 @Controller()
 @profiles.AgentProfileServiceControllerMethods()
 export class ProfilesController implements profiles.AgentProfileServiceController {
-  constructor(@Inject(PROFILES) private readonly profiles: ProfilesService) {}
+  constructor(
+    @Inject(PROFILES) private readonly profiles: ProfilesService,
+    @Inject(MESSAGES) private readonly messages: ProfileMessages,
+  ) {}
 
   async createProfile(req: profiles.CreateProfileRequest): Promise<profiles.CreateProfileResponse> {
     return { profile: profileToWire(await this.profiles.create(callerOf(req.principal), req.fields ?? {}, req.idempotencyKey)) };
@@ -94,11 +100,35 @@ export class ProfilesController implements profiles.AgentProfileServiceControlle
     const { view } = await this.profiles.authorize(callerOf(req.principal), req.profileId, req.action as ProfileAction);
     return { agentProfileId: view.profile.id, ownerUserId: view.profile.user_id, access: view.access, teamId: view.teamId ?? '' };
   }
+
+  async prepareMessage(req: profiles.PrepareMessageRequest): Promise<profiles.PrepareMessageResponse> {
+    const out = await this.messages.prepare(callerOf(req.principal), req.message, req.agentProfileId, req.inputs ?? {});
+    return {
+      agentProfileId: out.profile.id,
+      handle: out.profile.handle,
+      query: out.query,
+      strategy: out.strategy,
+      playbookId: out.playbookId ?? '',
+      reason: out.reason,
+      needsModel: out.needsModel,
+      notes: out.notes,
+      inputs: toStruct(out.inputs),
+      extracted: out.extracted.map(toStruct),
+      clarify: out.clarify ? toStruct(out.clarify) : undefined,
+    };
+  }
 }
 
 @Module({})
 export class ProfilesModule {
-  static forRoot(service: ProfilesService): DynamicModule {
-    return { module: ProfilesModule, controllers: [ProfilesController], providers: [{ provide: PROFILES, useValue: service }] };
+  static forRoot(service: ProfilesService, messages: ProfileMessages): DynamicModule {
+    return {
+      module: ProfilesModule,
+      controllers: [ProfilesController],
+      providers: [
+        { provide: PROFILES, useValue: service },
+        { provide: MESSAGES, useValue: messages },
+      ],
+    };
   }
 }

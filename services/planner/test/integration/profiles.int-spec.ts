@@ -5,6 +5,7 @@
  */
 import { ServiceKit } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
+import { ProfileMessages } from '../../src/app/profile-messages.js';
 import { Playbooks } from '../../src/app/playbooks.js';
 import { ProfilesService } from '../../src/app/profiles.service.js';
 import { plannerEnvSchema, type PlannerConfig } from '../../src/config.js';
@@ -17,6 +18,7 @@ let db: TestDatabase;
 let kit: ServiceKit<PlannerConfig>;
 let playbooks: Playbooks;
 let profiles: ProfilesService;
+let messages: ProfileMessages;
 let bindings: Record<string, ProfileBinding[]> | 'down' = {};
 
 const alice = { userId: 'alice', teamIds: ['t-research'] };
@@ -44,6 +46,31 @@ steps:
       q: "{org_name}"
 `;
 
+const boardMap = `
+id: board-map
+name: Board map
+triggers:
+  - pattern: board interlocks
+    type: semantic
+inputs:
+  - name: company
+    type: entity_name
+    required: true
+    extract_from: query
+  - name: since
+    type: date
+    extract_from: query
+    default: "2020-01-01"
+steps:
+  - name: search
+    step_type: tool
+    action: call_connector
+    connector: fixture-api
+    endpoint: search_orgs
+    inputs:
+      q: "{company}"
+`;
+
 beforeAll(async () => {
   db = await createTestDatabase();
   kit = await ServiceKit.start({
@@ -55,7 +82,9 @@ beforeAll(async () => {
   playbooks = new Playbooks(kit, (owner, id) => profiles.playbookUsers(owner, id));
   const port = { forProfile: async (_p: unknown, id: string): Promise<BindingsAnswer> => (bindings === 'down' ? { unavailable: 'connector-runtime did not answer (UNAVAILABLE)' } : { bindings: bindings[id] ?? [] }) };
   profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, port);
+  messages = new ProfileMessages(profiles, playbooks, false);
   await playbooks.create('alice', playbook, 'pb1');
+  await playbooks.create('alice', boardMap, 'pb2');
 });
 
 afterAll(async () => {
@@ -173,4 +202,42 @@ it('authorize answers per action for the binding check', async () => {
   await expect(profiles.authorize(carol, agent.profile.id, 'bind')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   await expect(profiles.authorize(alice, agent.profile.id, 'fly' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   await expect(profiles.authorize({ userId: '', teamIds: [] }, agent.profile.id, 'view')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+});
+
+it('prepares a chat message: agent by @handle, strategy by trigger, inputs from the message, clarify when one is missing', async () => {
+  const agent = await profiles.create(alice, { name: 'Chat', handle: 'chat', skills: [{ skill_type: 'built_in', skill_reference: 'research' }] }, '');
+  const id = agent.profile.id;
+  bindings = { [id]: [{ connectorId: 'fixture-api', allowedEndpoints: [], status: 'active' }] };
+  await profiles.attachPlaybook(alice, id, 'org-filings', 0, {});
+  await profiles.attachPlaybook(alice, id, 'board-map', 0, {});
+  const semantic = 'semantic matching unavailable: no embedding model configured';
+
+  const pipeline = await messages.prepare(alice, '@chat Investigate the Omidyar Foundation', '', {});
+  expect(pipeline).toMatchObject({ query: 'Investigate the Omidyar Foundation', strategy: 'pipeline', playbookId: 'org-filings', needsModel: false, inputs: { org_name: 'Omidyar Foundation' }, notes: [semantic] });
+  expect(pipeline.extracted).toEqual([{ name: 'org_name', value: 'Omidyar Foundation', source: 'query', rule: 'capitalised' }]);
+  expect(pipeline.clarify).toBeUndefined();
+
+  const hybrid = await messages.prepare(alice, '@chat: find board interlocks for "Acme Corp"', '', {});
+  expect(hybrid).toMatchObject({ strategy: 'playbook', playbookId: 'board-map', inputs: { company: 'Acme Corp', since: '2020-01-01' }, notes: [semantic] });
+  expect((await messages.prepare(alice, '@chat find board interlocks', '', { company: 'Given Inc' })).inputs).toEqual({ company: 'Given Inc', since: '2020-01-01' });
+
+  const ask = await messages.prepare(alice, '@chat investigate it please', '', {});
+  expect(ask).toMatchObject({ strategy: 'pipeline', inputs: {}, clarify: { type: 'clarify', questions: [{ input: 'org_name', type: 'entity_name' }] } });
+
+  expect(await messages.prepare(alice, '@chat what is new?', '', {})).toMatchObject({ strategy: 'direct', needsModel: true });
+  expect(await messages.prepare(alice, 'Investigate Acme Corp', id, {})).toMatchObject({ strategy: 'pipeline', inputs: { org_name: 'Acme Corp' } });
+
+  await expect(messages.prepare(alice, 'hello there', '', {})).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [{ field: 'message', code: 'no_mention' }] });
+  await expect(messages.prepare(alice, '@caht hi', '', {})).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('@chat') });
+
+  // A team member runs the shared agent with the owner's playbooks; someone else does not reach it.
+  await profiles.share(alice, id, 't-research', {}, false);
+  expect(await messages.prepare(bob, '@chat investigate Acme Corp', '', {})).toMatchObject({ profile: { id }, strategy: 'pipeline', inputs: { org_name: 'Acme Corp' } });
+  await expect(messages.prepare(carol, '@chat investigate Acme Corp', '', {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  await expect(messages.prepare(carol, 'investigate Acme Corp', id, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+
+  // A forced strategy the profile cannot follow is refused, not guessed.
+  const bare = await profiles.create(alice, { name: 'Bare', handle: 'bare', strategy: 'pipeline' }, '');
+  await expect(messages.prepare(alice, '@bare go', '', {})).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('no playbook is attached') });
+  expect(bare.profile.strategy).toBe('pipeline');
 });

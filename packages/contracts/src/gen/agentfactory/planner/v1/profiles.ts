@@ -300,6 +300,40 @@ export interface AuthorizeProfileResponse {
   teamId: string;
 }
 
+export interface PrepareMessageRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** The chat message; starts with `@handle` unless agent_profile_id is given. */
+  message: string;
+  agentProfileId: string;
+  /** Inputs given explicitly (they win over extracted ones). */
+  inputs: { [key: string]: any } | undefined;
+}
+
+export interface PrepareMessageResponse {
+  agentProfileId: string;
+  handle: string;
+  /** The message without the mention. */
+  query: string;
+  /** "playbook" | "research" | "direct" | "pipeline" */
+  strategy: string;
+  playbookId: string;
+  reason: string;
+  /** The strategy needs a chat model and none is configured: the run must say so, not answer. */
+  needsModel: boolean;
+  /** E.g. "semantic matching unavailable: no embedding model configured". */
+  notes: string[];
+  /** The chosen playbook's inputs: explicit, extracted or default values. */
+  inputs:
+    | { [key: string]: any }
+    | undefined;
+  /** [{name, value, source: provided | query | default, rule?}] */
+  extracted: { [key: string]: any }[];
+  /** {type: clarify, message, questions: [{input, type, question}]} when a required input is missing; empty otherwise. */
+  clarify: { [key: string]: any } | undefined;
+}
+
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
 
 function createBaseProfileSkill(): ProfileSkill {
@@ -4283,6 +4317,351 @@ export const AuthorizeProfileResponse: MessageFns<AuthorizeProfileResponse> = {
   },
 };
 
+function createBasePrepareMessageRequest(): PrepareMessageRequest {
+  return { principal: undefined, message: "", agentProfileId: "", inputs: undefined };
+}
+
+export const PrepareMessageRequest: MessageFns<PrepareMessageRequest> = {
+  encode(message: PrepareMessageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(26).string(message.agentProfileId);
+    }
+    if (message.inputs !== undefined) {
+      Struct.encode(Struct.wrap(message.inputs), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrepareMessageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrepareMessageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrepareMessageRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      inputs: isObject(object.inputs) ? object.inputs : undefined,
+    };
+  },
+
+  toJSON(message: PrepareMessageRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.inputs !== undefined) {
+      obj.inputs = message.inputs;
+    }
+    return obj;
+  },
+};
+
+function createBasePrepareMessageResponse(): PrepareMessageResponse {
+  return {
+    agentProfileId: "",
+    handle: "",
+    query: "",
+    strategy: "",
+    playbookId: "",
+    reason: "",
+    needsModel: false,
+    notes: [],
+    inputs: undefined,
+    extracted: [],
+    clarify: undefined,
+  };
+}
+
+export const PrepareMessageResponse: MessageFns<PrepareMessageResponse> = {
+  encode(message: PrepareMessageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentProfileId !== "") {
+      writer.uint32(10).string(message.agentProfileId);
+    }
+    if (message.handle !== "") {
+      writer.uint32(18).string(message.handle);
+    }
+    if (message.query !== "") {
+      writer.uint32(26).string(message.query);
+    }
+    if (message.strategy !== "") {
+      writer.uint32(34).string(message.strategy);
+    }
+    if (message.playbookId !== "") {
+      writer.uint32(42).string(message.playbookId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(50).string(message.reason);
+    }
+    if (message.needsModel !== false) {
+      writer.uint32(56).bool(message.needsModel);
+    }
+    for (const v of message.notes) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.inputs !== undefined) {
+      Struct.encode(Struct.wrap(message.inputs), writer.uint32(74).fork()).join();
+    }
+    for (const v of message.extracted) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(82).fork()).join();
+    }
+    if (message.clarify !== undefined) {
+      Struct.encode(Struct.wrap(message.clarify), writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PrepareMessageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrepareMessageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.handle = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.strategy = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.playbookId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.needsModel = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.notes.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.extracted.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.clarify = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PrepareMessageResponse {
+    return {
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      handle: isSet(object.handle) ? globalThis.String(object.handle) : "",
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      strategy: isSet(object.strategy) ? globalThis.String(object.strategy) : "",
+      playbookId: isSet(object.playbookId)
+        ? globalThis.String(object.playbookId)
+        : isSet(object.playbook_id)
+        ? globalThis.String(object.playbook_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      needsModel: isSet(object.needsModel)
+        ? globalThis.Boolean(object.needsModel)
+        : isSet(object.needs_model)
+        ? globalThis.Boolean(object.needs_model)
+        : false,
+      notes: globalThis.Array.isArray(object?.notes)
+        ? object.notes.map((e: any) => globalThis.String(e))
+        : [],
+      inputs: isObject(object.inputs) ? object.inputs : undefined,
+      extracted: globalThis.Array.isArray(object?.extracted) ? [...object.extracted] : [],
+      clarify: isObject(object.clarify) ? object.clarify : undefined,
+    };
+  },
+
+  toJSON(message: PrepareMessageResponse): unknown {
+    const obj: any = {};
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.handle !== "") {
+      obj.handle = message.handle;
+    }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.strategy !== "") {
+      obj.strategy = message.strategy;
+    }
+    if (message.playbookId !== "") {
+      obj.playbookId = message.playbookId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.needsModel !== false) {
+      obj.needsModel = message.needsModel;
+    }
+    if (message.notes?.length) {
+      obj.notes = message.notes;
+    }
+    if (message.inputs !== undefined) {
+      obj.inputs = message.inputs;
+    }
+    if (message.extracted?.length) {
+      obj.extracted = message.extracted;
+    }
+    if (message.clarify !== undefined) {
+      obj.clarify = message.clarify;
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -4367,6 +4746,17 @@ export interface AgentProfileServiceClient {
    */
 
   authorizeProfile(request: AuthorizeProfileRequest, metadata?: Metadata): Observable<AuthorizeProfileResponse>;
+
+  /**
+   * What a chat message to an agent would do, decided without running
+   * anything: the agent (`@handle` at the start of `message`, or
+   * `agent_profile_id`), its strategy (select_strategy over the attached
+   * playbooks' triggers), the chosen playbook's inputs filled from the
+   * message (`extract_from: query`), and a clarify request when a required
+   * input is missing.
+   */
+
+  prepareMessage(request: PrepareMessageRequest, metadata?: Metadata): Observable<PrepareMessageResponse>;
 }
 
 /**
@@ -4496,6 +4886,20 @@ export interface AgentProfileServiceController {
     request: AuthorizeProfileRequest,
     metadata?: Metadata,
   ): Promise<AuthorizeProfileResponse> | Observable<AuthorizeProfileResponse> | AuthorizeProfileResponse;
+
+  /**
+   * What a chat message to an agent would do, decided without running
+   * anything: the agent (`@handle` at the start of `message`, or
+   * `agent_profile_id`), its strategy (select_strategy over the attached
+   * playbooks' triggers), the chosen playbook's inputs filled from the
+   * message (`extract_from: query`), and a clarify request when a required
+   * input is missing.
+   */
+
+  prepareMessage(
+    request: PrepareMessageRequest,
+    metadata?: Metadata,
+  ): Promise<PrepareMessageResponse> | Observable<PrepareMessageResponse> | PrepareMessageResponse;
 }
 
 export function AgentProfileServiceControllerMethods() {
@@ -4518,6 +4922,7 @@ export function AgentProfileServiceControllerMethods() {
       "resolveHandle",
       "listAvailableAgents",
       "authorizeProfile",
+      "prepareMessage",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
