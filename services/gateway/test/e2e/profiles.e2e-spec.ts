@@ -4,6 +4,8 @@
  * bindings that need a real profile, attaching a playbook with step-link
  * rule 5, team sharing and @handle resolution, and the bad inputs.
  */
+import { profiles } from '@af/contracts';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { connectorYaml, fixture, http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
 
 let api: FixtureServer;
@@ -168,6 +170,23 @@ describe('team sharing and @handles', () => {
     expect((await as(carol).put(`/api/agent-factory/connectors/fixture-api/bindings/${id}`, {})).status).toBe(404);
     expect((await as(carol).get(`/api/agent-factory/teams/${teamId}/agents`)).status).toBe(404);
     expect((await as(carol).get('/api/agent-factory/available-agents')).body.agents.map((a: { handle: string }) => a.handle)).toEqual(['nonprofit-investigator']);
+  });
+
+  it("PrepareMessage (planner gRPC): a member's @mention picks the shared agent's playbook and asks for a missing input", async () => {
+    const planner = createGrpcClient<profiles.AgentProfileServiceClient>('planner', profiles.AGENT_PROFILE_SERVICE_NAME, `127.0.0.1:${stack.services.planner.env.GRPC_PORT}`, {
+      auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+    });
+    const principal = (token: string) => ({ userId: JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sub as string, teamIds: token === bob ? [teamId] : [] });
+    const ask = await call(planner.prepareMessage({ principal: principal(bob), message: '@political-finance-tracker filings of Acme', agentProfileId: '', inputs: {} }));
+    expect(ask).toMatchObject({ agentProfileId: ids['political-finance-tracker'], query: 'filings of Acme', strategy: 'pipeline', playbookId: 'org-filings', needsModel: false });
+    expect(ask.clarify).toMatchObject({ type: 'clarify', questions: [{ input: 'org_name', type: 'string' }] });
+    const given = await call(planner.prepareMessage({ principal: principal(bob), message: '@political-finance-tracker filings', agentProfileId: '', inputs: { org_name: 'Acme' } }));
+    expect(given.inputs).toEqual({ org_name: 'Acme' });
+    // No clarify request: the field is absent (null through the gRPC loader).
+    expect(given.clarify ?? null).toBeNull();
+    const refused = await call(planner.prepareMessage({ principal: principal(carol), message: '@political-finance-tracker filings', agentProfileId: '', inputs: {} })).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect((refused as AppError).code).toBe('NOT_FOUND');
   });
 
   it('own agents come first; an unknown handle is 404 listing the close ones', async () => {
