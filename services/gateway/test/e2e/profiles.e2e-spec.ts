@@ -209,11 +209,15 @@ describe('team sharing and @handles', () => {
     expect((await as(alice).del(`${P}/${id}/share/${teamId}`)).status).toBe(404);
   });
 
-  it('deleting a profile removes it for good', async () => {
+  it('deleting a profile removes it for good, with the owner\'s connector bindings to it', async () => {
     const id = ids['corporate-intelligence-analyst']!;
+    expect((await as(alice).put(`/api/agent-factory/connectors/fixture-api/bindings/${id}`, {})).status).toBe(200);
+    expect((await as(alice).get(`/api/agent-factory/connectors/bindings?agent_profile_id=${id}`)).body.bindings).toHaveLength(1);
     expect((await as(carol).del(`${P}/${id}`)).status).toBe(404);
     expect((await as(alice).del(`${P}/${id}`)).status).toBe(204);
     expect((await as(alice).get(`${P}/${id}`)).status).toBe(404);
+    expect((await as(alice).get(`/api/agent-factory/connectors/bindings?agent_profile_id=${id}`)).body.bindings).toEqual([]);
+    expect((await as(alice).put(`/api/agent-factory/connectors/fixture-api/bindings/${id}`, {})).status).toBe(404);
   });
 
   it('the API document lists the profile routes', async () => {

@@ -68,9 +68,18 @@ export class ProfilesService {
     return this.get(caller, id);
   }
 
-  async delete(caller: Caller, id: string): Promise<void> {
+  /**
+   * Deletes the profile with its skills and shares, then the owner's
+   * connector bindings to it (`bindingsRemoved`; a note when connector-runtime
+   * could not be asked: they then stay until removed with DELETE
+   * …/connectors/{id}/bindings/{profile_id}). Team members' own bindings to it
+   * are theirs to remove.
+   */
+  async delete(caller: Caller, id: string): Promise<{ bindingsRemoved: number; notes: string[] }> {
     await this.authorize(caller, id, 'delete');
     if (!(await this.repo.delete(id))) throw AppError.notFound('agent profile', id);
+    const cleanup = await this.bindings.removeAll(caller, id);
+    return 'removed' in cleanup ? { bindingsRemoved: cleanup.removed, notes: [] } : { bindingsRemoved: 0, notes: [`connector bindings to the profile were not removed: ${cleanup.unavailable}`] };
   }
 
   /** A copy owned by the caller: fields and skills; not shares or connector bindings. */

@@ -35,8 +35,7 @@ export class ProfilesController implements profiles.AgentProfileServiceControlle
   }
 
   async deleteProfile(req: profiles.DeleteProfileRequest): Promise<profiles.DeleteProfileResponse> {
-    await this.profiles.delete(callerOf(req.principal), req.id);
-    return {};
+    return this.profiles.delete(callerOf(req.principal), req.id);
   }
 
   async duplicateProfile(req: profiles.DuplicateProfileRequest): Promise<profiles.DuplicateProfileResponse> {

@@ -80,7 +80,15 @@ beforeAll(async () => {
     migrations: plannerMigrations,
   });
   playbooks = new Playbooks(kit, (owner, id) => profiles.playbookUsers(owner, id));
-  const port = { forProfile: async (_p: unknown, id: string): Promise<BindingsAnswer> => (bindings === 'down' ? { unavailable: 'connector-runtime did not answer (UNAVAILABLE)' } : { bindings: bindings[id] ?? [] }) };
+  const port = {
+    forProfile: async (_p: unknown, id: string): Promise<BindingsAnswer> => (bindings === 'down' ? { unavailable: 'connector-runtime did not answer (UNAVAILABLE)' } : { bindings: bindings[id] ?? [] }),
+    removeAll: async (_p: unknown, id: string) => {
+      if (bindings === 'down') return { unavailable: 'connector-runtime did not answer (UNAVAILABLE)' };
+      const removed = bindings[id]?.length ?? 0;
+      delete bindings[id];
+      return { removed };
+    },
+  };
   profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, port);
   messages = new ProfileMessages(profiles, playbooks, false);
   await playbooks.create('alice', playbook, 'pb1');
@@ -113,8 +121,12 @@ it('creates, reads, lists, updates and deletes a profile; handles are unique per
   await expect(profiles.get(carol, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   await expect(profiles.delete(carol, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   await expect(profiles.get(alice, 'not-a-uuid')).rejects.toMatchObject({ code: 'NOT_FOUND' });
-  await profiles.delete(alice, created.profile.id);
+  bindings = { [created.profile.id]: [{ connectorId: 'a', allowedEndpoints: [], status: 'active' }] };
+  expect(await profiles.delete(alice, created.profile.id)).toEqual({ bindingsRemoved: 1, notes: [] });
   await expect(profiles.get(alice, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  bindings = 'down';
+  expect(await profiles.delete(alice, (await profiles.create(alice, { name: 'Gone', handle: 'gone' }, '')).profile.id)).toEqual({ bindingsRemoved: 0, notes: [expect.stringMatching(/were not removed: connector-runtime did not answer/)] });
+  bindings = {};
 });
 
 it('creates from each template and duplicates with a free handle', async () => {

@@ -132,6 +132,10 @@ export interface DeleteProfileRequest {
 }
 
 export interface DeleteProfileResponse {
+  /** The owner's connector bindings to the profile removed in connector-runtime. */
+  bindingsRemoved: number;
+  /** Why bindings were not removed, when connector-runtime could not be asked. */
+  notes: string[];
 }
 
 export interface DuplicateProfileRequest {
@@ -2018,11 +2022,17 @@ export const DeleteProfileRequest: MessageFns<DeleteProfileRequest> = {
 };
 
 function createBaseDeleteProfileResponse(): DeleteProfileResponse {
-  return {};
+  return { bindingsRemoved: 0, notes: [] };
 }
 
 export const DeleteProfileResponse: MessageFns<DeleteProfileResponse> = {
-  encode(_: DeleteProfileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: DeleteProfileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.bindingsRemoved !== 0) {
+      writer.uint32(8).int32(message.bindingsRemoved);
+    }
+    for (const v of message.notes) {
+      writer.uint32(18).string(v!);
+    }
     return writer;
   },
 
@@ -2039,6 +2049,22 @@ export const DeleteProfileResponse: MessageFns<DeleteProfileResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.bindingsRemoved = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.notes.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2051,12 +2077,25 @@ export const DeleteProfileResponse: MessageFns<DeleteProfileResponse> = {
     }
   },
 
-  fromJSON(_: any): DeleteProfileResponse {
-    return {};
+  fromJSON(object: any): DeleteProfileResponse {
+    return {
+      bindingsRemoved: isSet(object.bindingsRemoved)
+        ? globalThis.Number(object.bindingsRemoved)
+        : isSet(object.bindings_removed)
+        ? globalThis.Number(object.bindings_removed)
+        : 0,
+      notes: globalThis.Array.isArray(object?.notes) ? object.notes.map((e: any) => globalThis.String(e)) : [],
+    };
   },
 
-  toJSON(_: DeleteProfileResponse): unknown {
+  toJSON(message: DeleteProfileResponse): unknown {
     const obj: any = {};
+    if (message.bindingsRemoved !== 0) {
+      obj.bindingsRemoved = Math.round(message.bindingsRemoved);
+    }
+    if (message.notes?.length) {
+      obj.notes = message.notes;
+    }
     return obj;
   },
 };
