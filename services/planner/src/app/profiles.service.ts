@@ -34,11 +34,22 @@ export interface AvailableAgent {
   sharedAt?: Date;
 }
 
+/**
+ * What still uses a profile (schedules, monitors, runs in progress) and so
+ * refuses its deletion. They live in the orchestrator; until it answers this
+ * question the default finds nothing, and a deployment that has them plugs
+ * its look-up in here.
+ */
+export type ProfileUsers = (ownerUserId: string, profileId: string) => Promise<Array<{ kind: string; id: string }>>;
+
+export const noProfileUsers: ProfileUsers = async () => [];
+
 export class ProfilesService {
   constructor(
     private readonly repo: ProfileRepository,
     private readonly playbooks: Pick<Playbooks, 'compileStored'>,
     private readonly bindings: ProfileBindings,
+    private readonly users: ProfileUsers = noProfileUsers,
   ) {}
 
   async create(caller: Caller, body: unknown, idempotencyKey: string): Promise<ProfileView> {
@@ -76,7 +87,13 @@ export class ProfilesService {
    * are theirs to remove.
    */
   async delete(caller: Caller, id: string): Promise<{ bindingsRemoved: number; notes: string[] }> {
-    await this.authorize(caller, id, 'delete');
+    const { view } = await this.authorize(caller, id, 'delete');
+    const users = await this.users(view.profile.user_id, id);
+    if (users.length > 0) {
+      throw new AppError('FAILED_PRECONDITION', `agent '@${view.profile.handle}' is used by ${users.map((u) => `${u.kind} '${u.id}'`).join(', ')}: remove it from them first`, {
+        violations: users.map((u) => ({ field: `${u.kind}s`, reason: `${u.kind} '${u.id}' uses this agent`, code: 'profile_in_use' })),
+      });
+    }
     if (!(await this.repo.delete(id))) throw AppError.notFound('agent profile', id);
     const cleanup = await this.bindings.removeAll(caller, id);
     return 'removed' in cleanup ? { bindingsRemoved: cleanup.removed, notes: [] } : { bindingsRemoved: 0, notes: [`connector bindings to the profile were not removed: ${cleanup.unavailable}`] };

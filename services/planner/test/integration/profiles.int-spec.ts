@@ -20,6 +20,8 @@ let playbooks: Playbooks;
 let profiles: ProfilesService;
 let messages: ProfileMessages;
 let bindings: Record<string, ProfileBinding[]> | 'down' = {};
+/** Profiles a (fake) schedule still uses. */
+const inUse = new Set<string>();
 
 const alice = { userId: 'alice', teamIds: ['t-research'] };
 const bob = { userId: 'bob', teamIds: ['t-research'] };
@@ -89,7 +91,7 @@ beforeAll(async () => {
       return { removed };
     },
   };
-  profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, port);
+  profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, port, async (_owner, id) => (inUse.has(id) ? [{ kind: 'schedule', id: 'nightly' }] : []));
   messages = new ProfileMessages(profiles, playbooks, false);
   await playbooks.create('alice', playbook, 'pb1');
   await playbooks.create('alice', boardMap, 'pb2');
@@ -121,6 +123,13 @@ it('creates, reads, lists, updates and deletes a profile; handles are unique per
   await expect(profiles.get(carol, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   await expect(profiles.delete(carol, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   await expect(profiles.get(alice, 'not-a-uuid')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  inUse.add(created.profile.id);
+  await expect(profiles.delete(alice, created.profile.id)).rejects.toMatchObject({
+    code: 'FAILED_PRECONDITION',
+    message: "agent '@tracker' is used by schedule 'nightly': remove it from them first",
+    violations: [{ field: 'schedules', code: 'profile_in_use' }],
+  });
+  inUse.delete(created.profile.id);
   bindings = { [created.profile.id]: [{ connectorId: 'a', allowedEndpoints: [], status: 'active' }] };
   expect(await profiles.delete(alice, created.profile.id)).toEqual({ bindingsRemoved: 1, notes: [] });
   await expect(profiles.get(alice, created.profile.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
