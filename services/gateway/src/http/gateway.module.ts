@@ -12,6 +12,7 @@ import { ApprovalsController, FlexHitlController, HitlRespondController } from '
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
 import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.module.js';
+import { ProfilesController } from './profiles.controller.js';
 
 @Controller()
 class MetaController {
@@ -33,7 +34,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }
