@@ -25,13 +25,18 @@ import {
 import { PLAYBOOK_KEY_DOCS, STEP_KEY_DOCS, INPUT_KEY_DOCS, CATEGORY_DOCS } from './playbook-reference.keys.js';
 
 /**
- * Services whose ActionService serves plugin tools only, not the built-in
- * actions their category table names (connector-runtime owns `search_web` and
- * `crawl_url` but does not serve them yet). The examples e2e test compares
- * this page against a running stack's `GET /api/agent-factory/actions`, so a
- * service that starts serving built-ins shows up there first.
+ * Built-in actions a deployed owner does not serve yet, by service (`*`: none
+ * of its built-ins — connector-runtime serves plugin tools only, not
+ * `search_web` and `crawl_url`). The examples e2e test compares this page
+ * against a running stack's `GET /api/agent-factory/actions`, so a service
+ * that starts (or stops) serving an action shows up there first.
  */
-export const PLUGIN_ONLY_SERVICES: readonly string[] = ['connector-runtime'];
+export const NOT_SERVED_YET: Readonly<Record<string, readonly string[]>> = {
+  'connector-runtime': ['*'],
+  'output-router': ['send_channel_message', 'read_team_file', 'search_team_files', 'summarize_team_thread', 'find_file_by_vectors'],
+};
+
+const servedBy = (owner: string, action: string) => !(NOT_SERVED_YET[owner] ?? []).some((a) => a === '*' || a === action);
 
 /** The service names of an `ACTION_SERVICES` value (`name=host:port,…`). */
 export function actionServiceNames(value: string): string[] {
@@ -62,12 +67,14 @@ export function availabilityOf(contract: ActionContract, actionServices: readonl
   const owner = actionOwner(contract.name, registry) ?? 'unknown';
   if (IN_PROCESS_TOOL_ACTIONS.includes(contract.name)) return { runs: true, text: 'yes — the orchestrator runs it itself' };
   if (contract.stepType === 'llm_task') return { runs: true, text: 'yes, once a model is configured (`LLM_PROVIDER`); without one a run is refused (409 `no_model_configured`)' };
-  if (actionServices.includes(owner) && !PLUGIN_ONLY_SERVICES.includes(owner)) return { runs: true, text: `yes — served by ${owner}` };
+  if (actionServices.includes(owner) && servedBy(owner, contract.name)) return { runs: true, text: `yes — served by ${owner}` };
   const why =
     owner === 'orchestrator'
       ? `the orchestrator owns it but does not run it yet (it runs ${IN_PROCESS_TOOL_ACTIONS.join(' and ')} itself)`
       : actionServices.includes(owner)
-        ? `${owner} serves only plugin tools so far`
+        ? NOT_SERVED_YET[owner]?.includes('*')
+          ? `${owner} serves only plugin tools so far`
+          : `${owner} does not serve it yet`
         : `owned by ${owner}; refused before a run starts when that service is not deployed`;
   return { runs: false, text: `no (\`action_unavailable\`): ${why}` };
 }

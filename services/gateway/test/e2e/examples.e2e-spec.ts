@@ -29,7 +29,8 @@ const url = (path: string) => `${stack.gatewayUrl}${path}`;
 beforeAll(async () => {
   api = await startFixtureServer();
   for (const path of ['/orgs', '/filings', '/health']) api.route('GET', path, (req) => demoResponse('GET', req.path, req.query));
-  stack = await startStack();
+  // Every service a default deployment runs (k8s/base/config.yaml ACTION_SERVICES): the docs' 'runs by default' column is checked against it.
+  stack = await startStack({ outputRouter: true });
   token = (await registerUser(stack.gatewayUrl, 'examples@example.com')).token;
 });
 
@@ -151,7 +152,7 @@ describe('examples/', () => {
       const says = (m: Map<string, boolean>, n: string) => (m.has(n) ? (m.get(n) ? 'yes' : 'no') : 'absent');
       throw new Error(
         `docs/playbooks.md and this stack disagree on which actions run by default: ${differ.map((n) => `${n} (docs: ${says(documented, n)}, stack: ${says(live, n)})`).join(', ')}. ` +
-          'Give k8s/base/config.yaml the ACTION_SERVICES this stack has (or adjust PLUGIN_ONLY_SERVICES in packages/plan/src/docs/playbook-reference.ts), then run `pnpm docs:gen`.',
+          'Give k8s/base/config.yaml the ACTION_SERVICES this stack has (or adjust NOT_SERVED_YET in packages/plan/src/docs/playbook-reference.ts), then run `pnpm docs:gen`.',
       );
     }
   });
