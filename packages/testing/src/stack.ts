@@ -155,6 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
+      OPENAPI_CHECK_RESPONSES: '1', // every JSON answer is checked against the OpenAPI document (500 RESPONSE_SCHEMA_MISMATCH otherwise)
     }),
   };
   if (inProcess) {

@@ -80,7 +80,7 @@ export const Plugin = component(
   { description: 'A registered connector plugin' },
 );
 
-const DefinitionIssue = component(
+export const DefinitionIssue = component(
   'DefinitionIssue',
   z.strictObject({ field: z.string(), reason: z.string(), line: z.number().int().optional(), column: z.number().int().optional() }),
   { description: 'A problem in a connector definition, with its position in the YAML when known' },

@@ -1,6 +1,6 @@
 /** Answers of the playbook and action-registry routes (/api/agent-factory/playbooks, /actions). */
 import { z } from 'zod';
-import { component, JsonObject, timestamp, Violation } from './common.js';
+import { component, JsonObject, timestamp } from './common.js';
 import { Run } from './runs.js';
 
 export const Playbook = component(
@@ -17,21 +17,27 @@ export const Playbook = component(
   { description: 'A stored playbook version', examples: [{ id: 'org-lookup', name: 'Org lookup', version: '1.0', revision: 2, yaml: 'id: org-lookup\n…', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T00:00:00.000Z' }] },
 );
 
-const StepIssue = z.looseObject({
-  field: z.string(),
-  code: z.string(),
-  message: z.string(),
+const position = {
   line: z.number().int().optional(),
   column: z.number().int().optional(),
-  suggestedFix: z.string().optional(),
-});
+  suggestedFix: z.string().optional().meta({ description: 'The corrected value of the field' }),
+};
+
+/** The shape of a 400's violations, so a client handles both alike. */
+export const ValidationIssue = component(
+  'ValidationIssue',
+  z.strictObject({ field: z.string(), reason: z.string(), code: z.string(), step: z.string().optional(), ...position }),
+  { description: 'A playbook problem: field, reason, code, and where known step, line, column and suggestedFix' },
+);
+
+const StepIssue = z.strictObject({ field: z.string(), code: z.string(), message: z.string(), ...position });
 
 export const PlaybookValidation = component(
   'PlaybookValidation',
   z.strictObject({
     valid: z.boolean(),
-    errors: z.array(Violation),
-    warnings: z.array(Violation),
+    errors: z.array(ValidationIssue),
+    warnings: z.array(ValidationIssue),
     results: z.array(z.strictObject({ step: z.string(), valid: z.boolean(), errors: z.array(StepIssue), warnings: z.array(StepIssue) })),
   }),
   { description: 'Playbook validation: every issue with field, step, line, column and suggestedFix where known' },
