@@ -21,7 +21,8 @@ const ASSETS: Record<string, string> = {
 };
 
 const INIT_JS = `window.onload = function () {
-  window.ui = SwaggerUIBundle({ url: '/api/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true,
+  // validatorUrl null: no badge fetched from an outside validator.
+  window.ui = SwaggerUIBundle({ url: '/api/docs/openapi.json', dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
 };
 `;

@@ -52,6 +52,7 @@ it('gives a browser the Swagger UI page, whose scripts and styles come from the 
   }
   const init = await (await fetch(url('/api/docs/init.js'))).text();
   expect(init).toContain("url: '/api/docs/openapi.json'");
+  expect(init).toContain('validatorUrl: null');
 });
 
 it('serves only the listed files of the docs page', async () => {
