@@ -22,6 +22,8 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** Server-Sent Events routes: the schema of one frame's data. */
   frames?: z.ZodType;
+  /** @deprecated Name the frame schema with `frames` instead (a route with only `sse` fails openapi.spec.ts). */
+  sse?: boolean;
   public?: boolean;
   /** Success status(es) when not the default (201 for creating POSTs, else 200); several when the route picks (e.g. 201 created, 200 updated). */
   status?: string | string[];
