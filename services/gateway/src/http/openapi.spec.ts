@@ -100,6 +100,13 @@ describe('OpenAPI document', () => {
     expect(params('/api/agent-factory/connectors/templates').map((p) => p.name)).toEqual(['category']);
   });
 
+  it('documents the Idempotency-Key and Last-Event-ID headers where they are honoured', () => {
+    const header = (path: string, method: string) => ((doc.paths[path]![method]!.parameters ?? []) as Array<{ name: string; in: string }>).filter((p) => p.in === 'header').map((p) => p.name);
+    expect(header('/api/v1/runs', 'post')).toEqual(['Idempotency-Key']);
+    expect(header('/api/v1/runs', 'get')).toEqual([]);
+    expect(header('/api/v1/runs/{id}/events', 'get')).toEqual(['Last-Event-ID']);
+  });
+
   it('documents the SSE frames and the error envelope with suggestedFix as shared components', () => {
     const events = doc.paths['/api/v1/runs/{id}/events']!.get!.responses as Record<string, { content: Record<string, { schema: unknown }> }>;
     expect(events['200']!.content['text/event-stream']!.schema).toEqual({ $ref: '#/components/schemas/RunFrame' });

@@ -29,6 +29,8 @@ export interface RouteDoc {
   status?: string | string[];
   /** Further error statuses the route answers, with what they mean. */
   errors?: Record<string, string>;
+  /** The route honours an Idempotency-Key header (a retry with the same key returns the first answer). */
+  idempotent?: boolean;
   /** Tag (group in the docs page); default from the path (tagOf). */
   tag?: string;
 }
@@ -116,11 +118,16 @@ export function buildOpenApiDocument(routes: RouteDoc[]): Record<string, unknown
         return [status, { description: 'OK', content: { 'application/json': { schema: answerOf(r.response) } } }];
       }),
     );
+    const headers = [
+      ...(r.idempotent ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: 'A retry with the same key returns the first answer instead of acting twice (at most 200 characters are used)', schema: { type: 'string' } }] : []),
+      ...(r.frames && r.method === 'get' ? [{ name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this frame id', schema: { type: 'string' } }] : []),
+    ];
+    const parameters = [...params, ...(r.query ? queryParameters(r.query, r.queryHelp) : []), ...headers];
     const op: Record<string, unknown> = {
       operationId: operationId(r),
       tags: [tagOf(r)],
       summary: r.summary,
-      ...(params.length || r.query ? { parameters: [...params, ...(r.query ? queryParameters(r.query, r.queryHelp) : [])] } : {}),
+      ...(parameters.length ? { parameters } : {}),
       ...(r.public ? { security: [] } : {}),
       responses: {
         ...success,
