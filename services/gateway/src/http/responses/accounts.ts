@@ -54,7 +54,10 @@ export const ApiKey = component(
     revoked_at: nullableTimestamp,
     last_used_at: nullableTimestamp,
   }),
-  { description: 'An API key\'s listing entry (never the key)' },
+  {
+    description: 'An API key\'s listing entry (never the key)',
+    examples: [{ id: '5b0c1f9e-2d1a-4c53-9a51-0f3e7c2b9d10', name: 'billing-service', prefix: 'afk_3fQ9', team_id: null, created_at: '2026-01-01T00:00:00.000Z', expires_at: null, revoked_at: null, last_used_at: '2026-01-02T08:00:00.000Z' }],
+  },
 );
 export const ApiKeyCreated = z.strictObject({ key: z.string().meta({ description: 'The key, shown in this answer only' }), api_key: ApiKey });
 export const ApiKeyAnswer = z.strictObject({ api_key: ApiKey });

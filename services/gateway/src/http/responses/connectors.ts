@@ -15,7 +15,14 @@ export const Connector = component(
     created_at: timestamp,
     updated_at: timestamp,
   }),
-  { description: 'A connector of yours' },
+  {
+    description: 'A connector of yours',
+    examples: [{
+      id: 'propublica', name: 'ProPublica Nonprofit Explorer', type: 'rest_api', version: '1.0', description: 'Nonprofit filings',
+      definition: { id: 'propublica', type: 'rest_api', connection: { base_url: 'https://projects.propublica.org/nonprofits/api/v2' }, endpoints: [{ name: 'search', method: 'GET', path: '/search.json' }] },
+      credential_names: [], created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    }],
+  },
 );
 
 export const ConnectorTemplate = component(
