@@ -169,6 +169,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
       ...(options.outputRouter ? { OUTPUT_ROUTER_URL: `127.0.0.1:${ports.outputRouter}` } : {}),
+      OPENAPI_CHECK_RESPONSES: '1', // every JSON answer is checked against the OpenAPI document (500 RESPONSE_SCHEMA_MISMATCH otherwise)
     }),
   };
   if (options.outputRouter) {

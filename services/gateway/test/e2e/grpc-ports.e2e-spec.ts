@@ -39,7 +39,7 @@ describe.each(['jetstream', 'memory'] as const)('bus %s', (bus) => {
 
   // In one process, every service's env is carried in AF_IN_PROCESS_ENVS.
   const addressOf = (service: keyof Stack['services']) => {
-    const env = stack.services[service].env;
+    const env = stack.services[service]!.env;
     const own = env.AF_IN_PROCESS_ENVS ? (JSON.parse(env.AF_IN_PROCESS_ENVS) as Record<string, Record<string, string>>)[service]! : env;
     return `127.0.0.1:${own.GRPC_PORT}`;
   };
