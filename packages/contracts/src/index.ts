@@ -14,5 +14,6 @@ export * as approval from './gen/agentfactory/approval/v1/approval.js';
 export * as approvalEvents from './gen/agentfactory/approval/v1/events.js';
 export * as agent from './gen/agentfactory/agent/v1/agent.js';
 export * as action from './gen/agentfactory/action/v1/action.js';
+export * as entity from './gen/agentfactory/entity/v1/entity.js';
 export { Struct, Value, ListValue } from './gen/google/protobuf/struct.js';
 export { grpcLoaderOptions, protoFiles, protoRoot, type ProtoPackage } from './loader.js';

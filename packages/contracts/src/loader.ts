@@ -13,7 +13,15 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action';
+export type ProtoPackage =
+  | 'common'
+  | 'planner'
+  | 'orchestrator'
+  | 'connector'
+  | 'approval'
+  | 'agent'
+  | 'action'
+  | 'entity';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
@@ -25,6 +33,8 @@ const files: Record<ProtoPackage, string[]> = {
   agent: ['agentfactory/agent/v1/agent.proto'],
   // Served by every service that owns built-in playbook actions.
   action: ['agentfactory/action/v1/action.proto'],
+  // The knowledge graph, review queue, resolution log and discoveries (entity-resolution).
+  entity: ['agentfactory/entity/v1/entity.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

@@ -11,3 +11,7 @@ export * from './resolve-one.js';
 export * from './resolver.js';
 export * from './generator.js';
 export * from './metrics.js';
+export * from './merge-forest.js';
+export * from './extraction.js';
+export * from './cross-reference.js';
+export * from './graph-analytics.js';
