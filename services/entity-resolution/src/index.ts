@@ -1,1 +1,1 @@
-export * from './domain/index.js';
+export { bootstrapEntityResolution } from './bootstrap.js';
