@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // One-command start: builds if needed, then runs gateway, planner,
-// orchestrator, connector-runtime and approval in this process.
+// orchestrator, connector-runtime, approval and entity-resolution in this process.
 //   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg,
 //                        with a random password (.af-data/pg-password, 0600) and
 //                        its socket in .af-data/run (scripts/embedded-pg.mjs)
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
 //   AF_DATA_DIR        → the data directory (default .af-data in the checkout)
 //   HTTP_PORT, AF_GRPC_BASE_PORT, AF_METRICS_BASE_PORT → the gateway's HTTP port (8080)
-//                        and the first of five gRPC (50050…) and metrics (9464…) ports
+//                        and the first of the gRPC (50050…) and metrics (9464…) ports
+//                        (entity-resolution: base + 6)
 // A second start on the same data directory, a port already taken or a
 // DATABASE_URL that does not work ends with one line saying what to do.
 // Ctrl-C stops everything cleanly.
@@ -20,7 +21,7 @@ import { acquireLock, checkDatabase, checkPorts, StartError } from './start-pref
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = process.env.AF_DATA_DIR ? resolve(process.env.AF_DATA_DIR) : join(root, '.af-data');
-const services = ['connector-runtime', 'planner', 'approval', 'orchestrator', 'gateway'];
+const services = ['connector-runtime', 'planner', 'approval', 'entity-resolution', 'orchestrator', 'gateway'];
 const t0 = Date.now();
 const say = (msg) => process.stdout.write(`[agent-factory] ${msg}\n`);
 
@@ -100,7 +101,11 @@ async function main() {
   const metricsBase = portFromEnv('AF_METRICS_BASE_PORT', 9464);
   const ports = { gateway: grpcBase, planner: grpcBase + 1, orchestrator: grpcBase + 2, connector: grpcBase + 3, approval: grpcBase + 4 };
   const metrics = { gateway: metricsBase, planner: metricsBase + 1, orchestrator: metricsBase + 2, connector: metricsBase + 3, approval: metricsBase + 4 };
-  if (grpcBase + 4 > 65535 || metricsBase + 4 > 65535) throw new StartError('AF_GRPC_BASE_PORT and AF_METRICS_BASE_PORT must leave room for five ports (at most 65531)');
+  ports['entity-resolution'] = grpcBase + 6;
+  metrics['entity-resolution'] = metricsBase + 6;
+  if (grpcBase + 6 > 65535 || metricsBase + 6 > 65535) throw new StartError('AF_GRPC_BASE_PORT and AF_METRICS_BASE_PORT must leave room for seven ports (at most 65529)');
+  // Built-in actions served over ActionService (the orchestrator routes to them; the planner refuses what none serves).
+  const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, `entity-resolution=127.0.0.1:${ports['entity-resolution']}`].join(',');
   mkdirSync(dataDir, { recursive: true });
   lock = acquireLock(dataDir, { httpUrl: `http://127.0.0.1:${httpPort}`, startedAt: new Date().toISOString() });
   const host = process.env.GRPC_HOST ?? '127.0.0.1';
@@ -131,10 +136,11 @@ async function main() {
   const env = {
     'connector-runtime': { ...common, GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
-    planner: { ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
+    planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
+    'entity-resolution': { ...common, GRPC_PORT: String(ports['entity-resolution']), METRICS_PORT: String(metrics['entity-resolution']) },
     orchestrator: {
-      ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
+      ACTION_SERVICES: actionServices,
       ...common,
       GRPC_PORT: String(ports.orchestrator),
       METRICS_PORT: String(metrics.orchestrator),
@@ -152,6 +158,7 @@ async function main() {
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
+      ENTITY_RESOLUTION_URL: `127.0.0.1:${ports['entity-resolution']}`,
     },
   };
   const running = [];
@@ -183,7 +190,7 @@ async function main() {
   }
   const gatewayPort = running.at(-1).httpPort;
   lock.update({ httpUrl: `http://127.0.0.1:${gatewayPort}` });
-  const shown = ['gateway', 'planner', 'orchestrator', 'connector-runtime', 'approval'];
+  const shown = ['gateway', 'planner', 'orchestrator', 'connector-runtime', 'approval', 'entity-resolution'];
   const listed = (table) => shown.map((name) => `${name} ${table[name === 'connector-runtime' ? 'connector' : name]}`).join(', ');
   // The metrics ports the services bound (the ones configured, unless one was 0).
   const metricsPorts = Object.fromEntries(services.map((name, i) => [name === 'connector-runtime' ? 'connector' : name, running[i].kit?.metricsPort || metrics[name === 'connector-runtime' ? 'connector' : name]]));

@@ -101,6 +101,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   CONNECTOR_RUNTIME_URL: grpcAddress(),
   /** gRPC address of the approval service (approvals, human tasks, clarifications). */
   APPROVAL_URL: grpcAddress(),
+  /** gRPC address of entity-resolution (knowledge graph, entity reviews, discoveries); unset: those routes answer 503. */
+  ENTITY_RESOLUTION_URL: grpcAddress().optional(),
   /** Lifetime of the principal tokens POST /api/v1/auth/service-token issues for API keys. */
   SERVICE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Largest accepted request body. */

@@ -11,6 +11,7 @@ import { ExecutionsController, RunsController } from './runs.controller.js';
 import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
+import { EntityResolutionHttpModule } from '../entity-resolution/entity-resolution.module.js';
 
 @Controller()
 class MetaController {
@@ -34,6 +35,7 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
+      imports: [EntityResolutionHttpModule.forRoot(deps)],
     };
   }
 }
