@@ -33,7 +33,7 @@ export const SERVICE_ENV = {
       'CONNECTOR_RUNTIME_URL',
       'APPROVAL_URL',
     ],
-    optional: [...COMMON_OPTIONAL, 'HTTP_HOST', 'BODY_LIMIT_BYTES'],
+    optional: [...COMMON_OPTIONAL, 'HTTP_HOST', 'BODY_LIMIT_BYTES', 'ENTITY_RESOLUTION_URL'],
     secret: [...COMMON_SECRET, 'JWT_SECRET'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics', HTTP_PORT: 'http' },
     targets: {
@@ -89,6 +89,14 @@ export const SERVICE_ENV = {
     secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: { ORCHESTRATOR_URL: 'orchestrator' },
+    http: false,
+  },
+  'entity-resolution': {
+    required: [...COMMON_REQUIRED],
+    optional: [...COMMON_OPTIONAL, 'ER_AUTO_THRESHOLD', 'ER_REVIEW_THRESHOLD', 'ER_MAX_ANALYZE_NODES'],
+    secret: [...COMMON_SECRET],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
+    targets: {},
     http: false,
   },
   'connector-runtime': {
