@@ -122,9 +122,7 @@ export interface GraphStore {
   listLog(owner: string, action: string, limit: number): Promise<LogRow[]>;
   reverse(owner: string, logId: string): Promise<LogRow>;
   listDiscoveries(owner: string, executionId: string, type: string, limit: number): Promise<DiscoveryRow[]>;
-  discoveryStats(
-    owner: string,
-  ): Promise<{
+  discoveryStats(owner: string): Promise<{
     total: number;
     byType: Record<string, number>;
     byEntityType: Record<string, number>;

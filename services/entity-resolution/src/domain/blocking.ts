@@ -42,11 +42,17 @@ export function blockKeys(r: NormalisedRecord): string[] {
       if (r.state) keys.push(`${t}:sxs:${soundex(last)}:${f}:${r.state}`);
       // A typo in the surname's first letter breaks Soundex; the full first name plus the surname's ending does not.
       if (first.length > 1) keys.push(`${t}:fe:${first}:${last.slice(-3)}`);
+      // A typo that changes the surname's Soundex code: the first name and the surname's first two letters.
+      if (first.length > 1) keys.push(`${t}:fb:${first}:${last.slice(0, 2)}`);
+      // Initials and nicknames of the first name: the exact surname (common surnames make oversized blocks, skipped).
+      keys.push(`${t}:ln:${last}`);
     }
   } else if (r.org) {
     const core = r.tokens;
     for (const tok of core) if (tok.length > 1 && !ORG_STOPWORDS.has(tok)) keys.push(`${t}:tk:${tok}`);
     if (core.length > 0) keys.push(`${t}:sx:${core.slice(0, 2).map(soundex).join('')}`);
+    // A typo in a one-word core: its first two letters with the next word (stopwords included).
+    if (core.length > 1) keys.push(`${t}:f2:${(core[0] ?? '').slice(0, 2)}:${core[1]}`);
   }
   return [...new Set(keys)];
 }

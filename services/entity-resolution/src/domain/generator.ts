@@ -99,6 +99,9 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
     r() < 0.3
       ? pick(COMMON_SURNAMES)
       : Array.from({ length: 2 + Math.floor(r() * 2) }, () => pick(SYLLABLES)).join('');
+  // Common town names plus made-up ones, so a shared city is evidence, as it is in real filings.
+  const city = () =>
+    r() < 0.3 ? pick(CITIES) : `${pick(SYLLABLES)}${pick(['ville', 'ton', 'burg', 'field', 'port', 'dale'])}`;
   const orgCore = () =>
     r() < 0.3
       ? `${surname()} family`
@@ -145,7 +148,7 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
       last: last!,
       // A namesake lives elsewhere: same name, other state.
       state: namesake ? pick(US_STATES.filter((s) => s !== namesake.state)) : pick(US_STATES),
-      city: pick(CITIES),
+      city: city(),
       employer: cap(orgCore()),
       title: pick(TITLES),
       ids: r() < 0.05 ? { fec_id: `${pick(['H', 'S', 'P'])}${digits(1)}${pick(US_STATES)}${digits(5)}` } : {},
@@ -162,7 +165,7 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
       core: sibling?.core ?? unique(orgCore),
       form,
       state: sibling?.state ?? pick(US_STATES),
-      city: pick(CITIES),
+      city: city(),
       ids,
     };
   };
@@ -203,7 +206,7 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
       name,
       externalIds: ids,
       state: p(0.05) ? pick(US_STATES) : e.state,
-      ...(p(0.2) ? {} : { city: p(0.12) ? pick(CITIES) : cap(e.city) }),
+      ...(p(0.2) ? {} : { city: p(0.12) ? city() : cap(e.city) }),
       ...(p(0.35) ? {} : { employer: p(0.1) ? cap(orgCore()) : e.employer }),
       ...(p(0.4) ? {} : { title: p(0.3) ? pick(TITLES) : e.title }),
     };
@@ -231,7 +234,7 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
       name,
       externalIds: ids,
       ...(p(0.1) ? {} : { state: p(0.04) ? pick(US_STATES) : e.state }),
-      ...(p(0.3) ? {} : { city: p(0.1) ? pick(CITIES) : cap(e.city) }),
+      ...(p(0.3) ? {} : { city: p(0.1) ? city() : cap(e.city) }),
     };
   };
 
@@ -250,7 +253,9 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
   while (produced < opts.records) {
     let entity: Entity;
     const prev = recent.length > 0 ? pick(recent) : undefined;
-    if (prev && r() < 0.04) entity = prev.kind === 'PERSON' ? newPerson(prev) : newOrg(prev);
+    // Hard negatives: namesakes of people with common surnames (elsewhere), sibling organisations of any name.
+    if (prev && r() < 0.04 && (prev.kind === 'ORG' || COMMON_SURNAMES.includes(prev.last)))
+      entity = prev.kind === 'PERSON' ? newPerson(prev) : newOrg(prev);
     else entity = r() < (opts.orgShare ?? 0.4) ? newOrg() : newPerson();
     recent.push(entity);
     if (recent.length > 200) recent.shift();

@@ -34,13 +34,15 @@ export interface Comparison {
 export type NameFrequency = (entityType: string, value: string) => number | undefined;
 
 export interface ScoringModel {
-  /** log2 of the prior odds that two blocked records match. */
+  /** log2 of the prior odds that two blocked people match. */
   priorLog2Odds: number;
+  /** The same for organisations: their blocks are narrower (rare words, ids), so a blocked pair is likelier a match. */
+  orgPriorLog2Odds: number;
   /** Lowest u used for a term-frequency-adjusted exact match (bounds the weight of unique names). */
   minTfU: number;
 }
 
-export const DEFAULT_MODEL: ScoringModel = { priorLog2Odds: -10, minTfU: 3e-5 };
+export const DEFAULT_MODEL: ScoringModel = { priorLog2Odds: -10, orgPriorLog2Odds: -8, minTfU: 3e-5 };
 
 type Level = readonly [name: string, m: number, u: number];
 const w = (l: Level) => Math.log2(l[1] / l[2]);
@@ -131,7 +133,8 @@ export function comparePair(
     else {
       const ts = tokenSet(a.tokens, b.tokens);
       const cjw = jaroWinkler(a.org.core, b.org.core);
-      if (ts >= 0.9 || cjw >= 0.96) put('name', ORG.strong);
+      // Token pairing forgives one typo per word, so it must agree with the whole-name similarity too.
+      if ((ts >= 0.9 && cjw >= 0.93) || cjw >= 0.97) put('name', ORG.strong);
       else if (ts >= 0.7 || cjw >= 0.9) put('name', ORG.weak);
       else put('name', ORG.diff);
     }
@@ -139,10 +142,11 @@ export function comparePair(
       put('legal_form', a.org.legalForm === b.org.legalForm ? FORM.same : FORM.diff);
   }
   if (a.state && b.state) put('state', a.state === b.state ? STATE.same : STATE.diff);
-  if (a.city && b.city)
+  // A city name says little across states (there is a Springfield in most of them).
+  if (a.city && b.city && (!a.state || !b.state || a.state === b.state))
     put('city', a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93 ? CITY.same : CITY.diff);
 
-  let weight = model.priorLog2Odds;
+  let weight = a.entityType === 'ORG' ? model.orgPriorLog2Odds : model.priorLog2Odds;
   for (const v of Object.values(weights)) weight += v;
   const probability = conflict ? 0 : 1 / (1 + Math.pow(2, -weight));
   const method = sharedId ? 'external_id' : a.canonical === b.canonical ? 'exact_name' : 'fuzzy_name';
