@@ -16,7 +16,7 @@
 //   pair completeness  share of true pairs sharing a searchable block key
 //   peak RSS     of the process (maxRSS) after the size
 // Baseline: records grouped by type + first three letters of the canonical
-// name; a record joins the first earlier record with Jaro–Winkler ≥ 0.92.
+// name; a record joins the first of the last 50 records of its block with Jaro–Winkler ≥ 0.92.
 // Needs `pnpm --filter @af/entity-resolution build`. Writes bench/results/entity-resolution.json.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -41,7 +41,7 @@ function baseline(records) {
   records.forEach((r, i) => {
     const key = `${r.entityType}|${r.canonical.slice(0, 3)}`;
     const block = blocks.get(key) ?? [];
-    for (const j of block.slice(-200)) {
+    for (const j of block.slice(-50)) {
       if (jaroWinkler(r.canonical, records[j].canonical) >= 0.92) {
         parent[i] = find(j);
         break;

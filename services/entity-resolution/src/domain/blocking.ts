@@ -64,7 +64,7 @@ export interface BlockIndexOptions {
   maxCandidates: number;
 }
 
-export const DEFAULT_BLOCKING: BlockIndexOptions = { maxBlockSize: 400, maxCandidates: 40 };
+export const DEFAULT_BLOCKING: BlockIndexOptions = { maxBlockSize: 100, maxCandidates: 20 };
 
 /** In-memory block index over record positions (batch and bench; the service keeps the same keys in PostgreSQL). */
 export class BlockIndex {
