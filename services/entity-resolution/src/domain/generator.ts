@@ -102,10 +102,15 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
   // Common town names plus made-up ones, so a shared city is evidence, as it is in real filings.
   const city = () =>
     r() < 0.3 ? pick(CITIES) : `${pick(SYLLABLES)}${pick(['ville', 'ton', 'burg', 'field', 'port', 'dale'])}`;
+  // Distinct organisations need distinct names at 1M records: half the leading words are made-up place names.
+  const place = () =>
+    r() < 0.5
+      ? pick(ORG_WORDS_A)
+      : `${pick(SYLLABLES)}${pick(SYLLABLES)}${pick(['wood', 'field', 'brook', 'ridge', 'vale'])}`;
   const orgCore = () =>
     r() < 0.3
       ? `${surname()} family`
-      : `${pick(ORG_WORDS_A)} ${pick(ORG_WORDS_B)} ${pick(ORG_WORDS_C)}${r() < 0.3 ? ` ${surname()}` : ''}`;
+      : `${place()} ${pick(ORG_WORDS_B)} ${pick(ORG_WORDS_C)}${r() < 0.3 ? ` ${surname()}` : ''}`;
 
   const typo = (s: string): string => {
     if (s.length < 4) return s;
