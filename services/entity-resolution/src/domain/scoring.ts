@@ -26,7 +26,7 @@ export interface Comparison {
   /** The id kind both records share, if any. */
   sharedId?: string;
   jaroWinkler: number;
-  /** `external_id`, `exact_name` or `fuzzy_name` (the seed's match_method). */
+  /** `external_id`, `exact_name` or `fuzzy_name` (the log's match_method). */
   method: string;
 }
 

@@ -1,4 +1,4 @@
-/** Wire messages → the snake_case JSON of the HTTP API (the seed's field names). */
+/** Wire messages → the snake_case JSON of the HTTP API (the resolution log's and review queue's field names). */
 import type { entity } from '@af/contracts';
 
 const orNull = (s: string) => s || null;
