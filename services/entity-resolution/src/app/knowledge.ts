@@ -47,6 +47,10 @@ export class Knowledge {
     return this.store.reverse(this.owner(userId), parseOrThrow(uuid('log_id'), logId, 'log_id'));
   }
 
+  split(userId: string, memberId: string) {
+    return this.store.split(this.owner(userId), parseOrThrow(uuid('member_id'), memberId, 'member_id'));
+  }
+
   listDiscoveries(userId: string, executionId: string, type: string, n: number) {
     return this.store.listDiscoveries(this.owner(userId), executionId, type, limit(n));
   }

@@ -35,6 +35,8 @@ export interface EntityView {
   firstSeen: string;
   lastSeen: string;
   source: string;
+  /** The entity rows merged into this one (the root first): what a split can take out. */
+  members: Array<{ id: string; name: string; source: string }>;
 }
 
 export interface RelationshipView {
@@ -121,6 +123,8 @@ export interface GraphStore {
   ): Promise<{ review: ReviewRow; log?: LogRow }>;
   listLog(owner: string, action: string, limit: number): Promise<LogRow[]>;
   reverse(owner: string, logId: string): Promise<LogRow>;
+  /** Take `memberId` (and what was merged under it) out of its entity: a user_split, reversible. */
+  split(owner: string, memberId: string): Promise<LogRow>;
   listDiscoveries(owner: string, executionId: string, type: string, limit: number): Promise<DiscoveryRow[]>;
   discoveryStats(owner: string): Promise<{
     total: number;

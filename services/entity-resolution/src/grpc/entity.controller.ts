@@ -37,6 +37,10 @@ export class EntityController implements entity.EntityServiceController {
     return { entry: toWireLog(await this.k.reverse(user(req.principal), req.logId)) };
   }
 
+  async splitEntity(req: entity.SplitEntityRequest): Promise<entity.SplitEntityResponse> {
+    return { entry: toWireLog(await this.k.split(user(req.principal), req.memberId)) };
+  }
+
   async listDiscoveries(req: entity.ListDiscoveriesRequest): Promise<entity.ListDiscoveriesResponse> {
     return {
       discoveries: (

@@ -15,6 +15,7 @@ export const toWireEntity = (v: EntityView): entity.Entity => ({
   sourceCount: v.sourceCount,
   firstSeen: v.firstSeen,
   lastSeen: v.lastSeen,
+  members: v.members,
 });
 
 export const toWireRelationship = (r: RelationshipView): entity.Relationship => ({

@@ -105,6 +105,7 @@ export class GraphQueries {
           firstSeen: iso(m.created_at),
           lastSeen: iso(m.updated_at),
           source: m.source ?? '',
+          members: [],
           names: new Set(),
           sources: new Set(),
         };
@@ -121,6 +122,9 @@ export class GraphQueries {
       v.names.add(m.name);
       v.sources.add(m.source ?? '');
       v.mergeCount++;
+      const member = { id: m.id as string, name: m.name as string, source: (m.source ?? '') as string };
+      if (m.id === m.root_id) v.members.unshift(member);
+      else v.members.push(member);
       if (iso(m.updated_at) > v.lastSeen) v.lastSeen = iso(m.updated_at);
     }
     for (const a of aliases) views.get(a.root_id)?.names.add(a.alias);

@@ -483,6 +483,37 @@ export class PgGraphStore implements GraphStore {
     });
   }
 
+  async split(owner: string, memberId: string): Promise<LogRow> {
+    return this.db.transaction(async (m) => {
+      const rows: Array<{ parent_id: string | null; name: string; type: string }> = await m.query(
+        `SELECT parent_id, name, type FROM entities WHERE owner = $1 AND id = $2 FOR UPDATE`,
+        [owner, memberId],
+      );
+      const row = rows[0];
+      if (!row) throw AppError.notFound('entity', memberId);
+      if (!row.parent_id)
+        throw new AppError('FAILED_PRECONDITION', `entity ${memberId} is not merged into another entity`);
+      const parent = row.parent_id;
+      const root = await this.rootOf(m, owner, parent);
+      await this.unlink(m, owner, memberId);
+      return this.log(m, {
+        owner,
+        executionId: '',
+        action: 'user_split',
+        sourceId: memberId,
+        sourceName: row.name,
+        sourceType: row.type,
+        targetId: root ?? parent,
+        targetName: await this.nameOf(m, owner, root ?? parent),
+        confidence: 1,
+        method: 'user',
+        details: {},
+        link: { child: memberId, parent },
+        reversible: true,
+      });
+    });
+  }
+
   entities(owner: string, ids: readonly string[]): Promise<EntityView[]> {
     return this.queries.entities(owner, ids);
   }

@@ -214,6 +214,38 @@ describe('entity-resolution over gRPC', () => {
     ).resolves.toBe('FAILED_PRECONDITION');
   });
 
+  it('splits a member out (user_split) and reverses the split', async () => {
+    const [maria] = (
+      await call(
+        graph.searchGraph({ principal: alice, query: 'Maria Lopez', entityTypes: ['PERSON'], limit: 1 }),
+      )
+    ).entities;
+    expect(maria!.members.map((m) => m.name)).toEqual(['Maria Lopez', 'Lopez, Maria']);
+    const member = maria!.members[1]!.id;
+    const split = await call(graph.splitEntity({ principal: alice, memberId: member }));
+    expect(split.entry).toMatchObject({
+      action: 'user_split',
+      sourceEntityName: 'Lopez, Maria',
+      targetEntityName: 'Maria Lopez',
+      isReversible: true,
+    });
+    const apart = await call(
+      graph.searchGraph({ principal: alice, query: 'lopez', entityTypes: ['PERSON'], limit: 5 }),
+    );
+    expect(apart.entities.map((e) => e.mergeCount)).toEqual([1, 1]);
+    await expect(codeOf(call(graph.splitEntity({ principal: alice, memberId: member })))).resolves.toBe(
+      'FAILED_PRECONDITION',
+    );
+    await expect(codeOf(call(graph.splitEntity({ principal: bob, memberId: member })))).resolves.toBe(
+      'NOT_FOUND',
+    );
+    await call(graph.reverseDecision({ principal: alice, logId: split.entry!.id }));
+    const together = await call(
+      graph.searchGraph({ principal: alice, query: 'lopez', entityTypes: ['PERSON'], limit: 5 }),
+    );
+    expect(together.entities.map((e) => [e.name, e.mergeCount])).toEqual([['Maria Lopez', 2]]);
+  });
+
   it('analyze_graph finds the two communities; a subgraph and a shortest path too', async () => {
     const out = await run('analyze_graph', {}, { algorithm: 'community_detection', max_nodes: 100 });
     const results = out.outputs!.results as Array<{ members: Array<{ name: string }> }>;

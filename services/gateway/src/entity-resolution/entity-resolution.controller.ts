@@ -99,6 +99,14 @@ export class EntityResolutionController {
     return { entry: logView(res.entry!) };
   }
 
+  /** Split a member (an id from an entity's `members`) out of its entity: logged user_split, reversible. */
+  @Post('graph/entities/:id/split')
+  @HttpCode(200)
+  async split(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    const res = await call(need(this.client).splitEntity({ principal, memberId: id }));
+    return { entry: logView(res.entry!) };
+  }
+
   @Get('discoveries')
   async discoveries(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
     const q = parseBody(ListDiscoveriesQuery, query);

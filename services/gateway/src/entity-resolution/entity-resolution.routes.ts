@@ -47,6 +47,14 @@ export const ENTITY_RESOLUTION_ROUTES = [
     errors: { ...UNDEPLOYED, '409': 'Already reversed, or not a reversible decision' },
   },
   {
+    method: 'post' as const,
+    path: '/api/agent-factory/graph/entities/{id}/split',
+    summary:
+      "Split a member (an id of an entity's `members`) out of its entity: logged user_split, reversible",
+    status: '200',
+    errors: { ...UNDEPLOYED, '409': 'The member is not merged into another entity' },
+  },
+  {
     method: 'get' as const,
     path: '/api/agent-factory/discoveries',
     summary: 'Discoveries of your runs (?discovery_type=&execution_id=&limit=)',

@@ -1,9 +1,17 @@
 import { openApiDocument } from '../http/openapi.js';
-import { AnalyzeBody, ListReviewsQuery, NeighbourhoodQuery, SearchQuery } from './entity-resolution.schemas.js';
+import {
+  AnalyzeBody,
+  ListReviewsQuery,
+  NeighbourhoodQuery,
+  SearchQuery,
+} from './entity-resolution.schemas.js';
 
 describe('knowledge route schemas', () => {
   it('parse good queries and coerce numbers', () => {
-    expect(ListReviewsQuery.parse({ status: 'pending', limit: '20' })).toEqual({ status: 'pending', limit: 20 });
+    expect(ListReviewsQuery.parse({ status: 'pending', limit: '20' })).toEqual({
+      status: 'pending',
+      limit: 20,
+    });
     expect(NeighbourhoodQuery.parse({ max_hops: '2' })).toEqual({ max_hops: 2 });
     expect(AnalyzeBody.parse({ algorithm: 'pagerank' })).toEqual({ algorithm: 'pagerank' });
   });
@@ -15,8 +23,13 @@ describe('knowledge route schemas', () => {
     expect(NeighbourhoodQuery.safeParse({ max_hops: '9' }).success).toBe(false);
   });
   it('are listed in the OpenAPI document with their success and conflict statuses', () => {
-    const paths = openApiDocument().paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    expect(Object.keys(paths['/api/agent-factory/entity-resolution/reverse/{id}']!.post!.responses)).toEqual(expect.arrayContaining(['200', '409']));
+    const paths = openApiDocument().paths as Record<
+      string,
+      Record<string, { responses: Record<string, unknown> }>
+    >;
+    expect(Object.keys(paths['/api/agent-factory/entity-resolution/reverse/{id}']!.post!.responses)).toEqual(
+      expect.arrayContaining(['200', '409']),
+    );
     expect(paths['/api/agent-factory/graph/analyze']!.post!.responses).toHaveProperty('200');
   });
 });

@@ -16,6 +16,7 @@ export const entityView = (e: entity.Entity) => ({
   source_count: e.sourceCount,
   first_seen: e.firstSeen,
   last_seen: e.lastSeen,
+  members: e.members.map((m) => ({ id: m.id, name: m.name, source: m.source || null })),
 });
 
 export const relationshipView = (r: entity.Relationship) => ({

@@ -136,6 +136,44 @@ describe('entity resolution through the gateway', () => {
     ]);
   });
 
+  it('splits a member out and reverses the split', async () => {
+    const [ezekiel] = (
+      await http('GET', url('/api/agent-factory/graph/search?q=Ezekiel%20Okonkwo&types=PERSON'), {
+        token: alice.token,
+      })
+    ).body.entities;
+    const member = ezekiel.members.find((m: any) => m.name === 'Okonkwo, Ezekiel');
+    const split = await http('POST', url(`/api/agent-factory/graph/entities/${member.id}/split`), {
+      token: alice.token,
+    });
+    expect(split.status).toBe(200);
+    expect(split.body.entry).toMatchObject({ action: 'user_split', is_reversible: true });
+    expect(
+      (
+        await http('POST', url(`/api/agent-factory/graph/entities/${member.id}/split`), {
+          token: alice.token,
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (await http('POST', url(`/api/agent-factory/graph/entities/${member.id}/split`), { token: bob.token }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await http('POST', url(`/api/agent-factory/entity-resolution/reverse/${split.body.entry.id}`), {
+          token: alice.token,
+        })
+      ).status,
+    ).toBe(200);
+    const [back] = (
+      await http('GET', url('/api/agent-factory/graph/search?q=Ezekiel%20Okonkwo&types=PERSON'), {
+        token: alice.token,
+      })
+    ).body.entities;
+    expect(back.merge_count).toBe(2);
+  });
+
   it('serves neighbourhoods and analysis over HTTP', async () => {
     const [ezekiel] = (
       await http('GET', url('/api/agent-factory/graph/search?q=Ezekiel%20Okonkwo'), { token: alice.token })

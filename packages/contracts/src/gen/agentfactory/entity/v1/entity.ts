@@ -34,11 +34,19 @@ export interface Entity {
   sourceCount: number;
   firstSeen: string;
   lastSeen: string;
+  /** The records merged into this entity (itself first), each splittable. */
+  members: EntityMember[];
 }
 
 export interface Entity_ExternalIdsEntry {
   key: string;
   value: string;
+}
+
+export interface EntityMember {
+  id: string;
+  name: string;
+  source: string;
 }
 
 export interface Relationship {
@@ -154,6 +162,15 @@ export interface ReverseDecisionResponse {
   entry: LogEntry | undefined;
 }
 
+export interface SplitEntityRequest {
+  principal: Principal | undefined;
+  memberId: string;
+}
+
+export interface SplitEntityResponse {
+  entry: LogEntry | undefined;
+}
+
 export interface ListDiscoveriesRequest {
   principal: Principal | undefined;
   executionId: string;
@@ -241,6 +258,7 @@ function createBaseEntity(): Entity {
     sourceCount: 0,
     firstSeen: "",
     lastSeen: "",
+    members: [],
   };
 }
 
@@ -281,6 +299,9 @@ export const Entity: MessageFns<Entity> = {
     }
     if (message.lastSeen !== "") {
       writer.uint32(98).string(message.lastSeen);
+    }
+    for (const v of message.members) {
+      EntityMember.encode(v!, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -397,6 +418,14 @@ export const Entity: MessageFns<Entity> = {
             message.lastSeen = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.members.push(EntityMember.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -469,6 +498,9 @@ export const Entity: MessageFns<Entity> = {
         : isSet(object.last_seen)
         ? globalThis.String(object.last_seen)
         : "",
+      members: globalThis.Array.isArray(object?.members)
+        ? object.members.map((e: any) => EntityMember.fromJSON(e))
+        : [],
     };
   },
 
@@ -515,6 +547,9 @@ export const Entity: MessageFns<Entity> = {
     }
     if (message.lastSeen !== "") {
       obj.lastSeen = message.lastSeen;
+    }
+    if (message.members?.length) {
+      obj.members = message.members.map((e) => EntityMember.toJSON(e));
     }
     return obj;
   },
@@ -590,6 +625,96 @@ export const Entity_ExternalIdsEntry: MessageFns<Entity_ExternalIdsEntry> = {
     }
     if (message.value !== "") {
       obj.value = message.value;
+    }
+    return obj;
+  },
+};
+
+function createBaseEntityMember(): EntityMember {
+  return { id: "", name: "", source: "" };
+}
+
+export const EntityMember: MessageFns<EntityMember> = {
+  encode(message: EntityMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.source !== "") {
+      writer.uint32(26).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EntityMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEntityMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EntityMember {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+    };
+  },
+
+  toJSON(message: EntityMember): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
     }
     return obj;
   },
@@ -2231,6 +2356,143 @@ export const ReverseDecisionResponse: MessageFns<ReverseDecisionResponse> = {
   },
 };
 
+function createBaseSplitEntityRequest(): SplitEntityRequest {
+  return { principal: undefined, memberId: "" };
+}
+
+export const SplitEntityRequest: MessageFns<SplitEntityRequest> = {
+  encode(message: SplitEntityRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.memberId !== "") {
+      writer.uint32(18).string(message.memberId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SplitEntityRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSplitEntityRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.memberId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SplitEntityRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      memberId: isSet(object.memberId)
+        ? globalThis.String(object.memberId)
+        : isSet(object.member_id)
+        ? globalThis.String(object.member_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SplitEntityRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.memberId !== "") {
+      obj.memberId = message.memberId;
+    }
+    return obj;
+  },
+};
+
+function createBaseSplitEntityResponse(): SplitEntityResponse {
+  return { entry: undefined };
+}
+
+export const SplitEntityResponse: MessageFns<SplitEntityResponse> = {
+  encode(message: SplitEntityResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== undefined) {
+      LogEntry.encode(message.entry, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SplitEntityResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSplitEntityResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = LogEntry.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SplitEntityResponse {
+    return { entry: isSet(object.entry) ? LogEntry.fromJSON(object.entry) : undefined };
+  },
+
+  toJSON(message: SplitEntityResponse): unknown {
+    const obj: any = {};
+    if (message.entry !== undefined) {
+      obj.entry = LogEntry.toJSON(message.entry);
+    }
+    return obj;
+  },
+};
+
 function createBaseListDiscoveriesRequest(): ListDiscoveriesRequest {
   return { principal: undefined, executionId: "", discoveryType: "", limit: 0 };
 }
@@ -3427,6 +3689,14 @@ export interface EntityServiceClient {
 
   reverseDecision(request: ReverseDecisionRequest, metadata?: Metadata): Observable<ReverseDecisionResponse>;
 
+  /**
+   * Split a member (and what was merged under it) out of its entity, logged
+   * user_split and reversible. A member that is merged into nothing is
+   * FAILED_PRECONDITION.
+   */
+
+  splitEntity(request: SplitEntityRequest, metadata?: Metadata): Observable<SplitEntityResponse>;
+
   listDiscoveries(request: ListDiscoveriesRequest, metadata?: Metadata): Observable<ListDiscoveriesResponse>;
 
   discoveryStats(request: DiscoveryStatsRequest, metadata?: Metadata): Observable<DiscoveryStatsResponse>;
@@ -3488,6 +3758,17 @@ export interface EntityServiceController {
     metadata?: Metadata,
   ): Promise<ReverseDecisionResponse> | Observable<ReverseDecisionResponse> | ReverseDecisionResponse;
 
+  /**
+   * Split a member (and what was merged under it) out of its entity, logged
+   * user_split and reversible. A member that is merged into nothing is
+   * FAILED_PRECONDITION.
+   */
+
+  splitEntity(
+    request: SplitEntityRequest,
+    metadata?: Metadata,
+  ): Promise<SplitEntityResponse> | Observable<SplitEntityResponse> | SplitEntityResponse;
+
   listDiscoveries(
     request: ListDiscoveriesRequest,
     metadata?: Metadata,
@@ -3527,6 +3808,7 @@ export function EntityServiceControllerMethods() {
       "decideReview",
       "listResolutionLog",
       "reverseDecision",
+      "splitEntity",
       "listDiscoveries",
       "discoveryStats",
       "searchGraph",
