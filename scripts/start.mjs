@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // One-command start: builds if needed, then runs gateway, planner,
-// orchestrator, connector-runtime, approval and output-router in this process.
+// orchestrator, connector-runtime, approval, output-router and entity-resolution in this process.
 //   DATABASE_URL unset → embedded PostgreSQL (real binaries from npm) in .af-data/pg,
 //                        with a random password (.af-data/pg-password, 0600) and
 //                        its socket in .af-data/run (scripts/embedded-pg.mjs)
 //   NATS_URL unset     → the in-process event bus (dev only; tests use real NATS)
 //   AF_DATA_DIR        → the data directory (default .af-data in the checkout)
 //   HTTP_PORT, AF_GRPC_BASE_PORT, AF_METRICS_BASE_PORT → the gateway's HTTP port (8080)
-//                        and the first of six gRPC (50050…) and metrics (9464…) ports
+//                        and the first of seven gRPC (50050…) and metrics (9464…) ports
 //   AF_DEMO_API_PORT   → the demo data API's port in dev mode (8090; AF_DEMO_API=off: none), see scripts/demo-api.mjs
 // A second start on the same data directory, a port already taken or a
 // DATABASE_URL that does not work ends with one line saying what to do.
@@ -22,7 +22,7 @@ import { startDevDemo } from './demo-api.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = process.env.AF_DATA_DIR ? resolve(process.env.AF_DATA_DIR) : join(root, '.af-data');
-const services = ['connector-runtime', 'output-router', 'planner', 'approval', 'orchestrator', 'gateway'];
+const services = ['connector-runtime', 'output-router', 'planner', 'approval', 'entity-resolution', 'orchestrator', 'gateway'];
 const t0 = Date.now();
 const say = (msg) => process.stdout.write(`[agent-factory] ${msg}\n`);
 
@@ -162,15 +162,15 @@ async function main() {
   const httpPort = String(portFromEnv('HTTP_PORT', 8080));
   const grpcBase = portFromEnv('AF_GRPC_BASE_PORT', 50050);
   const metricsBase = portFromEnv('AF_METRICS_BASE_PORT', 9464);
-  const ports = { gateway: grpcBase, planner: grpcBase + 1, orchestrator: grpcBase + 2, connector: grpcBase + 3, approval: grpcBase + 4, 'output-router': grpcBase + 5 };
-  const metrics = { gateway: metricsBase, planner: metricsBase + 1, orchestrator: metricsBase + 2, connector: metricsBase + 3, approval: metricsBase + 4, 'output-router': metricsBase + 5 };
-  if (grpcBase + 5 > 65535 || metricsBase + 5 > 65535) throw new StartError('AF_GRPC_BASE_PORT and AF_METRICS_BASE_PORT must leave room for six ports (at most 65530)');
+  const ports = { gateway: grpcBase, planner: grpcBase + 1, orchestrator: grpcBase + 2, connector: grpcBase + 3, approval: grpcBase + 4, 'output-router': grpcBase + 5, 'entity-resolution': grpcBase + 6 };
+  const metrics = { gateway: metricsBase, planner: metricsBase + 1, orchestrator: metricsBase + 2, connector: metricsBase + 3, approval: metricsBase + 4, 'output-router': metricsBase + 5, 'entity-resolution': metricsBase + 6 };
+  if (grpcBase + 6 > 65535 || metricsBase + 6 > 65535) throw new StartError('AF_GRPC_BASE_PORT and AF_METRICS_BASE_PORT must leave room for seven ports (at most 65529)');
   mkdirSync(dataDir, { recursive: true });
   lock = acquireLock(dataDir, { httpUrl: `http://127.0.0.1:${httpPort}`, startedAt: new Date().toISOString() });
   const host = process.env.GRPC_HOST ?? '127.0.0.1';
   const label = (name) => (name === 'connector' ? 'connector-runtime' : name);
-  const grpcHint = 'set AF_GRPC_BASE_PORT to the first of six free ports';
-  const metricsHint = 'set AF_METRICS_BASE_PORT to the first of six free ports';
+  const grpcHint = 'set AF_GRPC_BASE_PORT to the first of seven free ports';
+  const metricsHint = 'set AF_METRICS_BASE_PORT to the first of seven free ports';
   await checkPorts(process.env.HTTP_HOST ?? '127.0.0.1', [{ port: Number(httpPort), what: 'gateway HTTP', hint: 'set HTTP_PORT' }]);
   await checkPorts(host, [
     ...Object.entries(ports).map(([name, port]) => ({ port, what: `${label(name)} gRPC`, hint: grpcHint })),
@@ -195,13 +195,14 @@ async function main() {
     GRPC_HOST: host,
   };
   // Services serving playbook actions (ActionService): the orchestrator runs them, the planner refuses what none serves.
-  const actionServices = `connector-runtime=127.0.0.1:${ports.connector},output-router=127.0.0.1:${ports['output-router']}`;
+  const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, `output-router=127.0.0.1:${ports['output-router']}`, `entity-resolution=127.0.0.1:${ports['entity-resolution']}`].join(',');
   const env = {
     'output-router': { ...common, GRPC_PORT: String(ports['output-router']), METRICS_PORT: String(metrics['output-router']) },
     'connector-runtime': { ...common, ...demo?.connectorEnv, PLUGIN_REGISTRATION_TOKEN: pluginRegistrationToken(), GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
     planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
+    'entity-resolution': { ...common, GRPC_PORT: String(ports['entity-resolution']), METRICS_PORT: String(metrics['entity-resolution']) },
     orchestrator: {
       ACTION_SERVICES: actionServices,
       ...common,
@@ -222,6 +223,7 @@ async function main() {
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
       OUTPUT_ROUTER_URL: `127.0.0.1:${ports['output-router']}`,
+      ENTITY_RESOLUTION_URL: `127.0.0.1:${ports['entity-resolution']}`,
     },
   };
   const running = [];
@@ -254,7 +256,7 @@ async function main() {
   }
   const gatewayPort = running.at(-1).httpPort;
   lock.update({ httpUrl: `http://127.0.0.1:${gatewayPort}` });
-  const shown = ['gateway', 'planner', 'orchestrator', 'connector-runtime', 'approval', 'output-router'];
+  const shown = ['gateway', 'planner', 'orchestrator', 'connector-runtime', 'approval', 'output-router', 'entity-resolution'];
   const listed = (table) => shown.map((name) => `${name} ${table[name === 'connector-runtime' ? 'connector' : name]}`).join(', ');
   // The metrics ports the services bound (the ones configured, unless one was 0).
   const metricsPorts = Object.fromEntries(services.map((name, i) => [name === 'connector-runtime' ? 'connector' : name, running[i].kit?.metricsPort || metrics[name === 'connector-runtime' ? 'connector' : name]]));

@@ -38,6 +38,7 @@ export const SERVICE_ENV = {
       'HTTP_HOST',
       'BODY_LIMIT_BYTES',
       'OUTPUT_ROUTER_URL',
+      'ENTITY_RESOLUTION_URL',
       // open | invite | closed: who may create an account.
       'SIGNUP',
       'INVITE_TTL_HOURS',
@@ -140,6 +141,14 @@ export const SERVICE_ENV = {
       'S3_FORCE_PATH_STYLE',
     ],
     secret: [...COMMON_SECRET, 'S3_SECRET_ACCESS_KEY'],
+    ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
+    targets: {},
+    http: false,
+  },
+  'entity-resolution': {
+    required: [...COMMON_REQUIRED],
+    optional: [...COMMON_OPTIONAL, 'ER_AUTO_THRESHOLD', 'ER_REVIEW_THRESHOLD', 'ER_MAX_ANALYZE_NODES'],
+    secret: [...COMMON_SECRET],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
     targets: {},
     http: false,

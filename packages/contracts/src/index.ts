@@ -16,5 +16,6 @@ export * as approvalEvents from './gen/agentfactory/approval/v1/events.js';
 export * as agent from './gen/agentfactory/agent/v1/agent.js';
 export * as action from './gen/agentfactory/action/v1/action.js';
 export * as output from './gen/agentfactory/output/v1/output.js';
+export * as entity from './gen/agentfactory/entity/v1/entity.js';
 export { Struct, Value, ListValue } from './gen/google/protobuf/struct.js';
 export { grpcLoaderOptions, protoFiles, protoRoot, type ProtoPackage } from './loader.js';

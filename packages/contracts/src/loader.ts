@@ -13,7 +13,7 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action' | 'output';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action' | 'output' | 'entity';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
@@ -27,6 +27,8 @@ const files: Record<ProtoPackage, string[]> = {
   action: ['agentfactory/action/v1/action.proto'],
   // The user's workspace (output-router).
   output: ['agentfactory/output/v1/output.proto'],
+  // The knowledge graph, review queue, resolution log and discoveries (entity-resolution).
+  entity: ['agentfactory/entity/v1/entity.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

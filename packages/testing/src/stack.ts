@@ -26,8 +26,8 @@ export interface Stack {
    * port directly sign their calls with it (`new ServiceAuth({ secret, service })`).
    */
   serviceAuthSecret: string;
-  /** One process per service; `orchestrator` is `orchestrators[0]`; `output-router` only with `outputRouter: true`. */
-  services: Record<CoreService, ServiceProcess> & { 'output-router'?: ServiceProcess };
+  /** One process per service; `orchestrator` is `orchestrators[0]`; `output-router` and `entity-resolution` only when asked. */
+  services: Record<CoreServiceName, ServiceProcess> & Partial<Record<OptInServiceName, ServiceProcess>>;
   /**
    * Every orchestrator replica, `[0]` first. The gateway's ORCHESTRATOR_URL
    * points at `[0]` only, so while `[0]` is down the gateway's calls wait for
@@ -70,21 +70,31 @@ export interface StackOptions {
    * Off by default so suites that do not need it start no extra process.
    */
   outputRouter?: boolean;
+  /**
+   * Start entity-resolution too (default off, so suites that do not need it
+   * start no extra process): added to the orchestrator's and planner's
+   * ACTION_SERVICES and to the gateway as ENTITY_RESOLUTION_URL.
+   */
+  entityResolution?: boolean;
 }
 
-/** The services every stack runs; the others are opt-in. */
-type CoreService = Exclude<ServiceName, 'output-router'>;
+/** Services a stack starts only when asked. */
+type OptInServiceName = 'output-router' | 'entity-resolution';
+type CoreServiceName = Exclude<ServiceName, OptInServiceName>;
 
 /** The order `pnpm start` starts the services in (the gateway last). */
-const IN_PROCESS_ORDER: ServiceName[] = ['connector-runtime', 'output-router', 'planner', 'approval', 'orchestrator', 'gateway'];
+const IN_PROCESS_ORDER: ServiceName[] = ['connector-runtime', 'output-router', 'planner', 'approval', 'entity-resolution', 'orchestrator', 'gateway'];
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const replicas = options.orchestratorReplicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1) {
-    throw new Error(`orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`);
+    throw new Error(
+      `orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`,
+    );
   }
   const inProcess = options.bus === 'memory';
-  if (inProcess && replicas > 1) throw new Error('orchestratorReplicas: the in-process bus (bus: memory) runs one orchestrator');
+  if (inProcess && replicas > 1)
+    throw new Error('orchestratorReplicas: the in-process bus (bus: memory) runs one orchestrator');
   const db = await createTestDatabase();
   const natsPrefix = `t${randomBytes(4).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
@@ -98,9 +108,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     http: await freePort(),
     gatewayGrpc: await freePort(),
     outputRouter: options.outputRouter ? await freePort() : 0,
+    entityResolution: options.entityResolution ? await freePort() : 0,
   };
   // Action-serving services the orchestrator and the planner are told about (ACTION_SERVICES).
-  const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, ...(options.outputRouter ? [`output-router=127.0.0.1:${ports.outputRouter}`] : [])].join(',');
+  const actionServices = [
+    `connector-runtime=127.0.0.1:${ports.connector}`,
+    ...(options.outputRouter ? [`output-router=127.0.0.1:${ports.outputRouter}`] : []),
+    ...(options.entityResolution ? [`entity-resolution=127.0.0.1:${ports.entityResolution}`] : []),
+  ].join(',');
   for (let i = 0; i < replicas; i++) ports.orchestrators.push(await freePort());
   const common = (name: ServiceName): Record<string, string> => ({
     DATABASE_URL: db.url,
@@ -169,6 +184,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
       ...(options.outputRouter ? { OUTPUT_ROUTER_URL: `127.0.0.1:${ports.outputRouter}` } : {}),
+      ...(options.entityResolution ? { ENTITY_RESOLUTION_URL: `127.0.0.1:${ports.entityResolution}` } : {}),
       OPENAPI_CHECK_RESPONSES: '1', // every JSON answer is checked against the OpenAPI document (500 RESPONSE_SCHEMA_MISMATCH otherwise)
     }),
   };
@@ -179,6 +195,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       OUTPUT_WEBHOOK_BACKOFF_MS: '50',
       ...common('output-router'),
       GRPC_PORT: String(ports.outputRouter),
+    });
+  }
+  if (options.entityResolution) {
+    services['entity-resolution'] = new ServiceProcess('entity-resolution', {
+      ...common('entity-resolution'),
+      GRPC_PORT: String(ports.entityResolution),
     });
   }
   if (inProcess) {

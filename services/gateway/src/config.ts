@@ -110,6 +110,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   APPROVAL_URL: grpcAddress(),
   /** gRPC address of output-router (the workspace routes); unset: those routes answer 503. */
   OUTPUT_ROUTER_URL: grpcAddress().optional(),
+  /** gRPC address of entity-resolution (knowledge graph, entity reviews, discoveries); unset: those routes answer 503. */
+  ENTITY_RESOLUTION_URL: grpcAddress().optional(),
   /** Lifetime of the principal tokens POST /api/v1/auth/service-token issues for API keys. */
   SERVICE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Largest accepted request body. */

@@ -35,6 +35,7 @@ const PACKAGE_NAMES: Record<ProtoPackage, string> = {
   agent: 'agentfactory.agent.v1',
   action: 'agentfactory.action.v1',
   output: 'agentfactory.output.v1',
+  entity: 'agentfactory.entity.v1',
 };
 
 /** Largest message between our services (grpc-js refuses more than 4 MiB received by default). */

@@ -15,6 +15,7 @@ import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
 import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.module.js';
 import { ProfilesController } from './profiles.controller.js';
+import { EntityResolutionHttpModule } from '../entity-resolution/entity-resolution.module.js';
 
 @Controller()
 class MetaController {
@@ -33,6 +34,7 @@ export class GatewayModule implements NestModule {
       module: GatewayModule,
       controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
+      imports: [EntityResolutionHttpModule.forRoot(deps)],
     };
   }
 

@@ -91,8 +91,8 @@ async function freeRun(n: number): Promise<number> {
 async function freePorts(): Promise<Record<string, string>> {
   return {
     HTTP_PORT: String(await freePort()),
-    AF_GRPC_BASE_PORT: String(await freeRun(6)),
-    AF_METRICS_BASE_PORT: String(await freeRun(6)),
+    AF_GRPC_BASE_PORT: String(await freeRun(7)),
+    AF_METRICS_BASE_PORT: String(await freeRun(7)),
     AF_DEMO_API_PORT: String(await freePort()),
   };
 }
@@ -120,8 +120,8 @@ describe('pnpm start', () => {
   it('lists every port when ready; a second start on the same data directory or port says so in one line and exits 1', async () => {
     const dir = dataDir();
     const http = await freePort();
-    const grpc = await freeRun(6);
-    const metrics = await freeRun(6);
+    const grpc = await freeRun(7);
+    const metrics = await freeRun(7);
     const first = start({
       AF_DATA_DIR: dir,
       DATABASE_URL: db.url,
@@ -134,7 +134,7 @@ describe('pnpm start', () => {
     expect(ready).toContain(`gateway http://127.0.0.1:${http}`);
     const grpcPart = /gRPC: ([^;]+);/.exec(ready)?.[1];
     const metricsPart = /metrics: ([^;.]+)/.exec(ready)?.[1];
-    expect(grpcPart?.split(', ')).toEqual([`gateway ${grpc}`, `planner ${grpc + 1}`, `orchestrator ${grpc + 2}`, `connector-runtime ${grpc + 3}`, `approval ${grpc + 4}`, `output-router ${grpc + 5}`]);
+    expect(grpcPart?.split(', ')).toEqual([`gateway ${grpc}`, `planner ${grpc + 1}`, `orchestrator ${grpc + 2}`, `connector-runtime ${grpc + 3}`, `approval ${grpc + 4}`, `output-router ${grpc + 5}`, `entity-resolution ${grpc + 6}`]);
     expect(metricsPart?.split(', ')).toEqual([
       `gateway ${metrics}`,
       `planner ${metrics + 1}`,
@@ -142,6 +142,7 @@ describe('pnpm start', () => {
       `connector-runtime ${metrics + 3}`,
       `approval ${metrics + 4}`,
       `output-router ${metrics + 5}`,
+      `entity-resolution ${metrics + 6}`,
     ]);
     const lock = JSON.parse(readFileSync(join(dir, 'start.pid'), 'utf8')) as { pid: number; httpUrl: string };
     expect(lock).toMatchObject({ pid: first.child.pid, httpUrl: `http://127.0.0.1:${http}` });
