@@ -30,7 +30,7 @@ beforeAll(async () => {
   api = await startFixtureServer();
   for (const path of ['/orgs', '/filings', '/health']) api.route('GET', path, (req) => demoResponse('GET', req.path, req.query));
   // Every service a default deployment runs (k8s/base/config.yaml ACTION_SERVICES): the docs' 'runs by default' column is checked against it.
-  stack = await startStack({ outputRouter: true });
+  stack = await startStack({ outputRouter: true, entityResolution: true });
   token = (await registerUser(stack.gatewayUrl, 'examples@example.com')).token;
 });
 
