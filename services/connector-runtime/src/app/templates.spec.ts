@@ -4,15 +4,13 @@ import type { StoredConnector } from '../infra/connector.repository.js';
 import type { Connectors } from './connectors.js';
 import { Templates } from './templates.js';
 
-/** Connectors kept in a map by `user/id`, as the repository would. */
+/** Connectors kept in a map by `user/id`, as the repository would (`onlyIfNew`: refused when the id is taken). */
 function fakeConnectors() {
   const saved = new Map<string, StoredConnector>();
   const connectors = {
-    async exists(userId: string, id: string) {
-      return saved.has(`${userId}/${id}`);
-    },
-    async create(userId: string, source: { definition: Record<string, unknown> }, credentials: Record<string, string>) {
+    async create(userId: string, source: { definition: Record<string, unknown> }, credentials: Record<string, string>, options: { onlyIfNew?: () => Error } = {}) {
       const definition = source.definition as unknown as ConnectorDefinition;
+      if (options.onlyIfNew && saved.has(`${userId}/${definition.id}`)) throw options.onlyIfNew();
       const stored: StoredConnector = { ownerUserId: userId, definition, credentialNames: Object.keys(credentials), createdAt: new Date(0), updatedAt: new Date(0) };
       saved.set(`${userId}/${definition.id}`, stored);
       return stored;
