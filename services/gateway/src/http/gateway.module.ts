@@ -11,6 +11,7 @@ import { ExecutionsController, RunsController } from './runs.controller.js';
 import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
+import { SchedulesController } from '../schedules/schedules.controller.js';
 
 @Controller()
 class MetaController {
@@ -32,7 +33,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, SchedulesController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

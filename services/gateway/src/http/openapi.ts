@@ -18,6 +18,7 @@ import {
   ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, ResumeRunSchema, StartRunSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
 import { AddMemberSchema, CreateTeamSchema } from './teams.schemas.js';
 import { CreateApiKeySchema } from '../domain/api-keys.js';
+import { SCHEDULE_ROUTES } from '../schedules/schedule.routes.js';
 import { ApproveSchema, DeclineTaskSchema, HitlRespondSchema, HitlResolveSchema, RejectSchema, RunResumeSchema } from './approval.schemas.js';
 
 interface RouteDoc {
@@ -119,6 +120,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'delete', path: '/api/v1/api-keys/{id}', summary: 'Revoke an API key (effective on its next request)' },
   { method: 'post', path: '/api/v1/auth/service-token', summary: 'Exchange an API key (X-API-Key or Bearer afk_…) for a short-lived principal token to send as af-principal-token gRPC metadata', errors: { '403': 'Only an API key can be exchanged' } },
   { method: 'post', path: '/hitl/respond', summary: 'Seed HITL response: {request_id, decision: approved|denied, instructions?}; 409 when already resolved', body: HitlRespondSchema },
+  ...SCHEDULE_ROUTES,
 ];
 
 const ErrorBody = {

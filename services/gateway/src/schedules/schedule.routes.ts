@@ -1,0 +1,19 @@
+/** The schedule routes in the API document (/api/docs). */
+import { BackfillBodySchema, RunNowBodySchema, ScheduleDefinitionBodySchema } from './schedule.schemas.js';
+
+const BASE = '/api/agent-factory/schedules';
+const DEFINITION =
+  '{name, spec: {cron, timezone} | {interval, start_at?} | {at}, target: {playbook_id, playbook_revision?, inputs?} | {plan, inputs?}, query_template? ({date}, {last_run_date}, {datetime}), approval_policy? (require|auto_approve), overlap_policy? (skip|buffer_one|buffer_all|cancel_other|terminate_other|allow_all), catchup_window?, jitter?, max_retries?, timeout_seconds?, paused?}; 400 names the field (spec.cron with the cron field and its position, spec.timezone, overlap_policy)';
+
+export const SCHEDULE_ROUTES = [
+  { method: 'post' as const, path: BASE, summary: `Create a schedule: ${DEFINITION}`, body: ScheduleDefinitionBodySchema },
+  { method: 'get' as const, path: BASE, summary: 'Your schedules (?page_size=&page_token=)' },
+  { method: 'get' as const, path: `${BASE}/{id}`, summary: 'One schedule: definition, next fire, last run and its status, missed fires' },
+  { method: 'put' as const, path: `${BASE}/{id}`, summary: 'Replace the definition; the next fire is computed again', body: ScheduleDefinitionBodySchema },
+  { method: 'delete' as const, path: `${BASE}/{id}`, summary: 'Delete a schedule and its fire history (runs stay)', status: '204' },
+  { method: 'post' as const, path: `${BASE}/{id}/pause`, summary: 'Pause: no fire is dispatched until resumed' },
+  { method: 'post' as const, path: `${BASE}/{id}/resume`, summary: 'Resume; fires that fell while paused are not made up for' },
+  { method: 'post' as const, path: `${BASE}/{id}/run-now`, summary: 'One fire now ({overlap_policy?}); answers its fire time and run id', body: RunNowBodySchema, status: '202' },
+  { method: 'post' as const, path: `${BASE}/{id}/backfill`, summary: 'Queue the fires of a past range [start_time, end_time] (at most 1000; fires already recorded are not repeated)', body: BackfillBodySchema, status: '202' },
+  { method: 'get' as const, path: `${BASE}/{id}/fires`, summary: 'Recent fires, newest first: kind, status (queued, buffered, started, finished, skipped, failed), run id, reason (?limit=)' },
+];
