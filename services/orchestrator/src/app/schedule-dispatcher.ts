@@ -158,10 +158,12 @@ export class ScheduleDispatcher {
       this.log.warn({ scheduleId: s.id, fireAt: fire.fireAt, err }, 'schedule fire failed to start its run');
       return {};
     }
-    await c.setFire(fire.fireAt, { status: 'started', runId, dispatchedAt: now, reason: null });
+    // When the run was started, not when the tick began: the dispatch lag is measured from it.
+    const startedAt = this.opts.clock();
+    await c.setFire(fire.fireAt, { status: 'started', runId, dispatchedAt: startedAt, reason: null });
     await c.recordRun(fire.fireAt, runId);
     report.started++;
-    this.observeLag?.(Math.max(0, this.opts.clock().getTime() - fire.readyAt.getTime()));
+    this.observeLag?.(Math.max(0, startedAt.getTime() - fire.readyAt.getTime()));
     return { started: runId };
   }
 }
