@@ -101,8 +101,7 @@ export class ScheduleDispatcher {
     const def = s.definition;
     if (s.nextFireAt && s.dueAt && s.dueAt.getTime() <= now.getTime()) {
       const adv = advanceSchedule({ id: s.id, timing: toTiming(def, s.createdAt), nextFireAt: s.nextFireAt, now, catchupWindowMs: def.catchup_window, jitterMs: def.jitter });
-      await c.recordFires(adv.fires.map((f) => ({ fireAt: f, readyAt: dueAt(s.id, f, def.jitter) })), 'scheduled');
-      await c.advance(adv.nextFireAt, adv.dueAt, adv.missed);
+      await c.recordFires(adv.fires.map((f) => ({ fireAt: f, readyAt: dueAt(s.id, f, def.jitter) })), 'scheduled', adv);
       report.missed += adv.missed;
       if (adv.missed) this.log.warn({ scheduleId: s.id, missed: adv.missed }, 'schedule fires older than the catch-up window were skipped');
     }
@@ -160,8 +159,7 @@ export class ScheduleDispatcher {
     }
     // When the run was started, not when the tick began: the dispatch lag is measured from it.
     const startedAt = this.opts.clock();
-    await c.setFire(fire.fireAt, { status: 'started', runId, dispatchedAt: startedAt, reason: null });
-    await c.recordRun(fire.fireAt, runId);
+    await c.recordStarted(fire.fireAt, runId, startedAt);
     report.started++;
     this.observeLag?.(Math.max(0, startedAt.getTime() - fire.readyAt.getTime()));
     return { started: runId };

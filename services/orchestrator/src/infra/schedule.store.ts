@@ -92,18 +92,19 @@ export class ClaimedSchedule {
     private readonly m: EntityManager,
   ) {}
 
-  /** Record fires as queued, each ready at its due time (fire time + jitter). */
-  async recordFires(fires: Array<{ fireAt: Date; readyAt: Date }>, kind: FireKind): Promise<void> {
-    if (!fires.length) return;
+  /**
+   * Record fires as queued, each ready at its due time (fire time + jitter),
+   * and move the schedule to its next fire — one statement.
+   */
+  async recordFires(fires: Array<{ fireAt: Date; readyAt: Date }>, kind: FireKind, next: { nextFireAt: Date | null; dueAt: Date | null; missed: number }): Promise<void> {
     await this.m.query(
-      `INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at)
-       SELECT $1, f, $2, 'queued', r FROM unnest($3::timestamptz[], $4::timestamptz[]) AS x(f, r) ON CONFLICT DO NOTHING`,
-      [this.schedule.id, kind, fires.map((f) => f.fireAt), fires.map((f) => f.readyAt)],
+      `WITH f AS (
+         INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at)
+         SELECT $1, f, $2, 'queued', r FROM unnest($3::timestamptz[], $4::timestamptz[]) AS x(f, r) ON CONFLICT DO NOTHING
+       )
+       UPDATE schedules SET next_fire_at = $5, due_at = $6, missed_fires = missed_fires + $7 WHERE id = $1`,
+      [this.schedule.id, kind, fires.map((f) => f.fireAt), fires.map((f) => f.readyAt), next.nextFireAt, next.dueAt, next.missed],
     );
-  }
-
-  async advance(nextFireAt: Date | null, dueAt: Date | null, missed: number): Promise<void> {
-    await this.m.query('UPDATE schedules SET next_fire_at = $2, due_at = $3, missed_fires = missed_fires + $4 WHERE id = $1', [this.schedule.id, nextFireAt, dueAt, missed]);
   }
 
   /**
@@ -111,12 +112,17 @@ export class ClaimedSchedule {
    * this schedule still active (queued, running, waiting, paused) remain.
    */
   async activeRuns(): Promise<string[]> {
-    await this.m.query(
-      `UPDATE schedule_fires f SET status = 'finished' FROM runs r
-        WHERE f.schedule_id = $1 AND f.status = 'started' AND r.id = f.run_id AND r.status NOT IN ('queued','running','waiting','paused')`,
+    // One statement: the SELECT sees the rows as they were before the UPDATE, so the runs it just settled are left out.
+    const rows = await sqlRows<{ run_id: string }>(
+      this.m,
+      `WITH done AS (
+         UPDATE schedule_fires f SET status = 'finished' FROM runs r
+          WHERE f.schedule_id = $1 AND f.status = 'started' AND r.id = f.run_id AND r.status NOT IN ('queued','running','waiting','paused')
+         RETURNING f.fire_at
+       )
+       SELECT run_id FROM schedule_fires WHERE schedule_id = $1 AND status = 'started' AND fire_at NOT IN (SELECT fire_at FROM done) ORDER BY fire_at`,
       [this.schedule.id],
     );
-    const rows = await sqlRows<{ run_id: string }>(this.m, `SELECT run_id FROM schedule_fires WHERE schedule_id = $1 AND status = 'started' ORDER BY fire_at`, [this.schedule.id]);
     return rows.map((r) => r.run_id);
   }
 
@@ -135,8 +141,17 @@ export class ClaimedSchedule {
     );
   }
 
-  async recordRun(fireAt: Date, runId: string): Promise<void> {
-    await this.m.query('UPDATE schedules SET last_run_at = GREATEST(last_run_at, $2), last_run_id = CASE WHEN last_run_at IS NULL OR last_run_at <= $2 THEN $3 ELSE last_run_id END WHERE id = $1', [this.schedule.id, fireAt, runId]);
+  /** The fire started its run: record both on the fire and as the schedule's last run — one statement. */
+  async recordStarted(fireAt: Date, runId: string, startedAt: Date): Promise<void> {
+    await this.m.query(
+      `WITH f AS (
+         UPDATE schedule_fires SET status = 'started', run_id = $3, dispatched_at = $4, reason = NULL WHERE schedule_id = $1 AND fire_at = $2
+       )
+       UPDATE schedules SET last_run_at = GREATEST(last_run_at, $2),
+              last_run_id = CASE WHEN last_run_at IS NULL OR last_run_at <= $2 THEN $3 ELSE last_run_id END
+        WHERE id = $1`,
+      [this.schedule.id, fireAt, runId, startedAt],
+    );
   }
 }
 
