@@ -13,6 +13,7 @@ import { parseScheduleDefinition, toTiming, type ScheduleDefinition } from '../d
 import type { ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
 import type { Clock } from './schedule-dispatcher.js';
 import { parsePlan } from './run-commands.js';
+import { DETECTION_ACTIONS, hasDetectionStep } from '../domain/monitors/monitor-config.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Namespace of schedule ids derived from (owner, idempotency key): a retried create returns the same schedule. */
@@ -123,7 +124,7 @@ export class ScheduleCommands {
 
   private firstFire(id: string, def: ScheduleDefinition, createdAt: Date, now: Date, refusePast = true): { nextFireAt: Date | null; dueAt: Date | null } {
     const next = firstFire(id, toTiming(def, createdAt), now, def.jitter);
-    if (!next.nextFireAt && refusePast && def.spec.at !== undefined) throw AppError.invalid('spec.at', 'is in the past: a one-off schedule needs a future time');
+    if (!next.nextFireAt && refusePast && def.spec?.at !== undefined) throw AppError.invalid('spec.at', 'is in the past: a one-off schedule needs a future time');
     return next;
   }
 
@@ -144,6 +145,13 @@ function parse(raw: unknown): ScheduleDefinition {
   const r = parseScheduleDefinition(raw);
   if ('violations' in r) throw new AppError('INVALID_ARGUMENT', r.violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations: r.violations });
   const target = r.definition.target;
+  // A monitor's inline plan must have a detection step (a stored playbook's steps are known only when it is compiled, at each fire).
+  if (r.definition.monitor && 'plan' in target) {
+    const nodes = Array.isArray(target.plan.nodes) ? (target.plan.nodes as Array<{ action?: unknown }>) : [];
+    if (!hasDetectionStep(nodes.map((n) => (typeof n.action === 'string' ? n.action : undefined)))) {
+      throw AppError.invalid('target.plan.nodes', `a monitor needs at least one detection step (${DETECTION_ACTIONS.join(', ')})`);
+    }
+  }
   // An inline plan is checked now, with the run's own parser, so a bad one fails here and not at every fire.
   if ('plan' in target) {
     try {

@@ -9,6 +9,7 @@ import { AppError, type Logger } from '@af/service-kit';
 import { decideOverlap, type OverlapPolicy } from '../domain/schedules/overlap-policy.js';
 import { fireRunId } from '../domain/schedules/fire-run-id.js';
 import { dueAt } from '../domain/schedules/jitter.js';
+import { shouldPoll } from '../domain/monitors/monitor-cycle.js';
 import { advanceSchedule, startRetryDelayMs } from '../domain/schedules/schedule-advance.js';
 import { toTiming } from '../domain/schedules/schedule-definition.js';
 import type { ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
@@ -112,6 +113,12 @@ export class ScheduleDispatcher {
     for (const fire of pending) {
       // A fire waiting for its retry keeps its place: later fires do not overtake it.
       if (fire.status === 'queued' && fire.readyAt.getTime() > now.getTime()) break;
+      // A monitor polls only inside its active hours (run-now and backfill fires are asked for: they run).
+      if (fire.kind === 'scheduled' && !shouldPoll(fire.fireAt, def.monitor?.active_hours ?? null)) {
+        await c.setFire(fire.fireAt, { status: 'skipped', reason: 'outside_active_hours', dispatchedAt: now });
+        report.skipped++;
+        continue;
+      }
       const decision = decideOverlap((fire.overlapPolicy as OverlapPolicy | null) ?? def.overlap_policy, active.length, bufferedAhead);
       if (decision.action === 'skip') {
         await c.setFire(fire.fireAt, { status: 'skipped', reason: decision.reason, dispatchedAt: now });

@@ -10,6 +10,7 @@
 import { AppError } from '@af/service-kit';
 import { fireIdempotencyKey } from '../domain/schedules/fire-run-id.js';
 import { renderQueryTemplate } from '../domain/schedules/query-template.js';
+import { runContextOf, timeZoneOf } from '../domain/schedules/schedule-definition.js';
 import type { PlaybookPlanLoader } from '../infra/planner.client.js';
 import type { FireRuns } from './schedule-dispatcher.js';
 import type { RunCommands } from './run-commands.js';
@@ -23,14 +24,14 @@ export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLo
       const plan = { ...(source as Record<string, unknown>), approvalPolicy: def.approval_policy };
       const inputs: Record<string, unknown> = { ...target.inputs };
       if (def.query_template) {
-        inputs.query = renderQueryTemplate(def.query_template, { fireAt: fire.fireAt, lastRunAt: schedule.lastRunAt, createdAt: schedule.createdAt, timeZone: def.spec.timezone });
+        inputs.query = renderQueryTemplate(def.query_template, { fireAt: fire.fireAt, lastRunAt: schedule.lastRunAt, createdAt: schedule.createdAt, timeZone: timeZoneOf(def) });
       }
       await runs.start({
         userId: schedule.userId,
         teamIds: schedule.teamIds,
         plan,
         inputs,
-        runContext: 'scheduled',
+        runContext: runContextOf(def),
         idempotencyKey: fireIdempotencyKey(schedule.id, fire.fireAt),
         runId: fire.runId,
         policies: [

@@ -160,3 +160,31 @@ it('lists the owner’s schedules page by page', async () => {
   expect(p2.nextPageToken).toBe('');
   expect((await error(commands.list('u1', 2, 'garbage'))).violations[0]!.field).toBe('page_token');
 });
+
+describe('monitors', () => {
+  const detecting = { nodes: [{ id: 'new_items', kind: 'tool', action: 'detect_new_data', params: { connector: 'c', endpoint: 'e' } }] };
+
+  it('polls on its interval inside its active hours only, as monitor runs', async () => {
+    await kit.db.query('DELETE FROM schedules');
+    // 2026-01-01T00:00Z; active 09:00–10:00 in Tokyo = 00:00–01:00Z.
+    now = new Date('2025-12-31T23:40:00Z');
+    const m = await commands.create({ userId: 'u1', teamIds: [], idempotencyKey: '', definition: { name: 'm', monitor: { interval: '30m', active_hours: { start: '09:00', end: '10:00', timezone: 'Asia/Tokyo' } }, overlap_policy: 'allow_all', target: { plan: detecting } } });
+    for (const t of ['2026-01-01T00:10:00Z', '2026-01-01T00:40:00Z', '2026-01-01T01:10:00Z']) {
+      now = new Date(t);
+      await dispatcher.tick();
+    }
+    expect((await commands.fires('u1', m.id, 10)).reverse().map((f) => [f.fireAt.toISOString(), f.status, f.reason])).toEqual([
+      ['2026-01-01T00:10:00.000Z', 'started', null],
+      ['2026-01-01T00:40:00.000Z', 'started', null],
+      ['2026-01-01T01:10:00.000Z', 'skipped', 'outside_active_hours'],
+    ]);
+    const [run] = await kit.db.query(`SELECT run_context, plan->>'approvalPolicy' AS approval FROM runs WHERE id = $1`, [(await commands.fires('u1', m.id, 10)).at(-1)!.runId]);
+    expect(run).toEqual({ run_context: 'monitor', approval: 'auto_approve' });
+  });
+
+  it('refuses a monitor without a detection step', async () => {
+    now = new Date('2026-01-01T00:00:00Z');
+    const e = await error(commands.create({ userId: 'u1', teamIds: [], idempotencyKey: '', definition: { name: 'm', monitor: { interval: '30m' }, target: { plan } } }));
+    expect(e.violations).toEqual([{ field: 'target.plan.nodes', reason: expect.stringContaining('at least one detection step') }]);
+  });
+});

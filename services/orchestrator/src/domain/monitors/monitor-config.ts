@@ -7,6 +7,11 @@ import { parseHhmm } from './active-hours.js';
 /** The detection actions a monitor's playbook must use at least one of. */
 export const DETECTION_ACTIONS = ['detect_new_data', 'detect_new_files', 'detect_folder_changes', 'detect_new_entities', 'detect_new_team_posts'] as const;
 
+/** Whether any of a playbook's step actions is a detection action. */
+export function hasDetectionStep(actions: ReadonlyArray<string | undefined>): boolean {
+  return actions.some((a) => a !== undefined && (DETECTION_ACTIONS as readonly string[]).includes(a));
+}
+
 const hhmm = z.string().refine((s) => parseHhmm(s) !== null, 'must be HH:MM (24 h), e.g. 08:00');
 
 export const MonitorConfigSchema = z
@@ -40,7 +45,7 @@ export type MonitorConfig = z.output<typeof MonitorConfigSchema>;
 export function parseMonitor(raw: unknown, stepActions: ReadonlyArray<{ step: string; action: string | undefined }>): { config: MonitorConfig } | { violations: Array<{ field: string; reason: string }> } {
   const parsed = MonitorConfigSchema.safeParse(raw);
   const violations = parsed.success ? [] : parsed.error.issues.map((i) => ({ field: ['monitor_config', ...i.path.map(String)].join('.'), reason: i.message }));
-  if (!stepActions.some((s) => s.action && (DETECTION_ACTIONS as readonly string[]).includes(s.action))) {
+  if (!hasDetectionStep(stepActions.map((s) => s.action))) {
     violations.push({ field: 'steps', reason: `a monitor needs at least one detection step (${DETECTION_ACTIONS.join(', ')})` });
   }
   return violations.length || !parsed.success ? { violations } : { config: parsed.data };

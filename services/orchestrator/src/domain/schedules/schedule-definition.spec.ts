@@ -1,5 +1,5 @@
 import { formatDuration, parseDuration } from './interval.js';
-import { parseScheduleDefinition, toTiming } from './schedule-definition.js';
+import { parseScheduleDefinition, runContextOf, timeZoneOf, toTiming } from './schedule-definition.js';
 import { nextFire } from './fire-time.js';
 
 const base = { name: 'weekly', spec: { cron: '0 8 * * 1', timezone: 'Europe/Berlin' }, target: { playbook_id: 'pb-1' } };
@@ -28,7 +28,7 @@ describe('parseScheduleDefinition', () => {
 
   it('parses intervals, jitter and catch-up windows as durations', () => {
     const r = parseScheduleDefinition({ ...base, spec: { interval: '15m' }, jitter: '30s', catchup_window: '2h' });
-    expect('definition' in r && [r.definition.spec.interval, r.definition.jitter, r.definition.catchup_window]).toEqual([900_000, 30_000, 7_200_000]);
+    expect('definition' in r && [r.definition.spec!.interval, r.definition.jitter, r.definition.catchup_window]).toEqual([900_000, 30_000, 7_200_000]);
     const none = parseScheduleDefinition({ ...base, jitter: '0s' });
     expect('definition' in none && none.definition.jitter).toBe(0);
   });
@@ -64,6 +64,32 @@ describe('parseScheduleDefinition', () => {
 
   it('refuses a one-off time that is not an ISO instant', () => {
     expect(violations({ ...base, spec: { at: 'tomorrow' } })).toEqual([{ field: 'spec.at', reason: expect.stringContaining('ISO 8601') }]);
+  });
+});
+
+describe('monitors', () => {
+  const monitor = { name: 'm', monitor: { interval: '15m', active_hours: { start: '08:00', end: '22:00', timezone: 'Asia/Tokyo' } }, target: { playbook_id: 'pb' } };
+
+  it('a monitor polls on its interval, auto-approves by default and writes dates in its active-hours zone', () => {
+    const r = parseScheduleDefinition(monitor);
+    if (!('definition' in r)) throw new Error(JSON.stringify(r.violations));
+    expect([r.definition.approval_policy, timeZoneOf(r.definition), runContextOf(r.definition)]).toEqual(['auto_approve', 'Asia/Tokyo', 'monitor']);
+    expect(toTiming(r.definition, new Date('2026-01-01T00:00:00Z'))).toEqual({ kind: 'interval', everyMs: 900_000, anchor: new Date('2026-01-01T00:00:00Z') });
+  });
+
+  it('a schedule requires approval by default and runs as scheduled', () => {
+    const r = parseScheduleDefinition(base);
+    if (!('definition' in r)) throw new Error('invalid');
+    expect([r.definition.approval_policy, timeZoneOf(r.definition), runContextOf(r.definition)]).toEqual(['require', 'Europe/Berlin', 'scheduled']);
+  });
+
+  it('takes exactly one of spec and monitor', () => {
+    expect(violations({ ...monitor, spec: { interval: '1m' } })).toEqual([{ field: 'spec', reason: expect.stringContaining('exactly one of spec') }]);
+    expect(violations({ name: 'x', target: { playbook_id: 'pb' } })).toEqual([{ field: 'spec', reason: expect.stringContaining('exactly one of spec') }]);
+  });
+
+  it('names bad monitor fields', () => {
+    expect(violations({ ...monitor, monitor: { interval: '10s' } })).toEqual([{ field: 'monitor.interval', reason: 'must be at least 1m' }]);
   });
 });
 

@@ -9,6 +9,7 @@ import type { Timing } from './fire-time.js';
 import { parseDuration } from './interval.js';
 import { OVERLAP_POLICIES, type OverlapPolicy } from './overlap-policy.js';
 import { TEMPLATE_VARIABLES, unknownPlaceholders } from './query-template.js';
+import { MonitorConfigSchema } from '../monitors/monitor-config.js';
 
 export const MIN_INTERVAL_MS = 1000;
 export const MAX_JITTER_MS = 24 * 3_600_000;
@@ -67,7 +68,10 @@ export const ScheduleDefinitionSchema = z
   .object({
     name: z.string().trim().min(1).max(255),
     description: z.string().max(4000).default(''),
-    spec: SpecSchema,
+    /** When it fires. A monitor gives `monitor` instead: it polls every monitor.interval. */
+    spec: SpecSchema.optional(),
+    /** A monitor (run_context `monitor`): interval, active hours, suppress_if_empty. */
+    monitor: MonitorConfigSchema.optional(),
     /** The playbook (stored, or an inline plan) each fire runs, with its inputs. */
     target: TargetSchema,
     /** Given to the run as its `query` input, rendered per fire. */
@@ -79,8 +83,12 @@ export const ScheduleDefinitionSchema = z
         const bad = unknownPlaceholders(t);
         if (bad.length) ctx.addIssue({ code: 'custom', message: `unknown placeholder(s) ${bad.map((b) => `{${b}}`).join(', ')}; known: ${TEMPLATE_VARIABLES.map((v) => `{${v}}`).join(', ')}` });
       }),
-    /** Scheduled runs are non-interactive: approvals wait in the approval queue (require) or pass at once (auto_approve). */
-    approval_policy: z.enum(['require', 'auto_approve']).default('require'),
+    /**
+     * Scheduled and monitor runs are non-interactive: approvals wait in the
+     * approval queue (require) or pass at once (auto_approve). Default:
+     * require for schedules, auto_approve for monitors.
+     */
+    approval_policy: z.enum(['require', 'auto_approve']).optional(),
     overlap_policy: z.enum(OVERLAP_POLICIES, { message: `must be one of ${OVERLAP_POLICIES.join(', ')}` }).default('skip'),
     /** Fires older than this when a replica gets to them (all were down) are skipped as missed. */
     catchup_window: duration(MIN_INTERVAL_MS, 366 * 86_400_000).default(86_400_000),
@@ -91,7 +99,11 @@ export const ScheduleDefinitionSchema = z
     timeout_seconds: z.number().int().min(1).max(7 * 86_400).default(300),
     paused: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .superRefine((def, ctx) => {
+    if ((def.spec === undefined) === (def.monitor === undefined)) ctx.addIssue({ code: 'custom', path: ['spec'], message: 'exactly one of spec (a schedule) or monitor (a monitor) is required' });
+  })
+  .transform((def) => ({ ...def, approval_policy: def.approval_policy ?? (def.monitor ? ('auto_approve' as const) : ('require' as const)) }));
 
 export type ScheduleDefinition = z.output<typeof ScheduleDefinitionSchema>;
 export type ScheduleDefinitionInput = z.input<typeof ScheduleDefinitionSchema>;
@@ -110,10 +122,21 @@ export function parseScheduleDefinition(raw: unknown): { definition: ScheduleDef
 
 /** The timing of a parsed definition; `createdAt` anchors intervals without start_at. */
 export function toTiming(def: ScheduleDefinition, createdAt: Date): Timing {
-  const spec = def.spec;
+  if (def.monitor) return { kind: 'interval', everyMs: def.monitor.interval, anchor: createdAt };
+  const spec = def.spec!;
   if (spec.cron !== undefined) return { kind: 'cron', cron: parseCron(spec.cron, spec.timezone) };
   if (spec.interval !== undefined) return { kind: 'interval', everyMs: spec.interval, anchor: spec.start_at ? new Date(spec.start_at) : createdAt };
   return { kind: 'once', at: new Date(spec.at!) };
+}
+
+/** The zone `{date}` and `{last_run_date}` are written in: the cron's, a monitor's active hours', else UTC. */
+export function timeZoneOf(def: ScheduleDefinition): string {
+  return def.spec?.timezone ?? def.monitor?.active_hours?.timezone ?? 'UTC';
+}
+
+/** Runs of a monitor have run_context `monitor`, of a schedule `scheduled`. */
+export function runContextOf(def: ScheduleDefinition): 'monitor' | 'scheduled' {
+  return def.monitor ? 'monitor' : 'scheduled';
 }
 
 export type { OverlapPolicy };
