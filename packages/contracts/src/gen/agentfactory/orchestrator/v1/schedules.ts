@@ -57,7 +57,8 @@ export interface CreateScheduleRequest {
     | Principal
     | undefined;
   /**
-   * {name, description?, spec: {cron, timezone} | {interval, start_at?} | {at},
+   * {name, description?, spec: {cron, timezone} | {interval, start_at?} | {at}
+   * (or, for a monitor, monitor: {interval, active_hours?, suppress_if_empty?}),
    * target: {playbook_id, playbook_revision?, inputs?} | {plan, inputs?},
    * query_template?, approval_policy?, overlap_policy?, catchup_window?,
    * jitter?, max_retries?, timeout_seconds?, paused?}
