@@ -180,14 +180,16 @@ export class ScheduleStore {
     });
   }
 
+  /** Insert a schedule; with an id already taken (a retried create), the stored one. */
   async create(s: { id: string; userId: string; teamIds: readonly string[]; definition: ScheduleDefinition; nextFireAt: Date | null; dueAt: Date | null; createdAt: Date }): Promise<StoredSchedule> {
     const [row] = await sqlRows(
       this.kit.db,
       `INSERT INTO schedules (id, user_id, team_ids, name, definition, paused, next_fire_at, due_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $9) RETURNING *`,
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $9) ON CONFLICT (id) DO NOTHING RETURNING *`,
       [s.id, s.userId, [...s.teamIds], s.definition.name, JSON.stringify(s.definition), s.definition.paused, s.nextFireAt, s.dueAt, s.createdAt],
     );
-    return toSchedule(row!);
+    // A concurrent create with the same idempotency key (same derived id) won: answer its schedule.
+    return row ? toSchedule(row) : (await this.get(s.id))!;
   }
 
   async get(id: string): Promise<StoredSchedule | null> {

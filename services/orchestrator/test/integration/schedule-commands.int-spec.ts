@@ -144,6 +144,9 @@ it('create with an idempotency key returns the same schedule; update replaces th
   const a = await create({}, 'u1', 'key-1');
   const b = await create({ name: 'other' }, 'u1', 'key-1');
   expect(b.id).toBe(a.id);
+  const [c, d] = await Promise.all([create({}, 'u1', 'key-2'), create({}, 'u1', 'key-2')]);
+  expect(c.id).toBe(d.id);
+  expect((await create({}, 'u2', 'key-1')).id).not.toBe(a.id);
   const updated = await commands.update('u1', a.id, { name: 'daily', spec: { cron: '0 6 * * *', timezone: 'Asia/Tokyo' }, target: { plan } });
   expect([updated.name, updated.nextFireAt?.toISOString(), updated.definition.overlap_policy]).toEqual(['daily', '2026-01-01T21:00:00.000Z', 'skip']);
   await commands.delete('u1', a.id);
