@@ -12,6 +12,7 @@ import { ApprovalsController, FlexHitlController, HitlRespondController } from '
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
 import { SchedulesController } from '../schedules/schedules.controller.js';
+import { MonitorsController } from '../monitors/monitors.controller.js';
 
 @Controller()
 class MetaController {
@@ -33,7 +34,7 @@ export class GatewayModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, SchedulesController],
+      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, SchedulesController, MonitorsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
     };
   }

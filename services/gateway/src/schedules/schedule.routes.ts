@@ -1,7 +1,9 @@
 /** The schedule routes in the API document (/api/docs). */
 import { BackfillBodySchema, RunNowBodySchema, ScheduleDefinitionBodySchema } from './schedule.schemas.js';
+import { MonitorBodySchema } from '../monitors/monitor.schemas.js';
 
 const BASE = '/api/agent-factory/schedules';
+const MONITORS = '/api/agent-factory/monitors';
 const DEFINITION =
   '{name, spec: {cron, timezone} | {interval, start_at?} | {at} — or, for a monitor, monitor: {interval, active_hours?: {start, end, timezone}, suppress_if_empty?} — target: {playbook_id, playbook_revision?, inputs?} | {plan, inputs?}, query_template? ({date}, {last_run_date}, {datetime}), approval_policy? (require|auto_approve), overlap_policy? (skip|buffer_one|buffer_all|cancel_other|terminate_other|allow_all), catchup_window?, jitter?, max_retries?, timeout_seconds?, paused?}; 400 names the field (spec.cron with the cron field and its position, spec.timezone, overlap_policy)';
 
@@ -16,4 +18,12 @@ export const SCHEDULE_ROUTES = [
   { method: 'post' as const, path: `${BASE}/{id}/run-now`, summary: 'One fire now ({overlap_policy?}); answers its fire time and run id', body: RunNowBodySchema, status: '202' },
   { method: 'post' as const, path: `${BASE}/{id}/backfill`, summary: 'Queue the fires of a past range [start_time, end_time] (at most 1000; fires already recorded are not repeated)', body: BackfillBodySchema, status: '202' },
   { method: 'get' as const, path: `${BASE}/{id}/fires`, summary: 'Recent fires, newest first: kind, status (queued, buffered, started, finished, skipped, failed), run id, reason (?limit=)' },
+  { method: 'post' as const, path: MONITORS, summary: 'Create a monitor: {name, monitor_config: {interval (≥ 1m), active_hours?: {start, end, timezone}, suppress_if_empty?}, target, query_template?, approval_policy? (default auto_approve)}; an inline plan needs a detection step', body: MonitorBodySchema },
+  { method: 'get' as const, path: MONITORS, summary: 'Your monitors' },
+  { method: 'get' as const, path: `${MONITORS}/{id}`, summary: 'One monitor' },
+  { method: 'put' as const, path: `${MONITORS}/{id}`, summary: 'Replace a monitor (interval, active hours, …)', body: MonitorBodySchema },
+  { method: 'delete' as const, path: `${MONITORS}/{id}`, summary: 'Delete a monitor', status: '204' },
+  { method: 'post' as const, path: `${MONITORS}/{id}/pause`, summary: 'Pause polling' },
+  { method: 'post' as const, path: `${MONITORS}/{id}/resume`, summary: 'Resume polling' },
+  { method: 'post' as const, path: `${MONITORS}/{id}/run-now`, summary: 'One check now, whatever the interval and active hours', status: '202' },
 ];

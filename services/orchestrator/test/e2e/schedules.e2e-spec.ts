@@ -166,3 +166,37 @@ describe('dispatch', () => {
     expect(list.every((f) => f.status === 'started' || f.status === 'finished')).toBe(true);
   });
 });
+
+describe('monitors', () => {
+  const monitors = (path: string) => `${stack.gatewayUrl}/api/agent-factory/monitors${path}`;
+  const detecting = { nodes: [{ id: 'new_items', kind: 'tool', action: 'detect_new_data', params: { connector: 'c', endpoint: 'e' } }] };
+
+  it('create, list, pause, resume and delete a monitor; bad input is 400; others get 404', async () => {
+    const noDetection = await http('POST', monitors(''), { token: alice, body: { name: 'm', monitor_config: { interval: '15m' }, target: { plan: quick } } });
+    expect(noDetection.status).toBe(400);
+    expect(noDetection.body.error.violations).toEqual([expect.objectContaining({ field: 'target.plan.nodes', reason: expect.stringContaining('detection step') })]);
+    const badHours = await http('POST', monitors(''), { token: alice, body: { name: 'm', monitor_config: { interval: '15m', active_hours: { start: '8am', end: '22:00', timezone: 'UTC' } }, target: { plan: detecting } } });
+    expect(badHours.status).toBe(400);
+    expect(badHours.body.error.violations).toEqual([expect.objectContaining({ field: 'monitor.active_hours.start' })]);
+    const created = await http('POST', monitors(''), {
+      token: alice,
+      body: { name: 'new filings', monitor_config: { interval: '15m', active_hours: { start: '08:00', end: '22:00', timezone: 'America/New_York' } }, target: { plan: detecting }, paused: true },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.monitor.id as string;
+    expect(created.body.monitor.monitor_config).toEqual({ interval: 900_000, active_hours: { start: '08:00', end: '22:00', timezone: 'America/New_York' }, suppress_if_empty: true });
+    expect(created.body.monitor.definition.approval_policy).toBe('auto_approve');
+    expect((await http('GET', monitors(''), { token: alice })).body.monitors.map((m: { id: string }) => m.id)).toContain(id);
+    const scheduleId = await create({ paused: true });
+    // A plain schedule is not a monitor.
+    expect((await http('GET', monitors(`/${scheduleId}`), { token: alice })).status).toBe(404);
+    expect((await http('GET', monitors(''), { token: alice })).body.monitors.map((m: { id: string }) => m.id)).not.toContain(scheduleId);
+    for (const [method, path] of [['GET', `/${id}`], ['POST', `/${id}/pause`], ['POST', `/${id}/run-now`], ['DELETE', `/${id}`]] as const) {
+      expect([method, path, (await http(method, monitors(path), { token: bob })).status]).toEqual([method, path, 404]);
+    }
+    expect((await http('POST', monitors(`/${id}/resume`), { token: alice })).body.monitor.paused).toBe(false);
+    expect((await http('POST', monitors(`/${id}/pause`), { token: alice })).body.monitor.paused).toBe(true);
+    expect((await http('DELETE', monitors(`/${id}`), { token: alice })).status).toBe(204);
+    expect((await http('GET', monitors(`/${id}`), { token: alice })).status).toBe(404);
+  });
+});
