@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
 import { schedules, type common } from '@af/contracts';
 import { AppError, call, createGrpcClient } from '@af/service-kit';
 import { AuthGuard, CurrentUser } from '../http/auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../http/deps.js';
 import { parseBody } from '../http/validation.js';
 import { scheduleView } from '../schedules/schedule.views.js';
-import { MonitorBodySchema } from './monitor.schemas.js';
+import { MonitorBodySchema, SetWatermarkBodySchema } from './monitor.schemas.js';
 
 /**
  * Monitors (`/api/agent-factory/monitors`): schedules with a `monitor` block
@@ -85,6 +85,29 @@ export class MonitorsController {
     return { fire_at: fired.fireAt, run_id: fired.runId };
   }
 
+  /** Current watermarks of every detection step. */
+  @Get(':id/watermarks')
+  async watermarks(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    const { watermarks } = await call(this.client.listMonitorWatermarks({ principal, monitorId: id }));
+    return { watermarks: watermarks.map(watermarkView) };
+  }
+
+  /** Set one step's watermark (400 when the value does not fit the kind, or the step keeps another kind). */
+  @Put(':id/watermarks/:step')
+  async setWatermark(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Param('step') step: string, @Body() body: unknown) {
+    const b = parseBody(SetWatermarkBodySchema, body);
+    const { watermark } = await call(this.client.setMonitorWatermark({ principal, monitorId: id, stepName: step, watermarkType: b.watermark_type, watermarkValue: b.watermark_value, metadata: b.metadata ?? {} }));
+    return { watermark: watermarkView(watermark!) };
+  }
+
+  /** Forget the watermarks (`?step=` one step's): the next check sees everything as new. */
+  @Post(':id/reset-watermarks')
+  @HttpCode(200)
+  async resetWatermarks(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Query('step') step?: string) {
+    const { reset } = await call(this.client.resetMonitorWatermarks({ principal, monitorId: id, stepName: step ?? '' }));
+    return { reset };
+  }
+
   private async monitor(principal: common.Principal, id: string): Promise<schedules.Schedule> {
     const { schedule } = await call(this.client.getSchedule({ principal, scheduleId: id }));
     if (!schedule || !isMonitor(schedule)) throw AppError.notFound('monitor', id);
@@ -100,4 +123,16 @@ function monitorView(s: schedules.Schedule) {
   const { definition, ...rest } = scheduleView(s);
   const { monitor, ...def } = definition as Record<string, unknown>;
   return { ...rest, monitor_config: monitor, definition: def };
+}
+
+function watermarkView(w: schedules.MonitorWatermark) {
+  return {
+    step_name: w.stepName,
+    watermark_type: w.watermarkType,
+    watermark_value: w.watermarkValue,
+    metadata: w.metadata ?? {},
+    last_checked_at: w.lastCheckedAt,
+    items_found_last: w.itemsFoundLast,
+    updated_at: w.updatedAt,
+  };
 }

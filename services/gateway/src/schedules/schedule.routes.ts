@@ -1,6 +1,6 @@
 /** The schedule routes in the API document (/api/docs). */
 import { BackfillBodySchema, RunNowBodySchema, ScheduleDefinitionBodySchema } from './schedule.schemas.js';
-import { MonitorBodySchema } from '../monitors/monitor.schemas.js';
+import { MonitorBodySchema, SetWatermarkBodySchema } from '../monitors/monitor.schemas.js';
 
 const BASE = '/api/agent-factory/schedules';
 const MONITORS = '/api/agent-factory/monitors';
@@ -26,4 +26,7 @@ export const SCHEDULE_ROUTES = [
   { method: 'post' as const, path: `${MONITORS}/{id}/pause`, summary: 'Pause polling' },
   { method: 'post' as const, path: `${MONITORS}/{id}/resume`, summary: 'Resume polling' },
   { method: 'post' as const, path: `${MONITORS}/{id}/run-now`, summary: 'One check now, whatever the interval and active hours', status: '202' },
+  { method: 'get' as const, path: `${MONITORS}/{id}/watermarks`, summary: 'Current watermarks of every detection step: step_name, watermark_type (timestamp, cursor, hash, offset), watermark_value, metadata, last_checked_at, items_found_last' },
+  { method: 'put' as const, path: `${MONITORS}/{id}/watermarks/{step}`, summary: "Set one step's watermark; 400 when the value does not fit its kind or the step keeps another kind (reset first)", body: SetWatermarkBodySchema },
+  { method: 'post' as const, path: `${MONITORS}/{id}/reset-watermarks`, summary: 'Forget the watermarks (?step= one step): the next check sees everything as new' },
 ];

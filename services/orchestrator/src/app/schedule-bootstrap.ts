@@ -3,12 +3,14 @@ import type { ServiceKit } from '@af/service-kit';
 import type { OrchestratorConfig } from '../config.js';
 import type { PlaybookPlanLoader } from '../infra/planner.client.js';
 import { ScheduleStore } from '../infra/schedule.store.js';
+import { MonitorWatermarkStore } from '../infra/monitor-watermark.store.js';
+import { MonitorWatermarks } from './monitor-watermarks.js';
 import type { RunCommands } from './run-commands.js';
 import { ScheduleCommands } from './schedule-commands.js';
 import { ScheduleDispatcher } from './schedule-dispatcher.js';
 import { scheduleFireRuns } from './schedule-runs.js';
 
-export function startSchedules(kit: ServiceKit<OrchestratorConfig>, runs: RunCommands, loadPlaybook: PlaybookPlanLoader): ScheduleCommands {
+export function startSchedules(kit: ServiceKit<OrchestratorConfig>, runs: RunCommands, loadPlaybook: PlaybookPlanLoader): { commands: ScheduleCommands; watermarks: MonitorWatermarks } {
   const { config } = kit;
   const store = new ScheduleStore(kit);
   const clock = () => new Date();
@@ -24,5 +26,6 @@ export function startSchedules(kit: ServiceKit<OrchestratorConfig>, runs: RunCom
     dispatcher.start();
     kit.onClose(() => dispatcher.stop());
   }
-  return new ScheduleCommands(store, clock);
+  const commands = new ScheduleCommands(store, clock);
+  return { commands, watermarks: new MonitorWatermarks(commands, new MonitorWatermarkStore(kit)) };
 }

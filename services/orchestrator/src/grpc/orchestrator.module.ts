@@ -5,11 +5,12 @@ import type { ServiceKit } from '@af/service-kit';
 import type { RunRepository } from '../infra/run.repository.js';
 import { OrchestratorController, POLICY_COMMANDS, RUN_COMMANDS, STREAM_DEPS } from './orchestrator.controller.js';
 import type { ScheduleCommands } from '../app/schedule-commands.js';
-import { SCHEDULE_COMMANDS, ScheduleController } from './schedule.controller.js';
+import { MONITOR_WATERMARKS, SCHEDULE_COMMANDS, ScheduleController } from './schedule.controller.js';
+import type { MonitorWatermarks } from '../app/monitor-watermarks.js';
 
 @Module({})
 export class OrchestratorModule {
-  static forRoot(runs: RunCommands, streamDeps: { repo: RunRepository; kit: ServiceKit }, policies: PolicyCommands, schedules: ScheduleCommands): DynamicModule {
+  static forRoot(runs: RunCommands, streamDeps: { repo: RunRepository; kit: ServiceKit }, policies: PolicyCommands, schedules: { commands: ScheduleCommands; watermarks: MonitorWatermarks }): DynamicModule {
     return {
       module: OrchestratorModule,
       controllers: [OrchestratorController, ScheduleController],
@@ -17,7 +18,8 @@ export class OrchestratorModule {
         { provide: RUN_COMMANDS, useValue: runs },
         { provide: STREAM_DEPS, useValue: streamDeps },
         { provide: POLICY_COMMANDS, useValue: policies },
-        { provide: SCHEDULE_COMMANDS, useValue: schedules },
+        { provide: SCHEDULE_COMMANDS, useValue: schedules.commands },
+        { provide: MONITOR_WATERMARKS, useValue: schedules.watermarks },
       ],
     };
   }

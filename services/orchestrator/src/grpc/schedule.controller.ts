@@ -1,15 +1,20 @@
 import { Controller, Inject } from '@nestjs/common';
 import { schedules } from '@af/contracts';
 import type { ScheduleCommands } from '../app/schedule-commands.js';
-import { toWireFire, toWireSchedule } from './schedule.mapper.js';
+import type { MonitorWatermarks } from '../app/monitor-watermarks.js';
+import { toWireFire, toWireSchedule, toWireWatermark } from './schedule.mapper.js';
 
 export const SCHEDULE_COMMANDS = Symbol('ScheduleCommands');
+export const MONITOR_WATERMARKS = Symbol('MonitorWatermarks');
 
 /** ScheduleService: thin mapping onto ScheduleCommands (which checks ownership and parses the definition). */
 @Controller()
 @schedules.ScheduleServiceControllerMethods()
 export class ScheduleController implements schedules.ScheduleServiceController {
-  constructor(@Inject(SCHEDULE_COMMANDS) private readonly commands: ScheduleCommands) {}
+  constructor(
+    @Inject(SCHEDULE_COMMANDS) private readonly commands: ScheduleCommands,
+    @Inject(MONITOR_WATERMARKS) private readonly watermarks: MonitorWatermarks,
+  ) {}
 
   async createSchedule(req: schedules.CreateScheduleRequest): Promise<schedules.CreateScheduleResponse> {
     const s = await this.commands.create({ userId: req.principal?.userId ?? '', teamIds: req.principal?.teamIds ?? [], definition: req.definition ?? {}, idempotencyKey: req.idempotencyKey });
@@ -54,5 +59,18 @@ export class ScheduleController implements schedules.ScheduleServiceController {
 
   async listScheduleFires(req: schedules.ListScheduleFiresRequest): Promise<schedules.ListScheduleFiresResponse> {
     return { fires: (await this.commands.fires(req.principal?.userId ?? '', req.scheduleId, req.limit)).map(toWireFire) };
+  }
+
+  async listMonitorWatermarks(req: schedules.ListMonitorWatermarksRequest): Promise<schedules.ListMonitorWatermarksResponse> {
+    return { watermarks: (await this.watermarks.list(req.principal?.userId ?? '', req.monitorId)).map(toWireWatermark) };
+  }
+
+  async setMonitorWatermark(req: schedules.SetMonitorWatermarkRequest): Promise<schedules.SetMonitorWatermarkResponse> {
+    const w = await this.watermarks.set(req.principal?.userId ?? '', req.monitorId, { stepName: req.stepName, kind: req.watermarkType, value: req.watermarkValue, metadata: req.metadata ?? {} });
+    return { watermark: toWireWatermark(w) };
+  }
+
+  async resetMonitorWatermarks(req: schedules.ResetMonitorWatermarksRequest): Promise<schedules.ResetMonitorWatermarksResponse> {
+    return { reset: await this.watermarks.reset(req.principal?.userId ?? '', req.monitorId, req.stepName) };
   }
 }

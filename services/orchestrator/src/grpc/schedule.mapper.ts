@@ -2,6 +2,7 @@
 import type { schedules } from '@af/contracts';
 import type { ScheduleView } from '../app/schedule-commands.js';
 import type { StoredFire } from '../infra/schedule.store.js';
+import type { StoredWatermark } from '../infra/monitor-watermark.store.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : '');
 
@@ -30,5 +31,17 @@ export function toWireFire(f: StoredFire): schedules.ScheduleFire {
     attempt: f.attempt,
     reason: f.reason ?? '',
     dispatchedAt: iso(f.dispatchedAt),
+  };
+}
+
+export function toWireWatermark(w: StoredWatermark): schedules.MonitorWatermark {
+  return {
+    stepName: w.stepName,
+    watermarkType: w.kind,
+    watermarkValue: w.value,
+    metadata: w.metadata,
+    lastCheckedAt: iso(w.lastCheckedAt),
+    itemsFoundLast: w.itemsFoundLast,
+    updatedAt: iso(w.updatedAt),
   };
 }

@@ -171,7 +171,7 @@ describe('monitors', () => {
   const monitors = (path: string) => `${stack.gatewayUrl}/api/agent-factory/monitors${path}`;
   const detecting = { nodes: [{ id: 'new_items', kind: 'tool', action: 'detect_new_data', params: { connector: 'c', endpoint: 'e' } }] };
 
-  it('create, list, pause, resume and delete a monitor; bad input is 400; others get 404', async () => {
+  it('create, list, pause, resume and delete a monitor, set / get / reset its watermarks; bad input is 400; others get 404', async () => {
     const noDetection = await http('POST', monitors(''), { token: alice, body: { name: 'm', monitor_config: { interval: '15m' }, target: { plan: quick } } });
     expect(noDetection.status).toBe(400);
     expect(noDetection.body.error.violations).toEqual([expect.objectContaining({ field: 'target.plan.nodes', reason: expect.stringContaining('detection step') })]);
@@ -194,6 +194,17 @@ describe('monitors', () => {
     for (const [method, path] of [['GET', `/${id}`], ['POST', `/${id}/pause`], ['POST', `/${id}/run-now`], ['DELETE', `/${id}`]] as const) {
       expect([method, path, (await http(method, monitors(path), { token: bob })).status]).toEqual([method, path, 404]);
     }
+    const set = await http('PUT', monitors(`/${id}/watermarks/new_items`), { token: alice, body: { watermark_type: 'timestamp', watermark_value: '2026-01-01T00:00:00Z', metadata: { endpoint: 'filings' } } });
+    expect(set.status).toBe(200);
+    expect((await http('GET', monitors(`/${id}/watermarks`), { token: alice })).body.watermarks).toEqual([
+      expect.objectContaining({ step_name: 'new_items', watermark_type: 'timestamp', watermark_value: '2026-01-01T00:00:00Z', metadata: { endpoint: 'filings' } }),
+    ]);
+    const wrongKind = await http('PUT', monitors(`/${id}/watermarks/new_items`), { token: alice, body: { watermark_type: 'offset', watermark_value: '3' } });
+    expect(wrongKind.status).toBe(400);
+    expect(wrongKind.body.error.violations).toEqual([expect.objectContaining({ field: 'watermark_type', code: 'watermark_kind_mismatch' })]);
+    expect((await http('GET', monitors(`/${id}/watermarks`), { token: bob })).status).toBe(404);
+    expect((await http('POST', monitors(`/${id}/reset-watermarks`), { token: alice })).body).toEqual({ reset: 1 });
+    expect((await http('GET', monitors(`/${id}/watermarks`), { token: alice })).body.watermarks).toEqual([]);
     expect((await http('POST', monitors(`/${id}/resume`), { token: alice })).body.monitor.paused).toBe(false);
     expect((await http('POST', monitors(`/${id}/pause`), { token: alice })).body.monitor.paused).toBe(true);
     expect((await http('DELETE', monitors(`/${id}`), { token: alice })).status).toBe(204);

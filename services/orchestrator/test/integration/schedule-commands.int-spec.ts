@@ -14,6 +14,8 @@ import { ScheduleCommands } from '../../src/app/schedule-commands.js';
 import { ScheduleDispatcher } from '../../src/app/schedule-dispatcher.js';
 import { scheduleFireRuns } from '../../src/app/schedule-runs.js';
 import { noPlanner } from '../../src/infra/planner.client.js';
+import { MonitorWatermarkStore } from '../../src/infra/monitor-watermark.store.js';
+import { MonitorWatermarks } from '../../src/app/monitor-watermarks.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<OrchestratorConfig>;
@@ -189,5 +191,42 @@ describe('monitors', () => {
     now = new Date('2026-01-01T00:00:00Z');
     const e = await error(commands.create({ userId: 'u1', teamIds: [], idempotencyKey: '', definition: { name: 'm', monitor: { interval: '30m' }, target: { plan } } }));
     expect(e.violations).toEqual([{ field: 'target.plan.nodes', reason: expect.stringContaining('at least one detection step') }]);
+  });
+});
+
+describe('monitor watermarks', () => {
+  const detecting = { nodes: [{ id: 'new_items', kind: 'tool', action: 'detect_new_data', params: { connector: 'c', endpoint: 'e' } }] };
+
+  it('set, list and reset per step; a value must fit its kind and a step keeps its kind; owner only', async () => {
+    now = new Date('2026-01-01T00:00:00Z');
+    const watermarks = new MonitorWatermarks(commands, new MonitorWatermarkStore(kit));
+    const m = await commands.create({ userId: 'u1', teamIds: [], idempotencyKey: '', definition: { name: 'm', monitor: { interval: '30m' }, target: { plan: detecting } } });
+    const set = (stepName: string, kind: string, value: string, userId = 'u1') => watermarks.set(userId, m.id, { stepName, kind, value, metadata: { endpoint: 'e' } });
+    await set('new_items', 'timestamp', '2026-01-01T00:00:00Z');
+    await set('new_items', 'timestamp', '2026-01-02T00:00:00Z');
+    await set('listing', 'hash', 'a'.repeat(64));
+    expect((await watermarks.list('u1', m.id)).map((w) => [w.stepName, w.kind, w.value, w.metadata])).toEqual([
+      ['listing', 'hash', 'a'.repeat(64), { endpoint: 'e' }],
+      ['new_items', 'timestamp', '2026-01-02T00:00:00Z', { endpoint: 'e' }],
+    ]);
+    const wrongKind = await error(set('new_items', 'cursor', 'abc'));
+    expect(wrongKind.violations).toEqual([{ field: 'watermark_type', reason: expect.stringContaining('keeps a timestamp watermark, not cursor'), code: 'watermark_kind_mismatch' }]);
+    expect((await error(set('new_items', 'timestamp', 'yesterday'))).violations[0]!.field).toBe('watermark_value');
+    expect((await error(set('new_items', 'etag', 'x'))).violations[0]!.field).toBe('watermark_type');
+    expect((await error(set('bad step', 'offset', '1'))).violations[0]!.field).toBe('step_name');
+    expect((await error(set('new_items', 'offset', '1', 'u2'))).code).toBe('NOT_FOUND');
+    expect((await error(watermarks.list('u2', m.id))).code).toBe('NOT_FOUND');
+    expect(await watermarks.reset('u1', m.id, 'listing')).toBe(1);
+    expect(await watermarks.reset('u1', m.id, '')).toBe(1);
+    expect(await watermarks.list('u1', m.id)).toEqual([]);
+    // After a reset the step may take another kind.
+    expect((await set('new_items', 'cursor', 'abc')).kind).toBe('cursor');
+  });
+
+  it('a schedule that is not a monitor has no watermarks', async () => {
+    now = new Date('2026-01-01T00:00:00Z');
+    const watermarks = new MonitorWatermarks(commands, new MonitorWatermarkStore(kit));
+    const s = await create();
+    expect((await error(watermarks.list('u1', s.id))).code).toBe('NOT_FOUND');
   });
 });

@@ -171,6 +171,50 @@ export interface ListScheduleFiresResponse {
   fires: ScheduleFire[];
 }
 
+export interface MonitorWatermark {
+  stepName: string;
+  /** timestamp | cursor | hash | offset */
+  watermarkType: string;
+  watermarkValue: string;
+  metadata: { [key: string]: any } | undefined;
+  lastCheckedAt: string;
+  itemsFoundLast: number;
+  updatedAt: string;
+}
+
+export interface ListMonitorWatermarksRequest {
+  principal: Principal | undefined;
+  monitorId: string;
+}
+
+export interface ListMonitorWatermarksResponse {
+  watermarks: MonitorWatermark[];
+}
+
+export interface SetMonitorWatermarkRequest {
+  principal: Principal | undefined;
+  monitorId: string;
+  stepName: string;
+  watermarkType: string;
+  watermarkValue: string;
+  metadata: { [key: string]: any } | undefined;
+}
+
+export interface SetMonitorWatermarkResponse {
+  watermark: MonitorWatermark | undefined;
+}
+
+export interface ResetMonitorWatermarksRequest {
+  principal: Principal | undefined;
+  monitorId: string;
+  /** Empty: every step. */
+  stepName: string;
+}
+
+export interface ResetMonitorWatermarksResponse {
+  reset: number;
+}
+
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseSchedule(): Schedule {
@@ -2156,6 +2200,701 @@ export const ListScheduleFiresResponse: MessageFns<ListScheduleFiresResponse> = 
   },
 };
 
+function createBaseMonitorWatermark(): MonitorWatermark {
+  return {
+    stepName: "",
+    watermarkType: "",
+    watermarkValue: "",
+    metadata: undefined,
+    lastCheckedAt: "",
+    itemsFoundLast: 0,
+    updatedAt: "",
+  };
+}
+
+export const MonitorWatermark: MessageFns<MonitorWatermark> = {
+  encode(message: MonitorWatermark, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.stepName !== "") {
+      writer.uint32(10).string(message.stepName);
+    }
+    if (message.watermarkType !== "") {
+      writer.uint32(18).string(message.watermarkType);
+    }
+    if (message.watermarkValue !== "") {
+      writer.uint32(26).string(message.watermarkValue);
+    }
+    if (message.metadata !== undefined) {
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(34).fork()).join();
+    }
+    if (message.lastCheckedAt !== "") {
+      writer.uint32(42).string(message.lastCheckedAt);
+    }
+    if (message.itemsFoundLast !== 0) {
+      writer.uint32(48).int32(message.itemsFoundLast);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(58).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MonitorWatermark {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMonitorWatermark();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.stepName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.watermarkType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.watermarkValue = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lastCheckedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.itemsFoundLast = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MonitorWatermark {
+    return {
+      stepName: isSet(object.stepName)
+        ? globalThis.String(object.stepName)
+        : isSet(object.step_name)
+        ? globalThis.String(object.step_name)
+        : "",
+      watermarkType: isSet(object.watermarkType)
+        ? globalThis.String(object.watermarkType)
+        : isSet(object.watermark_type)
+        ? globalThis.String(object.watermark_type)
+        : "",
+      watermarkValue: isSet(object.watermarkValue)
+        ? globalThis.String(object.watermarkValue)
+        : isSet(object.watermark_value)
+        ? globalThis.String(object.watermark_value)
+        : "",
+      metadata: isObject(object.metadata) ? object.metadata : undefined,
+      lastCheckedAt: isSet(object.lastCheckedAt)
+        ? globalThis.String(object.lastCheckedAt)
+        : isSet(object.last_checked_at)
+        ? globalThis.String(object.last_checked_at)
+        : "",
+      itemsFoundLast: isSet(object.itemsFoundLast)
+        ? globalThis.Number(object.itemsFoundLast)
+        : isSet(object.items_found_last)
+        ? globalThis.Number(object.items_found_last)
+        : 0,
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: MonitorWatermark): unknown {
+    const obj: any = {};
+    if (message.stepName !== "") {
+      obj.stepName = message.stepName;
+    }
+    if (message.watermarkType !== "") {
+      obj.watermarkType = message.watermarkType;
+    }
+    if (message.watermarkValue !== "") {
+      obj.watermarkValue = message.watermarkValue;
+    }
+    if (message.metadata !== undefined) {
+      obj.metadata = message.metadata;
+    }
+    if (message.lastCheckedAt !== "") {
+      obj.lastCheckedAt = message.lastCheckedAt;
+    }
+    if (message.itemsFoundLast !== 0) {
+      obj.itemsFoundLast = Math.round(message.itemsFoundLast);
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseListMonitorWatermarksRequest(): ListMonitorWatermarksRequest {
+  return { principal: undefined, monitorId: "" };
+}
+
+export const ListMonitorWatermarksRequest: MessageFns<ListMonitorWatermarksRequest> = {
+  encode(message: ListMonitorWatermarksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.monitorId !== "") {
+      writer.uint32(18).string(message.monitorId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMonitorWatermarksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMonitorWatermarksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.monitorId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMonitorWatermarksRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      monitorId: isSet(object.monitorId)
+        ? globalThis.String(object.monitorId)
+        : isSet(object.monitor_id)
+        ? globalThis.String(object.monitor_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListMonitorWatermarksRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.monitorId !== "") {
+      obj.monitorId = message.monitorId;
+    }
+    return obj;
+  },
+};
+
+function createBaseListMonitorWatermarksResponse(): ListMonitorWatermarksResponse {
+  return { watermarks: [] };
+}
+
+export const ListMonitorWatermarksResponse: MessageFns<ListMonitorWatermarksResponse> = {
+  encode(message: ListMonitorWatermarksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.watermarks) {
+      MonitorWatermark.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMonitorWatermarksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMonitorWatermarksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.watermarks.push(MonitorWatermark.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMonitorWatermarksResponse {
+    return {
+      watermarks: globalThis.Array.isArray(object?.watermarks)
+        ? object.watermarks.map((e: any) => MonitorWatermark.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListMonitorWatermarksResponse): unknown {
+    const obj: any = {};
+    if (message.watermarks?.length) {
+      obj.watermarks = message.watermarks.map((e) => MonitorWatermark.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseSetMonitorWatermarkRequest(): SetMonitorWatermarkRequest {
+  return {
+    principal: undefined,
+    monitorId: "",
+    stepName: "",
+    watermarkType: "",
+    watermarkValue: "",
+    metadata: undefined,
+  };
+}
+
+export const SetMonitorWatermarkRequest: MessageFns<SetMonitorWatermarkRequest> = {
+  encode(message: SetMonitorWatermarkRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.monitorId !== "") {
+      writer.uint32(18).string(message.monitorId);
+    }
+    if (message.stepName !== "") {
+      writer.uint32(26).string(message.stepName);
+    }
+    if (message.watermarkType !== "") {
+      writer.uint32(34).string(message.watermarkType);
+    }
+    if (message.watermarkValue !== "") {
+      writer.uint32(42).string(message.watermarkValue);
+    }
+    if (message.metadata !== undefined) {
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetMonitorWatermarkRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetMonitorWatermarkRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.monitorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.stepName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.watermarkType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.watermarkValue = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetMonitorWatermarkRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      monitorId: isSet(object.monitorId)
+        ? globalThis.String(object.monitorId)
+        : isSet(object.monitor_id)
+        ? globalThis.String(object.monitor_id)
+        : "",
+      stepName: isSet(object.stepName)
+        ? globalThis.String(object.stepName)
+        : isSet(object.step_name)
+        ? globalThis.String(object.step_name)
+        : "",
+      watermarkType: isSet(object.watermarkType)
+        ? globalThis.String(object.watermarkType)
+        : isSet(object.watermark_type)
+        ? globalThis.String(object.watermark_type)
+        : "",
+      watermarkValue: isSet(object.watermarkValue)
+        ? globalThis.String(object.watermarkValue)
+        : isSet(object.watermark_value)
+        ? globalThis.String(object.watermark_value)
+        : "",
+      metadata: isObject(object.metadata) ? object.metadata : undefined,
+    };
+  },
+
+  toJSON(message: SetMonitorWatermarkRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.monitorId !== "") {
+      obj.monitorId = message.monitorId;
+    }
+    if (message.stepName !== "") {
+      obj.stepName = message.stepName;
+    }
+    if (message.watermarkType !== "") {
+      obj.watermarkType = message.watermarkType;
+    }
+    if (message.watermarkValue !== "") {
+      obj.watermarkValue = message.watermarkValue;
+    }
+    if (message.metadata !== undefined) {
+      obj.metadata = message.metadata;
+    }
+    return obj;
+  },
+};
+
+function createBaseSetMonitorWatermarkResponse(): SetMonitorWatermarkResponse {
+  return { watermark: undefined };
+}
+
+export const SetMonitorWatermarkResponse: MessageFns<SetMonitorWatermarkResponse> = {
+  encode(message: SetMonitorWatermarkResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.watermark !== undefined) {
+      MonitorWatermark.encode(message.watermark, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetMonitorWatermarkResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetMonitorWatermarkResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.watermark = MonitorWatermark.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetMonitorWatermarkResponse {
+    return { watermark: isSet(object.watermark) ? MonitorWatermark.fromJSON(object.watermark) : undefined };
+  },
+
+  toJSON(message: SetMonitorWatermarkResponse): unknown {
+    const obj: any = {};
+    if (message.watermark !== undefined) {
+      obj.watermark = MonitorWatermark.toJSON(message.watermark);
+    }
+    return obj;
+  },
+};
+
+function createBaseResetMonitorWatermarksRequest(): ResetMonitorWatermarksRequest {
+  return { principal: undefined, monitorId: "", stepName: "" };
+}
+
+export const ResetMonitorWatermarksRequest: MessageFns<ResetMonitorWatermarksRequest> = {
+  encode(message: ResetMonitorWatermarksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.monitorId !== "") {
+      writer.uint32(18).string(message.monitorId);
+    }
+    if (message.stepName !== "") {
+      writer.uint32(26).string(message.stepName);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetMonitorWatermarksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetMonitorWatermarksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.monitorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.stepName = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetMonitorWatermarksRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      monitorId: isSet(object.monitorId)
+        ? globalThis.String(object.monitorId)
+        : isSet(object.monitor_id)
+        ? globalThis.String(object.monitor_id)
+        : "",
+      stepName: isSet(object.stepName)
+        ? globalThis.String(object.stepName)
+        : isSet(object.step_name)
+        ? globalThis.String(object.step_name)
+        : "",
+    };
+  },
+
+  toJSON(message: ResetMonitorWatermarksRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.monitorId !== "") {
+      obj.monitorId = message.monitorId;
+    }
+    if (message.stepName !== "") {
+      obj.stepName = message.stepName;
+    }
+    return obj;
+  },
+};
+
+function createBaseResetMonitorWatermarksResponse(): ResetMonitorWatermarksResponse {
+  return { reset: 0 };
+}
+
+export const ResetMonitorWatermarksResponse: MessageFns<ResetMonitorWatermarksResponse> = {
+  encode(message: ResetMonitorWatermarksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.reset !== 0) {
+      writer.uint32(8).int32(message.reset);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetMonitorWatermarksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetMonitorWatermarksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.reset = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetMonitorWatermarksResponse {
+    return { reset: isSet(object.reset) ? globalThis.Number(object.reset) : 0 };
+  },
+
+  toJSON(message: ResetMonitorWatermarksResponse): unknown {
+    const obj: any = {};
+    if (message.reset !== 0) {
+      obj.reset = Math.round(message.reset);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -2194,6 +2933,27 @@ export interface ScheduleServiceClient {
   /** Recent fires, newest first. */
 
   listScheduleFires(request: ListScheduleFiresRequest, metadata?: Metadata): Observable<ListScheduleFiresResponse>;
+
+  /** A monitor's watermarks, one per detection step. */
+
+  listMonitorWatermarks(
+    request: ListMonitorWatermarksRequest,
+    metadata?: Metadata,
+  ): Observable<ListMonitorWatermarksResponse>;
+
+  /** Set one step's watermark (its kind cannot change: reset first). */
+
+  setMonitorWatermark(
+    request: SetMonitorWatermarkRequest,
+    metadata?: Metadata,
+  ): Observable<SetMonitorWatermarkResponse>;
+
+  /** Forget every watermark of a monitor (or one step's): the next cycle sees everything as new. */
+
+  resetMonitorWatermarks(
+    request: ResetMonitorWatermarksRequest,
+    metadata?: Metadata,
+  ): Observable<ResetMonitorWatermarksResponse>;
 }
 
 /**
@@ -2262,6 +3022,30 @@ export interface ScheduleServiceController {
     request: ListScheduleFiresRequest,
     metadata?: Metadata,
   ): Promise<ListScheduleFiresResponse> | Observable<ListScheduleFiresResponse> | ListScheduleFiresResponse;
+
+  /** A monitor's watermarks, one per detection step. */
+
+  listMonitorWatermarks(
+    request: ListMonitorWatermarksRequest,
+    metadata?: Metadata,
+  ): Promise<ListMonitorWatermarksResponse> | Observable<ListMonitorWatermarksResponse> | ListMonitorWatermarksResponse;
+
+  /** Set one step's watermark (its kind cannot change: reset first). */
+
+  setMonitorWatermark(
+    request: SetMonitorWatermarkRequest,
+    metadata?: Metadata,
+  ): Promise<SetMonitorWatermarkResponse> | Observable<SetMonitorWatermarkResponse> | SetMonitorWatermarkResponse;
+
+  /** Forget every watermark of a monitor (or one step's): the next cycle sees everything as new. */
+
+  resetMonitorWatermarks(
+    request: ResetMonitorWatermarksRequest,
+    metadata?: Metadata,
+  ):
+    | Promise<ResetMonitorWatermarksResponse>
+    | Observable<ResetMonitorWatermarksResponse>
+    | ResetMonitorWatermarksResponse;
 }
 
 export function ScheduleServiceControllerMethods() {
@@ -2277,6 +3061,9 @@ export function ScheduleServiceControllerMethods() {
       "triggerSchedule",
       "backfillSchedule",
       "listScheduleFires",
+      "listMonitorWatermarks",
+      "setMonitorWatermark",
+      "resetMonitorWatermarks",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
