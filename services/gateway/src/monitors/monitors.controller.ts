@@ -6,6 +6,9 @@ import { GATEWAY_DEPS, type GatewayDeps } from '../http/deps.js';
 import { parseBody } from '../http/validation.js';
 import { scheduleView } from '../schedules/schedule.views.js';
 import { MonitorBodySchema, SetWatermarkBodySchema } from './monitor.schemas.js';
+import { monitorStats } from './monitor-stats.js';
+
+const STATS_WINDOW = 500;
 
 /**
  * Monitors (`/api/agent-factory/monitors`): schedules with a `monitor` block
@@ -83,6 +86,14 @@ export class MonitorsController {
     await this.monitor(principal, id);
     const fired = await call(this.client.triggerSchedule({ principal, scheduleId: id, overlapPolicy: '' }));
     return { fire_at: fired.fireAt, run_id: fired.runId };
+  }
+
+  /** Dashboard figures over the monitor's last 500 fires. */
+  @Get(':id/stats')
+  async stats(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    await this.monitor(principal, id);
+    const { fires } = await call(this.client.listScheduleFires({ principal, scheduleId: id, limit: STATS_WINDOW }));
+    return { stats: monitorStats(fires, STATS_WINDOW) };
   }
 
   /** Current watermarks of every detection step. */

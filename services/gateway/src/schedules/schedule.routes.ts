@@ -26,6 +26,7 @@ export const SCHEDULE_ROUTES = [
   { method: 'post' as const, path: `${MONITORS}/{id}/pause`, summary: 'Pause polling' },
   { method: 'post' as const, path: `${MONITORS}/{id}/resume`, summary: 'Resume polling' },
   { method: 'post' as const, path: `${MONITORS}/{id}/run-now`, summary: 'One check now, whatever the interval and active hours', status: '202' },
+  { method: 'get' as const, path: `${MONITORS}/{id}/stats`, summary: 'Dashboard figures over the last 500 fires: cycles, skipped (of which outside_active_hours), failed, pending, last_fire_at, last_error' },
   { method: 'get' as const, path: `${MONITORS}/{id}/watermarks`, summary: 'Current watermarks of every detection step: step_name, watermark_type (timestamp, cursor, hash, offset), watermark_value, metadata, last_checked_at, items_found_last' },
   { method: 'put' as const, path: `${MONITORS}/{id}/watermarks/{step}`, summary: "Set one step's watermark; 400 when the value does not fit its kind or the step keeps another kind (reset first)", body: SetWatermarkBodySchema },
   { method: 'post' as const, path: `${MONITORS}/{id}/reset-watermarks`, summary: 'Forget the watermarks (?step= one step): the next check sees everything as new' },

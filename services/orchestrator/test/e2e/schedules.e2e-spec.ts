@@ -206,6 +206,14 @@ describe('monitors', () => {
     expect((await http('POST', monitors(`/${id}/reset-watermarks`), { token: alice })).body).toEqual({ reset: 1 });
     expect((await http('GET', monitors(`/${id}/watermarks`), { token: alice })).body.watermarks).toEqual([]);
     expect((await http('POST', monitors(`/${id}/resume`), { token: alice })).body.monitor.paused).toBe(false);
+    // No service of this stack serves detect_new_data yet: the check is refused at start, and the stats say so.
+    expect((await http('POST', monitors(`/${id}/run-now`), { token: alice })).status).toBe(202);
+    const stats = await until('the run-now fire to settle', async () => {
+      const s = (await http('GET', monitors(`/${id}/stats`), { token: alice })).body.stats;
+      return s?.failed > 0 ? s : undefined;
+    }, 60_000, 200);
+    expect(stats).toMatchObject({ cycles: 0, failed: 1, last_error: { reason: expect.stringContaining('detect_new_data') } });
+    expect((await http('GET', monitors(`/${id}/stats`), { token: bob })).status).toBe(404);
     expect((await http('POST', monitors(`/${id}/pause`), { token: alice })).body.monitor.paused).toBe(true);
     expect((await http('DELETE', monitors(`/${id}`), { token: alice })).status).toBe(204);
     expect((await http('GET', monitors(`/${id}`), { token: alice })).status).toBe(404);
