@@ -14,8 +14,9 @@ export default tseslint.config(
     },
   },
   {
-    // House rule: domain code is pure — no framework, ORM or wire types.
-    files: ['services/*/src/domain/**/*.ts'],
+    // House rule: domain code is pure — no framework, ORM or wire types. The
+    // connector types (packages/connectors) are domain code shared with the CLI.
+    files: ['services/*/src/domain/**/*.ts', 'packages/connectors/src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

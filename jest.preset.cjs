@@ -24,8 +24,9 @@ module.exports = function preset(dir, kind = 'unit') {
     // ESM-only dependencies are transformed too.
     transformIgnorePatterns: ['/node_modules/\\.pnpm/(?!(jose|@nats-io|@nestjs|undici))'],
     moduleNameMapper: {
-      '^@af/connector-runtime/domain$': path.join(root, 'services/connector-runtime/src/domain/index.ts'),
       '^@af/([a-z-]+)$': path.join(root, 'packages/$1/src/index.ts'),
+      // Subpath exports (`@af/connectors/testing`): src/<name>.ts of the package.
+      '^@af/([a-z-]+)/([a-z-]+)$': path.join(root, 'packages/$1/src/$2.ts'),
       '^(\\.{1,2}/.*)\\.js$': '$1',
     },
     testMatch:

@@ -6,6 +6,8 @@ import { knownVariables, parseServiceAddress, RUNTIME_ENV, SERVICE_ENV } from '.
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 const POSITIVE_INTEGER_VARS = new Set(['JWT_TTL_SECONDS', 'RUN_LEASE_MS', 'RUN_CONCURRENCY']);
+/** Variables with a closed set of values (a typo would stop the service at start). */
+const ENUM_VARS = { SIGNUP: ['open', 'invite', 'closed'] };
 
 /**
  * @param {any[]} objects one rendered overlay
@@ -52,7 +54,23 @@ export function envProblems(objects) {
   return out;
 }
 
-function appName(d) {
+/**
+ * The environment values one Deployment's service container gets (ConfigMap
+ * and literal values; Secret and field references have no value here).
+ * @param {any} d a Deployment
+ * @param {any[]} objects the render it belongs to
+ * @returns {Map<string, string | undefined>}
+ */
+export function envValuesOf(d, objects) {
+  const service = appName(d);
+  const entry = containersOf(podSpecOf(d)).find(({ container }) => container.name === service);
+  if (!entry) return new Map();
+  const configMaps = objects.filter((o) => o.kind === 'ConfigMap');
+  const env = resolveEnv(entry, d, configMaps, () => undefined, new Set());
+  return new Map([...env].map(([name, v]) => [name, v.value]));
+}
+
+export function appName(d) {
   return d.spec?.template?.metadata?.labels?.['app.kubernetes.io/name'];
 }
 
@@ -139,6 +157,10 @@ function checkService(service, needs, { container, path }, env, ctx) {
   }
   if (value('NATS_URL') !== undefined && !/^(nats|tls):\/\/[^\s]+$/.test(value('NATS_URL'))) {
     add(`NATS_URL=${value('NATS_URL')} must be a nats:// (or tls://) URL`);
+  }
+  for (const [name, allowed] of Object.entries(ENUM_VARS)) {
+    if (value(name) !== undefined && !allowed.includes(value(name)))
+      add(`${name}=${value(name)} must be one of ${allowed.join(', ')}`);
   }
   for (const name of POSITIVE_INTEGER_VARS) {
     if (value(name) !== undefined && !/^[1-9][0-9]*$/.test(value(name)))

@@ -1,9 +1,11 @@
 // House rules for what we run: non-root, read-only root filesystem, no
-// privilege escalation, resource requests and limits, gRPC health probes,
-// pinned image tags, and no Secret values in the repository.
+// privilege escalation, resource requests and limits, gRPC health probes
+// (readiness on the HTTP server for a service that has one: that is what its
+// traffic goes to), pinned image tags, and no Secret values in the repository.
 
 import { containersOf, podSpecOf, refOf } from './objects.mjs';
 import { splitImage } from './kustomize-lite.mjs';
+import { SERVICE_ENV } from './service-env.mjs';
 
 /**
  * @param {any[]} objects one rendered overlay
@@ -19,12 +21,13 @@ export function policyProblems(objects) {
       );
     }
     const pod = podSpecOf(obj);
-    if (pod) checkPod(pod, add);
+    if (pod)
+      checkPod(pod, add, SERVICE_ENV[obj.spec?.template?.metadata?.labels?.['app.kubernetes.io/name']]);
   }
   return out;
 }
 
-function checkPod(pod, add) {
+function checkPod(pod, add, service) {
   const podSc = pod.spec.securityContext ?? {};
   if (pod.spec.automountServiceAccountToken !== false) {
     add(`${pod.path}.automountServiceAccountToken must be false: no service calls the Kubernetes API`);
@@ -47,9 +50,16 @@ function checkPod(pod, add) {
       if (requests[r] === undefined) add(`${path}.resources.requests.${r} is required`);
       if (limits[r] === undefined) add(`${path}.resources.limits.${r} is required`);
     }
-    for (const probe of ['readinessProbe', 'livenessProbe']) {
-      if (!container[probe]?.grpc)
-        add(`${path}.${probe} must be a grpc probe (every service serves grpc.health.v1)`);
+    if (!container.livenessProbe?.grpc)
+      add(`${path}.livenessProbe must be a grpc probe (every service serves grpc.health.v1)`);
+    const ready = container.readinessProbe;
+    if (service?.http) {
+      if (ready?.httpGet?.path !== '/healthz')
+        add(
+          `${path}.readinessProbe must be an httpGet of /healthz: traffic goes to the HTTP server, so readiness asks it`,
+        );
+    } else if (!ready?.grpc) {
+      add(`${path}.readinessProbe must be a grpc probe (every service serves grpc.health.v1)`);
     }
     checkImage(container.image, path, add);
   }

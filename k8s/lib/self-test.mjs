@@ -10,7 +10,7 @@ import { applyJsonPatch, JsonPatchError } from './json-patch.mjs';
 import { renderKustomization, RenderError, splitImage } from './kustomize-lite.mjs';
 import { compareRenders, renderWithKubectl } from './render.mjs';
 import { OMITTED_KEYS, SHAPES } from './strict-schemas.mjs';
-import { FIXTURE_CASES, MUTATION_CASES } from './self-test-cases.mjs';
+import { FIXTURE_CASES, MUTATION_CASES, POLICY_CASES } from './self-test-cases.mjs';
 import { validateObjects } from './validate-objects.mjs';
 
 const k8sDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +48,7 @@ export async function runSelfTest({ kubectl }) {
       return expectProblem(lines(await validateObjects(objects)), expected);
     });
   }
+  for (const [name, fn] of POLICY_CASES) await check(name, async () => fn(structuredClone(clean.dev)));
   const renderFixture = (dir) => (kubectl ? renderWithKubectl(dir) : renderKustomization(dir));
   for (const [name, dir, expected] of FIXTURE_CASES) {
     await check(name, async () =>

@@ -222,6 +222,76 @@ const hpaSpec = shape(
   }),
 );
 
+// --- networking ------------------------------------------------------------
+
+const networkPolicyPeer = shape(
+  'networking.k8s.io/v1/NetworkPolicyPeer',
+  keys(['ipBlock', 'namespaceSelector', 'podSelector'], {
+    ipBlock: shape('networking.k8s.io/v1/IPBlock', keys(['cidr', 'except'])),
+    namespaceSelector: labelSelector,
+    podSelector: labelSelector,
+  }),
+);
+const networkPolicyPorts = listOf(
+  shape('networking.k8s.io/v1/NetworkPolicyPort', keys(['endPort', 'port', 'protocol'])),
+);
+const networkPolicySpec = shape(
+  'networking.k8s.io/v1/NetworkPolicySpec',
+  keys(['egress', 'ingress', 'podSelector', 'policyTypes'], {
+    podSelector: labelSelector,
+    ingress: listOf(
+      shape(
+        'networking.k8s.io/v1/NetworkPolicyIngressRule',
+        keys(['from', 'ports'], { from: listOf(networkPolicyPeer), ports: networkPolicyPorts }),
+      ),
+    ),
+    egress: listOf(
+      shape(
+        'networking.k8s.io/v1/NetworkPolicyEgressRule',
+        keys(['ports', 'to'], { to: listOf(networkPolicyPeer), ports: networkPolicyPorts }),
+      ),
+    ),
+  }),
+);
+
+const ingressBackend = shape(
+  'networking.k8s.io/v1/IngressBackend',
+  keys(['resource', 'service'], {
+    resource: shape('v1/TypedLocalObjectReference', keys(['apiGroup', 'kind', 'name'])),
+    service: shape(
+      'networking.k8s.io/v1/IngressServiceBackend',
+      keys(['name', 'port'], {
+        port: shape('networking.k8s.io/v1/ServiceBackendPort', keys(['name', 'number'])),
+      }),
+    ),
+  }),
+);
+const ingressSpec = shape(
+  'networking.k8s.io/v1/IngressSpec',
+  keys(['defaultBackend', 'ingressClassName', 'rules', 'tls'], {
+    defaultBackend: ingressBackend,
+    rules: listOf(
+      shape(
+        'networking.k8s.io/v1/IngressRule',
+        keys(['host', 'http'], {
+          http: shape(
+            'networking.k8s.io/v1/HTTPIngressRuleValue',
+            keys(['paths'], {
+              paths: listOf(
+                shape(
+                  'networking.k8s.io/v1/HTTPIngressPath',
+                  keys(['backend', 'path', 'pathType'], { backend: ingressBackend }),
+                ),
+              ),
+            }),
+          ),
+        }),
+      ),
+    ),
+    tls: listOf(shape('networking.k8s.io/v1/IngressTLS', keys(['hosts', 'secretName']))),
+  }),
+);
+
 /** Strict schema per "apiVersion kind". Kinds missing here are reported, not skipped. */
 export const STRICT_SCHEMAS = {
   'apps/v1 Deployment': top('apps/v1/Deployment', deploymentSpec),
@@ -230,6 +300,8 @@ export const STRICT_SCHEMAS = {
   'v1 Namespace': top('v1/Namespace', shape('v1/NamespaceSpec', keys(['finalizers']))),
   'policy/v1 PodDisruptionBudget': top('policy/v1/PodDisruptionBudget', pdbSpec),
   'autoscaling/v2 HorizontalPodAutoscaler': top('autoscaling/v2/HorizontalPodAutoscaler', hpaSpec),
+  'networking.k8s.io/v1 NetworkPolicy': top('networking.k8s.io/v1/NetworkPolicy', networkPolicySpec),
+  'networking.k8s.io/v1 Ingress': top('networking.k8s.io/v1/Ingress', ingressSpec),
 };
 
 /** Keys a model declares that our shapes leave out on purpose. */

@@ -1,6 +1,7 @@
 // Cross-references between rendered objects: do selectors select, do ports
 // and probes point at declared container ports, do PDBs and HPAs target real
-// workloads without contradicting them.
+// workloads without contradicting them, do Ingress backends name real
+// Service ports.
 
 import { CLUSTER_SCOPED_KINDS, containersOf, podSpecOf, refOf, selects } from './objects.mjs';
 
@@ -34,7 +35,44 @@ export function wiringProblems(objects) {
   for (const p of objects.filter((o) => o.kind === 'PodDisruptionBudget'))
     checkPdb(p, deployments, hpas, add);
   for (const h of hpas) checkHpa(h, deployments, add);
+  const services = objects.filter((o) => o.kind === 'Service');
+  for (const i of objects.filter((o) => o.kind === 'Ingress')) checkIngress(i, services, add);
   return out;
+}
+
+// Every backend of an Ingress names a Service in its namespace and a port that Service has.
+function checkIngress(ing, services, add) {
+  const backends = [];
+  if (ing.spec?.defaultBackend) backends.push(['spec.defaultBackend', ing.spec.defaultBackend]);
+  (ing.spec?.rules ?? []).forEach((rule, r) =>
+    (rule.http?.paths ?? []).forEach((path, p) =>
+      backends.push([`spec.rules[${r}].http.paths[${p}].backend`, path.backend]),
+    ),
+  );
+  for (const [where, backend] of backends) {
+    const ref = backend?.service;
+    if (!ref) continue;
+    const svc = services.find((s) => sameNamespace(s, ing) && s.metadata?.name === ref.name);
+    if (!svc) {
+      add(ing, `${where}.service.name "${ref.name}" is not a Service in this render`);
+      continue;
+    }
+    const ok = (svc.spec?.ports ?? []).some((p) =>
+      ref.port?.name !== undefined ? p.name === ref.port.name : p.port === ref.port?.number,
+    );
+    if (!ok) add(ing, `${where}.service.port ${JSON.stringify(ref.port)} is not a port of ${refOf(svc)}`);
+  }
+  const hosts = new Set((ing.spec?.rules ?? []).map((r) => r.host).filter(Boolean));
+  (ing.spec?.tls ?? []).forEach((tls, i) => {
+    if (!tls.secretName) add(ing, `spec.tls[${i}].secretName is required: the certificate's Secret`);
+    for (const host of tls.hosts ?? []) {
+      if (!hosts.has(host))
+        add(
+          ing,
+          `spec.tls[${i}].hosts names "${host}", which no rule serves (rules: ${[...hosts].join(', ')})`,
+        );
+    }
+  });
 }
 
 function sameNamespace(a, b) {

@@ -3,10 +3,11 @@
  * development (serve a plugin module against a registry).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { HttpRequestFn } from '@af/connector-runtime/domain';
+import type { HttpRequestFn } from '@af/connectors';
 import { validateConnector } from './commands/connector-validate.js';
 import { loadHttp } from './http.js';
 import { CliError, type CliIo } from './io.js';
+import { devRegistrationToken } from './dev-token.js';
 
 export interface CliDeps {
   io: CliIo;
@@ -98,19 +99,31 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
         .default('127.0.0.1:50053'),
     )
     .addOption(
-      new Option('--token <token>', 'registration token').env('PLUGIN_REGISTRATION_TOKEN').default(''),
+      new Option('--token <token>', 'registration token (default: the one `pnpm start` keeps in .af-data/)').env(
+        'PLUGIN_REGISTRATION_TOKEN',
+      ),
     )
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0: any free one)', positiveInt('--port', 65535), 0)
-    .option('--advertise <host:port>', 'address the registry should call')
-    .option('--heartbeat <seconds>', 'heartbeat at least this often', positiveInt('--heartbeat', 3600))
-    .option('--log-level <level>', "the plugin's own log level", 'warn')
+    // The plugin's own settings (what its `runPlugin` main reads) apply here too; an option overrides them.
+    .addOption(new Option('--host <host>', 'interface to listen on').env('PLUGIN_HOST').default('127.0.0.1'))
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0: any free one)')
+        .env('PLUGIN_PORT')
+        .argParser(positiveInt('--port', 65535))
+        .default(0),
+    )
+    .addOption(new Option('--advertise <host:port>', 'address the registry should call').env('PLUGIN_ADVERTISE_ADDRESS'))
+    .addOption(
+      new Option('--heartbeat <seconds>', 'heartbeat at least this often')
+        .env('PLUGIN_HEARTBEAT_SECONDS')
+        .argParser(positiveInt('--heartbeat', 3600)),
+    )
+    .addOption(new Option('--log-level <level>', "the plugin's own log level").env('LOG_LEVEL').default('warn'))
     .action(
       async (
         modulePath: string,
         opts: {
           registry: string;
-          token: string;
+          token?: string;
           host: string;
           port: number;
           advertise?: string;
@@ -124,7 +137,7 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
           modulePath,
           {
             registry: opts.registry,
-            token: opts.token,
+            token: opts.token ?? devRegistrationToken(process.cwd(), process.env) ?? '',
             host: opts.host,
             port: opts.port,
             logLevel: opts.logLevel,

@@ -7,6 +7,7 @@
 export * as common from './gen/agentfactory/common/v1/common.js';
 export * as plan from './gen/agentfactory/plan/v1/plan.js';
 export * as planner from './gen/agentfactory/planner/v1/planner.js';
+export * as profiles from './gen/agentfactory/planner/v1/profiles.js';
 export * as orchestrator from './gen/agentfactory/orchestrator/v1/orchestrator.js';
 export * as orchestratorEvents from './gen/agentfactory/orchestrator/v1/events.js';
 export * as schedules from './gen/agentfactory/orchestrator/v1/schedules.js';
@@ -15,5 +16,7 @@ export * as approval from './gen/agentfactory/approval/v1/approval.js';
 export * as approvalEvents from './gen/agentfactory/approval/v1/events.js';
 export * as agent from './gen/agentfactory/agent/v1/agent.js';
 export * as action from './gen/agentfactory/action/v1/action.js';
+export * as output from './gen/agentfactory/output/v1/output.js';
+export * as entity from './gen/agentfactory/entity/v1/entity.js';
 export { Struct, Value, ListValue } from './gen/google/protobuf/struct.js';
 export { grpcLoaderOptions, protoFiles, protoRoot, type ProtoPackage } from './loader.js';

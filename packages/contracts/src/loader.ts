@@ -13,11 +13,11 @@ export const protoRoot: string = (() => {
   return existsSync(candidate) ? candidate : join(here, '..', '..', '..', 'protos');
 })();
 
-export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action';
+export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' | 'approval' | 'agent' | 'action' | 'output' | 'entity';
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
-  planner: ['agentfactory/planner/v1/planner.proto'],
+  planner: ['agentfactory/planner/v1/planner.proto', 'agentfactory/planner/v1/profiles.proto'],
   orchestrator: ['agentfactory/orchestrator/v1/orchestrator.proto', 'agentfactory/orchestrator/v1/events.proto', 'agentfactory/orchestrator/v1/schedules.proto'],
   connector: ['agentfactory/connector/v1/connector.proto'],
   approval: ['agentfactory/approval/v1/approval.proto', 'agentfactory/approval/v1/events.proto'],
@@ -25,6 +25,10 @@ const files: Record<ProtoPackage, string[]> = {
   agent: ['agentfactory/agent/v1/agent.proto'],
   // Served by every service that owns built-in playbook actions.
   action: ['agentfactory/action/v1/action.proto'],
+  // The user's workspace (output-router).
+  output: ['agentfactory/output/v1/output.proto'],
+  // The knowledge graph, review queue, resolution log and discoveries (entity-resolution).
+  entity: ['agentfactory/entity/v1/entity.proto'],
 };
 
 /** Absolute paths of the proto files of one package. */

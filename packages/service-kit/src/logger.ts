@@ -4,7 +4,7 @@
  * `registerSecret`, e.g. a decrypted credential, is masked wherever it shows up).
  */
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import { maskSecret } from './secret-mask.js';
+import { maskSecret } from '@af/secret-mask';
 
 export type { Logger };
 
@@ -36,7 +36,7 @@ export const REDACT_PATHS = [
 const MASK = '[REDACTED]';
 const secrets = new Set<string>();
 
-/** Mask this value in every later log line. Values shorter than 4 chars are ignored (too noisy to mask); values shorter than 8 are masked only as whole values (secret-mask.ts). */
+/** Mask this value in every later log line. Values shorter than 4 chars are ignored (too noisy to mask); values shorter than 8 are masked only as whole values (@af/secret-mask). */
 export function registerSecret(value: string): void {
   if (value.length >= 4) secrets.add(value);
 }

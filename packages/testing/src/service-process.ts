@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-export type ServiceName = 'gateway' | 'planner' | 'orchestrator' | 'connector-runtime' | 'approval';
+export type ServiceName = 'gateway' | 'planner' | 'orchestrator' | 'connector-runtime' | 'approval' | 'output-router' | 'entity-resolution';
 
 export class ServiceProcess {
   private child?: ChildProcess;

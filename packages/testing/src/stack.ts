@@ -26,8 +26,8 @@ export interface Stack {
    * port directly sign their calls with it (`new ServiceAuth({ secret, service })`).
    */
   serviceAuthSecret: string;
-  /** One process per service; `orchestrator` is `orchestrators[0]`. */
-  services: Record<ServiceName, ServiceProcess>;
+  /** One process per service; `orchestrator` is `orchestrators[0]`; `output-router` and `entity-resolution` only when asked. */
+  services: Record<CoreServiceName, ServiceProcess> & Partial<Record<OptInServiceName, ServiceProcess>>;
   /**
    * Every orchestrator replica, `[0]` first. The gateway's ORCHESTRATOR_URL
    * points at `[0]` only, so while `[0]` is down the gateway's calls wait for
@@ -63,18 +63,38 @@ export interface StackOptions {
    * every service in one process as `pnpm start` runs them (one orchestrator).
    */
   bus?: 'jetstream' | 'memory';
+  /**
+   * Also start output-router (the workspace: documents, tables,
+   * notifications, todos, team posts) and wire it into the orchestrator's
+   * and planner's ACTION_SERVICES and the gateway's OUTPUT_ROUTER_URL.
+   * Off by default so suites that do not need it start no extra process.
+   */
+  outputRouter?: boolean;
+  /**
+   * Start entity-resolution too (default off, so suites that do not need it
+   * start no extra process): added to the orchestrator's and planner's
+   * ACTION_SERVICES and to the gateway as ENTITY_RESOLUTION_URL.
+   */
+  entityResolution?: boolean;
 }
 
+/** Services a stack starts only when asked. */
+type OptInServiceName = 'output-router' | 'entity-resolution';
+type CoreServiceName = Exclude<ServiceName, OptInServiceName>;
+
 /** The order `pnpm start` starts the services in (the gateway last). */
-const IN_PROCESS_ORDER: ServiceName[] = ['connector-runtime', 'planner', 'approval', 'orchestrator', 'gateway'];
+const IN_PROCESS_ORDER: ServiceName[] = ['connector-runtime', 'output-router', 'planner', 'approval', 'entity-resolution', 'orchestrator', 'gateway'];
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const replicas = options.orchestratorReplicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1) {
-    throw new Error(`orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`);
+    throw new Error(
+      `orchestratorReplicas: must be a positive integer, got ${String(options.orchestratorReplicas)}`,
+    );
   }
   const inProcess = options.bus === 'memory';
-  if (inProcess && replicas > 1) throw new Error('orchestratorReplicas: the in-process bus (bus: memory) runs one orchestrator');
+  if (inProcess && replicas > 1)
+    throw new Error('orchestratorReplicas: the in-process bus (bus: memory) runs one orchestrator');
   const db = await createTestDatabase();
   const natsPrefix = `t${randomBytes(4).toString('hex')}`;
   const jwtSecret = randomBytes(32).toString('hex');
@@ -87,7 +107,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     approval: await freePort(),
     http: await freePort(),
     gatewayGrpc: await freePort(),
+    outputRouter: options.outputRouter ? await freePort() : 0,
+    entityResolution: options.entityResolution ? await freePort() : 0,
   };
+  // Action-serving services the orchestrator and the planner are told about (ACTION_SERVICES).
+  const actionServices = [
+    `connector-runtime=127.0.0.1:${ports.connector}`,
+    ...(options.outputRouter ? [`output-router=127.0.0.1:${ports.outputRouter}`] : []),
+    ...(options.entityResolution ? [`entity-resolution=127.0.0.1:${ports.entityResolution}`] : []),
+  ].join(',');
   for (let i = 0; i < replicas; i++) ports.orchestrators.push(await freePort());
   const common = (name: ServiceName): Record<string, string> => ({
     DATABASE_URL: db.url,
@@ -109,7 +137,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           // Test agents listen on loopback (options.env may override it).
           CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
           // Plugin tools run in connector-runtime, as `pnpm start` and the deployments wire it (options.env may override it).
-          ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
+          ACTION_SERVICES: actionServices,
           ...common('orchestrator'),
           ...(replicas > 1 ? { SERVICE_INSTANCE_ID: `orchestrator-${i}` } : {}),
           GRPC_PORT: String(port),
@@ -120,7 +148,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         i === 0 ? 'orchestrator' : `orchestrator-${i}`,
       ),
   );
-  const services: Record<ServiceName, ServiceProcess> = {
+  const services: Stack['services'] = {
     'connector-runtime': new ServiceProcess('connector-runtime', {
       // Tests allow-list the loopback fixture server (startFixtureServer); options.env may override it.
       CONNECTOR_EGRESS_ALLOW: '127.0.0.1',
@@ -131,7 +159,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     planner: new ServiceProcess('planner', {
       CAPABILITY_EGRESS_ALLOW: '127.0.0.1',
       // The planner refuses what no service serves: the same services as the orchestrator's.
-      ACTION_SERVICES: `connector-runtime=127.0.0.1:${ports.connector}`,
+      ACTION_SERVICES: actionServices,
       ...common('planner'),
       GRPC_PORT: String(ports.planner),
       // Validation checks the connectors a playbook names against the caller's.
@@ -155,19 +183,38 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
       APPROVAL_URL: `127.0.0.1:${ports.approval}`,
+      ...(options.outputRouter ? { OUTPUT_ROUTER_URL: `127.0.0.1:${ports.outputRouter}` } : {}),
+      ...(options.entityResolution ? { ENTITY_RESOLUTION_URL: `127.0.0.1:${ports.entityResolution}` } : {}),
+      OPENAPI_CHECK_RESPONSES: '1', // every JSON answer is checked against the OpenAPI document (500 RESPONSE_SCHEMA_MISMATCH otherwise)
     }),
   };
+  if (options.outputRouter) {
+    services['output-router'] = new ServiceProcess('output-router', {
+      // Test webhook receivers listen on loopback (options.env may override it).
+      OUTPUT_EGRESS_ALLOW: '127.0.0.1',
+      OUTPUT_WEBHOOK_BACKOFF_MS: '50',
+      ...common('output-router'),
+      GRPC_PORT: String(ports.outputRouter),
+    });
+  }
+  if (options.entityResolution) {
+    services['entity-resolution'] = new ServiceProcess('entity-resolution', {
+      ...common('entity-resolution'),
+      GRPC_PORT: String(ports.entityResolution),
+    });
+  }
   if (inProcess) {
     // One process holding every service, as `pnpm start` runs them: the in-process bus is shared only within a process.
-    const envs = Object.fromEntries(IN_PROCESS_ORDER.map((name) => [name, services[name].env]));
-    const one = new ServiceProcess('gateway', { AF_IN_PROCESS_ENVS: JSON.stringify(envs), AF_IN_PROCESS_ORDER: IN_PROCESS_ORDER.join(',') }, 'in-process', {
+    const order = IN_PROCESS_ORDER.filter((name) => services[name]);
+    const envs = Object.fromEntries(order.map((name) => [name, services[name]!.env]));
+    const one = new ServiceProcess('gateway', { AF_IN_PROCESS_ENVS: JSON.stringify(envs), AF_IN_PROCESS_ORDER: order.join(',') }, 'in-process', {
       script: join(REPO_ROOT, 'packages', 'testing', 'dist', 'in-process-main.js'),
       readyLine: IN_PROCESS_READY,
     });
-    for (const name of IN_PROCESS_ORDER) services[name] = one;
+    for (const name of order) services[name] = one;
     orchestrators.splice(0, orchestrators.length, one);
   }
-  const all = [...new Set([...Object.values(services), ...orchestrators.slice(1)])];
+  const all = [...new Set([...Object.values(services).filter((s): s is ServiceProcess => !!s), ...orchestrators.slice(1)])];
   const stop = async () => {
     await Promise.all(all.map((s) => s.stop()));
     // Keep every process's output for post-mortems (gitignored).

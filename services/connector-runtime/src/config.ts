@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { baseEnvSchema, parseKeyring } from '@af/service-kit';
 import { z } from 'zod';
-import { parseEgressAllowList } from './domain/egress-policy.js';
+import { parseEgressAllowList } from '@af/connectors';
 
 export const connectorRuntimeEnvSchema = baseEnvSchema.extend({
   GRPC_PORT: z.coerce.number().int().min(1).max(65535).default(50053),

@@ -6,7 +6,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { AddressInfo } from 'node:net';
-import { PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
+import { addReflection, PinoNestLogger, serviceAuthFromConfig, ServiceKit } from '@af/service-kit';
 import { gatewayEnvSchema } from './config.js';
 import { corsOptions } from './http/cors.js';
 import { TokenService } from './domain/credentials.js';
@@ -17,6 +17,9 @@ import { checkJsonBody, checkUrl, type JsonGuardProblem } from './domain/json-gu
 import { Init1763800000000 } from './infra/migrations/1763800000000-init.js';
 import { ApiKeys1764300000000 } from './infra/migrations/1764300000000-api-keys.js';
 import { Accounts1764500000000 } from './infra/migrations/1764500000000-accounts.js';
+import { TeamInvites1765400000000 } from './infra/migrations/1765400000000-team-invites.js';
+import { InvitesRepository } from './infra/invites.repository.js';
+import { StreamTokens } from './domain/stream-token.js';
 import { createAccounts } from './app/accounts.js';
 import { TeamsRepository } from './infra/teams.repository.js';
 import { UsersRepository } from './infra/users.repository.js';
@@ -24,7 +27,7 @@ import { GatewayModule } from './http/gateway.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
 
 export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
-  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000, Accounts1764500000000] });
+  const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000, Accounts1764500000000, TeamInvites1765400000000] });
   const { config, log } = kit;
   const serviceAuth = serviceAuthFromConfig(config, 'gateway', { refuseSystemPrincipals: true });
   const users = new UsersRepository(kit);
@@ -36,6 +39,8 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
     users,
     teams: new TeamsRepository(kit),
     tokens,
+    streamTokens: new StreamTokens(config.JWT_SECRET, config.STREAM_TOKEN_TTL_SECONDS),
+    invites: new InvitesRepository(kit, config.INVITE_TTL_HOURS * 3600 * 1000),
     apiKeys: new ApiKeysRepository(kit),
     accounts: createAccounts(kit, users, tokens),
   };
@@ -79,9 +84,12 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   const httpPort = (app.getHttpServer().address() as AddressInfo).port;
 
+  // The gRPC port serves only grpc.health.v1 (the Kubernetes probes) and
+  // reflection over it, so `grpcurl ... grpc.health.v1.Health/Check` works here as on every other port.
   const health = new HealthImplementation({ '': 'SERVING' });
   const grpcServer = new Server();
   health.addToServer(grpcServer);
+  addReflection(grpcServer, {}, []);
   const grpcPort = await new Promise<number>((resolve, reject) =>
     grpcServer.bindAsync(`${config.GRPC_HOST}:${config.GRPC_PORT}`, ServerCredentials.createInsecure(), (err, port) =>
       err ? reject(err) : resolve(port),

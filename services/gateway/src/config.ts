@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { z } from 'zod';
+import { SIGNUP_MODES } from './domain/signup.js';
 
 /** Express `trust proxy` value: false (socket address only), a hop count, or the proxies' addresses/subnets. */
 export type TrustProxy = false | number | string[];
@@ -96,11 +97,21 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   /** HS256 signing key for access tokens. */
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters'),
   JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(3600),
+  /** Who may create an account: open (anyone), invite (team invitations only), closed (nobody). */
+  SIGNUP: z.enum(SIGNUP_MODES, { error: `must be one of ${SIGNUP_MODES.join(', ')}` }).default('open'),
+  /** How long a team invitation can be used. */
+  INVITE_TTL_HOURS: z.coerce.number().int().min(1).max(90 * 24).default(7 * 24),
+  /** Lifetime of the stream tokens that let a browser's EventSource open an SSE route (POST /api/auth/stream-token). */
+  STREAM_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
   PLANNER_URL: grpcAddress(),
   ORCHESTRATOR_URL: grpcAddress(),
   CONNECTOR_RUNTIME_URL: grpcAddress(),
   /** gRPC address of the approval service (approvals, human tasks, clarifications). */
   APPROVAL_URL: grpcAddress(),
+  /** gRPC address of output-router (the workspace routes); unset: those routes answer 503. */
+  OUTPUT_ROUTER_URL: grpcAddress().optional(),
+  /** gRPC address of entity-resolution (knowledge graph, entity reviews, discoveries); unset: those routes answer 503. */
+  ENTITY_RESOLUTION_URL: grpcAddress().optional(),
   /** Lifetime of the principal tokens POST /api/v1/auth/service-token issues for API keys. */
   SERVICE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Largest accepted request body. */
@@ -142,5 +153,7 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * log (then backs off), so a frame missed on the bus still arrives.
    */
   SSE_IDLE_RECHECK_MS: z.coerce.number().int().min(100).default(5_000),
+  /** 1: every JSON answer is checked against the OpenAPI document; a mismatch is a 500 RESPONSE_SCHEMA_MISMATCH (tests; off by default). */
+  OPENAPI_CHECK_RESPONSES: z.enum(['', '0', '1']).default('').transform((v) => v === '1'),
 });
 export type GatewayConfig = z.infer<typeof gatewayEnvSchema>;

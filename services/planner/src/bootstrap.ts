@@ -9,7 +9,7 @@ import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
-import { noPlaybookUsers, Playbooks } from './app/playbooks.js';
+import { Playbooks, type PlaybookUsers } from './app/playbooks.js';
 import { plannerEnvSchema } from './config.js';
 import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
@@ -20,6 +20,11 @@ import { FlexMetrics } from './infra/flex-metrics.js';
 import { connectorCatalog, noConnectorCatalog } from './infra/connector-catalog.js';
 import { LlmPlanner } from './infra/llm-planner.js';
 import { plannerMigrations } from './infra/migrations/index.js';
+import { ProfileMessages } from './app/profile-messages.js';
+import { ProfilesService } from './app/profiles.service.js';
+import { ProfilesModule } from './grpc/profiles.controller.js';
+import { noProfileBindings, profileBindings } from './infra/profile-bindings.js';
+import { ProfileRepository } from './infra/profile.repository.js';
 
 export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const kit = await ServiceKit.start({ name: 'planner', envSchema: plannerEnvSchema, env, migrations: plannerMigrations });
@@ -55,10 +60,15 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const actions = new ActionAvailability(actionServices, log);
   // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
   const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
-  const playbooks = new Playbooks(kit, noPlaybookUsers, actions, { connectors, hasModel: Boolean(model) });
+  // A playbook attached to an agent profile is not deleted from under it.
+  const playbookUsers: PlaybookUsers = (owner, id) => profiles.playbookUsers(owner, id);
+  const playbooks = new Playbooks(kit, playbookUsers, actions, { connectors, hasModel: Boolean(model) });
+  const profileConnectors = config.CONNECTOR_RUNTIME_URL ? profileBindings(config.CONNECTOR_RUNTIME_URL, auth) : noProfileBindings;
+  const profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, profileConnectors);
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
 
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions }),
+    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions, modules: [ProfilesModule.forRoot(profiles, profileMessages)] }),
     packages: ['planner'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

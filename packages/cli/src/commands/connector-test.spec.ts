@@ -4,7 +4,7 @@
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '@af/testing';
 import { parse } from 'yaml';
 import { loadHttp } from '../http.js';
@@ -80,6 +80,19 @@ describe('af connector test', () => {
     });
     expect(t.out.at(-1)).toBe('# not in every record: filed (67%)');
     expect(t.err).toEqual([]);
+  });
+
+  it('reports each page of a paginated endpoint on stderr as it arrives, the records on stdout', async () => {
+    api.route('GET', '/v1/pages', (req) => {
+      const page = Number(req.query.page ?? 1);
+      return { json: { items: page <= 2 ? [{ n: page * 10 + 1 }, { n: page * 10 + 2 }] : [] } };
+    });
+    const paged = join(dirname(file), 'paged.connector.yaml');
+    writeFileSync(paged, readFileSync(join(__dirname, '../../test/fixtures/paged.connector.yaml'), 'utf8').replace('http://127.0.0.1:1', api.url));
+    const t = io();
+    expect(await testConnector(paged, 'pages', { json: true }, t.io, loadHttp)).toBe(0);
+    expect(t.err).toEqual(['page 1: 2 records (2 so far)', 'page 2: 2 records (4 so far)', 'page 3: 0 records (4 so far)']);
+    expect(JSON.parse(t.out.join('\n')).result.results).toEqual([{ n: 11 }, { n: 12 }, { n: 21 }, { n: 22 }]);
   });
 
   it('prints one JSON document with --json', async () => {

@@ -3,6 +3,7 @@
  * runs one endpoint locally through connector-runtime's `executeEndpoint`
  * (the same code the service runs) and prints the mapped records and an
  * `output_schema` inferred from them, ready to paste into the definition.
+ * A paginated endpoint reports each page on stderr as it arrives.
  */
 import {
   ConnectorError,
@@ -10,7 +11,7 @@ import {
   inferOutputSchema,
   requiredCredentials,
   type HttpRequestFn,
-} from '@af/connector-runtime/domain';
+} from '@af/connectors';
 import { stringify } from 'yaml';
 import { CliError, type CliIo } from '../io.js';
 import { parseKeyValues } from '../key-values.js';
@@ -58,6 +59,9 @@ export async function testConnector(
       http: await http(),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       warn: (message) => warnings.push(message),
+      // Long listings show where they are, on stderr (stdout stays the result).
+      onPage: ({ page, records, totalRecords }) =>
+        io.err(`page ${page}: ${records} record${records === 1 ? '' : 's'} (${totalRecords} so far)`),
     });
   } catch (err) {
     if (!(err instanceof ConnectorError)) throw err;

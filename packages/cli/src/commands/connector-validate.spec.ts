@@ -5,7 +5,7 @@ import { validateConnector } from './connector-validate.js';
 
 const fixtures = join(__dirname, '../../test/fixtures');
 const seed = (name: string) =>
-  join(__dirname, '../../../../services/connector-runtime/src/domain/fixtures', name);
+  join(__dirname, '../../../connectors/src/fixtures', name);
 
 function io() {
   const out: string[] = [];

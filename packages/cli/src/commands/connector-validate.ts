@@ -8,7 +8,7 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ConnectorDefinitionIssue,
-} from '@af/connector-runtime/domain';
+} from '@af/connectors';
 import { CliError, type CliIo } from '../io.js';
 
 /** Reads and parses; CliError when the file cannot be read. */

@@ -7,22 +7,15 @@
  * Needs the CLI, plugin-sdk, the slack-webhook plugin and connector-runtime built.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createTestDatabase,
-  freePort,
-  REPO_ROOT,
-  ServiceProcess,
-  TEST_NATS_URL,
-  type TestDatabase,
-} from '@af/testing';
+import { freePort, REPO_ROOT } from '@af/testing';
+import { startRegistry, type Registry } from './registry.js';
 
 const CLI = join(REPO_ROOT, 'packages', 'cli', 'dist', 'main.js');
 const PLUGIN_MODULE = join(REPO_ROOT, 'plugins', 'slack-webhook', 'dist', 'index.js');
 const FIXTURES = join(REPO_ROOT, 'packages', 'cli', 'test', 'fixtures');
-const TOKEN = randomBytes(24).toString('hex');
 
 function af(args: string[], env: Record<string, string> = {}) {
   const res = spawnSync(process.execPath, [CLI, ...args], {
@@ -57,34 +50,20 @@ async function waitFor(session: { stderr: string }, text: string, ms = 20_000): 
   }
 }
 
-let db: TestDatabase;
-let runtime: ServiceProcess;
+let reg: Registry;
 let registry: string;
+let TOKEN: string;
 
 beforeAll(async () => {
   for (const f of [CLI, PLUGIN_MODULE])
     if (!existsSync(f)) throw new Error(`${f} is missing: build it first`);
-  db = await createTestDatabase();
-  const port = await freePort();
-  registry = `127.0.0.1:${port}`;
-  runtime = new ServiceProcess('connector-runtime', {
-    DATABASE_URL: db.url,
-    NATS_URL: TEST_NATS_URL,
-    NATS_PREFIX: `t${randomBytes(4).toString('hex')}`,
-    GRPC_HOST: '127.0.0.1',
-    GRPC_PORT: String(port),
-    METRICS_PORT: '0',
-    CREDENTIALS_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    PLUGIN_REGISTRATION_TOKEN: TOKEN,
-    PLUGIN_HEARTBEAT_SECONDS: '1',
-    SERVICE_AUTH_SECRET: randomBytes(32).toString('hex'),
-  });
-  await runtime.start();
+  reg = await startRegistry();
+  registry = reg.address;
+  TOKEN = reg.token;
 }, 90_000);
 
 afterAll(async () => {
-  await runtime?.stop();
-  await db?.drop();
+  await reg?.stop();
 });
 
 describe('af (process)', () => {
@@ -146,6 +125,34 @@ describe('af plugin dev (process)', () => {
     const exit = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
+  });
+
+  it("honours the plugin's own settings (PLUGIN_HOST, PLUGIN_PORT), and finds pnpm start's token in .af-data", async () => {
+    const port = await freePort();
+    // A plugin folder inside a checkout whose `pnpm start` keeps its token in .af-data/.
+    const root = mkdtempSync(join(tmpdir(), 'af-checkout-'));
+    mkdirSync(join(root, '.af-data'));
+    writeFileSync(join(root, '.af-data', 'plugin-registration-token'), `${TOKEN}\n`, { mode: 0o600 });
+    mkdirSync(join(root, 'plugins', 'mine'), { recursive: true });
+    const child = spawn(process.execPath, [CLI, 'plugin', 'dev', PLUGIN_MODULE, '--registry', registry], {
+      cwd: join(root, 'plugins', 'mine'),
+      env: { PATH: process.env.PATH ?? '', PLUGIN_HOST: '127.0.0.1', PLUGIN_PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const session = { stderr: '' };
+    child.stderr!.on('data', (b: Buffer) => (session.stderr += b.toString()));
+    await waitFor(session, 'registered: instance ');
+    expect(session.stderr).toContain(`serving slack-webhook 0.1.0 on 127.0.0.1:${port} `);
+    const exit = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+    expect(session.stderr).not.toContain(TOKEN);
+  });
+
+  it('refuses a bad PLUGIN_PORT naming the option', () => {
+    const bad = af(['plugin', 'dev', PLUGIN_MODULE], { PLUGIN_PORT: '70000' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--port must be a whole number from 0 to 65535');
   });
 
   it('exits 1 naming the reason when the registry refuses the token', async () => {

@@ -30,10 +30,15 @@ export const CATEGORY_OWNERS: Readonly<Record<string, string>> = {
   journal: 'orchestrator',
 };
 
-/** Actions whose data lives elsewhere than their category's: the web is reached by connector-runtime. */
+/**
+ * Actions whose data lives elsewhere than their category's: the web is
+ * reached by connector-runtime; new entities are found where the knowledge
+ * graph is.
+ */
 const ACTION_OWNERS: Readonly<Record<string, string>> = {
   search_web: 'connector-runtime',
   crawl_url: 'connector-runtime',
+  detect_new_entities: 'entity-resolution',
 };
 
 /** The service that owns `action` (`plugin:<name>` tools: connector-runtime), or undefined when the registry does not know it. */

@@ -1,9 +1,12 @@
 /**
  * The caller's side of ActionService.ExecuteStream: many Execute calls over
- * one long-lived stream to a service, each a message with its own call id
- * and principal token, so a call costs two messages instead of an HTTP/2
- * stream with headers and trailers. The stream is opened with a handshake (a
- * message with neither a call nor a cancel, answered at once); until that
+ * one long-lived stream to a service, each with its own call id and principal
+ * token, so a call costs no HTTP/2 stream with headers and trailers; and the
+ * calls (and cancels) issued in one turn of the event loop go as one message,
+ * as their answers come back, so a burst of calls (the next steps of many
+ * runs, released by one commit) costs one message each way instead of one
+ * per call. The stream is opened with a handshake (a call with neither an
+ * action nor a cancel, answered at once); until that
  * answer arrives, and after the stream breaks, `ready()` is false and callers
  * use unary Execute. A service that does not serve ExecuteStream
  * (UNIMPLEMENTED) is called through Execute until `reset()`.
@@ -49,6 +52,9 @@ export class ActionStream {
   private readonly bySignal = new WeakMap<AbortSignal, Set<number>>();
   private lastId = 0;
   private reopenAt = 0;
+  /** Calls and cancels waiting for the end of this turn of the event loop, to go as one message. */
+  private outbox: action.StreamCall[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   constructor(
     /** Opens the stream (a new gRPC call on the service's channel). */
@@ -95,13 +101,26 @@ export class ActionStream {
         if (!this.settle(callId)) return;
         reject(err);
         // The service aborts the action: nobody waits for its answer any more.
-        if (this.stream === stream) stream.write({ callId, cancel: true, principalToken: '' });
+        if (this.stream === stream) this.send({ callId, cancel: true, principalToken: '' });
       };
       const timer = setTimeout(() => giveUp(new AppError('DEADLINE_EXCEEDED', `call did not answer within ${call.waitMs} ms`)), call.waitMs);
       this.pending.set(callId, { resolve, reject, timer, giveUp, signal: call.signal, action: call.request.action });
       this.watch(call.signal, callId);
-      stream.write({ callId, execute: call.request, principalToken: call.principalToken });
+      this.send({ callId, execute: call.request, principalToken: call.principalToken });
     });
+  }
+
+  /** Queues a call or cancel for the stream open now; the queue goes as one message at the end of this turn. */
+  private send(call: action.StreamCall): void {
+    this.outbox.push(call);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    const calls = this.outbox;
+    this.outbox = [];
+    if (calls.length > 0 && this.stream) this.stream.write({ calls });
   }
 
   private connect(): void {
@@ -114,16 +133,18 @@ export class ActionStream {
     }
     this.stream = stream;
     this.state = 'opening';
-    stream.on('data', (res: action.ExecuteStreamResponse) => {
-      if (this.stream !== stream) return;
-      if (res.callId === 0 && !res.response && !res.error) {
-        this.state = 'open';
-        return;
+    stream.on('data', (batch: action.ExecuteStreamResponse) => {
+      for (const res of batch.answers) {
+        if (this.stream !== stream) return;
+        if (res.callId === 0 && !res.response && !res.error) {
+          this.state = 'open';
+          continue;
+        }
+        const p = this.pending.get(res.callId);
+        if (!p || !this.settle(res.callId)) continue;
+        if (res.error) p.reject(fromCallError(res.error));
+        else p.resolve(res.response ?? { outputs: {}, replayed: false });
       }
-      const p = this.pending.get(res.callId);
-      if (!p || !this.settle(res.callId)) return;
-      if (res.error) p.reject(fromCallError(res.error));
-      else p.resolve(res.response ?? { outputs: {}, replayed: false });
     });
     stream.on('error', (err: { code?: number }) => {
       if (this.stream !== stream) return;
@@ -140,7 +161,7 @@ export class ActionStream {
       if (s.code === GrpcStatusCode.OK) this.broken(new AppError('UNAVAILABLE', 'the action service ended the stream'), stream);
     });
     // The handshake: answered at once by a service that serves ExecuteStream.
-    stream.write({ callId: 0, principalToken: '' });
+    stream.write({ calls: [{ callId: 0, principalToken: '' }] });
   }
 
   /** The stream broke: every open call fails with `err` (retried per the node's policy, as a unary call to a dying service). */
@@ -148,6 +169,8 @@ export class ActionStream {
     if (stream === undefined || this.stream !== stream) return;
     this.stream = undefined;
     this.state = 'closed';
+    // Queued calls were for the broken stream: they fail below with the others.
+    this.outbox = [];
     this.reopenAt = this.now() + REOPEN_AFTER_MS;
     const open = [...this.pending.entries()];
     for (const [callId, p] of open) {

@@ -42,10 +42,12 @@ export class ActionController implements action.ActionServiceController {
 
   /**
    * Many Execute calls over one stream (opened with a valid token: the
-   * server's guard checks it like any call's): each request is one call with
-   * its own principal token, answered when it ends, in any order; a message
-   * with neither a call nor a cancel is answered at once (the caller's
-   * handshake). Calls still running when the caller goes away are aborted.
+   * server's guard checks it like any call's): each message carries calls
+   * and cancels, each call with its own principal token, answered when it
+   * ends, in any order; answers that end in one turn of the event loop go
+   * back together in one message. A call with neither an action nor a
+   * cancel is answered at once (the caller's handshake). Calls still running
+   * when the caller goes away are aborted.
    */
   executeStream(requests: Observable<action.ExecuteStreamRequest>): Observable<action.ExecuteStreamResponse> {
     return new Observable<action.ExecuteStreamResponse>((out) => {
@@ -56,41 +58,63 @@ export class ActionController implements action.ActionServiceController {
         control.cancel?.();
       };
       let ended = false;
-      const settle = () => {
-        if (ended && open.size === 0) out.complete();
+      let closed = false;
+      let answers: action.StreamAnswer[] = [];
+      let flushing: NodeJS.Immediate | undefined;
+      const flush = () => {
+        flushing = undefined;
+        if (closed) return;
+        if (answers.length > 0) {
+          const batch = answers;
+          answers = [];
+          out.next({ answers: batch });
+        }
+        if (ended && open.size === 0) {
+          closed = true;
+          out.complete();
+        }
+      };
+      const answer = (a: action.StreamAnswer) => {
+        answers.push(a);
+        flushing ??= setImmediate(flush);
+      };
+      const receive = (msg: action.StreamCall) => {
+        if (msg.cancel) {
+          cancel(open.get(msg.callId));
+          return;
+        }
+        if (!msg.execute) {
+          answer({ callId: msg.callId });
+          return;
+        }
+        cancel(open.get(msg.callId));
+        const control: CallControl = {};
+        open.set(msg.callId, control);
+        void this.call(msg, control).then((result) => {
+          if (open.get(msg.callId) !== control) return;
+          open.delete(msg.callId);
+          answer(result);
+        });
       };
       const subscription = requests.subscribe({
-        next: (msg) => {
-          if (msg.cancel) {
-            cancel(open.get(msg.callId));
-            return;
-          }
-          if (!msg.execute) {
-            out.next({ callId: msg.callId });
-            return;
-          }
-          cancel(open.get(msg.callId));
-          const control: CallControl = {};
-          open.set(msg.callId, control);
-          void this.call(msg, control).then((answer) => {
-            if (open.get(msg.callId) !== control) return;
-            open.delete(msg.callId);
-            out.next(answer);
-            settle();
-          });
+        next: (batch) => {
+          for (const msg of batch.calls) receive(msg);
         },
         error: () => {
           // The caller went away: nobody waits for the answers.
           for (const control of open.values()) cancel(control);
           open.clear();
+          closed = true;
           out.complete();
         },
         complete: () => {
           ended = true;
-          settle();
+          flushing ??= setImmediate(flush);
         },
       });
       return () => {
+        closed = true;
+        if (flushing) clearImmediate(flushing);
         subscription.unsubscribe();
         for (const control of open.values()) cancel(control);
         open.clear();
@@ -98,7 +122,7 @@ export class ActionController implements action.ActionServiceController {
     });
   }
 
-  private async call(msg: action.ExecuteStreamRequest, control: CallControl): Promise<action.ExecuteStreamResponse> {
+  private async call(msg: action.StreamCall, control: CallControl): Promise<action.StreamAnswer> {
     try {
       const req = toExecuteAction(msg.execute!);
       if (this.options.auth) {

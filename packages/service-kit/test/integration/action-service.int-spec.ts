@@ -212,6 +212,65 @@ describe('ExecuteStream', () => {
     expect(stream.inFlight).toBe(0);
   });
 
+  it('sends the calls issued in one turn as one message, and gets the answers that end together in one', async () => {
+    const sent: action.ExecuteStreamRequest[] = [];
+    const received: action.ExecuteStreamResponse[] = [];
+    const { raw } = createGrpcClientWithChannel<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, address, { auth });
+    const s = new ActionStream(() => {
+      const md = new Metadata();
+      md.set(PRINCIPAL_TOKEN_METADATA, auth.tokenFor(undefined));
+      const duplex = (raw.executeStream as unknown as (md: Metadata) => ExecuteDuplex)(md);
+      const write = duplex.write.bind(duplex) as (m: action.ExecuteStreamRequest) => boolean;
+      duplex.write = ((m: action.ExecuteStreamRequest) => (sent.push(m), write(m))) as typeof duplex.write;
+      duplex.on('data', (m: action.ExecuteStreamResponse) => received.push(m));
+      return duplex;
+    });
+    try {
+      await untilReady(s);
+      const token = auth.tokenFor(principal);
+      const calls = [1, 2, 3].map((i) =>
+        s.execute({ request: req('', { action: 'whoami', idempotencyKey: '', inputs: { i } }), principalToken: token, waitMs: 5_000, signal: new AbortController().signal }),
+      );
+      const answers = await Promise.all(calls);
+      expect(answers.map((a) => a.outputs)).toEqual([{ user_id: 'user-1' }, { user_id: 'user-1' }, { user_id: 'user-1' }]);
+      // The handshake, then one message with the three calls; one answer for the handshake, one with the three answers.
+      expect(sent.map((m) => m.calls.map((c) => c.callId))).toEqual([[0], [1, 2, 3]]);
+      expect(received.map((m) => m.answers.map((a) => a.callId).sort())).toEqual([[0], [1, 2, 3]]);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('answers every call of a message, in any mix of calls, cancels and handshakes', async () => {
+    const md = new Metadata();
+    md.set(PRINCIPAL_TOKEN_METADATA, auth.tokenFor(undefined));
+    const { raw } = createGrpcClientWithChannel<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, address, { auth });
+    const duplex = (raw.executeStream as unknown as (md: Metadata) => ExecuteDuplex)(md);
+    const answers: action.StreamAnswer[] = [];
+    duplex.on('data', (m: action.ExecuteStreamResponse) => answers.push(...m.answers));
+    const ended = new Promise<void>((resolve) => duplex.on('end', () => resolve()));
+    const token = auth.tokenFor(principal);
+    duplex.write({
+      calls: [
+        { callId: 7, principalToken: '' },
+        { callId: 8, execute: req('', { action: 'whoami', idempotencyKey: '' }), principalToken: token },
+        { callId: 9, execute: req('', { action: 'sleep', inputs: { ms: 10_000 }, idempotencyKey: '' }), principalToken: token },
+        { callId: 9, cancel: true, principalToken: '' },
+        { callId: 10, execute: req('', { action: 'nope', idempotencyKey: '' }), principalToken: token },
+      ],
+    });
+    await until(() => answers.length >= 3, 'three answers');
+    duplex.end();
+    await ended;
+    const byId = Object.fromEntries(answers.map((a) => [a.callId, a]));
+    expect(Object.keys(byId).sort()).toEqual(['10', '7', '8', '9']);
+    expect(byId[7]).toEqual({ callId: 7 });
+    expect(byId[8]!.response?.outputs).toEqual({ user_id: 'user-1' });
+    expect(byId[9]!.error?.code).toBe(1); // CANCELLED
+    expect(byId[10]!.error?.code).toBe(3); // INVALID_ARGUMENT
+    expect(byId[10]!.error?.message).toContain('nope');
+  });
+
   it("acts for each call's own principal token, whatever principal the message names", async () => {
     seen.principals.length = 0;
     const answer = await streamed(req('', { action: 'whoami', idempotencyKey: '', principal: { userId: 'someone-else', teamIds: [] } }), {

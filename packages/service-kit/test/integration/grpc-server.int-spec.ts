@@ -5,11 +5,9 @@
  * principal token (ServiceAuthGuard) whose principal replaces the message's.
  */
 import { Controller, Module } from '@nestjs/common';
-import { credentials, loadPackageDefinition, Metadata, type ServiceClientConstructor } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
 import { plan, planner } from '@af/contracts';
 import { freePort } from '@af/testing';
-import { join, dirname } from 'node:path';
+import { describeSymbol, healthCheck, listServices } from '../../src/grpc/grpc-introspection.js';
 import {
   AppError,
   call,
@@ -104,37 +102,28 @@ afterAll(async () => {
   await metrics.close();
 });
 
-const healthProto = join(dirname(require.resolve('grpc-health-check/package.json')), 'proto/health/v1/health.proto');
-
-it('answers grpc.health.v1 Check with SERVING', async () => {
-  const def = loadSync(healthProto, { keepCase: true, enums: String });
-  const pkg = loadPackageDefinition(def) as unknown as { grpc: { health: { v1: { Health: ServiceClientConstructor } } } };
-  const client = new pkg.grpc.health.v1.Health(`127.0.0.1:${port}`, credentials.createInsecure());
-  const check = (service: string) =>
-    new Promise<{ status: string }>((resolve, reject) =>
-      client.Check!({ service }, new Metadata(), (err: Error | null, res: { status: string }) => (err ? reject(err) : resolve(res))),
-    );
-  expect((await check('')).status).toBe('SERVING');
-  expect((await check('agentfactory.planner.v1')).status).toBe('SERVING');
-  client.close();
+it('answers grpc.health.v1 Check with SERVING for the server, each implemented service and its package', async () => {
+  const address = `127.0.0.1:${port}`;
+  expect(await healthCheck(address, '')).toBe('SERVING');
+  expect(await healthCheck(address, 'agentfactory.planner.v1.PlannerService')).toBe('SERVING');
+  expect(await healthCheck(address, 'agentfactory.planner.v1')).toBe('SERVING');
+  // In the planner package but implemented by nothing on this server: unknown to health (NOT_FOUND = 5).
+  expect(await healthCheck(address, 'agentfactory.planner.v1.CapabilityRegistryService')).toBe('error 5');
+  expect(await healthCheck(address, 'agentfactory.planner.v1.NoSuchService')).toBe('error 5');
+  expect(server.services).toEqual(['agentfactory.planner.v1.PlannerService']);
 });
 
-it('lists its services through server reflection', async () => {
-  const reflectionProto = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build/proto/grpc/reflection/v1alpha/reflection.proto');
-  const def = loadSync(reflectionProto, { keepCase: true });
-  const pkg = loadPackageDefinition(def) as any;
-  const client = new pkg.grpc.reflection.v1alpha.ServerReflection(`127.0.0.1:${port}`, credentials.createInsecure());
-  const names = await new Promise<string[]>((resolve, reject) => {
-    const stream = client.ServerReflectionInfo();
-    stream.on('data', (res: any) => {
-      resolve(res.list_services_response.service.map((s: { name: string }) => s.name));
-      stream.end();
-    });
-    stream.on('error', reject);
-    stream.write({ list_services: '' });
-  });
-  expect(names).toContain('agentfactory.planner.v1.PlannerService');
-  client.close();
+it('lists exactly the implemented services and health through reflection, each describable and SERVING', async () => {
+  const address = `127.0.0.1:${port}`;
+  const names = await listServices(address);
+  expect(names).toEqual(['agentfactory.planner.v1.PlannerService', 'grpc.health.v1.Health']);
+  for (const name of names) {
+    // grpcurl resolves a method from these descriptors; health's must be served too (no local proto needed).
+    expect(await describeSymbol(address, name)).toEqual({ files: expect.any(Number) });
+    expect(await healthCheck(address, name === 'grpc.health.v1.Health' ? '' : name)).toBe('SERVING');
+  }
+  expect(await describeSymbol(address, 'agentfactory.planner.v1.PlannerService.CompilePlaybook')).toEqual({ files: expect.any(Number) });
+  expect(await describeSymbol(address, 'no.such.Service')).toEqual({ error: expect.stringMatching(/not found/i) });
 });
 
 it('carries Struct payloads as plain JSON and errors as AppError with field paths', async () => {

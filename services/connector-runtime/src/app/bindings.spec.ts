@@ -1,5 +1,5 @@
 import { AppError } from '@af/service-kit';
-import { parseConnectorDefinition, type ConnectorDefinition } from '../domain/index.js';
+import { parseConnectorDefinition, type ConnectorDefinition } from '@af/connectors';
 import { withOverrides } from './bindings.js';
 
 function definition(): ConnectorDefinition {

@@ -5,7 +5,7 @@
  * binding's own, overriding the connector's by name), at what rate.
  */
 import { AppError } from '@af/service-kit';
-import { parseConnectorDefinition, type ConnectorDefinition } from '../domain/index.js';
+import { parseConnectorDefinition, type ConnectorDefinition } from '@af/connectors';
 import type { BindingRepository, StoredBinding } from '../infra/binding.repository.js';
 import type { ConnectorRepository } from '../infra/connector.repository.js';
 import { checkCredentials, invalidDefinition, requireUser } from './connector-input.js';

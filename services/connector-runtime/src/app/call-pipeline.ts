@@ -30,7 +30,7 @@ import {
   type ExecutionContext,
   type HttpRequestFn,
   type RateLimits,
-} from '../domain/index.js';
+} from '@af/connectors';
 import type { BreakerTicket, CircuitBreaker } from '../infra/circuit-breaker.store.js';
 import type { EgressGuard } from '../infra/guarded-http.js';
 import type { RateLimiter } from '../infra/rate-limiter.js';

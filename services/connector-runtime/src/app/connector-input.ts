@@ -1,6 +1,6 @@
 /** Checks shared by the connector use cases: the caller, credentials, definition errors. */
 import { AppError } from '@af/service-kit';
-import type { ConnectorDefinitionIssue } from '../domain/index.js';
+import type { ConnectorDefinitionIssue } from '@af/connectors';
 
 const CREDENTIAL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_CREDENTIAL_BYTES = 16 * 1024;

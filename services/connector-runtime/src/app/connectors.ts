@@ -18,7 +18,7 @@ import {
   type ConnectorDefinition,
   type EndpointJsonSchemas,
   type ParseConnectorResult,
-} from '../domain/index.js';
+} from '@af/connectors';
 import type { ConnectorRepository, StoredConnector } from '../infra/connector.repository.js';
 import type { ExecutionRepository } from '../infra/execution.repository.js';
 import type { Bindings } from './bindings.js';
@@ -53,7 +53,8 @@ export class Connectors {
     private readonly options: { idempotencyWindowMs: number },
   ) {}
 
-  async create(userId: string, source: DefinitionSource, credentials: Record<string, string>): Promise<StoredConnector> {
+  /** Saves a connector (replacing one with its id); `onlyIfNew`: the error when the user already has one with that id. */
+  async create(userId: string, source: DefinitionSource, credentials: Record<string, string>, options: { onlyIfNew?: () => Error } = {}): Promise<StoredConnector> {
     requireUser(userId);
     const parsed = parseSource(source);
     if (!parsed.ok) throw invalidDefinition(parsed.errors);
@@ -66,7 +67,7 @@ export class Connectors {
         throw AppError.invalid(`credentials.${name}`, `is required by the connector's connection settings`, 'missing_required');
       }
     }
-    const stored = await this.repo.upsert(userId, def, credentials);
+    const stored = await this.repo.upsert(userId, def, credentials, options);
     this.log.info({ userId, connectorId: def.id, type: def.type, credentialNames: Object.keys(credentials) }, 'connector saved');
     return stored;
   }
@@ -79,12 +80,6 @@ export class Connectors {
       return parseConnectorDefinition((await this.get(userId, source.connectorId)).definition);
     }
     return parseSource(source);
-  }
-
-  /** Whether the user has a connector with this id. */
-  async exists(userId: string, id: string): Promise<boolean> {
-    requireUser(userId);
-    return (await this.repo.get(userId, id)) !== null;
   }
 
   async get(userId: string, id: string): Promise<StoredConnector> {

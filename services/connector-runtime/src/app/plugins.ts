@@ -17,10 +17,10 @@ import {
   resultSecrets,
   type ConnectorErrorCode,
   type PluginInvoker,
-} from '../domain/index.js';
-import { checkPluginRegistration, CONFIG_KEY, type PluginRegistration } from '../domain/plugin-contract.js';
-import { forgetAfterMs, liveWindowMs, pluginStatus, type PluginStatus } from '../domain/plugin-liveness.js';
-import type { PluginCallOptions } from '../domain/types/existing-tool.js';
+} from '@af/connectors';
+import { checkPluginRegistration, CONFIG_KEY, type PluginRegistration } from '@af/connectors';
+import { forgetAfterMs, liveWindowMs, pluginStatus, type PluginStatus } from '@af/connectors';
+import type { PluginCallOptions } from '@af/connectors';
 import type { PluginTransport } from '../infra/plugin.client.js';
 import type { PluginRepository, StoredPlugin } from '../infra/plugin.repository.js';
 

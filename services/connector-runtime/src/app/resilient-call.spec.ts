@@ -1,6 +1,6 @@
-import { ConnectorError } from '../domain/connector-error.js';
-import type { EndpointResult } from '../domain/response-mapping.js';
-import { failureOutcome } from '../domain/retry-policy.js';
+import { ConnectorError } from '@af/connectors';
+import type { EndpointResult } from '@af/connectors';
+import { failureOutcome } from '@af/connectors';
 import { abortableSleep, callWithRetries, type RetryInfo } from './resilient-call.js';
 
 const ok: EndpointResult = { results: [{ id: 1 }], count: 1 };

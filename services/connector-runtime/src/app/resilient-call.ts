@@ -9,15 +9,15 @@
  * so its code, status and retryAfterMs reach the caller; `failureOutcome(err)`
  * tells the caller which table row it was (e.g. `auth_failed`).
  */
-import { ConnectorError } from '../domain/connector-error.js';
-import type { EndpointResult } from '../domain/response-mapping.js';
+import { ConnectorError } from '@af/connectors';
+import type { EndpointResult } from '@af/connectors';
 import {
   decideRetry,
   DEFAULT_RETRY_POLICY,
   jitteredDelay,
   type RetryKind,
   type RetryPolicyOptions,
-} from '../domain/retry-policy.js';
+} from '@af/connectors';
 
 /** Waits `ms`; rejects when `signal` fires. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;

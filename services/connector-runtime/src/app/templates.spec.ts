@@ -1,5 +1,5 @@
 import { AppError } from '@af/service-kit';
-import type { ConnectorDefinition } from '../domain/index.js';
+import type { ConnectorDefinition } from '@af/connectors';
 import type { StoredConnector } from '../infra/connector.repository.js';
 import type { Connectors } from './connectors.js';
 import { Templates } from './templates.js';

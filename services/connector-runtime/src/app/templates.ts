@@ -1,6 +1,6 @@
 /** The template library (seed §7) and copies of templates as a user's connectors. */
 import { AppError } from '@af/service-kit';
-import { requiredCredentials } from '../domain/index.js';
+import { requiredCredentials } from '@af/connectors';
 import type { StoredConnector } from '../infra/connector.repository.js';
 import type { ConnectorTemplate } from '../infra/template-catalog.js';
 import type { Connectors } from './connectors.js';
@@ -56,11 +56,12 @@ export class Templates {
     const template = this.get(templateId);
     if (connectorId && !KEBAB_ID.test(connectorId)) throw AppError.invalid('connector_id', 'must be kebab-case, e.g. fec-contributions');
     const id = connectorId || template.id;
-    if (!overwrite && (await this.connectors.exists(userId, id))) {
+    const taken = () => {
       const reason = `you already have a connector '${id}': send overwrite: true to replace it, or another connector_id`;
-      throw new AppError('ALREADY_EXISTS', `connector_id ${reason}`, { violations: [{ field: 'connector_id', reason, code: 'already_exists' }] });
-    }
+      return new AppError('ALREADY_EXISTS', `connector_id ${reason}`, { violations: [{ field: 'connector_id', reason, code: 'already_exists' }] });
+    };
     const definition = { ...template.definition, id };
-    return this.connectors.create(userId, { definition: definition as unknown as Record<string, unknown> }, credentials);
+    // Whether the id is taken is decided by the insert (concurrent copies of one template: one wins, the other is 409).
+    return this.connectors.create(userId, { definition: definition as unknown as Record<string, unknown> }, credentials, overwrite ? {} : { onlyIfNew: taken });
   }
 }

@@ -5,7 +5,7 @@
  * paste it into the definition.
  */
 import { AppError } from '@af/service-kit';
-import { inferOutputSchema } from '../domain/index.js';
+import { inferOutputSchema } from '@af/connectors';
 import type { ConnectorRepository } from '../infra/connector.repository.js';
 import { checkCredentials, invalidDefinition, requireUser } from './connector-input.js';
 import { parseSource, type Connectors } from './connectors.js';

@@ -1,6 +1,6 @@
 /** Domain ⇄ wire for the connector service. */
 import type { connector } from '@af/contracts';
-import type { ConnectorDefinitionIssue } from '../domain/index.js';
+import type { ConnectorDefinitionIssue } from '@af/connectors';
 import type { StoredBinding } from '../infra/binding.repository.js';
 import type { StoredConnector } from '../infra/connector.repository.js';
 import type { TemplateView } from '../app/templates.js';

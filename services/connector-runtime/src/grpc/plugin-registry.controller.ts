@@ -6,7 +6,7 @@ import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { connector } from '@af/contracts';
 import { PublicRpc } from '@af/service-kit';
 import type { PluginView, Plugins } from '../app/plugins.js';
-import type { PluginRegistration } from '../domain/plugin-contract.js';
+import type { PluginRegistration } from '@af/connectors';
 
 const PLUGINS = Symbol('Plugins');
 

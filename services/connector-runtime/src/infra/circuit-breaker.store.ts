@@ -23,8 +23,8 @@ import {
   recordResult,
   type BreakerSettings,
   type BreakerState,
-} from '../domain/circuit-breaker.js';
-import { ConnectorError } from '../domain/connector-error.js';
+} from '@af/connectors';
+import { ConnectorError } from '@af/connectors';
 
 interface Row {
   state: BreakerState['state'];

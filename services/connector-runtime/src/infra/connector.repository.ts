@@ -1,5 +1,5 @@
 import { AppError, decryptSecret, encryptSecret, sqlRows, type Keyring, type ServiceKit } from '@af/service-kit';
-import type { ConnectorDefinition } from '../domain/index.js';
+import type { ConnectorDefinition } from '@af/connectors';
 
 export interface StoredConnector {
   ownerUserId: string;
@@ -37,16 +37,23 @@ export class ConnectorRepository {
     private readonly keyring: Keyring,
   ) {}
 
-  /** Insert or replace a connector and its credentials (encrypted before they reach SQL). */
-  async upsert(owner: string, def: ConnectorDefinition, credentials: Record<string, string>): Promise<StoredConnector> {
+  /**
+   * Insert or replace a connector and its credentials (encrypted before they
+   * reach SQL). `onlyIfNew`: insert only; when the owner already has a
+   * connector with this id, nothing is written and `onlyIfNew()` is thrown —
+   * decided by the insert itself, so two concurrent creations cannot both win.
+   */
+  async upsert(owner: string, def: ConnectorDefinition, credentials: Record<string, string>, options: { onlyIfNew?: () => Error } = {}): Promise<StoredConnector> {
     await this.kit.transaction(async (m) => {
-      await sqlRows(m, 
+      const inserted = await sqlRows(m, 
         `INSERT INTO connectors (owner_user_id, id, name, type, version, description, definition)
          VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb)
-         ON CONFLICT (owner_user_id, id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, version = EXCLUDED.version,
-           description = EXCLUDED.description, definition = EXCLUDED.definition, updated_at = now()`,
+         ON CONFLICT (owner_user_id, id) DO ${options.onlyIfNew ? 'NOTHING' : `UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, version = EXCLUDED.version,
+           description = EXCLUDED.description, definition = EXCLUDED.definition, updated_at = now()`}
+         RETURNING id`,
         [owner, def.id, def.name, def.type, def.version, def.description ?? '', JSON.stringify(def)],
       );
+      if (inserted.length === 0 && options.onlyIfNew) throw options.onlyIfNew();
       for (const [name, value] of Object.entries(credentials)) {
         await sqlRows(m, 
           `INSERT INTO connector_credentials (owner_user_id, connector_id, name, ciphertext) VALUES ($1, $2, $3, $4)

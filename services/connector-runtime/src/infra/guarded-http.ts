@@ -28,8 +28,8 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { format as formatUrl } from 'node:url';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { ConnectorError } from '../domain/connector-error.js';
-import type { HttpRequestFn, HttpTextFn } from '../domain/connector-type.js';
+import { ConnectorError } from '@af/connectors';
+import type { HttpRequestFn, HttpTextFn } from '@af/connectors';
 import {
   decideEgress,
   egressPolicyFrom,
@@ -40,7 +40,7 @@ import {
   type EgressScope,
   scopedKeys,
   scopeKey,
-} from '../domain/egress-policy.js';
+} from '@af/connectors';
 import { dispatchText, type TextSignal } from './read-text.js';
 
 /** Resolves a hostname to every address it has (like `dns.lookup` with `all: true`). */

@@ -23,9 +23,9 @@ import {
   type Queryable,
 } from '@af/service-kit';
 import type { DataSource } from 'typeorm';
-import type { OAuthTokenCache, StoredOAuthToken } from '../domain/index.js';
-import { oauthCacheKeyPrefix } from '../domain/oauth.js';
-import { tokenNeedsRefresh } from '../domain/oauth-token-cache.js';
+import type { OAuthTokenCache, StoredOAuthToken } from '@af/connectors';
+import { oauthCacheKeyPrefix } from '@af/connectors';
+import { tokenNeedsRefresh } from '@af/connectors';
 
 export interface PgOAuthTokenStoreOptions {
   /** Longest wait for another replica's refresh of the same key (default 30 s). */

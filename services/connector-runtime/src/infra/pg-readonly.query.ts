@@ -3,7 +3,7 @@
  * extended protocol (so never more than one), values bound, and at most
  * `maxRows + 1` rows fetched from the portal.
  */
-import type { SqlResult } from '../domain/types/database-sql-runner.js';
+import type { SqlResult } from '@af/connectors';
 import type { PgModule, PgPoolClient } from './pg-readonly.driver.js';
 
 /**

@@ -8,8 +8,8 @@ import {
   privilegedRoleProblem,
   REFUSED_PREDEFINED_ROLES,
   type RoleMembership,
-} from '../domain/types/database-role-policy.js';
-import { SqlRunnerError } from '../domain/types/database-sql-runner.js';
+} from '@af/connectors';
+import { SqlRunnerError } from '@af/connectors';
 import type { PgPoolClient } from './pg-readonly.driver.js';
 
 interface MembershipRow extends RoleMembership {

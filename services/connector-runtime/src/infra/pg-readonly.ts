@@ -27,7 +27,7 @@ import {
   type SqlResult,
   type SqlRunner,
   type SqlStatement,
-} from '../domain/types/database-sql-runner.js';
+} from '@af/connectors';
 import { loadPg, type PgModule, type PgPool, type PgPoolClient } from './pg-readonly.driver.js';
 import { isServerError, runLimited } from './pg-readonly.query.js';
 import { checkConnectionRole } from './pg-readonly.role-check.js';

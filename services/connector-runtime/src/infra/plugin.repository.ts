@@ -12,7 +12,7 @@ import {
   type Keyring,
   type ServiceKit,
 } from '@af/service-kit';
-import type { PluginRegistration, PluginToolContract } from '../domain/plugin-contract.js';
+import type { PluginRegistration, PluginToolContract } from '@af/connectors';
 
 export interface PluginInstance {
   instanceId: string;

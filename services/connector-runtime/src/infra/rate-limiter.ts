@@ -16,8 +16,8 @@
  */
 import { sqlRows, type Queryable } from '@af/service-kit';
 import type { Dispatcher } from 'undici';
-import { ConnectorError } from '../domain/connector-error.js';
-import type { HttpRequestFn, HttpTextFn } from '../domain/connector-type.js';
+import { ConnectorError } from '@af/connectors';
+import type { HttpRequestFn, HttpTextFn } from '@af/connectors';
 import {
   MAX_UPSTREAM_BLOCK_MS,
   checkRateLimits,
@@ -28,7 +28,7 @@ import {
   shouldNoteUpstream,
   type RateLimits,
   type UpstreamRateLimit,
-} from '../domain/token-bucket.js';
+} from '@af/connectors';
 
 export interface RateLimiterOptions {
   /** RATE_LIMIT_LEASE_MS; 0 = one shared statement per call. */

@@ -14,8 +14,8 @@
  * with its reason.
  */
 import { errors, type Dispatcher } from 'undici';
-import { ConnectorError } from '../domain/connector-error.js';
-import type { HttpTextLimits, HttpTextResponse } from '../domain/connector-type.js';
+import { ConnectorError } from '@af/connectors';
+import type { HttpTextLimits, HttpTextResponse } from '@af/connectors';
 
 /** A request's signal as undici takes it: an AbortSignal, or an EventEmitter that emits `abort`. */
 export type TextSignal =

@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { sqlRows, type Queryable } from '@af/service-kit';
-import { ConnectorError } from '../domain/connector-error.js';
-import type { EndpointResult } from '../domain/response-mapping.js';
+import { ConnectorError } from '@af/connectors';
+import type { EndpointResult } from '@af/connectors';
 
 /** Larger results are not cached (default 2 MiB of JSON). */
 export const DEFAULT_MAX_ENTRY_BYTES = 2 * 1024 * 1024;

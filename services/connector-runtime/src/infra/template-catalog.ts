@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConnectorYaml, type ConnectorDefinition } from '../domain/index.js';
+import { parseConnectorYaml, type ConnectorDefinition } from '@af/connectors';
 
 export interface ConnectorTemplate {
   id: string;

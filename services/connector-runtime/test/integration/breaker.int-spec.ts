@@ -7,11 +7,11 @@
 import { openDatabase, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import type { DataSource } from 'typeorm';
-import { ConnectorError } from '../../src/domain/connector-error.js';
-import { connectorKey } from '../../src/domain/token-bucket.js';
+import { ConnectorError } from '@af/connectors';
+import { connectorKey } from '@af/connectors';
 import { CircuitBreaker, CircuitBreakerStore, type CircuitBreakerOptions } from '../../src/infra/circuit-breaker.store.js';
 import { Limits1764100000002 } from '../../src/infra/migrations/1764100000002-limits.js';
-import { failure } from '../failure.js';
+import { failure } from '@af/connectors/testing';
 
 let db: TestDatabase;
 let poolA: DataSource;

@@ -21,7 +21,7 @@ import {
   requiredCredentials,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
+} from '@af/connectors';
 import { closeDatabasePools, PgReadOnlyRunner } from '../../src/infra/pg-readonly.js';
 
 let db: TestDatabase;
@@ -55,7 +55,7 @@ function definition(yaml: string): ConnectorDefinition {
 }
 
 const seed = () =>
-  definition(readFileSync(join(__dirname, '../../src/domain/fixtures/seed-database.connector.yaml'), 'utf8'));
+  definition(readFileSync(join(__dirname, '../../../../packages/connectors/src/fixtures/seed-database.connector.yaml'), 'utf8'));
 
 const fixed = (extra = '') =>
   definition(`

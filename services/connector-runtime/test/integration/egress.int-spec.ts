@@ -6,12 +6,12 @@
 import { ConfigError, loadConfig } from '@af/service-kit';
 import { freePort, startFixtureServer, type FixtureServer } from '@af/testing';
 import { connectorRuntimeEnvSchema } from '../../src/config.js';
-import { parseConnectorDefinition } from '../../src/domain/connector-definition.js';
-import { DeadlineEmitter } from '../../src/domain/call-deadline.js';
-import { ConnectorError } from '../../src/domain/connector-error.js';
-import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
+import { parseConnectorDefinition } from '@af/connectors';
+import { DeadlineEmitter } from '@af/connectors';
+import { ConnectorError } from '@af/connectors';
+import { executeEndpoint } from '@af/connectors';
 import { createEgressGuard, createGuardedHttp, egressHostCheck, type GuardedHttp, type ResolveHost } from '../../src/infra/guarded-http.js';
-import { failure } from '../failure.js';
+import { failure } from '@af/connectors/testing';
 
 let server: FixtureServer;
 let other: FixtureServer;

@@ -16,7 +16,7 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
+} from '@af/connectors';
 
 const FIXTURES = join(__dirname, '../fixtures');
 let server: FixtureServer;

@@ -13,11 +13,11 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
-import { InMemoryOAuthTokenCache } from '../../src/domain/oauth-token-cache.js';
-import { failure } from '../failure.js';
+} from '@af/connectors';
+import { InMemoryOAuthTokenCache } from '@af/connectors';
+import { failure } from '@af/connectors/testing';
 
-const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-graphql.connector.yaml'), 'utf8');
+const SEED = readFileSync(join(__dirname, '../../../../packages/connectors/src/fixtures/seed-graphql.connector.yaml'), 'utf8');
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/graphql', name), 'utf8');
 const TOKEN = 'ghp_Secret+Token/Value=';
 const CREDS = { token: TOKEN };
@@ -477,8 +477,14 @@ endpoints:
   it('follows endCursor up to max_pages and says where to resume', async () => {
     serveIssues();
 
-    const result = await executeEndpoint(paged(), 'issues', {}, { api_key: 'k' }, ctx());
+    const progress: unknown[] = [];
+    const result = await executeEndpoint(paged(), 'issues', {}, { api_key: 'k' }, { ...ctx(), onPage: (p) => progress.push(p) });
 
+    expect(progress).toEqual([
+      { page: 1, records: 2, totalRecords: 2 },
+      { page: 2, records: 2, totalRecords: 4 },
+      { page: 3, records: 2, totalRecords: 6 },
+    ]);
     expect(result.results.map((r) => r.title)).toEqual([
       'issue 1a',
       'issue 1b',

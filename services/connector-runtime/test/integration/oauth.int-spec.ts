@@ -22,13 +22,13 @@ import {
   type ConnectorDefinition,
   type HttpRequestFn,
   type RestApiConnectorDefinition,
-} from '../../src/domain/index.js';
-import { oauthCacheKey, type OAuth2Auth } from '../../src/domain/oauth.js';
+} from '@af/connectors';
+import { oauthCacheKey, type OAuth2Auth } from '@af/connectors';
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 import { OAuthTokens1764100000000 } from '../../src/infra/migrations/1764100000000-oauth-tokens.js';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { PgOAuthTokenStore } from '../../src/infra/oauth-token.store.js';
-import { failure } from '../failure.js';
+import { failure } from '@af/connectors/testing';
 
 const KEYS = `k1:${generateKeyBase64()}`;
 const CLIENT = { client_id: 'client-abc', client_secret: 'S3cr3t+/=client' };

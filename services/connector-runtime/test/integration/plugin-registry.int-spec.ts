@@ -30,7 +30,7 @@ import {
   executeEndpoint,
   parseConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
+} from '@af/connectors';
 import { reencryptSecrets } from '../../src/app/reencrypt-secrets.js';
 import { PluginRegistryModule } from '../../src/grpc/plugin-registry.controller.js';
 import { CONNECTOR_RUNTIME_MIGRATIONS } from '../../src/infra/migrations/index.js';

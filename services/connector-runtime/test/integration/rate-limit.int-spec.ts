@@ -7,12 +7,12 @@ import { openDatabase, sqlRows, type Queryable } from '@af/service-kit';
 import { createTestDatabase, startFixtureServer, type FixtureServer, type TestDatabase } from '@af/testing';
 import type { DataSource } from 'typeorm';
 import { request } from 'undici';
-import type { HttpRequestFn } from '../../src/domain/connector-type.js';
-import { bindingKey, connectorKey, type RateLimits } from '../../src/domain/token-bucket.js';
+import type { HttpRequestFn } from '@af/connectors';
+import { bindingKey, connectorKey, type RateLimits } from '@af/connectors';
 import { Limits1764100000002 } from '../../src/infra/migrations/1764100000002-limits.js';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 import { RateLimiter } from '../../src/infra/rate-limiter.js';
-import { failure } from '../failure.js';
+import { failure } from '@af/connectors/testing';
 
 let db: TestDatabase;
 let poolA: DataSource;

@@ -5,7 +5,7 @@
 import { generateKeyBase64, parseKeyring, ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config.js';
-import { parseConnectorDefinition, type ConnectorDefinition } from '../../src/domain/index.js';
+import { parseConnectorDefinition, type ConnectorDefinition } from '@af/connectors';
 import { ConnectorRepository } from '../../src/infra/connector.repository.js';
 import { ExecutionRepository } from '../../src/infra/execution.repository.js';
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';

@@ -5,8 +5,8 @@
 import { generateKeyBase64, ServiceKit, sqlRows } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../src/config.js';
-import { ConnectorError } from '../../src/domain/connector-error.js';
-import type { EndpointResult } from '../../src/domain/response-mapping.js';
+import { ConnectorError } from '@af/connectors';
+import type { EndpointResult } from '@af/connectors';
 import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
 import { ResponseCache1764100000001 } from '../../src/infra/migrations/1764100000001-response-cache.js';
 import { definitionHash, MAX_TTL_MS, ResponseCache, responseCacheKey } from '../../src/infra/response-cache.js';

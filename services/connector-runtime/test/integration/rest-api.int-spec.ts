@@ -11,15 +11,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '@af/testing';
 import { request } from 'undici';
-import type { HttpRequestFn } from '../../src/domain/index.js';
+import type { HttpRequestFn } from '@af/connectors';
 import { createGuardedHttp, type GuardedHttp } from '../../src/infra/guarded-http.js';
 import {
   executeEndpoint,
   parseConnectorYaml,
   requiredCredentials,
   type ConnectorDefinition,
-} from '../../src/domain/index.js';
-import { failure } from '../failure.js';
+} from '@af/connectors';
+import { failure } from '@af/connectors/testing';
 
 const guardedClients: GuardedHttp[] = [];
 afterAll(async () => {
@@ -767,7 +767,7 @@ endpoints:
   describe('the seed rest_api example', () => {
     it('parses and runs against a stand-in upstream', async () => {
       const yaml = readFileSync(
-        join(__dirname, '../../src/domain/fixtures/fec-contributions.connector.yaml'),
+        join(__dirname, '../../../../packages/connectors/src/fixtures/fec-contributions.connector.yaml'),
         'utf8',
       );
       const def = load(yaml.replace('https://api.open.fec.gov/v1', 'BASE'));

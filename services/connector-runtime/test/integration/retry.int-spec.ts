@@ -5,11 +5,11 @@
  */
 import { freePort, startFixtureServer, type FixtureServer } from '@af/testing';
 import { callWithRetries, type RetryInfo } from '../../src/app/resilient-call.js';
-import { parseConnectorDefinition } from '../../src/domain/connector-definition.js';
-import type { ConnectorDefinition } from '../../src/domain/connector-definition.schema.js';
-import { ConnectorError } from '../../src/domain/connector-error.js';
-import { executeEndpoint } from '../../src/domain/execute-endpoint.js';
-import { failureOutcome } from '../../src/domain/retry-policy.js';
+import { parseConnectorDefinition } from '@af/connectors';
+import type { ConnectorDefinition } from '@af/connectors';
+import { ConnectorError } from '@af/connectors';
+import { executeEndpoint } from '@af/connectors';
+import { failureOutcome } from '@af/connectors';
 import { createGuardedHttp } from '../../src/infra/guarded-http.js';
 
 let server: FixtureServer;

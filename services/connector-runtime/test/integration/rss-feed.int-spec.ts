@@ -15,10 +15,10 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
-import { failure } from '../failure.js';
+} from '@af/connectors';
+import { failure } from '@af/connectors/testing';
 
-const SEED = readFileSync(join(__dirname, '../../src/domain/fixtures/seed-rss-feed.connector.yaml'), 'utf8');
+const SEED = readFileSync(join(__dirname, '../../../../packages/connectors/src/fixtures/seed-rss-feed.connector.yaml'), 'utf8');
 const HOUR = 3_600_000;
 
 /** A fixture feed with its date placeholders filled relative to now (bytes kept in the file's encoding). */

@@ -12,10 +12,10 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFixtureServer, type FixtureServer } from '@af/testing';
-import { parseConnectorDefinition } from '../../src/domain/connector-definition.js';
-import { executeEndpoint, parseConnectorYaml, type ConnectorDefinition, type ExecutionContext } from '../../src/domain/index.js';
+import { parseConnectorDefinition } from '@af/connectors';
+import { executeEndpoint, parseConnectorYaml, type ConnectorDefinition, type ExecutionContext } from '@af/connectors';
 import { createGuardedHttp, type GuardedHttp } from '../../src/infra/guarded-http.js';
-import { failure } from '../failure.js';
+import { failure } from '@af/connectors/testing';
 
 let server: FixtureServer;
 let other: FixtureServer;

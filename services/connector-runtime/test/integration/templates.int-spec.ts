@@ -26,7 +26,7 @@ import {
   requiredCredentials,
   type ConnectorDefinition,
   type EndpointResult,
-} from '../../src/domain/index.js';
+} from '@af/connectors';
 import { loadTemplates, TEMPLATES_DIR, type ConnectorTemplate } from '../../src/infra/template-catalog.js';
 
 const TEMPLATE_IDS = [

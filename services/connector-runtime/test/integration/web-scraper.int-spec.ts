@@ -14,8 +14,8 @@ import {
   parseConnectorYaml,
   type ConnectorDefinition,
   type ExecutionContext,
-} from '../../src/domain/index.js';
-import { failure } from '../failure.js';
+} from '@af/connectors';
+import { failure } from '@af/connectors/testing';
 
 const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures/web', name), 'utf8');
 const html = (name: string, extra: Partial<FixtureResponse> = {}): FixtureResponse => ({

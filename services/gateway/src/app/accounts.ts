@@ -40,7 +40,7 @@ export function createAccounts(kit: ServiceKit<GatewayConfig>, users: UsersRepos
   );
   return {
     login: new LoginUseCase(users, check, tokens),
-    register: new RegisterUseCase(users, hasher, loadCommonPasswords(c.COMMON_PASSWORDS_FILE)),
+    register: new RegisterUseCase(users, hasher, loadCommonPasswords(c.COMMON_PASSWORDS_FILE), c.SIGNUP),
     deleteAccount: new DeleteAccountUseCase(users, check),
   };
 }

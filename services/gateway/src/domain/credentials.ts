@@ -12,6 +12,8 @@ export const RegisterSchema = z.object({
     .max(200, 'must be at most 200 characters')
     .refine((p) => Buffer.byteLength(p, 'utf8') <= MAX_PASSWORD_BYTES, `must be at most ${MAX_PASSWORD_BYTES} bytes (UTF-8)`),
   name: z.string().trim().min(1).max(200).optional(),
+  /** A team invitation's token (required when SIGNUP=invite): the account joins that team. */
+  invite_token: z.string().min(1, 'must not be empty').max(200).optional(),
 });
 
 export const LoginSchema = z.object({

@@ -4,11 +4,13 @@
  * agent-factory routes; camelCase (the flex spec's names) on /api/v1/flex.
  */
 import { approval } from '@af/contracts';
+import type { z } from 'zod';
+import type * as R from './responses/index.js';
 
 const name = (e: Record<number, string | undefined>, v: number, prefix: string) => (e[v] ?? `${prefix}UNSPECIFIED`).replace(prefix, '').toLowerCase();
 
-export const kindOf = (r: approval.Request) => name(approval.RequestKind as never, r.kind, 'REQUEST_KIND_');
-export const statusOf = (r: approval.Request) => name(approval.RequestStatus as never, r.status, 'REQUEST_STATUS_');
+export const kindOf = (r: approval.Request) => name(approval.RequestKind as never, r.kind, 'REQUEST_KIND_') as z.infer<typeof R.Approval>['kind'];
+export const statusOf = (r: approval.Request) => name(approval.RequestStatus as never, r.status, 'REQUEST_STATUS_') as z.infer<typeof R.Approval>['status'];
 
 function resolutionFields(r: approval.Request) {
   const res = r.resolution;
@@ -28,7 +30,7 @@ function resolutionFields(r: approval.Request) {
   };
 }
 
-export function approvalView(r: approval.Request) {
+export function approvalView(r: approval.Request): z.infer<typeof R.Approval> {
   const details = r.details ?? {};
   const res = resolutionFields(r);
   return {
@@ -54,7 +56,7 @@ export function approvalView(r: approval.Request) {
   };
 }
 
-export function flexRequestView(r: approval.Request) {
+export function flexRequestView(r: approval.Request): z.infer<typeof R.FlexRequest> {
   const details = r.details ?? {};
   const res = r.resolution;
   return {

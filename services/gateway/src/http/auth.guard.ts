@@ -2,7 +2,7 @@ import { createParamDecorator, Inject, Injectable, type CanActivate, type Execut
 import type { Request } from 'express';
 import { authenticateApiKey } from './api-key.auth.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { authenticateBearer, type AuthedUser } from './token-auth.js';
+import { authenticateBearer, authenticateStreamToken, type AuthedUser } from './token-auth.js';
 
 export type { AuthedUser };
 
@@ -19,6 +19,12 @@ export class AuthGuard implements CanActivate {
     const keyUser = await authenticateApiKey(this.deps, req);
     if (keyUser) {
       req.user = keyUser;
+      return true;
+    }
+    // A browser's EventSource cannot send headers: SSE routes also take a stream token in the query.
+    const streamToken = req.query?.stream_token;
+    if (req.method === 'GET' && req.headers.authorization === undefined && typeof streamToken === 'string') {
+      req.user = await authenticateStreamToken(this.deps, streamToken, req.path);
       return true;
     }
     req.user = await authenticateBearer(this.deps, req.headers.authorization);

@@ -145,6 +145,8 @@ export class ConnectorsController {
   @Put(':id/bindings/:profileId')
   async bind(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Param('profileId') profileId: string, @Body() body: unknown) {
     const input = parseBody(BindConnectorSchema, body);
+    // The profile must be real and one the caller owns or may use (404 otherwise), asked of the planner that owns profiles.
+    await call(this.deps.clients.profiles.authorizeProfile({ principal, profileId, action: 'bind' }));
     const { binding } = await call(
       this.deps.clients.connectors.bindConnector({
         principal,

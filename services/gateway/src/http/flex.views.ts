@@ -6,8 +6,10 @@
  */
 import { planFromWire, type PlanGraphWire } from '@af/plan';
 import type { planner } from '@af/contracts';
+import type { z } from 'zod';
+import type * as R from './responses/index.js';
 
-export function capabilityView(c: planner.Capability) {
+export function capabilityView(c: planner.Capability): z.infer<typeof R.Capability> {
   return {
     capabilityId: c.capabilityId,
     agentType: c.agentType,
@@ -31,16 +33,16 @@ export function capabilityView(c: planner.Capability) {
   };
 }
 
-export function facetView(f: planner.Facet) {
+export function facetView(f: planner.Facet): z.infer<typeof R.Facet> {
   return { ...(f.definition ?? {}), collection: f.collection || null, visibility: f.visibility, ownerId: f.ownerId || null };
 }
 
 /** POST /flex/plan: `{accepted, planVersion, plan, events, diagnostics}`, the plan with its enums as names. */
-export function planResultView(r: planner.PlanTaskResponse) {
+export function planResultView(r: planner.PlanTaskResponse): z.infer<typeof R.PlanResult> {
   return {
     accepted: r.accepted,
     planVersion: r.planVersion,
-    plan: r.plan ? (planFromWire(r.plan as unknown as PlanGraphWire) ?? null) : null,
+    plan: r.plan ? ((planFromWire(r.plan as unknown as PlanGraphWire) ?? null) as Record<string, unknown> | null) : null,
     events: r.events.map((e) => ({ type: e.type, payload: e.payload ?? {} })),
     diagnostics: r.diagnostics ?? {},
   };

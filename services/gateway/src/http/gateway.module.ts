@@ -1,9 +1,11 @@
-import { Controller, Get, Module, type DynamicModule } from '@nestjs/common';
+import { Controller, Get, Inject, Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { ApiKeysController, ServiceTokenController } from './api-keys.controller.js';
 import { AuthController } from './auth.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { openApiDocument } from './openapi.js';
+import { DocsController } from './docs.controller.js';
+import { META_ROUTES, ROUTES } from './openapi.js';
+import { responseCheck } from './response-check.middleware.js';
 import { ConnectorsController, PluginsController } from './connectors.controller.js';
 import { PlaybooksController } from './playbooks.controller.js';
 import { ActionsController } from './resources.controller.js';
@@ -11,31 +13,35 @@ import { ExecutionsController, RunsController } from './runs.controller.js';
 import { ApprovalsController, FlexHitlController, HitlRespondController } from './approvals.controller.js';
 import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
+import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.module.js';
+import { ProfilesController } from './profiles.controller.js';
+import { EntityResolutionHttpModule } from '../entity-resolution/entity-resolution.module.js';
 import { SchedulesController } from '../schedules/schedules.controller.js';
 import { MonitorsController } from '../monitors/monitors.controller.js';
 
 @Controller()
 class MetaController {
-  private readonly doc = openApiDocument();
-
-  @Get('api/docs')
-  docs() {
-    return this.doc;
-  }
-
   @Get('healthz')
   health() {
-    return { status: 'ok' };
+    return { status: 'ok' as const };
   }
 }
 
 @Module({})
-export class GatewayModule {
+export class GatewayModule implements NestModule {
+  constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
+
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, SchedulesController, MonitorsController],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, SchedulesController, MonitorsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
+      imports: [EntityResolutionHttpModule.forRoot(deps)],
     };
+  }
+
+  /** OPENAPI_CHECK_RESPONSES: every JSON answer is checked against the OpenAPI document (tests). */
+  configure(consumer: MiddlewareConsumer): void {
+    if (this.deps.kit.config.OPENAPI_CHECK_RESPONSES) consumer.apply(responseCheck([...ROUTES, ...META_ROUTES], this.deps.kit.log)).forRoutes('*');
   }
 }

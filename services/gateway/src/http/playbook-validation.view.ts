@@ -6,6 +6,8 @@
  * `violations`, so a client handles both alike.
  */
 import type { common, planner } from '@af/contracts';
+import type { z } from 'zod';
+import type { PlaybookValidation } from './responses/playbooks.js';
 
 export interface IssueView {
   field: string;
@@ -38,7 +40,7 @@ function stepIssueView(i: planner.StepIssue) {
   return positioned<Positioned & { field: string; code: string; message: string }>({ field: i.field, code: i.code, message: i.message }, i);
 }
 
-export function playbookValidationView(res: planner.CompilePlaybookResponse) {
+export function playbookValidationView(res: planner.CompilePlaybookResponse): z.infer<typeof PlaybookValidation> {
   return {
     valid: res.valid,
     errors: res.errors.map(issueView),

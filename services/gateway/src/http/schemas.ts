@@ -4,6 +4,11 @@ import { DeleteAccountSchema, LoginSchema, RegisterSchema } from '../domain/cred
 
 export { DeleteAccountSchema, LoginSchema, RegisterSchema };
 
+/** POST /api/auth/stream-token: the SSE route the token is for. */
+export const StreamTokenSchema = z.strictObject({
+  path: z.string().min(1, 'is required').max(300),
+});
+
 /**
  * Where a run's plan comes from: exactly one of them. `yaml` is playbook YAML
  * (the same field as in /playbooks and /playbooks/validate; `playbook` is its

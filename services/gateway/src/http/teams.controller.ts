@@ -10,10 +10,11 @@
 import { Body, Controller, Delete, Get, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { common } from '@af/contracts';
 import type { Response } from 'express';
+import type { TeamInvite } from '../infra/invites.repository.js';
 import type { TeamDetail, TeamMember, TeamSummary } from '../infra/teams.repository.js';
 import { AuthGuard, CurrentUser } from './auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
-import { AddMemberSchema, CreateTeamSchema, TeamPathSchema } from './teams.schemas.js';
+import { AddMemberSchema, CreateTeamSchema, InviteSchema, TeamPathSchema } from './teams.schemas.js';
 import { parseBody } from './validation.js';
 
 function summaryView(t: TeamSummary) {
@@ -22,6 +23,10 @@ function summaryView(t: TeamSummary) {
 
 function memberView(m: TeamMember) {
   return { user_id: m.userId, email: m.email, name: m.name, role: m.role, joined_at: m.joinedAt.toISOString() };
+}
+
+function inviteView(i: TeamInvite) {
+  return { id: i.id, team_id: i.teamId, email: i.email, role: i.role, created_by: i.createdBy, created_at: i.createdAt.toISOString(), expires_at: i.expiresAt.toISOString() };
 }
 
 function teamView(t: TeamDetail) {
@@ -73,5 +78,34 @@ export class TeamsController {
     this.deps.kit.log.info({ teamId: id, userId, by: principal.userId }, 'team member removed');
     if (userId === principal.userId) return { removed: true, team: null };
     return { removed: true, team: teamView(await this.deps.teams.detail(id, principal.userId)) };
+  }
+
+  /**
+   * An owner invites an email address without an account: the answer holds
+   * the invitation's token, shown this once; whoever registers with it for
+   * that address joins the team (the only way to register when SIGNUP=invite).
+   */
+  @Post(':id/invites')
+  async invite(@CurrentUser() principal: common.Principal, @Param() params: unknown, @Body() body: unknown) {
+    const { id } = parseBody(TeamPathSchema, params);
+    const input = parseBody(InviteSchema, body);
+    const { invite, token } = await this.deps.invites.create(id, principal.userId, input.email, input.role);
+    this.deps.kit.log.info({ teamId: id, inviteId: invite.id, role: invite.role, by: principal.userId }, 'team invitation created');
+    return { invite: inviteView(invite), invite_token: token };
+  }
+
+  /** The team's invitations not used, revoked or expired (owners). */
+  @Get(':id/invites')
+  async invites(@CurrentUser() principal: common.Principal, @Param() params: unknown) {
+    const { id } = parseBody(TeamPathSchema, params);
+    return { invites: (await this.deps.invites.pending(id, principal.userId)).map(inviteView) };
+  }
+
+  @Delete(':id/invites/:inviteId')
+  async revokeInvite(@CurrentUser() principal: common.Principal, @Param() params: unknown) {
+    const { id, inviteId } = parseBody(TeamPathSchema, params);
+    await this.deps.invites.revoke(id, principal.userId, inviteId!);
+    this.deps.kit.log.info({ teamId: id, inviteId, by: principal.userId }, 'team invitation revoked');
+    return { revoked: true };
   }
 }

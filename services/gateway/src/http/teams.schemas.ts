@@ -16,8 +16,16 @@ export const AddMemberSchema = z
   })
   .refine((b) => (b.user_id === undefined) !== (b.email === undefined), { message: 'give exactly one of user_id or email', path: ['user_id'] });
 
-/** Path ids: `id` (a team) and `userId`; a malformed one is a 400 naming it. */
+/** Invite an email address that has no account yet; whoever registers with the invitation's token for it joins the team. */
+export const InviteSchema = z.strictObject({
+  email: z.string().trim().toLowerCase().pipe(z.email('must be an email address')).pipe(z.string().max(254)),
+  /** Default `member`. */
+  role: z.enum(ASSIGNABLE_ROLES, { error: `must be one of ${ASSIGNABLE_ROLES.join(', ')}` }).default('member'),
+});
+
+/** Path ids: `id` (a team), `userId` and `inviteId`; a malformed one is a 400 naming it. */
 export const TeamPathSchema = z.object({
   id: z.string().uuid('must be a team id'),
   userId: z.string().uuid('must be a user id').optional(),
+  inviteId: z.string().uuid('must be an invitation id').optional(),
 });

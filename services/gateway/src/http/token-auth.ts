@@ -20,6 +20,20 @@ export interface AuthedUser {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The principal of a stream token (`?stream_token=`, domain/stream-token.ts)
+ * for a GET of `path`, checked against the account like a bearer token.
+ */
+export async function authenticateStreamToken(deps: Pick<GatewayDeps, 'streamTokens' | 'users'>, token: string, path: string): Promise<AuthedUser> {
+  const { userId, version } = await deps.streamTokens.verify(token, path);
+  if (!UUID.test(userId)) throw new AppError('UNAUTHENTICATED', 'stream_token is no longer valid (account deleted or tokens revoked)');
+  const state = await deps.users.authState(userId);
+  if (!state || state.tokenVersion !== version) {
+    throw new AppError('UNAUTHENTICATED', 'stream_token is no longer valid (account deleted or tokens revoked)');
+  }
+  return { userId, teamIds: state.teamIds };
+}
+
 /** The principal of `Authorization: Bearer <jwt>`, or UNAUTHENTICATED naming the reason. */
 export async function authenticateBearer(deps: Pick<GatewayDeps, 'tokens' | 'users'>, authorization: string | undefined): Promise<AuthedUser> {
   const { userId, version } = await deps.tokens.verify(bearerToken(authorization));

@@ -1,9 +1,12 @@
 /** Wire messages → the JSON the SPA sees (snake_case, lowercase statuses; secrets never included). */
 import { connector, orchestrator, planner } from '@af/contracts';
+import type { z } from 'zod';
+import type * as R from './responses/index.js';
 
-const lower = (name: string, prefix: string) => name.replace(prefix, '').toLowerCase();
+/** RUN_STATUS_COMPLETED → completed, typed as the documented enum the caller answers with. */
+const lower = <T extends string>(name: string, prefix: string) => name.replace(prefix, '').toLowerCase() as T;
 
-function nodeView(n: orchestrator.NodeState) {
+function nodeView(n: orchestrator.NodeState): z.infer<typeof R.NodeState> {
   return {
     node_id: n.nodeId,
     output_key: n.outputKey,
@@ -19,7 +22,7 @@ function nodeView(n: orchestrator.NodeState) {
   };
 }
 
-export function runView(run: orchestrator.Run) {
+export function runView(run: orchestrator.Run): z.infer<typeof R.Run> {
   return {
     id: run.id,
     status: lower(orchestrator.runStatusToJSON(run.status), 'RUN_STATUS_'),
@@ -29,7 +32,7 @@ export function runView(run: orchestrator.Run) {
     outputs: run.outputs ?? {},
     error: run.error || null,
     // What the run did (null while it is running): complete | partial | error | awaiting_approval.
-    task_status: run.taskStatus ? lower(orchestrator.taskStatusToJSON(run.taskStatus), 'TASK_STATUS_') : null,
+    task_status: run.taskStatus ? lower<(typeof R.TASK_STATUSES)[number]>(orchestrator.taskStatusToJSON(run.taskStatus), 'TASK_STATUS_') : null,
     steps_completed: run.stepsCompleted,
     steps_failed: run.stepsFailed,
     steps_skipped: run.stepsSkipped,
@@ -47,7 +50,7 @@ export function runView(run: orchestrator.Run) {
   };
 }
 
-export function connectorView(c: connector.Connector) {
+export function connectorView(c: connector.Connector): z.infer<typeof R.Connector> {
   return {
     id: c.id,
     name: c.name,
@@ -61,12 +64,12 @@ export function connectorView(c: connector.Connector) {
   };
 }
 
-export function playbookView(p: planner.Playbook) {
+export function playbookView(p: planner.Playbook): z.infer<typeof R.Playbook> {
   return { id: p.id, name: p.name, version: p.version, revision: p.revision, yaml: p.yaml, created_at: p.createdAt, updated_at: p.updatedAt };
 }
 
 /** An action contract, and whether this deployment can run it (`available`; `served_by` the serving service, `owner` the one that owns it). */
-export function actionView(a: planner.ActionContract) {
+export function actionView(a: planner.ActionContract): z.infer<typeof R.ActionContract> {
   return {
     name: a.name,
     description: a.description,
@@ -80,16 +83,16 @@ export function actionView(a: planner.ActionContract) {
 }
 
 /** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */
-export function runSummaryView(run: orchestrator.Run) {
+export function runSummaryView(run: orchestrator.Run): z.infer<typeof R.RunSummary> {
   const { nodes: _nodes, outputs: _outputs, inputs: _inputs, ...rest } = runView(run);
   return rest;
 }
 
-export function issueView(i: connector.DefinitionIssue) {
+export function issueView(i: connector.DefinitionIssue): z.infer<typeof R.DefinitionIssue> {
   return { field: i.field, reason: i.reason, ...(i.line ? { line: i.line, column: i.column } : {}) };
 }
 
-export function bindingView(b: connector.Binding) {
+export function bindingView(b: connector.Binding): z.infer<typeof R.Binding> {
   return {
     agent_profile_id: b.agentProfileId,
     connector_id: b.connectorId,
@@ -103,7 +106,7 @@ export function bindingView(b: connector.Binding) {
   };
 }
 
-export function templateView(t: connector.Template) {
+export function templateView(t: connector.Template): z.infer<typeof R.ConnectorTemplate> {
   return {
     id: t.id,
     name: t.name,
@@ -117,7 +120,7 @@ export function templateView(t: connector.Template) {
   };
 }
 
-export function pluginView(p: connector.Plugin) {
+export function pluginView(p: connector.Plugin): z.infer<typeof R.Plugin> {
   return {
     name: p.name,
     version: p.version,
@@ -132,7 +135,7 @@ export function pluginView(p: connector.Plugin) {
   };
 }
 
-export function toolContractView(t: connector.ToolContract) {
+export function toolContractView(t: connector.ToolContract): z.infer<typeof R.ToolContract> {
   return {
     name: t.name,
     description: t.description,

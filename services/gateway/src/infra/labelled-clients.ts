@@ -12,6 +12,7 @@ export const SERVICE_OF_ERROR = 'afService';
 const SERVICE_NAMES: Record<keyof Clients, string> = {
   planner: 'planner',
   registry: 'planner',
+  profiles: 'planner',
   orchestrator: 'orchestrator',
   connectors: 'connector-runtime',
   plugins: 'connector-runtime',

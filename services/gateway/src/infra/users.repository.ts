@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, sqlRows, type ServiceKit } from '@af/service-kit';
+import type { EntityManager } from 'typeorm';
 
 export interface User {
   id: string;
@@ -26,9 +27,26 @@ export interface TeamBlockingDeletion {
 export class UsersRepository {
   constructor(private readonly kit: ServiceKit) {}
 
-  /** Create a user with a personal team; ALREADY_EXISTS when the email is taken. */
-  async create(email: string, name: string | null, passwordHash: string): Promise<User> {
+  /**
+   * Create a user with a personal team; ALREADY_EXISTS when the email is
+   * taken. `andThen` runs in the same transaction (accepting an invitation):
+   * when it throws, no account is created. `onlyIfFirst`: the error to throw
+   * when any account exists (checked under a lock, so two first
+   * registrations cannot both pass).
+   */
+  async create(
+    email: string,
+    name: string | null,
+    passwordHash: string,
+    options: { andThen?: (m: EntityManager, userId: string) => Promise<void>; onlyIfFirst?: () => Error } = {},
+  ): Promise<User> {
     return this.kit.transaction(async (m) => {
+      if (options.onlyIfFirst) {
+        // Blocks other writers of users until commit; reads go on.
+        await sqlRows(m, 'LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE');
+        const any = await sqlRows(m, 'SELECT 1 FROM users LIMIT 1');
+        if (any.length > 0) throw options.onlyIfFirst();
+      }
       const id = randomUUID();
       const rows = await sqlRows(m, 
         `INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4)
@@ -43,8 +61,14 @@ export class UsersRepository {
       const teamId = randomUUID();
       await sqlRows(m, 'INSERT INTO teams (id, name, owner_user_id) VALUES ($1, $2, $3)', [teamId, `${name ?? email} (personal)`, id]);
       await sqlRows(m, `INSERT INTO team_memberships (team_id, user_id, role) VALUES ($1, $2, 'owner')`, [teamId, id]);
+      if (options.andThen) await options.andThen(m, id);
       return toUser(rows[0]);
     });
+  }
+
+  /** Whether any account exists. */
+  async any(): Promise<boolean> {
+    return (await sqlRows(this.kit.db, 'SELECT 1 FROM users LIMIT 1')).length > 0;
   }
 
   async byEmail(email: string): Promise<User | null> {

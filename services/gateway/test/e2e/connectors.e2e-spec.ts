@@ -11,6 +11,7 @@ import { connector } from '@af/contracts';
 import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { TEST_NATS_URL } from '@af/testing';
 import { connectorYaml, http, registerAndLogin, routeFixtureApi, SECRET, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
+import { createProfile } from './profile-fixtures.js';
 
 let api: FixtureServer;
 let stack: Stack;
@@ -18,6 +19,10 @@ let alice: string;
 let bob: string;
 let grpc: connector.ConnectorServiceClient;
 let aliceId: string;
+/** Alice's agent profiles (bindings need real ones). */
+let researcher: string;
+let watcher: string;
+let auditor: string;
 
 beforeAll(async () => {
   api = await startFixtureServer();
@@ -26,6 +31,9 @@ beforeAll(async () => {
   alice = await registerAndLogin(stack, 'carol@example.com');
   bob = await registerAndLogin(stack, 'dave@example.com');
   aliceId = JSON.parse(Buffer.from(alice.split('.')[1]!, 'base64url').toString()).sub;
+  researcher = await createProfile(stack, alice, 'researcher');
+  watcher = await createProfile(stack, alice, 'watcher');
+  auditor = await createProfile(stack, alice, 'auditor');
   grpc = createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, `127.0.0.1:${stack.services['connector-runtime'].env.GRPC_PORT}`, { auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }) });
 });
 
@@ -165,14 +173,19 @@ describe('connector authoring', () => {
     const replaced = await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'my-fedreg', overwrite: true } });
     expect(replaced.status).toBe(201);
     expect(replaced.body.connector).toMatchObject({ id: 'my-fedreg', type: 'rest_api' });
+    // Concurrent copies onto one new id: the insert decides, so exactly one wins.
+    const racing = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: alice, body: { connector_id: 'raced-fedreg' } })),
+    );
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     // Another user's copy under the same id is theirs: no conflict.
     expect((await http('POST', url('/api/agent-factory/connectors/from-template/federal-register'), { token: bob, body: { connector_id: 'my-fedreg' } })).status).toBe(201);
 
     // The real host is unreachable here; an agent profile's binding points the copy at the fixture server.
     api.route('GET', '/fedreg/api/v1/agencies', { json: [{ id: 1, name: 'Agriculture Department', short_name: 'USDA', slug: 'agriculture-department', parent_id: null, url: 'https://x', recent_articles_url: 'https://y' }] });
-    const bound = await http('PUT', url('/api/agent-factory/connectors/my-fedreg/bindings/watcher'), { token: alice, body: { config_overrides: { base_url: `${api.url}/fedreg/api/v1` } } });
+    const bound = await http('PUT', url(`/api/agent-factory/connectors/my-fedreg/bindings/${watcher}`), { token: alice, body: { config_overrides: { base_url: `${api.url}/fedreg/api/v1` } } });
     expect(bound.status).toBe(200);
-    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'my-fedreg', endpoint: 'list_agencies', inputs: {}, idempotencyKey: '', readOnly: false, agentProfileId: 'watcher' }));
+    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'my-fedreg', endpoint: 'list_agencies', inputs: {}, idempotencyKey: '', readOnly: false, agentProfileId: watcher }));
     expect((res.result as any).results[0]).toMatchObject({ agency_id: 1, name: 'Agriculture Department', slug: 'agriculture-department' });
 
     const missing = await http('POST', url('/api/agent-factory/connectors/from-template/no-such-template'), { token: alice, body: {} });
@@ -194,37 +207,37 @@ describe('connector authoring', () => {
 
 describe('bindings to agent profiles', () => {
   it('refuses bindings to unknown endpoints and invalid overrides with field paths', async () => {
-    const badEndpoint = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/researcher'), { token: alice, body: { allowed_endpoints: ['search_orgs', 'drop_db'] } });
+    const badEndpoint = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), { token: alice, body: { allowed_endpoints: ['search_orgs', 'drop_db'] } });
     expect(badEndpoint.status).toBe(400);
     expect(badEndpoint.body.error.violations[0]).toMatchObject({ field: 'allowed_endpoints[1]' });
-    const badOverride = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/researcher'), { token: alice, body: { config_overrides: { base_url: 'ftp://x' } } });
+    const badOverride = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), { token: alice, body: { config_overrides: { base_url: 'ftp://x' } } });
     expect(badOverride.status).toBe(400);
     expect(JSON.stringify(badOverride.body)).toContain('config_overrides.base_url');
-    const notMine = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/researcher'), { token: bob, body: {} });
+    const notMine = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), { token: bob, body: {} });
     expect(notMine.status).toBe(404);
   });
 
   it('calls through a binding: allowed endpoints, overrides and binding credentials apply', async () => {
     api.route('GET', '/v2/orgs', (req) => ({ json: { data: { items: [{ id: `v2-${String(req.query.q)}`, org: { name: 'V2' } }] } } }));
-    const bound = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/researcher'), {
+    const bound = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), {
       token: alice,
       body: { allowed_endpoints: ['search_orgs'], config_overrides: { base_url: `${api.url}/v2` }, credentials: { api_key: 'binding-key-123' } },
     });
     expect(bound.status).toBe(200);
-    expect(bound.body.binding).toMatchObject({ agent_profile_id: 'researcher', status: 'active', credential_names: ['api_key'], allowed_endpoints: ['search_orgs'] });
+    expect(bound.body.binding).toMatchObject({ agent_profile_id: researcher, status: 'active', credential_names: ['api_key'], allowed_endpoints: ['search_orgs'] });
     expect(JSON.stringify(bound.body)).not.toContain('binding-key-123');
 
-    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'researcher' }));
+    const res = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: researcher }));
     expect(res.result).toMatchObject({ results: [{ ein: 'v2-a', name: 'V2' }] });
     expect(api.requests.filter((r) => r.path === '/v2/orgs').at(-1)!.query.api_key).toBe('binding-key-123');
 
-    const denied = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'get_filings', inputs: { ein: 'x' }, idempotencyKey: '', readOnly: false, agentProfileId: 'researcher' })));
+    const denied = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'get_filings', inputs: { ein: 'x' }, idempotencyKey: '', readOnly: false, agentProfileId: researcher })));
     expect(denied.code).toBe('PERMISSION_DENIED');
     const unbound = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'nobody' })));
     expect(unbound.code).toBe('NOT_FOUND');
     expect(unbound.message).toContain('not bound to agent profile nobody');
 
-    const listed = await http('GET', url('/api/agent-factory/connectors/bindings?agent_profile_id=researcher'), { token: alice });
+    const listed = await http('GET', url(`/api/agent-factory/connectors/bindings?agent_profile_id=${researcher}`), { token: alice });
     expect(listed.body.bindings).toHaveLength(1);
   });
 
@@ -235,17 +248,17 @@ describe('bindings to agent profiles', () => {
       const stream = `${stack.natsPrefix.toUpperCase()}_AF_EVENTS`;
       const subject = `${stack.natsPrefix}.af.connector.fixture-api.binding.auth_failed`;
       api.route('GET', '/v3/orgs', (req) => (req.query.api_key === 'good-key' ? { json: { data: { items: [] } } } : { status: 401, json: { error: 'bad key' } }));
-      const bound = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), {
+      const bound = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${auditor}`), {
         token: alice,
         body: { config_overrides: { base_url: `${api.url}/v3` }, credentials: { api_key: 'revoked-key' } },
       });
       expect(bound.status).toBe(200);
 
-      const first = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' })));
+      const first = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: auditor })));
       expect(first.code).toBe('FAILED_PRECONDITION');
       expect(first.message).not.toContain('revoked-key');
 
-      const listed = await http('GET', url('/api/agent-factory/connectors/bindings?agent_profile_id=auditor'), { token: alice });
+      const listed = await http('GET', url(`/api/agent-factory/connectors/bindings?agent_profile_id=${auditor}`), { token: alice });
       expect(listed.body.bindings[0]).toMatchObject({ status: 'auth_failed' });
 
       // The event reached JetStream (read it back from the stream).
@@ -253,16 +266,16 @@ describe('bindings to agent profiles', () => {
       const consumer = await jetstream(nc).consumers.get(stream, 'authfail');
       const msg = await consumer.next({ expires: 10_000 });
       expect(msg).not.toBeNull();
-      expect(msg!.json()).toMatchObject({ type: 'binding.auth_failed', agentProfileId: 'auditor', connectorId: 'fixture-api' });
+      expect(msg!.json()).toMatchObject({ type: 'binding.auth_failed', agentProfileId: auditor, connectorId: 'fixture-api' });
       expect(msg!.string()).not.toContain('revoked-key');
 
       const before = api.requests.length;
-      const refused = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' })));
+      const refused = await grpcError(call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: auditor })));
       expect(refused.message).toContain('needs re-authentication');
       expect(api.requests.length).toBe(before);
 
-      await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), { token: alice, body: { config_overrides: { base_url: `${api.url}/v3` }, credentials: { api_key: 'good-key' } } });
-      const ok = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: 'auditor' }));
+      await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${auditor}`), { token: alice, body: { config_overrides: { base_url: `${api.url}/v3` }, credentials: { api_key: 'good-key' } } });
+      const ok = await call(grpc.executeEndpoint({ principal: principal(), connectorId: 'fixture-api', endpoint: 'search_orgs', inputs: { q: 'a' }, idempotencyKey: '', readOnly: false, agentProfileId: auditor }));
       expect(ok.result).toMatchObject({ results: [], count: 0 });
     } finally {
       await nc.close();
@@ -272,9 +285,9 @@ describe('bindings to agent profiles', () => {
   });
 
   it('removes a binding', async () => {
-    const del = await http('DELETE', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), { token: alice });
+    const del = await http('DELETE', url(`/api/agent-factory/connectors/fixture-api/bindings/${auditor}`), { token: alice });
     expect(del.status).toBe(204);
-    expect((await http('DELETE', url('/api/agent-factory/connectors/fixture-api/bindings/auditor'), { token: alice })).status).toBe(404);
+    expect((await http('DELETE', url(`/api/agent-factory/connectors/fixture-api/bindings/${auditor}`), { token: alice })).status).toBe(404);
   });
 });
 

@@ -16,11 +16,14 @@
  *   naming `inputs.<name>`, unknown inputs refused.
  */
 import { http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, waitForRun, connectorYaml, type FixtureServer, type Stack } from './skeleton.js';
+import { createProfile } from './profile-fixtures.js';
 
 let api: FixtureServer;
 let stack: Stack;
 let alice: string;
 let bob: string;
+/** Alice's agent profile the connector is bound to. */
+let researcher: string;
 
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
 const validate = (token: string, yaml: string) => http('POST', url('/api/agent-factory/playbooks/validate'), { token, body: { yaml } });
@@ -34,7 +37,8 @@ beforeAll(async () => {
   bob = await registerAndLogin(stack, 'validation-bob@example.com');
   const created = await http('POST', url('/api/agent-factory/connectors'), { token: alice, body: { yaml: connectorYaml(api.url), credentials: { api_key: 'k-1' } } });
   expect(created.status).toBe(201);
-  const bound = await http('PUT', url('/api/agent-factory/connectors/fixture-api/bindings/researcher'), { token: alice, body: { allowed_endpoints: ['search_orgs'] } });
+  researcher = await createProfile(stack, alice, 'researcher');
+  const bound = await http('PUT', url(`/api/agent-factory/connectors/fixture-api/bindings/${researcher}`), { token: alice, body: { allowed_endpoints: ['search_orgs'] } });
   expect(bound.status).toBe(200);
 }, 120_000);
 
@@ -141,9 +145,9 @@ describe('connectors and endpoints are checked for the caller', () => {
   it('through an agent profile: unbound, and an endpoint the binding does not allow', async () => {
     const unbound = await validate(alice, connectorPlaybook('fixture-api', 'search_orgs', 'nobody'));
     expect(unbound.body.errors).toEqual([expect.objectContaining({ code: 'connector_not_bound', field: 'steps[0].connector', step: 'orgs' })]);
-    const notAllowed = await validate(alice, connectorPlaybook('fixture-api', 'get_filings', 'researcher'));
+    const notAllowed = await validate(alice, connectorPlaybook('fixture-api', 'get_filings', researcher));
     expect(notAllowed.body.errors).toEqual([expect.objectContaining({ code: 'endpoint_not_allowed', field: 'steps[0].endpoint', step: 'orgs', line: 8, reason: expect.stringContaining('may call only search_orgs') })]);
-    expect((await validate(alice, connectorPlaybook('fixture-api', 'search_orgs', 'researcher'))).body.valid).toBe(true);
+    expect((await validate(alice, connectorPlaybook('fixture-api', 'search_orgs', researcher))).body.valid).toBe(true);
   });
 
   it('POST /api/v1/runs refuses an unknown connector with a 400 naming the step and its line', async () => {

@@ -11,7 +11,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, REPO_ROOT, type TestDatabase } from '@af/testing';
+import { createTestDatabase, freePort, REPO_ROOT, TEST_NATS_URL, type TestDatabase } from '@af/testing';
+import { followTryIt } from './try-it.js';
 
 interface Started {
   child: ChildProcess;
@@ -88,7 +89,12 @@ async function freeRun(n: number): Promise<number> {
 
 /** Free ports for every listener of a start (none of the defaults, which a real `pnpm start` may hold). */
 async function freePorts(): Promise<Record<string, string>> {
-  return { HTTP_PORT: String(await freePort()), AF_GRPC_BASE_PORT: String(await freeRun(5)), AF_METRICS_BASE_PORT: String(await freeRun(5)) };
+  return {
+    HTTP_PORT: String(await freePort()),
+    AF_GRPC_BASE_PORT: String(await freeRun(7)),
+    AF_METRICS_BASE_PORT: String(await freeRun(7)),
+    AF_DEMO_API_PORT: String(await freePort()),
+  };
 }
 
 /** One line, prefixed like every line of start.mjs, and no stack trace. */
@@ -114,26 +120,29 @@ describe('pnpm start', () => {
   it('lists every port when ready; a second start on the same data directory or port says so in one line and exits 1', async () => {
     const dir = dataDir();
     const http = await freePort();
-    const grpc = await freeRun(5);
-    const metrics = await freeRun(5);
+    const grpc = await freeRun(7);
+    const metrics = await freeRun(7);
     const first = start({
       AF_DATA_DIR: dir,
       DATABASE_URL: db.url,
       HTTP_PORT: String(http),
       AF_GRPC_BASE_PORT: String(grpc),
       AF_METRICS_BASE_PORT: String(metrics),
+      AF_DEMO_API_PORT: String(await freePort()),
     });
     const ready = await waitForLine(first, /ready in /);
     expect(ready).toContain(`gateway http://127.0.0.1:${http}`);
     const grpcPart = /gRPC: ([^;]+);/.exec(ready)?.[1];
     const metricsPart = /metrics: ([^;.]+)/.exec(ready)?.[1];
-    expect(grpcPart?.split(', ')).toEqual([`gateway ${grpc}`, `planner ${grpc + 1}`, `orchestrator ${grpc + 2}`, `connector-runtime ${grpc + 3}`, `approval ${grpc + 4}`]);
+    expect(grpcPart?.split(', ')).toEqual([`gateway ${grpc}`, `planner ${grpc + 1}`, `orchestrator ${grpc + 2}`, `connector-runtime ${grpc + 3}`, `approval ${grpc + 4}`, `output-router ${grpc + 5}`, `entity-resolution ${grpc + 6}`]);
     expect(metricsPart?.split(', ')).toEqual([
       `gateway ${metrics}`,
       `planner ${metrics + 1}`,
       `orchestrator ${metrics + 2}`,
       `connector-runtime ${metrics + 3}`,
       `approval ${metrics + 4}`,
+      `output-router ${metrics + 5}`,
+      `entity-resolution ${metrics + 6}`,
     ]);
     const lock = JSON.parse(readFileSync(join(dir, 'start.pid'), 'utf8')) as { pid: number; httpUrl: string };
     expect(lock).toMatchObject({ pid: first.child.pid, httpUrl: `http://127.0.0.1:${http}` });
@@ -161,6 +170,43 @@ describe('pnpm start', () => {
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
     expect(existsSync(join(dir, 'start.pid'))).toBe(false);
+  }, 240_000);
+
+  it("serves the demo data API in dev mode, and the README's \"Try it\" ends with a complete run with outputs", async () => {
+    const ports = await freePorts();
+    const s = start({ AF_DATA_DIR: dataDir(), DATABASE_URL: db.url, ...ports });
+    await waitForLine(s, /ready in /);
+    expect(s.output()).toContain(`demo data API on http://127.0.0.1:${ports.AF_DEMO_API_PORT}`);
+    await followTryIt({ gatewayUrl: `http://127.0.0.1:${ports.HTTP_PORT}`, demoPort: Number(ports.AF_DEMO_API_PORT), scratch: dataDir() });
+    s.child.kill('SIGINT');
+    expect(await s.exited).toBe(0);
+  }, 240_000);
+
+  it('names the demo data API when its port is taken, and serves none with AF_DEMO_API=off or outside dev mode (NATS_URL set)', async () => {
+    const holder = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => holder.once('listening', resolve));
+    const taken = (holder.address() as { port: number }).port;
+    try {
+      const clash = await failedStart({ AF_DATA_DIR: dataDir(), DATABASE_URL: db.url, ...(await freePorts()), AF_DEMO_API_PORT: String(taken) });
+      expect(clash.code).toBe(1);
+      expect(expectOneLine(clash.out)).toBe(
+        `[agent-factory] port ${taken} on 127.0.0.1 (demo data API) is already in use by another process: stop that process, set AF_DEMO_API_PORT, or AF_DEMO_API=off`,
+      );
+      // AF_DEMO_API=off: the taken port does not matter, and no demo API is announced.
+      const off = start({ AF_DATA_DIR: dataDir(), DATABASE_URL: db.url, ...(await freePorts()), AF_DEMO_API_PORT: String(taken), AF_DEMO_API: 'off' });
+      await waitForLine(off, /ready in /);
+      expect(off.output()).not.toContain('demo data API');
+      off.child.kill('SIGINT');
+      expect(await off.exited).toBe(0);
+      // With NATS_URL (not dev mode): none either.
+      const nats = start({ AF_DATA_DIR: dataDir(), DATABASE_URL: db.url, ...(await freePorts()), AF_DEMO_API_PORT: String(taken), NATS_URL: TEST_NATS_URL, NATS_PREFIX: `tstart${process.pid}` });
+      await waitForLine(nats, /ready in /);
+      expect(nats.output()).not.toContain('demo data API');
+      nats.child.kill('SIGINT');
+      expect(await nats.exited).toBe(0);
+    } finally {
+      holder.close();
+    }
   }, 240_000);
 
   it('takes over a lock left by a process that is gone, an unreadable one, or one naming a process that is not a start', async () => {

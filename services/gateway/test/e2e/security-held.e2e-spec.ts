@@ -15,6 +15,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
 import { readSse, until } from '@af/testing';
 import { connectorYaml, http, routeFixtureApi, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
+import { createProfile } from './profile-fixtures.js';
 
 interface User {
   id: string;
@@ -40,6 +41,8 @@ let alice: User;
 let bob: User;
 let carol: User;
 let teamId: string;
+/** Alice's agent profile her connector is bound to. */
+let researcher: string;
 /** Every token minted or forged here: none may show up in a log. */
 const tokens: string[] = [];
 
@@ -143,7 +146,8 @@ beforeAll(async () => {
   expect((await http('POST', url('/api/auth/login'), { body: { email: `nobody-${tag}@example.com`, password: REFUSED_PASSWORDS[2] } })).status).toBe(401);
   const created = await req('POST', '/api/agent-factory/connectors', alice, { yaml: connectorYaml(api.url), credentials: { api_key: CONNECTOR_SECRET } });
   expect(created.status).toBe(201);
-  const bound = await req('PUT', '/api/agent-factory/connectors/fixture-api/bindings/researcher', alice, { allowed_endpoints: ['search_orgs'], credentials: { api_key: BINDING_SECRET } });
+  researcher = await createProfile(stack, alice.token, 'researcher');
+  const bound = await req('PUT', `/api/agent-factory/connectors/fixture-api/bindings/${researcher}`, alice, { allowed_endpoints: ['search_orgs'], credentials: { api_key: BINDING_SECRET } });
   expect(bound.status).toBe(200);
   expect((await req('POST', '/api/agent-factory/playbooks', alice, { yaml: playbook('alice-gated', { gated: true }) })).status).toBe(201);
 });
@@ -306,7 +310,7 @@ describe('another user (and a member of the owner team) gets 404 and changes not
   it("connectors and bindings: 404 for every route, nothing repointed, and another user's run cannot call them", async () => {
     const connectorBefore = (await req('GET', '/api/agent-factory/connectors/fixture-api', alice)).body.connector;
     const bindingsBefore = (await req('GET', '/api/agent-factory/connectors/bindings', alice)).body.bindings;
-    expect(bindingsBefore).toEqual([expect.objectContaining({ agent_profile_id: 'researcher', connector_id: 'fixture-api', credential_names: ['api_key'] })]);
+    expect(bindingsBefore).toEqual([expect.objectContaining({ agent_profile_id: researcher, connector_id: 'fixture-api', credential_names: ['api_key'] })]);
     const hijack = connectorYaml(`${api.url}/b`);
     for (const as of [bob, carol]) {
       const attempts: Array<[string, string, unknown?]> = [
@@ -316,9 +320,9 @@ describe('another user (and a member of the owner team) gets 404 and changes not
         ['PUT', '/api/agent-factory/connectors/fixture-api', { yaml: hijack, credentials: { api_key: OTHER_CONNECTOR_SECRET } }],
         ['POST', '/api/agent-factory/connectors/fixture-api/validate', {}],
         ['POST', '/api/agent-factory/connectors/fixture-api/test', { endpoint: 'search_orgs', inputs: { q: 'x' } }],
-        ['PUT', '/api/agent-factory/connectors/fixture-api/bindings/researcher', { config_overrides: { base_url: `${api.url}/b` } }],
+        ['PUT', `/api/agent-factory/connectors/fixture-api/bindings/${researcher}`, { config_overrides: { base_url: `${api.url}/b` } }],
         ['PUT', '/api/agent-factory/connectors/fixture-api/bindings/intruder', {}],
-        ['DELETE', '/api/agent-factory/connectors/fixture-api/bindings/researcher'],
+        ['DELETE', `/api/agent-factory/connectors/fixture-api/bindings/${researcher}`],
         ['DELETE', '/api/agent-factory/connectors/fixture-api'],
       ];
       for (const [method, path, body] of attempts) expectNotFound(`${method} ${path}`, await req(method, path, as, body));

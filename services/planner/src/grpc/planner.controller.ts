@@ -180,6 +180,8 @@ export interface PlannerModuleDeps {
   registry: CapabilityRegistry;
   facets: FacetCatalogStore;
   actions: ActionAvailability;
+  /** The planner's other gRPC services (agent profiles), each its own module. */
+  modules?: DynamicModule[];
 }
 
 @Module({})
@@ -187,6 +189,7 @@ export class PlannerModule {
   static forRoot(deps: PlannerModuleDeps): DynamicModule {
     return {
       module: PlannerModule,
+      imports: deps.modules ?? [],
       controllers: [PlannerController, CapabilityRegistryController],
       providers: [
         { provide: PLAYBOOKS, useValue: deps.playbooks },

@@ -18,7 +18,21 @@ export const protobufPackage = "agentfactory.action.v1";
 
 export const protobufFileName = "agentfactory/action/v1/action.proto";
 
+/**
+ * One message on ExecuteStream: calls and cancels sent together. A message
+ * whose one call has neither `execute` nor `cancel` is the handshake,
+ * answered at once.
+ */
 export interface ExecuteStreamRequest {
+  calls: StreamCall[];
+}
+
+/** Answers sent together. */
+export interface ExecuteStreamResponse {
+  answers: StreamAnswer[];
+}
+
+export interface StreamCall {
   /** Chosen by the caller, unique among its calls open on the stream (it may wrap around). */
   callId: number;
   /** A call: what Execute takes. */
@@ -36,7 +50,7 @@ export interface ExecuteStreamRequest {
   principalToken: string;
 }
 
-export interface ExecuteStreamResponse {
+export interface StreamAnswer {
   callId: number;
   response?:
     | ExecuteResponse
@@ -116,11 +130,133 @@ export interface ListActionsResponse {
 export const AGENTFACTORY_ACTION_V1_PACKAGE_NAME = "agentfactory.action.v1";
 
 function createBaseExecuteStreamRequest(): ExecuteStreamRequest {
-  return { callId: 0, principalToken: "" };
+  return { calls: [] };
 }
 
 export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
   encode(message: ExecuteStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      StreamCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecuteStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(StreamCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecuteStreamRequest {
+    return {
+      calls: globalThis.Array.isArray(object?.calls) ? object.calls.map((e: any) => StreamCall.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ExecuteStreamRequest): unknown {
+    const obj: any = {};
+    if (message.calls?.length) {
+      obj.calls = message.calls.map((e) => StreamCall.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseExecuteStreamResponse(): ExecuteStreamResponse {
+  return { answers: [] };
+}
+
+export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
+  encode(message: ExecuteStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.answers) {
+      StreamAnswer.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExecuteStreamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.answers.push(StreamAnswer.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExecuteStreamResponse {
+    return {
+      answers: globalThis.Array.isArray(object?.answers)
+        ? object.answers.map((e: any) => StreamAnswer.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExecuteStreamResponse): unknown {
+    const obj: any = {};
+    if (message.answers?.length) {
+      obj.answers = message.answers.map((e) => StreamAnswer.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseStreamCall(): StreamCall {
+  return { callId: 0, principalToken: "" };
+}
+
+export const StreamCall: MessageFns<StreamCall> = {
+  encode(message: StreamCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.callId !== 0) {
       writer.uint32(8).uint32(message.callId);
     }
@@ -136,7 +272,7 @@ export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamRequest {
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamCall {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -145,7 +281,7 @@ export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseExecuteStreamRequest();
+      const message = createBaseStreamCall();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -193,7 +329,7 @@ export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
     }
   },
 
-  fromJSON(object: any): ExecuteStreamRequest {
+  fromJSON(object: any): StreamCall {
     return {
       callId: isSet(object.callId)
         ? globalThis.Number(object.callId)
@@ -210,7 +346,7 @@ export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
     };
   },
 
-  toJSON(message: ExecuteStreamRequest): unknown {
+  toJSON(message: StreamCall): unknown {
     const obj: any = {};
     if (message.callId !== 0) {
       obj.callId = Math.round(message.callId);
@@ -228,12 +364,12 @@ export const ExecuteStreamRequest: MessageFns<ExecuteStreamRequest> = {
   },
 };
 
-function createBaseExecuteStreamResponse(): ExecuteStreamResponse {
+function createBaseStreamAnswer(): StreamAnswer {
   return { callId: 0 };
 }
 
-export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
-  encode(message: ExecuteStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const StreamAnswer: MessageFns<StreamAnswer> = {
+  encode(message: StreamAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.callId !== 0) {
       writer.uint32(8).uint32(message.callId);
     }
@@ -246,7 +382,7 @@ export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): ExecuteStreamResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): StreamAnswer {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -255,7 +391,7 @@ export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseExecuteStreamResponse();
+      const message = createBaseStreamAnswer();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -295,7 +431,7 @@ export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
     }
   },
 
-  fromJSON(object: any): ExecuteStreamResponse {
+  fromJSON(object: any): StreamAnswer {
     return {
       callId: isSet(object.callId)
         ? globalThis.Number(object.callId)
@@ -307,7 +443,7 @@ export const ExecuteStreamResponse: MessageFns<ExecuteStreamResponse> = {
     };
   },
 
-  toJSON(message: ExecuteStreamResponse): unknown {
+  toJSON(message: StreamAnswer): unknown {
     const obj: any = {};
     if (message.callId !== 0) {
       obj.callId = Math.round(message.callId);
@@ -943,10 +1079,12 @@ wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struc
  *
  * ExecuteStream carries many Execute calls over one long-lived stream (what
  * the orchestrator uses when the service serves it, falling back to Execute
- * when it answers UNIMPLEMENTED): one request message per call, each with its
- * own call id and principal token, answered in any order by one response
- * message with the same call id. Each call has the semantics of Execute; a
- * stream that breaks fails its calls still open as UNAVAILABLE.
+ * when it answers UNIMPLEMENTED). Each message carries the calls (and cancels)
+ * the caller issued in one turn of its event loop, each with its own call id
+ * and principal token; answers come back in any order, those ready in one turn
+ * of the service's loop together in one message, each with its call's id.
+ * Each call has the semantics of Execute; a stream that breaks fails its calls
+ * still open as UNAVAILABLE.
  */
 
 export interface ActionServiceClient {
@@ -975,10 +1113,12 @@ export interface ActionServiceClient {
  *
  * ExecuteStream carries many Execute calls over one long-lived stream (what
  * the orchestrator uses when the service serves it, falling back to Execute
- * when it answers UNIMPLEMENTED): one request message per call, each with its
- * own call id and principal token, answered in any order by one response
- * message with the same call id. Each call has the semantics of Execute; a
- * stream that breaks fails its calls still open as UNAVAILABLE.
+ * when it answers UNIMPLEMENTED). Each message carries the calls (and cancels)
+ * the caller issued in one turn of its event loop, each with its own call id
+ * and principal token; answers come back in any order, those ready in one turn
+ * of the service's loop together in one message, each with its call's id.
+ * Each call has the semantics of Execute; a stream that breaks fails its calls
+ * still open as UNAVAILABLE.
  */
 
 export interface ActionServiceController {

@@ -1,0 +1,49 @@
+/** Composition root of entity-resolution: config, graph store, the six actions (ActionService) and EntityService. */
+import 'reflect-metadata';
+import {
+  ActionDispatcher,
+  ActionServiceModule,
+  PgActionRecords,
+  serviceAuthFromConfig,
+  ServiceKit,
+  startGrpcServer,
+} from '@af/service-kit';
+import { entityActions } from './app/actions.js';
+import { Knowledge } from './app/knowledge.js';
+import { entityResolutionEnvSchema } from './config.js';
+import { EntityModule } from './grpc/entity.controller.js';
+import { ENTITY_RESOLUTION_MIGRATIONS } from './infra/migrations/index.js';
+import { PgGraphStore } from './infra/pg-graph-store.js';
+
+export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process.env) {
+  const kit = await ServiceKit.start({
+    name: 'entity-resolution',
+    envSchema: entityResolutionEnvSchema,
+    env,
+    migrations: ENTITY_RESOLUTION_MIGRATIONS,
+  });
+  const { config, log } = kit;
+  const store = new PgGraphStore(kit.db);
+  const handlers = entityActions(store, {
+    maxAnalyzeNodes: config.ER_MAX_ANALYZE_NODES,
+    autoThreshold: config.ER_AUTO_THRESHOLD,
+    reviewThreshold: config.ER_REVIEW_THRESHOLD,
+  });
+  const actions = new ActionDispatcher('entity-resolution', handlers, new PgActionRecords(kit.db));
+  const auth = serviceAuthFromConfig(config, 'entity-resolution');
+  const grpc = await startGrpcServer({
+    module: {
+      ...EntityModule.forRoot(new Knowledge(store, config.ER_MAX_ANALYZE_NODES)),
+      imports: [ActionServiceModule.forRoot(actions, { auth, log })],
+    },
+    packages: ['entity', 'action'],
+    host: config.GRPC_HOST,
+    port: config.GRPC_PORT,
+    log,
+    metrics: kit.metrics,
+    auth,
+  });
+  kit.onClose(() => grpc.close());
+  log.info({ grpcPort: config.GRPC_PORT, actions: handlers.map((h) => h.name) }, 'entity-resolution ready');
+  return { kit, close: () => kit.close() };
+}

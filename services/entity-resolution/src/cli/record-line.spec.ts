@@ -1,0 +1,41 @@
+import { parseLine } from './record-line.js';
+
+describe('parseLine', () => {
+  it('reads a good line with canonical ids', () => {
+    expect(
+      parseLine(
+        '{"record_id": 7, "entity_type": "ORG", "name": "Acme Inc", "external_ids": {"ein": "043568784"}, "state": "CA"}',
+        1,
+      ),
+    ).toEqual({
+      ok: true,
+      record: {
+        recordId: '7',
+        entityType: 'ORG',
+        name: 'Acme Inc',
+        externalIds: { ein: '04-3568784' },
+        state: 'CA',
+      },
+    });
+  });
+  it('skips blank lines', () => {
+    expect(parseLine('   ', 3)).toBeUndefined();
+  });
+  it.each([
+    ['{not json', 'not JSON'],
+    [
+      '{"record_id": "a", "entity_type": "SHIP", "name": "x"}',
+      'entity_type: entity_type must be PERSON or ORG',
+    ],
+    ['{"record_id": "a", "entity_type": "ORG"}', 'name:'],
+    [
+      '{"record_id": "a", "entity_type": "ORG", "name": "x", "external_ids": {"ein": "12"}}',
+      'external_ids.ein: an EIN has nine digits',
+    ],
+    ['{"record_id": "a", "entity_type": "ORG", "name": "x", "colour": "red"}', '(line): Unrecognized key'],
+  ])('reports %s with its line number', (text, reason) => {
+    const out = parseLine(text, 12);
+    expect(out).toMatchObject({ ok: false, line: 12 });
+    expect((out as { reason: string }).reason).toContain(reason);
+  });
+});

@@ -1,0 +1,52 @@
+import { BlockIndex, blockKeys } from './blocking.js';
+import { normaliseRecord } from './normalise.js';
+import type { ErRecord } from './record.js';
+
+const norm = (r: Partial<ErRecord> & { name: string }) =>
+  normaliseRecord({ recordId: 'x', entityType: 'PERSON', ...r }).record;
+const shared = (a: string[], b: string[]) => a.filter((k) => b.includes(k));
+
+describe('blockKeys', () => {
+  it('files ids under their canonical form', () => {
+    const a = blockKeys(norm({ entityType: 'ORG', name: 'Acme', externalIds: { ein: '043568784' } }));
+    expect(a).toContain('id:ein:04-3568784');
+  });
+  it('puts typo and format variants of a person in a shared block', () => {
+    const a = blockKeys(norm({ name: 'John Smith', state: 'CA' }));
+    expect(shared(a, blockKeys(norm({ name: 'Smith, Jon', state: 'CA' })))).not.toEqual([]);
+    expect(shared(a, blockKeys(norm({ name: 'John Smyth' })))).not.toEqual([]);
+    // First-letter typo of the surname: only the first-name + ending block survives.
+    expect(shared(a, blockKeys(norm({ name: 'John Xmith' })))).toEqual(['P:fe:john:ith']);
+  });
+  it('blocks organisations on rare words, not on stopwords or legal forms', () => {
+    const keys = blockKeys(
+      norm({ entityType: 'ORG', name: 'The American Foundation for Riverside Health Inc' }),
+    );
+    expect(keys).toContain('O:tk:riverside');
+    expect(keys).toContain('O:tk:health');
+    expect(keys.some((k) => k.endsWith(':american') || k.endsWith(':the') || k.endsWith(':inc'))).toBe(false);
+  });
+  it('gives different types disjoint name blocks', () => {
+    const p = blockKeys(norm({ name: 'Jordan Lee' }));
+    const o = blockKeys(norm({ entityType: 'ORG', name: 'Jordan Lee' }));
+    expect(shared(p, o)).toEqual([]);
+  });
+});
+
+describe('BlockIndex', () => {
+  it('ranks candidates by shared blocks and ids first, bounded', () => {
+    const idx = new BlockIndex({ maxBlockSize: 10, maxCandidates: 2 });
+    idx.add(0, ['a']);
+    idx.add(1, ['a', 'b']);
+    idx.add(2, ['id:ein:1']);
+    idx.add(3, ['c']);
+    expect(idx.candidates(['a', 'b', 'id:ein:1'])).toEqual([2, 1]);
+    expect(idx.candidates(['zzz'])).toEqual([]);
+  });
+  it('skips oversized name blocks but never id blocks', () => {
+    const idx = new BlockIndex({ maxBlockSize: 3, maxCandidates: 100 });
+    for (let i = 0; i < 10; i++) idx.add(i, ['common', 'id:ein:9']);
+    expect(idx.candidates(['common'])).toEqual([]);
+    expect(idx.candidates(['id:ein:9'])).toHaveLength(10);
+  });
+});

@@ -1,0 +1,1 @@
+export { bootstrapEntityResolution } from './bootstrap.js';

@@ -1,0 +1,5 @@
+import { ActionExecutions1765000000000 } from '@af/service-kit';
+import { Init1764300000000 } from './1764300000000-init.js';
+
+/** Every entity-resolution migration, oldest first. */
+export const ENTITY_RESOLUTION_MIGRATIONS = [Init1764300000000, ActionExecutions1765000000000];

@@ -1,0 +1,332 @@
+/** Reads of the PostgreSQL graph store: entity views (through roots), queues, log, discoveries, subgraphs. */
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { DiscoveryRow, EntityView, LogRow, RelationshipView, ReviewRow } from '../app/ports.js';
+import { jaroWinkler } from '../domain/similarity.js';
+import { fold } from '../domain/text.js';
+
+type Row = Record<string, any>;
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v ? String(v) : '');
+
+/** typeorm answers `UPDATE … RETURNING` with [rows, count] and `INSERT … RETURNING` with rows. */
+export function firstRow(result: any): Row {
+  return Array.isArray(result[0]) ? result[0][0] : result[0];
+}
+
+export function toReview(r: Row): ReviewRow {
+  return {
+    id: r.id,
+    executionId: r.execution_id,
+    sourceEntityId: r.source_entity_id,
+    sourceEntityName: r.source_entity_name,
+    sourceEntityType: r.source_entity_type,
+    candidateEntityId: r.candidate_entity_id,
+    candidateEntityName: r.candidate_entity_name,
+    confidence: Number(r.confidence),
+    matchDetails: r.match_details ?? {},
+    context: r.context ?? {},
+    status: r.status,
+    reviewedAt: iso(r.reviewed_at),
+    createdAt: iso(r.created_at),
+  };
+}
+
+export function toLog(r: Row): LogRow {
+  return {
+    id: r.id,
+    executionId: r.execution_id,
+    action: r.action,
+    sourceEntityId: r.source_entity_id ?? '',
+    sourceEntityName: r.source_entity_name,
+    sourceEntityType: r.source_entity_type,
+    targetEntityId: r.target_entity_id ?? '',
+    targetEntityName: r.target_entity_name,
+    confidence: Number(r.confidence),
+    matchMethod: r.match_method,
+    matchDetails: r.match_details ?? {},
+    isReversible: Boolean(r.is_reversible) && !r.reversed_at,
+    reversedAt: iso(r.reversed_at),
+    createdAt: iso(r.created_at),
+  };
+}
+
+function toDiscovery(r: Row): DiscoveryRow {
+  return {
+    id: r.id,
+    executionId: r.execution_id,
+    discoveryType: r.discovery_type,
+    entityName: r.entity_name,
+    entityType: r.entity_type,
+    entityId: r.entity_id ?? '',
+    relationshipType: r.relationship_type,
+    relatedEntityName: r.related_entity_name,
+    sourceConnector: r.source_connector,
+    sourceEndpoint: r.source_endpoint,
+    confidence: Number(r.confidence),
+    details: r.details ?? {},
+    discoveredAt: iso(r.discovered_at),
+  };
+}
+
+export class GraphQueries {
+  constructor(private readonly db: DataSource) {}
+
+  /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */
+  async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
+    const ids = [...new Set(rootIds)];
+    if (ids.length === 0) return [];
+    const members: Row[] = await this.db.query(
+      `SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[]) ORDER BY created_at, id`,
+      [owner, ids],
+    );
+    const aliases: Row[] = await this.db.query(
+      `SELECT e.root_id, a.alias FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.owner = $1 AND e.root_id = ANY($2::uuid[])`,
+      [owner, ids],
+    );
+    const xids: Row[] = await this.db.query(
+      `SELECT e.root_id, x.kind, x.value FROM entity_external_ids x JOIN entities e ON e.id = x.entity_id WHERE x.owner = $1 AND e.root_id = ANY($2::uuid[]) ORDER BY e.created_at`,
+      [owner, ids],
+    );
+    const views = new Map<string, EntityView & { names: Set<string>; sources: Set<string> }>();
+    for (const m of members) {
+      let v = views.get(m.root_id);
+      if (!v) {
+        v = {
+          id: m.root_id,
+          name: '',
+          canonicalName: '',
+          type: m.type,
+          subtype: '',
+          aliases: [],
+          externalIds: {},
+          confidence: 0,
+          mergeCount: 0,
+          sourceCount: 0,
+          firstSeen: iso(m.created_at),
+          lastSeen: iso(m.updated_at),
+          source: m.source ?? '',
+          members: [],
+          names: new Set(),
+          sources: new Set(),
+        };
+        views.set(m.root_id, v);
+      }
+      if (m.id === m.root_id)
+        Object.assign(v, {
+          name: m.name,
+          canonicalName: m.canonical_name,
+          subtype: m.subtype,
+          confidence: Number(m.confidence),
+          source: m.source ?? '',
+        });
+      v.names.add(m.name);
+      v.sources.add(m.source ?? '');
+      v.mergeCount++;
+      const member = { id: m.id as string, name: m.name as string, source: (m.source ?? '') as string };
+      if (m.id === m.root_id) v.members.unshift(member);
+      else v.members.push(member);
+      if (iso(m.updated_at) > v.lastSeen) v.lastSeen = iso(m.updated_at);
+    }
+    for (const a of aliases) views.get(a.root_id)?.names.add(a.alias);
+    for (const x of xids) {
+      const v = views.get(x.root_id);
+      if (v && !v.externalIds[x.kind]) v.externalIds[x.kind] = x.value;
+    }
+    return ids.flatMap((id) => {
+      const v = views.get(id);
+      if (!v) return [];
+      const { names, sources, ...view } = v;
+      return [{ ...view, aliases: [...names].filter((n) => n !== v.name).sort(), sourceCount: sources.size }];
+    });
+  }
+
+  async listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]> {
+    const rows: Row[] = await this.db.query(
+      `SELECT * FROM review_queue WHERE owner = $1 AND status = $2 ORDER BY created_at DESC, id LIMIT $3`,
+      [owner, status || 'pending', limit],
+    );
+    return rows.map(toReview);
+  }
+
+  async listLog(owner: string, action: string, limit: number): Promise<LogRow[]> {
+    const rows: Row[] = await this.db.query(
+      `SELECT * FROM resolution_log WHERE owner = $1 AND ($2 = '' OR action = $2) ORDER BY created_at DESC, id LIMIT $3`,
+      [owner, action, limit],
+    );
+    return rows.map(toLog);
+  }
+
+  async listDiscoveries(
+    owner: string,
+    executionId: string,
+    type: string,
+    limit: number,
+  ): Promise<DiscoveryRow[]> {
+    const rows: Row[] = await this.db.query(
+      `SELECT * FROM discoveries WHERE owner = $1 AND ($2 = '' OR execution_id = $2) AND ($3 = '' OR discovery_type = $3) ORDER BY discovered_at DESC, id LIMIT $4`,
+      [owner, executionId, type, limit],
+    );
+    return rows.map(toDiscovery);
+  }
+
+  async discoveryStats(owner: string) {
+    const byType: Row[] = await this.db.query(
+      `SELECT discovery_type AS k, count(*)::int AS n FROM discoveries WHERE owner = $1 GROUP BY 1`,
+      [owner],
+    );
+    const byEntityType: Row[] = await this.db.query(
+      `SELECT entity_type AS k, count(*)::int AS n FROM discoveries WHERE owner = $1 AND entity_type <> '' GROUP BY 1`,
+      [owner],
+    );
+    const [counts]: Row[] = await this.db.query(
+      `SELECT (SELECT count(*)::int FROM entities WHERE owner = $1 AND parent_id IS NULL) AS entities,
+              (SELECT count(*)::int FROM relationships WHERE owner = $1) AS relationships,
+              (SELECT count(*)::int FROM review_queue WHERE owner = $1 AND status = 'pending') AS pending`,
+      [owner],
+    );
+    const map = (rows: Row[]): Record<string, number> =>
+      Object.fromEntries(rows.map((r) => [String(r.k), Number(r.n)]));
+    const bt = map(byType);
+    return {
+      total: Object.values(bt).reduce((a, b) => a + b, 0),
+      byType: bt,
+      byEntityType: map(byEntityType),
+      entities: Number(counts?.entities ?? 0),
+      relationships: Number(counts?.relationships ?? 0),
+      pendingReviews: Number(counts?.pending ?? 0),
+    };
+  }
+
+  /** Roots whose member names, canonical names or aliases contain the query, best Jaro–Winkler first. */
+  async search(
+    owner: string,
+    queries: readonly string[],
+    types: readonly string[],
+    limit: number,
+  ): Promise<EntityView[]> {
+    const found = new Map<string, number>();
+    for (const q of queries) {
+      const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const folded = `%${fold(q).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const rows: Row[] = await this.db.query(
+        `SELECT DISTINCT e.root_id, e.name FROM entities e LEFT JOIN entity_aliases a ON a.entity_id = e.id
+          WHERE e.owner = $1 AND (cardinality($4::text[]) = 0 OR e.type = ANY($4::text[]))
+            AND (e.name ILIKE $2 OR e.canonical_name LIKE $3 OR a.alias ILIKE $2 OR e.id::text = $5)
+          LIMIT 500`,
+        [owner, like, folded, types, q],
+      );
+      for (const r of rows) {
+        const s = r.root_id === q ? 2 : jaroWinkler(fold(r.name), fold(q));
+        found.set(r.root_id, Math.max(found.get(r.root_id) ?? 0, s));
+      }
+    }
+    const ranked = [...found.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, limit)
+      .map(([id]) => id);
+    return this.entities(owner, ranked);
+  }
+
+  private async edgesTouching(
+    owner: string,
+    roots: readonly string[] | undefined,
+  ): Promise<RelationshipView[]> {
+    const rows: Row[] = await this.db.query(
+      `SELECT s.root_id AS source, t.root_id AS target, r.type, r.properties, r.confidence
+         FROM relationships r JOIN entities s ON s.id = r.source_id JOIN entities t ON t.id = r.target_id
+        WHERE r.owner = $1 AND ($2::uuid[] IS NULL OR s.root_id = ANY($2::uuid[]) OR t.root_id = ANY($2::uuid[]))
+        ORDER BY r.created_at, r.id LIMIT 200000`,
+      [owner, roots ? [...roots] : null],
+    );
+    return rows
+      .filter((r) => r.source !== r.target)
+      .map((r) => ({
+        sourceId: r.source,
+        targetId: r.target,
+        type: r.type,
+        properties: r.properties ?? {},
+        confidence: Number(r.confidence),
+      }));
+  }
+
+  async subgraph(
+    owner: string,
+    seeds: readonly string[] | undefined,
+    maxHops: number,
+    maxNodes: number,
+  ): Promise<{ nodes: EntityView[]; edges: RelationshipView[]; truncated: boolean }> {
+    let nodeIds: string[];
+    let truncated = false;
+    if (!seeds) {
+      const rows: Row[] = await this.db.query(
+        `SELECT id FROM entities WHERE owner = $1 AND parent_id IS NULL ORDER BY created_at, id LIMIT $2`,
+        [owner, maxNodes + 1],
+      );
+      nodeIds = rows.map((r) => r.id);
+      if (nodeIds.length > maxNodes) {
+        truncated = true;
+        nodeIds = nodeIds.slice(0, maxNodes);
+      }
+    } else {
+      // Breadth-first over root-level edges, stopping at max_nodes.
+      const seen = new Set(seeds);
+      let frontier = [...seeds];
+      for (let hop = 0; hop < maxHops && frontier.length > 0 && !truncated; hop++) {
+        const next: string[] = [];
+        for (const e of await this.edgesTouching(owner, frontier)) {
+          for (const id of [e.sourceId, e.targetId]) {
+            if (seen.has(id)) continue;
+            if (seen.size >= maxNodes) {
+              truncated = true;
+              break;
+            }
+            seen.add(id);
+            next.push(id);
+          }
+        }
+        frontier = next;
+      }
+      nodeIds = [...seen];
+    }
+    const inSet = new Set(nodeIds);
+    const edges = (await this.edgesTouching(owner, seeds ? nodeIds : undefined)).filter(
+      (e) => inSet.has(e.sourceId) && inSet.has(e.targetId),
+    );
+    return { nodes: await this.entities(owner, nodeIds), edges, truncated };
+  }
+
+  async newEntitiesSince(
+    owner: string,
+    types: readonly string[],
+    since: string,
+    minConfidence: number,
+    source: string,
+    limit: number,
+  ) {
+    const rows: Row[] = await this.db.query(
+      `SELECT id, created_at FROM entities
+        WHERE owner = $1 AND parent_id IS NULL AND type = ANY($2::text[]) AND ($3 = '' OR created_at > $3::timestamptz)
+          AND confidence >= $4 AND ($5 = '' OR normalised->>'source' = $5)
+        ORDER BY created_at, id LIMIT $6`,
+      [owner, types, since, minConfidence, source, limit],
+    );
+    const views = await this.entities(
+      owner,
+      rows.map((r) => r.id),
+    );
+    const created = new Map(rows.map((r) => [r.id, iso(r.created_at)]));
+    return views.map((v) => ({ ...v, createdAt: created.get(v.id) ?? '' }));
+  }
+
+  async saveCommunities(owner: string, algorithm: string, communities: string[][]): Promise<void> {
+    await this.db.transaction(async (m) => {
+      await m.query(`DELETE FROM entity_clusters WHERE owner = $1 AND algorithm = $2`, [owner, algorithm]);
+      for (const [i, members] of communities.entries()) {
+        await m.query(
+          `INSERT INTO entity_clusters (id, owner, cluster_id, algorithm, member_ids) VALUES ($1, $2, $3, $4, $5::uuid[])`,
+          [randomUUID(), owner, i, algorithm, members],
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,4 @@
+import { runMain } from '@af/service-kit';
+import { bootstrapEntityResolution } from './bootstrap.js';
+
+runMain('entity-resolution', () => bootstrapEntityResolution());

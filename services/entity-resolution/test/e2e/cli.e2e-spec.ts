@@ -1,0 +1,80 @@
+/**
+ * `er resolve` as a process (dist/cli/main.js): clusters out, bad lines
+ * reported with their number and skipped, exit 1 when any were.
+ * Needs `pnpm --filter @af/entity-resolution build`.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const main = join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'er-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('resolves a file, reports bad lines by number and exits 1', () => {
+  const lines = [
+    {
+      record_id: 'a',
+      source: 'irs990',
+      entity_type: 'ORG',
+      name: 'Riverside Health Alliance Inc',
+      external_ids: { ein: '04-3568784' },
+      state: 'CA',
+    },
+    {
+      record_id: 'b',
+      source: 'fec',
+      entity_type: 'ORG',
+      name: 'RIVERSIDE HEALTH ALLIANCE, INCORPORATED',
+      external_ids: { ein: '043568784' },
+    },
+    'not json',
+    { record_id: 'c', source: 'fec', entity_type: 'PERSON', name: 'Maria Lopez', state: 'TX' },
+    { record_id: 'd', entity_type: 'SHIP', name: 'Nautilus' },
+  ].map((l) => (typeof l === 'string' ? l : JSON.stringify(l)));
+  writeFileSync(join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
+  const run = spawnSync(
+    process.execPath,
+    [main, 'resolve', '--in', join(dir, 'in.jsonl'), '--out', join(dir, 'out.jsonl')],
+    { encoding: 'utf8' },
+  );
+  expect(run.status).toBe(1);
+  expect(run.stderr).toContain('line 3: not JSON (skipped)');
+  expect(run.stderr).toContain('line 5: entity_type: entity_type must be PERSON or ORG (skipped)');
+  const out = readFileSync(join(dir, 'out.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(out).toEqual([
+    { record_id: 'a', cluster_id: 'a', decided: 'auto' },
+    { record_id: 'b', cluster_id: 'a', decided: 'auto' },
+    { record_id: 'c', cluster_id: 'c', decided: 'auto' },
+  ]);
+});
+
+it('exits 0 on a clean file and 2 on a usage error', () => {
+  writeFileSync(
+    join(dir, 'ok.jsonl'),
+    `${JSON.stringify({ record_id: 1, entity_type: 'PERSON', name: 'Ann Lee' })}\n`,
+  );
+  execFileSync(process.execPath, [
+    main,
+    'resolve',
+    '--in',
+    join(dir, 'ok.jsonl'),
+    '--out',
+    join(dir, 'ok.out'),
+  ]);
+  expect(readFileSync(join(dir, 'ok.out'), 'utf8')).toBe(
+    '{"record_id":"1","cluster_id":"1","decided":"auto"}\n',
+  );
+  const bad = spawnSync(process.execPath, [main, 'resolve', '--in', join(dir, 'ok.jsonl')], {
+    encoding: 'utf8',
+  });
+  expect(bad.status).toBe(2);
+  expect(bad.stderr).toContain('--out is required');
+});

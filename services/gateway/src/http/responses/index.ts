@@ -1,0 +1,8 @@
+/** Every documented answer, by area; openapi.ts names one per route. */
+export * from './common.js';
+export * from './runs.js';
+export * from './connectors.js';
+export * from './playbooks.js';
+export * from './approvals.js';
+export * from './flex.js';
+export * from './accounts.js';

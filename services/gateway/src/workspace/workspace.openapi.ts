@@ -1,0 +1,110 @@
+/** The workspace routes in the OpenAPI document (served at /api/docs). */
+import type { z } from 'zod';
+import { CreateFolderBody, MarkReadBody, MoveBody, UploadBody, VersionBody } from './workspace.schemas.js';
+
+const W = '/api/agent-factory/workspace';
+const UNAVAILABLE = { '503': 'This deployment runs no output-router (OUTPUT_ROUTER_URL is unset)' };
+
+export const WORKSPACE_ROUTES: Array<{
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  summary: string;
+  body?: z.ZodType;
+  status?: string;
+  errors?: Record<string, string>;
+  sse?: boolean;
+}> = [
+  { method: 'get', path: `${W}/folders`, summary: 'Your folders with their paths', errors: UNAVAILABLE },
+  {
+    method: 'post',
+    path: `${W}/folders`,
+    summary: 'Create a folder (200 with created=false when it exists under that parent)',
+    body: CreateFolderBody,
+  },
+  {
+    method: 'delete',
+    path: `${W}/folders/{id}`,
+    summary: 'Delete an empty folder (409 when it is not empty)',
+    status: '204',
+  },
+  {
+    method: 'get',
+    path: `${W}/documents`,
+    summary: 'Your documents, newest first (?folder_id=&query=&page_size=&page_token=)',
+  },
+  {
+    method: 'get',
+    path: `${W}/documents/{id}`,
+    summary: "A document's metadata and, for text, its content (?version= for an older version)",
+  },
+  {
+    method: 'get',
+    path: `${W}/documents/{id}/download`,
+    summary: "The document's bytes as an attachment (?version=)",
+  },
+  {
+    method: 'post',
+    path: `${W}/documents`,
+    summary:
+      'Upload a document: text as `content` or any bytes as `content_base64`; checked content types, size limit',
+    body: UploadBody,
+    errors: { '413': "Larger than the workspace's file size limit" },
+  },
+  {
+    method: 'post',
+    path: `${W}/documents/{id}/versions`,
+    summary: 'A new version of a document (earlier versions are kept)',
+    body: VersionBody,
+    errors: { '413': "Larger than the workspace's file size limit" },
+  },
+  {
+    method: 'post',
+    path: `${W}/documents/{id}/move`,
+    summary: 'Move a document to a folder (folder_id null: out of every folder)',
+    body: MoveBody,
+    status: '200',
+  },
+  {
+    method: 'delete',
+    path: `${W}/documents/{id}`,
+    summary: 'Delete a document and every version',
+    status: '204',
+  },
+  {
+    method: 'get',
+    path: `${W}/notifications`,
+    summary: 'Your notifications, newest first, with the unread count (?unread_only=true)',
+  },
+  {
+    method: 'get',
+    path: `${W}/notifications/stream`,
+    summary:
+      'New notifications as server-sent events (`event: notification`); send the last event id as Last-Event-ID to resume',
+    sse: true,
+  },
+  {
+    method: 'post',
+    path: `${W}/notifications/read`,
+    summary: 'Mark notifications read ({notification_ids} or {all: true})',
+    body: MarkReadBody,
+    status: '200',
+  },
+  { method: 'get', path: `${W}/todos`, summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)' },
+  {
+    method: 'get',
+    path: `${W}/teams/{teamId}/posts`,
+    summary: 'Posts of a team you are a member of (?thread_id=)',
+  },
+  { method: 'get', path: `${W}/tables`, summary: 'Your workspace tables with their columns and row counts' },
+  {
+    method: 'get',
+    path: `${W}/tables/{workspaceId}/{tableName}/rows`,
+    summary:
+      'Rows of a workspace table in insertion order, with _source, _query, _timestamp (?page_size=&page_token=)',
+  },
+  {
+    method: 'get',
+    path: `${W}/exports/{id}/download`,
+    summary: 'The file of an export until its link expires (409 after)',
+  },
+];

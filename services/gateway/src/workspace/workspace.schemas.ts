@@ -1,0 +1,68 @@
+/** Bodies and queries of the workspace routes (parsed at the boundary; errors name the field). */
+import { z } from 'zod';
+
+const pageSize = z.coerce.number().int().min(1).max(200).optional();
+
+export const ListDocumentsQuery = z.strictObject({
+  folder_id: z.string().optional(),
+  query: z.string().max(200).optional(),
+  page_size: pageSize,
+  page_token: z.string().max(500).optional(),
+});
+export const VersionQuery = z.strictObject({ version: z.coerce.number().int().min(1).optional() });
+export const CreateFolderBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  parent_id: z.string().optional(),
+});
+
+/** Text content as it is, or any content as base64; exactly one of them. */
+export const UploadBody = z
+  .strictObject({
+    title: z.string().min(1).max(255),
+    content_type: z.string().min(1).max(200),
+    content: z.string().optional(),
+    content_base64: z.base64().optional(),
+    folder_id: z.string().optional(),
+  })
+  .refine((b) => (b.content === undefined) !== (b.content_base64 === undefined), {
+    message: 'give exactly one of content or content_base64',
+    path: ['content'],
+  });
+
+export const VersionBody = z
+  .strictObject({
+    content_type: z.string().min(1).max(200),
+    content: z.string().optional(),
+    content_base64: z.base64().optional(),
+  })
+  .refine((b) => (b.content === undefined) !== (b.content_base64 === undefined), {
+    message: 'give exactly one of content or content_base64',
+    path: ['content'],
+  });
+
+export const MoveBody = z.strictObject({ folder_id: z.string().nullable() });
+export const ListNotificationsQuery = z.strictObject({
+  unread_only: z.enum(['true', 'false']).optional(),
+  page_size: pageSize,
+  page_token: z.string().max(500).optional(),
+});
+export const MarkReadBody = z.strictObject({
+  notification_ids: z.array(z.string()).max(500).optional(),
+  all: z.boolean().optional(),
+});
+export const ListTodosQuery = z.strictObject({ state: z.string().max(20).optional() });
+export const ListPostsQuery = z.strictObject({ thread_id: z.string().optional() });
+export const ListRowsQuery = z.strictObject({
+  page_size: z.coerce.number().int().min(1).max(1000).optional(),
+  page_token: z.string().max(500).optional(),
+});
+
+/** The bytes of an upload body. */
+export function bytesOf(b: {
+  content?: string | undefined;
+  content_base64?: string | undefined;
+}): Uint8Array {
+  return b.content !== undefined
+    ? new TextEncoder().encode(b.content)
+    : Buffer.from(b.content_base64 ?? '', 'base64');
+}

@@ -1,0 +1,253 @@
+/**
+ * route_output: one result to many destinations, each independent (one
+ * failing never stops the next) and delivered once per
+ * `runId:nodeId:<index>-<type>` (see infra/delivery-log.ts). The answer has
+ * a routing report: every destination's status and details.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, sqlRows, type ActionContext, type ActionHandler } from '@af/service-kit';
+import { compileCondition } from '@af/expr';
+import { deliveryKey, parseDestinations, type ParsedDestination } from '../../domain/destinations.js';
+import { CONTENT_TYPES, EXTENSIONS, render, renderFilename, rowsOf, scalarsOf } from '../../domain/render.js';
+import type { Folder } from '../../domain/workspace.js';
+import type { WebhookSender } from '../../infra/webhook-sender.js';
+import { invalid } from '../parse.js';
+import { originOf, type ActionDeps } from './context.js';
+
+export interface RouteEntry {
+  destination: string;
+  index: number;
+  status: 'success' | 'error' | 'skipped';
+  details?: Record<string, unknown>;
+  error?: { code: string; message: string };
+  replayed?: boolean;
+}
+
+export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): ActionHandler {
+  return {
+    name: 'route_output',
+    sideEffects: true,
+    async execute(ctx) {
+      if (ctx.inputs.data === undefined) throw AppError.invalid('inputs.data', 'is required');
+      const { destinations, problems } = parseDestinations(ctx.params.destinations, 'params.destinations');
+      if (problems.length) throw invalid(problems);
+      const report: RouteEntry[] = [];
+      let chat: string | undefined;
+      for (const [index, dest] of destinations.entries()) {
+        const at = `params.destinations[${index}]`;
+        try {
+          if (
+            dest.condition !== undefined &&
+            !conditionHolds(dest.condition, ctx.inputs.data, `${at}.condition`)
+          ) {
+            report.push({
+              destination: dest.type,
+              index,
+              status: 'skipped',
+              details: { reason: 'condition is false' },
+            });
+            continue;
+          }
+          const { details, replayed } = await deliver(d, ctx, dest, index);
+          if (dest.type === 'chat') chat = String(details.content ?? '');
+          report.push({
+            destination: dest.type,
+            index,
+            status: 'success',
+            details,
+            ...(replayed ? { replayed } : {}),
+          });
+        } catch (err) {
+          const e = err instanceof AppError ? err : new AppError('INTERNAL', (err as Error).message);
+          report.push({
+            destination: dest.type,
+            index,
+            status: 'error',
+            error: { code: e.code, message: e.message },
+          });
+        }
+      }
+      const routed = report.filter((r) => r.status === 'success').map((r) => r.destination);
+      return {
+        routed_to: routed,
+        success: report.every((r) => r.status !== 'error'),
+        routing_report: report,
+        ...(chat !== undefined ? { chat } : {}),
+      };
+    },
+  };
+}
+
+function conditionHolds(condition: unknown, data: unknown, field: string): boolean {
+  try {
+    const vars = {
+      data,
+      ...(data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {}),
+    };
+    return compileCondition(condition)({ vars });
+  } catch (err) {
+    throw AppError.invalid(field, (err as Error).message);
+  }
+}
+
+async function deliver(
+  d: ActionDeps & { webhooks: WebhookSender },
+  ctx: ActionContext,
+  dest: ParsedDestination,
+  index: number,
+): Promise<{ details: Record<string, unknown>; replayed: boolean }> {
+  const owner = ctx.principal.userId;
+  const key = ctx.runId && ctx.nodeId ? deliveryKey(ctx.runId, ctx.nodeId, index, dest.type) : '';
+  const data = ctx.inputs.data;
+  const at = `params.destinations[${index}]`;
+  const fileName = (template: string) => {
+    const r = renderFilename(template, {
+      now: new Date(),
+      runId: ctx.runId || 'adhoc',
+      nodeId: ctx.nodeId || 'adhoc',
+      extra: scalarsOf(data),
+    });
+    if (!r.ok) throw AppError.invalid(`${at}.config.filename_template`, r.reason);
+    const ext = `.${EXTENSIONS[dest.format]}`;
+    return r.name.toLowerCase().endsWith(ext) ? r.name : `${r.name}${ext}`;
+  };
+  const bytes = (title = '') => new TextEncoder().encode(render(data, dest.format, title));
+
+  switch (dest.type) {
+    case 'chat':
+      return { details: { included_in_response: true, content: render(data, dest.format) }, replayed: false };
+    case 'knowledge_graph':
+      throw new AppError(
+        'FAILED_PRECONDITION',
+        'action_unavailable: the knowledge-graph destination needs the entity-resolution service, which this deployment does not run',
+      );
+    case 'document':
+    case 'folder': {
+      const title = fileName(dest.config.filename_template);
+      const content = bytes(title.replace(/\.[a-z]+$/, ''));
+      const type = d.documents.check(CONTENT_TYPES[dest.format], content, at);
+      return d.deliveries.once(key, owner, dest.type, async (q) => {
+        let folder: Folder | null = null;
+        if (dest.config.folder_id)
+          folder = await d.documents.folderOrFail(owner, dest.config.folder_id, `${at}.config.folder_id`, q);
+        else if (dest.config.folder) {
+          folder = dest.config.create_if_missing
+            ? await d.documents.ensurePath(owner, dest.config.folder, `${at}.config.folder`, q)
+            : null;
+          if (!folder)
+            throw AppError.invalid(
+              `${at}.config.folder`,
+              'a folder path is only used with create_if_missing; name an existing folder by folder_id',
+            );
+        } else if (dest.type === 'folder')
+          throw AppError.invalid(`${at}.config.folder`, 'a folder destination needs folder or folder_id');
+        const doc = await d.documents.repo.create(
+          { owner, title, contentType: type, content, folderId: folder?.id ?? null, origin: originOf(ctx) },
+          q,
+        );
+        return {
+          document_id: doc.id,
+          filename: title,
+          folder_path: doc.folderPath,
+          version: doc.version,
+          size_bytes: doc.sizeBytes,
+        };
+      });
+    }
+    case 'append_to_existing': {
+      const got = await d.documents.text(owner, dest.config.document_id, `${at}.config.document_id`);
+      const content = new TextEncoder().encode(
+        `${got.text}${got.text.endsWith('\n') || !got.text ? '' : '\n'}${render(data, dest.format)}`,
+      );
+      d.documents.check(got.meta.contentType, content, at);
+      return d.deliveries.once(key, owner, dest.type, async (q) => {
+        const doc = await d.documents.repo.addVersion(owner, got.meta.id, content, got.meta.contentType, q);
+        return { document_id: doc!.id, version: doc!.version };
+      });
+    }
+    case 'data_workspace_table': {
+      const rows = rowsOf(data);
+      if (rows.length > d.limits.maxTableRows)
+        throw AppError.invalid(
+          'inputs.data',
+          `has ${rows.length} rows; the limit is ${d.limits.maxTableRows}`,
+        );
+      const c = dest.config;
+      return d.deliveries.once(key, owner, dest.type, async (q) => {
+        const r = await d.tables.write(
+          {
+            owner,
+            workspaceId: c.workspace_id,
+            tableName: c.table_name,
+            columns: dest.columns!,
+            rows,
+            createIfMissing: c.create_if_missing,
+            ...(c.deduplication_key ? { dedupKey: c.deduplication_key } : {}),
+            ...(c.upsert_key ? { upsertKey: c.upsert_key } : {}),
+            source: c.source ?? (ctx.runId ? `run:${ctx.runId}` : 'api'),
+            ...(c.query ? { query: c.query } : {}),
+            field: `${at}.rows`,
+          },
+          q,
+        );
+        return {
+          table: c.table_name,
+          workspace_id: c.workspace_id,
+          rows_inserted: r.inserted,
+          rows_updated: r.updated,
+          rows_skipped: r.skipped,
+        };
+      });
+    }
+    case 'file_export': {
+      const filename = fileName(dest.config.filename_template);
+      const content = bytes();
+      const type = d.documents.check(CONTENT_TYPES[dest.format], content, at);
+      return d.deliveries.once(key, owner, dest.type, async (q) => {
+        const id = randomUUID();
+        const blob = await d.documents.repo.blobs.put(content, q);
+        const [row] = await sqlRows(
+          q,
+          `INSERT INTO exports (id, owner_user_id, filename, content_type, blob_key, size_bytes, expires_at) VALUES ($1,$2,$3,$4,$5,$6, now() + ($7::int * interval '1 second')) RETURNING expires_at`,
+          [id, owner, filename, type, blob, content.byteLength, d.limits.exportTtlSeconds],
+        );
+        return {
+          export_id: id,
+          filename,
+          size_bytes: content.byteLength,
+          download_url: `/api/agent-factory/workspace/exports/${id}/download`,
+          expires_at: new Date(row.expires_at).toISOString(),
+        };
+      });
+    }
+    case 'notification': {
+      const message = render(data, dest.format).slice(0, 10_000);
+      return d.deliveries.once(key, owner, dest.type, async (q) => {
+        const n = await d.inbox.notify(
+          { owner, title: dest.config.title, message, priority: dest.config.priority, origin: originOf(ctx) },
+          q,
+        );
+        return { notification_id: n.id };
+      });
+    }
+    case 'webhook': {
+      // Outside the database: the log is read first and written after the POST; receivers de-duplicate by X-AF-Delivery.
+      const done = await d.deliveries.find(key);
+      if (done?.status === 'delivered') return { details: done.details, replayed: true };
+      try {
+        const r = await d.webhooks.send(
+          dest.config.url,
+          { delivery_id: key || randomUUID(), run_id: ctx.runId, node_id: ctx.nodeId, data },
+          { deliveryKey: key, ...(dest.config.secret ? { secret: dest.config.secret } : {}) },
+          ctx.signal,
+        );
+        const details = { http_status: r.status, attempts: r.attempts, host: new URL(dest.config.url).host };
+        await d.deliveries.record(key, owner, dest.type, 'delivered', details);
+        return { details, replayed: false };
+      } catch (err) {
+        await d.deliveries.record(key, owner, dest.type, 'failed', { error: (err as Error).message });
+        throw err;
+      }
+    }
+  }
+}

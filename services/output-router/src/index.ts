@@ -1,0 +1,1 @@
+export { bootstrapOutputRouter } from './bootstrap.js';

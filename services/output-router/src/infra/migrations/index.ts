@@ -1,0 +1,5 @@
+import { ActionExecutions1765000000000 } from '@af/service-kit';
+import { Init1765300000000 } from './1765300000000-init.js';
+
+/** Every output-router migration, oldest first. */
+export const OUTPUT_ROUTER_MIGRATIONS = [ActionExecutions1765000000000, Init1765300000000];

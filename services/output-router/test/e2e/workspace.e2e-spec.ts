@@ -1,0 +1,400 @@
+/**
+ * output-router across processes: a playbook whose steps save rows to a
+ * workspace table, route a report to a document (and chat), notify and
+ * create a todo runs to completion through the real stack (gateway,
+ * planner, orchestrator, output-router as separate processes, PostgreSQL,
+ * NATS), and what it wrote is visible through the gateway's workspace
+ * routes — to its owner only. Replays write once; bad inputs are refused
+ * naming the field.
+ *
+ * Needs `pnpm build`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { action } from '@af/contracts';
+import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
+import { http, registerUser, startStack, type GatewayUser, type Stack } from '@af/testing';
+
+const ROWS = [
+  { id: 1, name: 'River trust', amount: 1200.5 },
+  { id: 2, name: 'Hill fund', amount: 300 },
+  { id: 3, name: 'Lake, "north"', amount: 75 },
+];
+
+let stack: Stack;
+let alice: GatewayUser;
+let bob: GatewayUser;
+let actions: action.ActionServiceClient;
+
+const req = (user: GatewayUser, method: string, path: string, body?: unknown) =>
+  http(method, `${stack.gatewayUrl}${path}`, { token: user.token, ...(body !== undefined ? { body } : {}) });
+
+beforeAll(async () => {
+  stack = await startStack({
+    outputRouter: true,
+    env: { 'output-router': { OUTPUT_MAX_FILE_BYTES: '4096' } },
+  });
+  alice = await registerUser(stack.gatewayUrl, 'alice@example.com');
+  bob = await registerUser(stack.gatewayUrl, 'bob@example.com');
+  const auth = new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' });
+  actions = createGrpcClient<action.ActionServiceClient>(
+    'action',
+    action.ACTION_SERVICE_NAME,
+    `127.0.0.1:${stack.services['output-router']!.env.GRPC_PORT}`,
+    { auth },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function runToEnd(user: GatewayUser, yaml: string, inputs: Record<string, unknown>): Promise<any> {
+  const started = await req(user, 'POST', '/api/v1/runs', { playbook: yaml, inputs });
+  if (started.status !== 201)
+    throw new Error(`start failed: ${started.status} ${JSON.stringify(started.body)}`);
+  const id = started.body.run.id as string;
+  for (;;) {
+    const res = await req(user, 'GET', `/api/v1/runs/${id}`);
+    if (['completed', 'failed', 'cancelled'].includes(res.body.run.status)) return res.body.run;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const execute = (over: Partial<action.ExecuteRequest>) =>
+  call(
+    actions.execute({
+      action: 'route_output',
+      inputs: {},
+      params: {},
+      idempotencyKey: '',
+      principal: { userId: alice.id, teamIds: [] },
+      timeoutMs: 10_000,
+      runId: '',
+      nodeId: '',
+      attempt: 1,
+      ...over,
+    }),
+  );
+
+async function refusal(p: Promise<unknown>): Promise<AppError> {
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('a playbook writing to the workspace', () => {
+  let run: any;
+
+  beforeAll(async () => {
+    run = await runToEnd(
+      alice,
+      readFileSync(join(__dirname, '..', 'fixtures', 'save-notify-remember.playbook.yaml'), 'utf8'),
+      { rows: ROWS },
+    );
+  }, 60_000);
+
+  it('completes with the actions outputs', () => {
+    expect(run.status).toBe('completed');
+    expect(run.outputs.saved).toEqual({
+      rows_inserted: 3,
+      rows_updated: 0,
+      rows_skipped: 0,
+      table_name: 'grants',
+      workspace_id: 'default',
+    });
+    expect(run.outputs.notified).toEqual({ notification_id: expect.any(String), success: true });
+    expect(run.outputs.todo).toMatchObject({ success: true, todo_id: expect.any(String) });
+    // Each destination independently: the document and chat delivered, the knowledge graph unavailable in this deployment.
+    expect(run.outputs.routed.routed_to).toEqual(['document', 'chat']);
+    expect(run.outputs.routed.success).toBe(false);
+    expect(run.outputs.routed.routing_report.map((r: any) => [r.destination, r.status])).toEqual([
+      ['document', 'success'],
+      ['chat', 'success'],
+      ['knowledge_graph', 'error'],
+    ]);
+    expect(run.outputs.routed.routing_report[2].error.message).toContain('action_unavailable');
+    expect(run.outputs.routed.chat).toContain('| id | name | amount |');
+  });
+
+  it('shows the document, in its folder, to its owner', async () => {
+    const folders = await req(alice, 'GET', '/api/agent-factory/workspace/folders');
+    expect(folders.body.folders.map((f: any) => f.path)).toEqual(['/Reports', '/Reports/Grants']);
+    const docs = await req(alice, 'GET', '/api/agent-factory/workspace/documents');
+    expect(docs.status).toBe(200);
+    expect(docs.body.documents).toHaveLength(1);
+    const doc = docs.body.documents[0];
+    expect(doc).toMatchObject({
+      folder_path: '/Reports/Grants',
+      content_type: 'text/markdown',
+      version: 1,
+      source: { run_id: run.id, node_id: 'report', action: 'route_output' },
+    });
+    expect(doc.title).toMatch(/^grants_\d{4}-\d{2}-\d{2}\.md$/);
+    const read = await req(alice, 'GET', `/api/agent-factory/workspace/documents/${doc.id}`);
+    expect(read.body.content).toContain('| 3 | Lake, "north" | 75 |');
+    const download = await fetch(
+      `${stack.gatewayUrl}/api/agent-factory/workspace/documents/${doc.id}/download`,
+      { headers: { authorization: `Bearer ${alice.token}` } },
+    );
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toContain('text/markdown');
+    expect(download.headers.get('content-disposition')).toContain(doc.title);
+    expect(await download.text()).toBe(read.body.content);
+  });
+
+  it('shows the notification, the todo and the table rows', async () => {
+    const inbox = await req(alice, 'GET', '/api/agent-factory/workspace/notifications');
+    expect(inbox.body.unread_count).toBe(1);
+    expect(inbox.body.notifications).toEqual([
+      expect.objectContaining({
+        title: 'Grants saved',
+        message: 'Saved 3 rows to grants',
+        priority: 'high',
+        read: false,
+      }),
+    ]);
+    const marked = await req(alice, 'POST', '/api/agent-factory/workspace/notifications/read', { all: true });
+    expect(marked.body.marked).toBe(1);
+    expect(
+      (await req(alice, 'GET', '/api/agent-factory/workspace/notifications?unread_only=true')).body
+        .notifications,
+    ).toEqual([]);
+
+    const todos = await req(alice, 'GET', '/api/agent-factory/workspace/todos');
+    expect(todos.body.todos).toEqual([
+      expect.objectContaining({ title: 'Review grants', state: 'TODO', priority: 'A', tags: ['grants'] }),
+    ]);
+
+    const tables = await req(alice, 'GET', '/api/agent-factory/workspace/tables');
+    expect(tables.body.tables).toEqual([
+      expect.objectContaining({
+        workspace_id: 'default',
+        table_name: 'grants',
+        row_count: 3,
+        columns: [
+          { name: 'id', type: 'integer' },
+          { name: 'name', type: 'text' },
+          { name: 'amount', type: 'number' },
+        ],
+      }),
+    ]);
+    const rows = await req(
+      alice,
+      'GET',
+      '/api/agent-factory/workspace/tables/default/grants/rows?page_size=2',
+    );
+    expect(rows.body.rows.map((r: any) => [r.id, r.name, r.amount, r._source])).toEqual([
+      [1, 'River trust', 1200.5, `run:${run.id}`],
+      [2, 'Hill fund', 300, `run:${run.id}`],
+    ]);
+    const next = await req(
+      alice,
+      'GET',
+      `/api/agent-factory/workspace/tables/default/grants/rows?page_token=${rows.body.next_page_token}`,
+    );
+    expect(next.body.rows.map((r: any) => r.id)).toEqual([3]);
+  });
+
+  it('is 404 for another user, whose workspace is empty', async () => {
+    const doc = (await req(alice, 'GET', '/api/agent-factory/workspace/documents')).body.documents[0];
+    for (const [method, path, body] of [
+      ['GET', `/api/agent-factory/workspace/documents/${doc.id}`],
+      ['GET', `/api/agent-factory/workspace/documents/${doc.id}/download`],
+      ['POST', `/api/agent-factory/workspace/documents/${doc.id}/move`, { folder_id: null }],
+      [
+        'POST',
+        `/api/agent-factory/workspace/documents/${doc.id}/versions`,
+        { content_type: 'text/plain', content: 'mine now' },
+      ],
+      ['DELETE', `/api/agent-factory/workspace/documents/${doc.id}`],
+      ['DELETE', `/api/agent-factory/workspace/folders/${doc.folder_id}`],
+      ['GET', '/api/agent-factory/workspace/tables/default/grants/rows'],
+    ] as Array<[string, string, unknown?]>) {
+      const res = await req(bob, method, path, body);
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+    }
+    expect((await req(bob, 'GET', '/api/agent-factory/workspace/documents')).body.documents).toEqual([]);
+    expect((await req(bob, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications).toEqual(
+      [],
+    );
+    expect((await req(bob, 'GET', '/api/agent-factory/workspace/todos')).body.todos).toEqual([]);
+    expect((await req(bob, 'GET', '/api/agent-factory/workspace/tables')).body.tables).toEqual([]);
+    // Still there for alice.
+    expect((await req(alice, 'GET', `/api/agent-factory/workspace/documents/${doc.id}`)).status).toBe(200);
+  });
+
+  it('writes once when a node is replayed (another attempt of the same node)', async () => {
+    const destinations = [
+      { type: 'document', config: { filename_template: 'grants_{date}', folder: 'Reports/Grants' } },
+    ];
+    const again = await execute({
+      runId: run.id,
+      nodeId: 'report',
+      attempt: 2,
+      idempotencyKey: `${run.id}:report:2`,
+      inputs: { data: ROWS },
+      params: { destinations },
+    });
+    expect(again.outputs!.routing_report).toEqual([
+      expect.objectContaining({ destination: 'document', status: 'success', replayed: true }),
+    ]);
+    const notified = await execute({
+      action: 'send_notification',
+      runId: run.id,
+      nodeId: 'notify',
+      attempt: 2,
+      idempotencyKey: `${run.id}:notify:2`,
+      inputs: { message: 'again' },
+    });
+    expect(notified.outputs!.notification_id).toBe(run.outputs.notified.notification_id);
+    expect((await req(alice, 'GET', '/api/agent-factory/workspace/documents')).body.documents).toHaveLength(
+      1,
+    );
+    expect(
+      (await req(alice, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications,
+    ).toHaveLength(1);
+  });
+});
+
+describe('approval requests of unattended runs', () => {
+  it('become a notification of their owner, with a link to the request', async () => {
+    const yaml = [
+      'id: needs-approval',
+      'name: Wait for a person',
+      'version: "1.0"',
+      'execution_mode: deterministic',
+      'steps:',
+      '  - name: confirm',
+      '    step_type: approval',
+      '    prompt: "Go ahead?"',
+    ].join('\n');
+    const started = await req(bob, 'POST', '/api/v1/runs', {
+      playbook: yaml,
+      inputs: {},
+      run_context: 'background',
+    });
+    expect(started.status).toBe(201);
+    const runId = started.body.run.id as string;
+    let found: any;
+    for (let i = 0; i < 100 && !found; i++) {
+      const inbox = await req(bob, 'GET', '/api/agent-factory/workspace/notifications');
+      found = inbox.body.notifications.find((n: any) => n.source.run_id === runId);
+      if (!found) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found).toMatchObject({
+      title: 'An approval is waiting for you',
+      priority: 'high',
+      action_label: 'Review',
+      source: { run_id: runId, node_id: 'confirm', action: 'approval_requested' },
+    });
+    const approvals = await req(bob, 'GET', `/api/agent-factory/approvals?run_id=${runId}`);
+    expect(found.action_url).toBe(`/api/agent-factory/approvals/${approvals.body.approvals[0].id}`);
+    // Only the owner is told.
+    expect(
+      (await req(alice, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications.some(
+        (n: any) => n.source.run_id === runId,
+      ),
+    ).toBe(false);
+  });
+});
+
+describe('refusals', () => {
+  it('names a bad table identifier, an unknown destination type and a missing schema_mapping', async () => {
+    const badTable = await refusal(
+      execute({
+        action: 'save_to_workspace',
+        inputs: { data: [{ a: 1 }] },
+        params: { table_name: 'x"; drop table users; --' },
+      }),
+    );
+    expect(badTable.code).toBe('INVALID_ARGUMENT');
+    expect(badTable.violations[0]!.field).toBe('params.table_name');
+
+    const badColumn = await refusal(
+      execute({
+        action: 'save_to_workspace',
+        inputs: { data: [{ 'Robert"); DROP': 1 }] },
+        params: { table_name: 'ok' },
+      }),
+    );
+    expect(badColumn.violations[0]!.field).toBe('inputs.data[0].Robert"); DROP');
+
+    const unknown = await refusal(
+      execute({ inputs: { data: [] }, params: { destinations: [{ type: 'fax' }] } }),
+    );
+    expect(unknown.violations).toEqual([expect.objectContaining({ field: 'params.destinations[0].type' })]);
+
+    const noMapping = await refusal(
+      execute({
+        inputs: { data: [] },
+        params: { destinations: [{ type: 'data_workspace_table', config: { table_name: 't' } }] },
+      }),
+    );
+    expect(noMapping.violations).toEqual([
+      expect.objectContaining({ field: 'params.destinations[0].config.schema_mapping' }),
+    ]);
+  });
+
+  it('refuses a type change of an existing table column', async () => {
+    await execute({
+      action: 'save_to_workspace',
+      inputs: { data: [{ code: 1 }] },
+      params: { table_name: 'codes' },
+    });
+    const changed = await refusal(
+      execute({
+        action: 'save_to_workspace',
+        inputs: { data: [{ code: 'A1' }] },
+        params: { table_name: 'codes' },
+      }),
+    );
+    expect(changed.code).toBe('FAILED_PRECONDITION');
+    expect(changed.message).toContain(
+      'column code is integer in the existing table; changing it to text is refused',
+    );
+  });
+
+  it('refuses a file over the size limit and a content type it does not accept', async () => {
+    const big = await req(alice, 'POST', '/api/agent-factory/workspace/documents', {
+      title: 'big.txt',
+      content_type: 'text/plain',
+      content: 'x'.repeat(5000),
+    });
+    expect(big.status).toBe(413);
+    expect(big.body.error.violations[0].field).toBe('content');
+    const exe = await req(alice, 'POST', '/api/agent-factory/workspace/documents', {
+      title: 'run.exe',
+      content_type: 'application/x-msdownload',
+      content_base64: 'TVo=',
+    });
+    expect(exe.status).toBe(400);
+    expect(exe.body.error.violations[0].field).toBe('content_type');
+    const ok = await req(alice, 'POST', '/api/agent-factory/workspace/documents', {
+      title: 'notes.md',
+      content_type: 'text/markdown',
+      content: '# notes',
+    });
+    expect(ok.status).toBe(201);
+    const v2 = await req(
+      alice,
+      'POST',
+      `/api/agent-factory/workspace/documents/${ok.body.document.id}/versions`,
+      { content_type: 'text/markdown', content: '# notes v2' },
+    );
+    expect(v2.body.document.version).toBe(2);
+    expect(
+      (await req(alice, 'GET', `/api/agent-factory/workspace/documents/${ok.body.document.id}?version=1`))
+        .body.content,
+    ).toBe('# notes');
+    expect(
+      (await req(alice, 'DELETE', `/api/agent-factory/workspace/documents/${ok.body.document.id}`)).status,
+    ).toBe(204);
+    expect(
+      (await req(alice, 'GET', `/api/agent-factory/workspace/documents/${ok.body.document.id}`)).status,
+    ).toBe(404);
+  });
+});

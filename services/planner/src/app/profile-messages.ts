@@ -1,0 +1,105 @@
+/**
+ * What a chat message to an agent would do, decided without running it:
+ * the agent it addresses, select_strategy over the attached playbooks, the
+ * chosen playbook's inputs from the message and a clarify request when a
+ * required one is missing. The chat runner calls this before starting a run.
+ */
+import type { PlanGraph } from '@af/plan';
+import { AppError } from '@af/service-kit';
+import { extractInputs, type ClarifyRequest, type ExtractedValue, type InputType, type PlaybookInput } from '../domain/profiles/input-extraction.js';
+import { parseMention } from '../domain/profiles/mention.js';
+import type { Strategy } from '../domain/profiles/profile.schema.js';
+import type { Caller } from '../domain/profiles/sharing.js';
+import { selectStrategy, type StrategyPlaybook } from '../domain/profiles/strategy.js';
+import type { Trigger } from '../domain/profiles/triggers.js';
+import type { Playbooks } from './playbooks.js';
+import type { ProfilesService, ProfileView } from './profiles.service.js';
+
+export interface PreparedMessage {
+  profile: ProfileView['profile'];
+  query: string;
+  strategy: Strategy;
+  playbookId?: string;
+  reason: string;
+  needsModel: boolean;
+  notes: string[];
+  inputs: Record<string, unknown>;
+  extracted: ExtractedValue[];
+  clarify?: ClarifyRequest;
+}
+
+const INPUT_TYPES: readonly InputType[] = ['string', 'number', 'date', 'entity_name', 'list'];
+const TRIGGER_TYPES = ['keyword', 'regex', 'semantic'] as const;
+
+export class ProfileMessages {
+  constructor(
+    private readonly profiles: Pick<ProfilesService, 'authorize' | 'resolve'>,
+    private readonly playbooks: Pick<Playbooks, 'compileStored'>,
+    private readonly hasModel: boolean,
+  ) {}
+
+  async prepare(caller: Caller, message: string, agentProfileId: string, provided: Record<string, unknown>): Promise<PreparedMessage> {
+    const { profile, query } = await this.agent(caller, message, agentProfileId);
+    const notes: string[] = [];
+    const plans = new Map<string, PlanGraph>();
+    const playbooks: StrategyPlaybook[] = [];
+    for (const skill of profile.skills.filter((s) => s.skill_type === 'playbook' && s.is_enabled)) {
+      try {
+        // Attached playbooks are the owner's, whoever runs the agent.
+        const { plan } = await this.playbooks.compileStored(profile.user_id, skill.skill_reference);
+        plans.set(skill.skill_reference, plan);
+        playbooks.push({ playbookId: skill.skill_reference, executionMode: plan.executionMode, triggers: triggersOf(plan), priority: skill.priority });
+      } catch (err) {
+        notes.push(`playbook '${skill.skill_reference}' was left out: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const builtIns = profile.skills.filter((s) => s.skill_type === 'built_in' && s.is_enabled).map((s) => s.skill_reference);
+    const selection = selectStrategy({ query, strategy: profile.strategy, playbooks, builtInSkills: builtIns, hasModel: this.hasModel });
+    if (!selection.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${profile.handle}' cannot answer: ${selection.reason}`);
+    const plan = selection.playbookId ? plans.get(selection.playbookId) : undefined;
+    const extraction = plan ? extractInputs(query, inputsOf(plan), provided) : { values: provided, extracted: [] as ExtractedValue[] };
+    return {
+      profile,
+      query,
+      strategy: selection.strategy,
+      ...(selection.playbookId ? { playbookId: selection.playbookId } : {}),
+      reason: selection.reason,
+      needsModel: selection.needsModel,
+      notes: [...notes, ...selection.notes],
+      inputs: extraction.values,
+      extracted: extraction.extracted,
+      ...('clarify' in extraction && extraction.clarify ? { clarify: extraction.clarify } : {}),
+    };
+  }
+
+  private async agent(caller: Caller, message: string, agentProfileId: string): Promise<{ profile: ProfileView['profile']; query: string }> {
+    if (agentProfileId) return { profile: (await this.profiles.authorize(caller, agentProfileId, 'run')).view.profile, query: message.trim() };
+    const mention = parseMention(message);
+    if (!mention.mentioned) throw AppError.invalid('message', 'must start with @handle (or give agent_profile_id)', 'no_mention');
+    const { agent } = await this.profiles.resolve(caller, mention.handle);
+    // Resolution shows the agent to the caller; running it is checked like any other action.
+    const { view } = await this.profiles.authorize(caller, agent.profile.id, 'run');
+    return { profile: view.profile, query: mention.query };
+  }
+}
+
+function triggersOf(plan: PlanGraph): Trigger[] {
+  const raw = Array.isArray(plan.metadata?.triggers) ? (plan.metadata.triggers as Array<Record<string, unknown>>) : [];
+  return raw.flatMap((t) =>
+    typeof t.pattern === 'string'
+      ? [{ pattern: t.pattern, type: (TRIGGER_TYPES as readonly string[]).includes(String(t.type)) ? (t.type as Trigger['type']) : 'keyword', priority: typeof t.priority === 'number' ? t.priority : 0 }]
+      : [],
+  );
+}
+
+function inputsOf(plan: PlanGraph): PlaybookInput[] {
+  return plan.inputs.map((i) => ({
+    name: i.name,
+    type: (INPUT_TYPES as readonly string[]).includes(i.type) ? (i.type as InputType) : 'string',
+    required: i.required,
+    ...(i.description !== undefined ? { description: i.description } : {}),
+    ...(i.default !== undefined ? { default: i.default } : {}),
+    ...(i.extractFrom === 'query' ? { extractFrom: 'query' as const } : {}),
+    ...(i.enum ? { enum: i.enum } : {}),
+  }));
+}
