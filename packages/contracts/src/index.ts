@@ -10,6 +10,7 @@ export * as planner from './gen/agentfactory/planner/v1/planner.js';
 export * as profiles from './gen/agentfactory/planner/v1/profiles.js';
 export * as orchestrator from './gen/agentfactory/orchestrator/v1/orchestrator.js';
 export * as orchestratorEvents from './gen/agentfactory/orchestrator/v1/events.js';
+export * as schedules from './gen/agentfactory/orchestrator/v1/schedules.js';
 export * as connector from './gen/agentfactory/connector/v1/connector.js';
 export * as approval from './gen/agentfactory/approval/v1/approval.js';
 export * as approvalEvents from './gen/agentfactory/approval/v1/events.js';

@@ -38,6 +38,7 @@ import { RunExecutionStore } from './infra/run-execution.store.js';
 import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
+import { startSchedules } from './app/schedule-bootstrap.js';
 
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
   const llm = llmConfig(env);
@@ -129,8 +130,10 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   hitl.waits.claimLocally(() => consumer.claim());
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
+  const runCommands = new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, checkActions, runCapabilities);
+  const schedules = startSchedules(kit, runCommands, loadPlaybook);
   const grpc = await startGrpcServer({
-    module: OrchestratorModule.forRoot(new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, checkActions, runCapabilities), { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined, { checkActions, capabilities: runCapabilities })),
+    module: OrchestratorModule.forRoot(runCommands, { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined, { checkActions, capabilities: runCapabilities }), schedules),
     packages: ['orchestrator'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,

@@ -107,5 +107,16 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   RUN_INPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(256 * 1024),
   /** Largest output one node may produce (bytes of JSON); a larger output fails the node instead of being stored. */
   NODE_OUTPUT_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  // --- schedules (docs/schedules.md) ---
+  /** Whether this replica dispatches due schedule fires (any number of replicas may; each fire starts one run). */
+  SCHEDULE_DISPATCH: z.stringbool().default(true),
+  /** How often a replica looks for due fires. */
+  SCHEDULE_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  /** Schedules one claim locks (one transaction). */
+  SCHEDULE_BATCH: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Claims one replica works on at once. */
+  SCHEDULE_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
+  /** How soon a buffered fire is looked at again while its schedule still has active runs. */
+  SCHEDULE_BUFFER_RECHECK_MS: z.coerce.number().int().min(50).max(600_000).default(2000),
 });
 export type OrchestratorConfig = z.infer<typeof orchestratorEnvSchema>;

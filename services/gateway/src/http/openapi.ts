@@ -32,6 +32,7 @@ import { buildOpenApiDocument, type RouteDoc } from './responses/document.js';
 import { WORKSPACE_ROUTES } from '../workspace/workspace.openapi.js';
 import { AttachPlaybookSchema, ProfileBodySchema, ProfileOverridesSchema, ShareSchema, UpdateShareSchema } from './profiles.schemas.js';
 import { ENTITY_RESOLUTION_ROUTES } from '../entity-resolution/entity-resolution.routes.js';
+import { SCHEDULE_ROUTES } from '../schedules/schedule.routes.js';
 
 export type { RouteDoc };
 
@@ -172,6 +173,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/resolve-handle', summary: '?handle= (with or without @): your own agent first, then one shared with your teams; 404 lists the closest handles' },
   { method: 'get', path: '/api/agent-factory/available-agents', summary: 'Agents you may @mention: yours (source own), then shared ones (source team, team_id, team_name)' },
   ...ENTITY_RESOLUTION_ROUTES,
+  ...SCHEDULE_ROUTES,
 ];
 
 /** Routes outside the API proper: health and these docs. */

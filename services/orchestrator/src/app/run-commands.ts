@@ -33,6 +33,8 @@ export interface StartRunCommand {
   goalCondition?: unknown[] | undefined;
   /** Runtime policies (flex spec §5.3 RuntimePolicy; empty: none). */
   policies?: unknown[] | undefined;
+  /** The run's id when the caller derives it (schedule fires); with idempotencyKey, a retry finds the same run. */
+  runId?: string | undefined;
 }
 
 export class RunCommands {
@@ -97,6 +99,7 @@ export class RunCommands {
       goalCondition,
       policies,
       policyTimeoutMs: timeouts.length ? Math.min(...timeouts) : null,
+      ...(cmd.runId ? { id: cmd.runId } : {}),
     });
     return run;
   }

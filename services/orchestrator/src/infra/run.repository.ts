@@ -210,8 +210,10 @@ export class RunRepository {
     /** Validated runtime policies, and the age (ms) at which the earliest onTimeout one fires. */
     policies?: Run['policies'];
     policyTimeoutMs?: number | null;
+    /** A run id derived by the caller (a schedule fire: from the schedule and fire time); default random. */
+    id?: string;
   }): Promise<{ run: Run; created: boolean }> {
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     const nodeIds = input.plan.nodes.map((n) => n.id);
     const timestamp = new Date().toISOString();
     const start: RunFrame = {

@@ -1,0 +1,257 @@
+/**
+ * Schedules and their fires in PostgreSQL. The dispatcher's claim is here:
+ * any replica locks due schedules with `FOR UPDATE SKIP LOCKED`.
+ *
+ * Why row locks and not one leader holding an advisory lock: every replica
+ * dispatches at once (10,000 schedules due in one minute are shared between
+ * them, not queued behind one process); a replica that dies mid-dispatch loses
+ * its connection, PostgreSQL aborts its transaction and releases its locks, so
+ * its schedules are claimed again on the next tick — no lease to wait out, no
+ * election. SKIP LOCKED makes replicas pass over each other's rows instead of
+ * queueing on them. A schedule is locked for the whole of its step (recording
+ * fires, the overlap decision, starting runs), which is what makes "one run per
+ * fire" and the overlap policies hold across replicas.
+ */
+import { sqlRows, type ServiceKit } from '@af/service-kit';
+import type { EntityManager } from 'typeorm';
+import type { ScheduleDefinition } from '../domain/schedules/schedule-definition.js';
+
+export type FireKind = 'scheduled' | 'manual' | 'backfill';
+export type FireStatus = 'queued' | 'buffered' | 'started' | 'finished' | 'skipped' | 'missed' | 'failed';
+
+export interface StoredSchedule {
+  id: string;
+  userId: string;
+  teamIds: string[];
+  name: string;
+  definition: ScheduleDefinition;
+  paused: boolean;
+  nextFireAt: Date | null;
+  dueAt: Date | null;
+  lastRunAt: Date | null;
+  lastRunId: string | null;
+  missedFires: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StoredFire {
+  scheduleId: string;
+  fireAt: Date;
+  kind: FireKind;
+  status: FireStatus;
+  readyAt: Date;
+  overlapPolicy: string | null;
+  runId: string | null;
+  attempt: number;
+  reason: string | null;
+  dispatchedAt: Date | null;
+  createdAt: Date;
+}
+
+const date = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
+
+function toSchedule(r: Record<string, any>): StoredSchedule {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    teamIds: r.team_ids ?? [],
+    name: r.name,
+    definition: r.definition,
+    paused: r.paused,
+    nextFireAt: date(r.next_fire_at),
+    dueAt: date(r.due_at),
+    lastRunAt: date(r.last_run_at),
+    lastRunId: r.last_run_id ?? null,
+    missedFires: Number(r.missed_fires),
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  };
+}
+
+function toFire(r: Record<string, any>): StoredFire {
+  return {
+    scheduleId: r.schedule_id,
+    fireAt: new Date(r.fire_at),
+    kind: r.kind,
+    status: r.status,
+    readyAt: new Date(r.ready_at),
+    overlapPolicy: r.overlap_policy ?? null,
+    runId: r.run_id ?? null,
+    attempt: r.attempt,
+    reason: r.reason ?? null,
+    dispatchedAt: date(r.dispatched_at),
+    createdAt: new Date(r.created_at),
+  };
+}
+
+/** Writes of one locked schedule's step, inside the claim transaction. */
+export class ClaimedSchedule {
+  constructor(
+    readonly schedule: StoredSchedule,
+    private readonly m: EntityManager,
+  ) {}
+
+  /**
+   * Record fires as queued, each ready at its due time (fire time + jitter),
+   * and move the schedule to its next fire — one statement.
+   */
+  async recordFires(fires: Array<{ fireAt: Date; readyAt: Date }>, kind: FireKind, next: { nextFireAt: Date | null; dueAt: Date | null; missed: number }): Promise<void> {
+    await this.m.query(
+      `WITH f AS (
+         INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at)
+         SELECT $1, f, $2, 'queued', r FROM unnest($3::timestamptz[], $4::timestamptz[]) AS x(f, r) ON CONFLICT DO NOTHING
+       )
+       UPDATE schedules SET next_fire_at = $5, due_at = $6, missed_fires = missed_fires + $7 WHERE id = $1`,
+      [this.schedule.id, kind, fires.map((f) => f.fireAt), fires.map((f) => f.readyAt), next.nextFireAt, next.dueAt, next.missed],
+    );
+  }
+
+  /**
+   * Fires whose runs have ended become `finished`; the ids of the runs of
+   * this schedule still active (queued, running, waiting, paused) remain.
+   */
+  async activeRuns(): Promise<string[]> {
+    // One statement: the SELECT sees the rows as they were before the UPDATE, so the runs it just settled are left out.
+    const rows = await sqlRows<{ run_id: string }>(
+      this.m,
+      `WITH done AS (
+         UPDATE schedule_fires f SET status = 'finished' FROM runs r
+          WHERE f.schedule_id = $1 AND f.status = 'started' AND r.id = f.run_id AND r.status NOT IN ('queued','running','waiting','paused')
+         RETURNING f.fire_at
+       )
+       SELECT run_id FROM schedule_fires WHERE schedule_id = $1 AND status = 'started' AND fire_at NOT IN (SELECT fire_at FROM done) ORDER BY fire_at`,
+      [this.schedule.id],
+    );
+    return rows.map((r) => r.run_id);
+  }
+
+  /** Queued and buffered fires, oldest first. */
+  async pendingFires(limit: number): Promise<StoredFire[]> {
+    const rows = await sqlRows(this.m, `SELECT * FROM schedule_fires WHERE schedule_id = $1 AND status IN ('queued','buffered') ORDER BY fire_at LIMIT $2`, [this.schedule.id, limit]);
+    return rows.map(toFire);
+  }
+
+  async setFire(fireAt: Date, patch: { status: FireStatus; readyAt?: Date; runId?: string; attempt?: number; reason?: string | null; dispatchedAt?: Date }): Promise<void> {
+    await this.m.query(
+      `UPDATE schedule_fires SET status = $3, ready_at = COALESCE($4, ready_at), run_id = COALESCE($5, run_id), attempt = COALESCE($6, attempt),
+              reason = CASE WHEN $7::boolean THEN $8 ELSE reason END, dispatched_at = COALESCE($9, dispatched_at)
+        WHERE schedule_id = $1 AND fire_at = $2`,
+      [this.schedule.id, fireAt, patch.status, patch.readyAt ?? null, patch.runId ?? null, patch.attempt ?? null, patch.reason !== undefined, patch.reason ?? null, patch.dispatchedAt ?? null],
+    );
+  }
+
+  /** The fire started its run: record both on the fire and as the schedule's last run — one statement. */
+  async recordStarted(fireAt: Date, runId: string, startedAt: Date): Promise<void> {
+    await this.m.query(
+      `WITH f AS (
+         UPDATE schedule_fires SET status = 'started', run_id = $3, dispatched_at = $4, reason = NULL WHERE schedule_id = $1 AND fire_at = $2
+       )
+       UPDATE schedules SET last_run_at = GREATEST(last_run_at, $2),
+              last_run_id = CASE WHEN last_run_at IS NULL OR last_run_at <= $2 THEN $3 ELSE last_run_id END
+        WHERE id = $1`,
+      [this.schedule.id, fireAt, runId, startedAt],
+    );
+  }
+}
+
+export class ScheduleStore {
+  constructor(private readonly kit: ServiceKit) {}
+
+  /**
+   * Lock up to `limit` schedules that need a step at `now` — due, or with a
+   * ready fire — skipping those another replica holds, and run `step` for
+   * each in the same transaction (see the file comment for why).
+   */
+  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>): Promise<number> {
+    return this.kit.db.transaction(async (m) => {
+      const rows = await sqlRows(
+        m,
+        `SELECT s.* FROM schedules s
+          WHERE NOT s.paused AND s.id IN (
+            SELECT id FROM schedules WHERE NOT paused AND due_at <= $1
+            UNION SELECT schedule_id FROM schedule_fires WHERE status IN ('queued','buffered') AND ready_at <= $1)
+          ORDER BY s.due_at NULLS LAST, s.id
+          LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+        [now, limit],
+      );
+      for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m));
+      return rows.length;
+    });
+  }
+
+  /** Insert a schedule; with an id already taken (a retried create), the stored one. */
+  async create(s: { id: string; userId: string; teamIds: readonly string[]; definition: ScheduleDefinition; nextFireAt: Date | null; dueAt: Date | null; createdAt: Date }): Promise<StoredSchedule> {
+    const [row] = await sqlRows(
+      this.kit.db,
+      `INSERT INTO schedules (id, user_id, team_ids, name, definition, paused, next_fire_at, due_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $9) ON CONFLICT (id) DO NOTHING RETURNING *`,
+      [s.id, s.userId, [...s.teamIds], s.definition.name, JSON.stringify(s.definition), s.definition.paused, s.nextFireAt, s.dueAt, s.createdAt],
+    );
+    // A concurrent create with the same idempotency key (same derived id) won: answer its schedule.
+    return row ? toSchedule(row) : (await this.get(s.id))!;
+  }
+
+  async get(id: string): Promise<StoredSchedule | null> {
+    const [row] = await sqlRows(this.kit.db, 'SELECT * FROM schedules WHERE id = $1', [id]);
+    return row ? toSchedule(row) : null;
+  }
+
+  async list(userId: string, limit: number, after: { createdAt: string; id: string } | null): Promise<StoredSchedule[]> {
+    const rows = await sqlRows(
+      this.kit.db,
+      `SELECT * FROM schedules WHERE user_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+        ORDER BY created_at, id LIMIT $4`,
+      [userId, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+    return rows.map(toSchedule);
+  }
+
+  /** Replace the definition (and timing state); pending fires stay. */
+  async update(id: string, definition: ScheduleDefinition, nextFireAt: Date | null, dueAt: Date | null): Promise<StoredSchedule | null> {
+    const [row] = await sqlRows(
+      this.kit.db,
+      `UPDATE schedules SET definition = $2::jsonb, name = $3, paused = $4, next_fire_at = $5, due_at = $6, updated_at = now() WHERE id = $1 RETURNING *`,
+      [id, JSON.stringify(definition), definition.name, definition.paused, nextFireAt, dueAt],
+    );
+    return row ? toSchedule(row) : null;
+  }
+
+  async setPaused(id: string, paused: boolean, nextFireAt: Date | null, dueAt: Date | null): Promise<StoredSchedule | null> {
+    const [row] = await sqlRows(
+      this.kit.db,
+      `UPDATE schedules SET paused = $2, definition = jsonb_set(definition, '{paused}', to_jsonb($2::boolean)), next_fire_at = $3, due_at = $4, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [id, paused, nextFireAt, dueAt],
+    );
+    return row ? toSchedule(row) : null;
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const rows = await sqlRows(this.kit.db, 'DELETE FROM schedules WHERE id = $1 RETURNING id', [id]);
+    return rows.length > 0;
+  }
+
+  /** Queue fires (run-now, backfill); a fire already recorded is left alone. Returns the fires added. */
+  async queueFires(id: string, fires: Date[], kind: FireKind, readyAt: Date, overlapPolicy: string | null): Promise<Date[]> {
+    if (!fires.length) return [];
+    const rows = await sqlRows<{ fire_at: string }>(
+      this.kit.db,
+      `INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at, overlap_policy)
+       SELECT $1, f, $2, 'queued', $3, $5 FROM unnest($4::timestamptz[]) AS f ON CONFLICT DO NOTHING RETURNING fire_at`,
+      [id, kind, readyAt, fires, overlapPolicy],
+    );
+    return rows.map((r) => new Date(r.fire_at));
+  }
+
+  async fires(id: string, limit: number): Promise<StoredFire[]> {
+    const rows = await sqlRows(this.kit.db, 'SELECT * FROM schedule_fires WHERE schedule_id = $1 ORDER BY fire_at DESC LIMIT $2', [id, limit]);
+    return rows.map(toFire);
+  }
+
+  /** The status of a run (the schedule view's last_run_status). */
+  async runStatus(runId: string): Promise<string | null> {
+    const [row] = await sqlRows<{ status: string }>(this.kit.db, 'SELECT status FROM runs WHERE id = $1', [runId]);
+    return row?.status ?? null;
+  }
+}
