@@ -14,8 +14,8 @@ const HEALTH = 'grpc.health.v1.Health';
 /** Per service: what `grpcurl -plaintext <host>:<port> list` prints (k8s/README.md documents the same). */
 const EXPECTED: Record<string, string[]> = {
   gateway: [HEALTH],
-  planner: ['agentfactory.planner.v1.CapabilityRegistryService', 'agentfactory.planner.v1.PlannerService', HEALTH],
-  orchestrator: ['agentfactory.orchestrator.v1.OrchestratorService', HEALTH],
+  planner: ['agentfactory.planner.v1.AgentProfileService', 'agentfactory.planner.v1.CapabilityRegistryService', 'agentfactory.planner.v1.PlannerService', HEALTH],
+  orchestrator: ['agentfactory.orchestrator.v1.OrchestratorService', 'agentfactory.orchestrator.v1.ScheduleService', HEALTH],
   'connector-runtime': [
     'agentfactory.action.v1.ActionService',
     'agentfactory.connector.v1.ConnectorService',
@@ -23,6 +23,8 @@ const EXPECTED: Record<string, string[]> = {
     HEALTH,
   ],
   approval: ['agentfactory.approval.v1.ApprovalService', HEALTH],
+  'output-router': ['agentfactory.action.v1.ActionService', 'agentfactory.output.v1.OutputService', HEALTH],
+  'entity-resolution': ['agentfactory.action.v1.ActionService', 'agentfactory.entity.v1.EntityService', HEALTH],
 };
 
 // Both ways the services run: one process each (as in Kubernetes), and all in one process (`pnpm start`).
@@ -30,7 +32,8 @@ describe.each(['jetstream', 'memory'] as const)('bus %s', (bus) => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ bus });
+    // Every service a default deployment runs.
+    stack = await startStack({ bus, outputRouter: true, entityResolution: true });
   });
 
   afterAll(async () => {
