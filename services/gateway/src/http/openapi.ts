@@ -172,6 +172,7 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/resolve-handle', response: R.ResolvedHandle, tag: 'Profiles', summary: '?handle= (with or without @): your own agent first, then one shared with your teams; 404 lists the closest handles' },
   { method: 'get', path: '/api/agent-factory/available-agents', response: R.AvailableAgentList, tag: 'Profiles', summary: 'Agents you may @mention: yours (source own), then shared ones (source team, team_id, team_name)' },
   ...ENTITY_RESOLUTION_ROUTES,
+  ...WORKSPACE_ROUTES,
 ];
 
 /** Routes outside the API proper: health and these docs. */
@@ -182,5 +183,5 @@ export const META_ROUTES: RouteDoc[] = [
 ];
 
 export function openApiDocument(): Record<string, unknown> {
-  return buildOpenApiDocument([...ROUTES, ...META_ROUTES, ...WORKSPACE_ROUTES]);
+  return buildOpenApiDocument([...ROUTES, ...META_ROUTES]);
 }

@@ -8,3 +8,4 @@ export * from './flex.js';
 export * from './accounts.js';
 export * from './profiles.js';
 export * from './entity-resolution.js';
+export * from './workspace.js';
