@@ -7,7 +7,13 @@ const W = '/api/agent-factory/workspace';
 const UNAVAILABLE = { '503': 'This deployment runs no output-router (OUTPUT_ROUTER_URL is unset)' };
 
 export const WORKSPACE_ROUTES: RouteDoc[] = [
-  { method: 'get', path: `${W}/folders`, response: R.FolderList, summary: 'Your folders with their paths', errors: UNAVAILABLE },
+  {
+    method: 'get',
+    path: `${W}/folders`,
+    response: R.FolderList,
+    summary: 'Your folders with their paths',
+    errors: UNAVAILABLE,
+  },
   {
     method: 'post',
     path: `${W}/folders`,
@@ -93,14 +99,24 @@ export const WORKSPACE_ROUTES: RouteDoc[] = [
     body: MarkReadBody,
     status: '200',
   },
-  { method: 'get', path: `${W}/todos`, response: R.TodoList, summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)' },
+  {
+    method: 'get',
+    path: `${W}/todos`,
+    response: R.TodoList,
+    summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)',
+  },
   {
     method: 'get',
     path: `${W}/teams/{teamId}/posts`,
     response: R.TeamPostList,
     summary: 'Posts of a team you are a member of (?thread_id=)',
   },
-  { method: 'get', path: `${W}/tables`, response: R.WorkspaceTableList, summary: 'Your workspace tables with their columns and row counts' },
+  {
+    method: 'get',
+    path: `${W}/tables`,
+    response: R.WorkspaceTableList,
+    summary: 'Your workspace tables with their columns and row counts',
+  },
   {
     method: 'get',
     path: `${W}/tables/{workspaceId}/{tableName}/rows`,
