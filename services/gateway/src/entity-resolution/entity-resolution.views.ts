@@ -1,9 +1,11 @@
 /** Wire messages → the snake_case JSON of the HTTP API (the resolution log's and review queue's field names). */
+import type { z } from 'zod';
 import type { entity } from '@af/contracts';
+import type * as R from '../http/responses/index.js';
 
 const orNull = (s: string) => s || null;
 
-export const entityView = (e: entity.Entity) => ({
+export const entityView = (e: entity.Entity): z.infer<typeof R.GraphEntity> => ({
   id: e.id,
   name: e.name,
   canonical_name: e.canonicalName,
@@ -19,7 +21,7 @@ export const entityView = (e: entity.Entity) => ({
   members: e.members.map((m) => ({ id: m.id, name: m.name, source: m.source || null })),
 });
 
-export const relationshipView = (r: entity.Relationship) => ({
+export const relationshipView = (r: entity.Relationship): z.infer<typeof R.GraphRelationship> => ({
   source_id: r.sourceId,
   target_id: r.targetId,
   type: r.type,
@@ -27,7 +29,7 @@ export const relationshipView = (r: entity.Relationship) => ({
   confidence: r.confidence,
 });
 
-export const reviewView = (r: entity.ReviewItem) => ({
+export const reviewView = (r: entity.ReviewItem): z.infer<typeof R.EntityReview> => ({
   id: r.id,
   execution_id: orNull(r.executionId),
   source_entity_id: r.sourceEntityId,
@@ -43,7 +45,7 @@ export const reviewView = (r: entity.ReviewItem) => ({
   created_at: r.createdAt,
 });
 
-export const logView = (l: entity.LogEntry) => ({
+export const logView = (l: entity.LogEntry): z.infer<typeof R.ResolutionLogEntry> => ({
   id: l.id,
   execution_id: orNull(l.executionId),
   action: l.action,
@@ -60,7 +62,7 @@ export const logView = (l: entity.LogEntry) => ({
   created_at: l.createdAt,
 });
 
-export const discoveryView = (d: entity.Discovery) => ({
+export const discoveryView = (d: entity.Discovery): z.infer<typeof R.Discovery> => ({
   id: d.id,
   execution_id: orNull(d.executionId),
   discovery_type: d.discoveryType,

@@ -15,7 +15,7 @@ import { FlexController } from './flex.controller.js';
 import { TeamsController } from './teams.controller.js';
 import { WORKSPACE_CONTROLLERS } from '../workspace/workspace.module.js';
 import { ProfilesController } from './profiles.controller.js';
-import { EntityResolutionHttpModule } from '../entity-resolution/entity-resolution.module.js';
+import { ENTITY_RESOLUTION_CONTROLLERS, entityResolutionProviders } from '../entity-resolution/entity-resolution.module.js';
 import { SchedulesController } from '../schedules/schedules.controller.js';
 import { MonitorsController } from '../monitors/monitors.controller.js';
 
@@ -34,9 +34,8 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, SchedulesController, MonitorsController],
-      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard],
-      imports: [EntityResolutionHttpModule.forRoot(deps)],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController],
+      providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard, ...entityResolutionProviders(deps)],
     };
   }
 

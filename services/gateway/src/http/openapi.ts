@@ -154,25 +154,26 @@ export const ROUTES: RouteDoc[] = [
   { method: 'post', path: '/api/v1/auth/service-token', response: R.ServiceToken, summary: 'Exchange an API key (X-API-Key or Bearer afk_…) for a short-lived principal token to send as af-principal-token gRPC metadata', errors: { '403': 'Only an API key can be exchanged' } },
   { method: 'post', path: '/hitl/respond', idempotent: true, response: R.HitlRespondAnswer, summary: 'Seed HITL response: {request_id, decision: approved|denied, instructions?}; 409 when already resolved', body: HitlRespondSchema },
   // Agent profiles (planner): owner-only, team members per share level; others 404.
-  { method: 'post', path: '/api/agent-factory/profiles', summary: 'Create an agent profile (name, handle unique among yours, strategy, knowledge / output / journal / team config, model settings, built-in skills); 400 names the field', body: ProfileBodySchema, errors: { '409': 'You already have an agent with this handle' } },
-  { method: 'get', path: '/api/agent-factory/profiles', summary: 'Your agent profiles, then those shared with your teams (each with access, team_id and permissions)' },
-  { method: 'get', path: '/api/agent-factory/profiles/templates', summary: 'The pre-built profile templates (Nonprofit Investigator, Political Finance Tracker, Corporate Intelligence Analyst) with their data_sources and playbooks' },
-  { method: 'post', path: '/api/agent-factory/profiles/from-template/{template_id}', summary: 'Create a profile from a template (body: fields over the template\'s; handle defaults to the template id); answers connectors_to_bind and playbooks_to_attach', body: ProfileOverridesSchema, errors: { '409': 'You already have an agent with this handle' } },
-  { method: 'get', path: '/api/agent-factory/profiles/{id}', summary: 'One profile (yours, or shared with your team)' },
-  { method: 'put', path: '/api/agent-factory/profiles/{id}', summary: 'Change a profile: only the fields given (owner, or a team with an edit share)', body: ProfileBodySchema, errors: { '403': 'The profile is shared with your team for use only', '409': 'You already have an agent with this handle' } },
+  { method: 'post', path: '/api/agent-factory/profiles', response: R.ProfileAnswer, summary: 'Create an agent profile (name, handle unique among yours, strategy, knowledge / output / journal / team config, model settings, built-in skills); 400 names the field', body: ProfileBodySchema, errors: { '409': 'You already have an agent with this handle' } },
+  { method: 'get', path: '/api/agent-factory/profiles', response: R.ProfileList, summary: 'Your agent profiles, then those shared with your teams (each with access, team_id and permissions)' },
+  { method: 'get', path: '/api/agent-factory/profiles/templates', response: R.ProfileTemplateList, summary: 'The pre-built profile templates (Nonprofit Investigator, Political Finance Tracker, Corporate Intelligence Analyst) with their data_sources and playbooks' },
+  { method: 'post', path: '/api/agent-factory/profiles/from-template/{template_id}', response: R.ProfileFromTemplate, summary: 'Create a profile from a template (body: fields over the template\'s; handle defaults to the template id); answers connectors_to_bind and playbooks_to_attach', body: ProfileOverridesSchema, errors: { '409': 'You already have an agent with this handle' } },
+  { method: 'get', path: '/api/agent-factory/profiles/{id}', response: R.ProfileAnswer, summary: 'One profile (yours, or shared with your team)' },
+  { method: 'put', path: '/api/agent-factory/profiles/{id}', response: R.ProfileAnswer, summary: 'Change a profile: only the fields given (owner, or a team with an edit share)', body: ProfileBodySchema, errors: { '403': 'The profile is shared with your team for use only', '409': 'You already have an agent with this handle' } },
   { method: 'delete', path: '/api/agent-factory/profiles/{id}', summary: 'Delete a profile with its skills and shares (owner only)', status: '204', errors: { '403': 'Only the owner may delete it' } },
-  { method: 'post', path: '/api/agent-factory/profiles/{id}/duplicate', summary: 'Copy a profile into yours (fields and skills; not shares or connector bindings); handle: the one given or <handle>-copy', body: ProfileOverridesSchema, errors: { '409': 'You already have an agent with this handle' } },
-  { method: 'get', path: '/api/agent-factory/profiles/{id}/playbooks', summary: 'Playbooks attached to the profile' },
-  { method: 'post', path: '/api/agent-factory/profiles/{id}/playbooks', summary: 'Attach one of your playbooks (owner only); 400 naming each step whose connector is not bound to the profile (step-link rule 5)', body: AttachPlaybookSchema, errors: { '403': 'Only the owner may attach playbooks' } },
+  { method: 'post', path: '/api/agent-factory/profiles/{id}/duplicate', response: R.ProfileAnswer, summary: 'Copy a profile into yours (fields and skills; not shares or connector bindings); handle: the one given or <handle>-copy', body: ProfileOverridesSchema, errors: { '409': 'You already have an agent with this handle' } },
+  { method: 'get', path: '/api/agent-factory/profiles/{id}/playbooks', response: R.ProfilePlaybooks, summary: 'Playbooks attached to the profile' },
+  { method: 'post', path: '/api/agent-factory/profiles/{id}/playbooks', response: R.PlaybookAttached, summary: 'Attach one of your playbooks (owner only); 400 naming each step whose connector is not bound to the profile (step-link rule 5)', body: AttachPlaybookSchema, errors: { '403': 'Only the owner may attach playbooks' } },
   { method: 'delete', path: '/api/agent-factory/profiles/{id}/playbooks/{playbook_id}', summary: 'Detach a playbook', status: '204' },
-  { method: 'post', path: '/api/agent-factory/profiles/{id}/share', summary: 'Share with one of your teams (access_level use | edit, team_file_access, team_post_access, journal_visibility); 201 new, 200 changed', body: ShareSchema, errors: { '403': 'Only the owner may share it' } },
-  { method: 'put', path: '/api/agent-factory/profiles/{id}/share/{team_id}', summary: 'Change a share\'s access level and flags (only the fields given)', body: UpdateShareSchema, errors: { '403': 'Only the owner may change its shares' } },
+  { method: 'post', path: '/api/agent-factory/profiles/{id}/share', response: R.ProfileShareAnswer, status: ['201', '200'], summary: 'Share with one of your teams (access_level use | edit, team_file_access, team_post_access, journal_visibility); 201 new, 200 changed', body: ShareSchema, errors: { '403': 'Only the owner may share it' } },
+  { method: 'put', path: '/api/agent-factory/profiles/{id}/share/{team_id}', response: R.ProfileShareAnswer, summary: 'Change a share\'s access level and flags (only the fields given)', body: UpdateShareSchema, errors: { '403': 'Only the owner may change its shares' } },
   { method: 'delete', path: '/api/agent-factory/profiles/{id}/share/{team_id}', summary: 'Stop sharing with a team', status: '204', errors: { '403': 'Only the owner may change its shares' } },
-  { method: 'get', path: '/api/agent-factory/profiles/{id}/shares', summary: 'Teams the profile is shared with (a member sees their own teams\' shares)' },
-  { method: 'get', path: '/api/agent-factory/teams/{team_id}/agents', summary: 'Agents shared with one of your teams' },
-  { method: 'get', path: '/api/agent-factory/resolve-handle', summary: '?handle= (with or without @): your own agent first, then one shared with your teams; 404 lists the closest handles' },
-  { method: 'get', path: '/api/agent-factory/available-agents', summary: 'Agents you may @mention: yours (source own), then shared ones (source team, team_id, team_name)' },
+  { method: 'get', path: '/api/agent-factory/profiles/{id}/shares', response: R.ProfileShareList, summary: 'Teams the profile is shared with (a member sees their own teams\' shares)' },
+  { method: 'get', path: '/api/agent-factory/teams/{team_id}/agents', response: R.AvailableAgentList, tag: 'Profiles', summary: 'Agents shared with one of your teams' },
+  { method: 'get', path: '/api/agent-factory/resolve-handle', response: R.ResolvedHandle, tag: 'Profiles', summary: '?handle= (with or without @): your own agent first, then one shared with your teams; 404 lists the closest handles' },
+  { method: 'get', path: '/api/agent-factory/available-agents', response: R.AvailableAgentList, tag: 'Profiles', summary: 'Agents you may @mention: yours (source own), then shared ones (source team, team_id, team_name)' },
   ...ENTITY_RESOLUTION_ROUTES,
+  ...WORKSPACE_ROUTES,
   ...SCHEDULE_ROUTES,
 ];
 
@@ -184,5 +185,5 @@ export const META_ROUTES: RouteDoc[] = [
 ];
 
 export function openApiDocument(): Record<string, unknown> {
-  return buildOpenApiDocument([...ROUTES, ...META_ROUTES, ...WORKSPACE_ROUTES]);
+  return buildOpenApiDocument([...ROUTES, ...META_ROUTES]);
 }

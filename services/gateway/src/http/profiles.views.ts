@@ -1,7 +1,9 @@
 /** Agent profile answers of the REST API (snake_case, as the seed API names them). */
+import type { z } from 'zod';
 import type { profiles } from '@af/contracts';
+import type * as R from './responses/index.js';
 
-export function profileView(p: profiles.AgentProfile) {
+export function profileView(p: profiles.AgentProfile): z.infer<typeof R.AgentProfile> {
   return {
     id: p.id,
     owner_user_id: p.ownerUserId,
@@ -31,11 +33,11 @@ export function profileView(p: profiles.AgentProfile) {
   };
 }
 
-export function skillView(s: profiles.ProfileSkill) {
+export function skillView(s: profiles.ProfileSkill): z.infer<typeof R.ProfileSkill> {
   return { id: s.id, skill_type: s.skillType, skill_reference: s.skillReference, priority: s.priority, parameters: s.parameters ?? {}, is_enabled: s.isEnabled, created_at: s.createdAt };
 }
 
-export function shareView(s: profiles.TeamShare) {
+export function shareView(s: profiles.TeamShare): z.infer<typeof R.ProfileShare> {
   return {
     agent_profile_id: s.agentProfileId,
     team_id: s.teamId,
@@ -50,12 +52,15 @@ export function shareView(s: profiles.TeamShare) {
   };
 }
 
-export function templateView(t: profiles.ProfileTemplate) {
-  return { id: t.id, name: t.name, description: t.description, icon: t.icon, ...(t.template ?? {}) };
+type TemplateBody = Pick<z.infer<typeof R.ProfileTemplate>, 'profile' | 'data_sources' | 'playbooks'>;
+
+/** The wire template's `template` Struct is the whole template (id, profile, data_sources, playbooks). */
+export function templateView(t: profiles.ProfileTemplate): z.infer<typeof R.ProfileTemplate> {
+  return { id: t.id, name: t.name, description: t.description, icon: t.icon, ...((t.template ?? {}) as TemplateBody) };
 }
 
 /** An agent for the @mention autocomplete; `team_name` when it comes through a team. */
-export function availableAgentView(a: profiles.AvailableAgent, teamNames: ReadonlyMap<string, string>) {
+export function availableAgentView(a: profiles.AvailableAgent, teamNames: ReadonlyMap<string, string>): z.infer<typeof R.AvailableAgent> {
   return {
     agent_profile_id: a.agentProfileId,
     handle: a.handle,

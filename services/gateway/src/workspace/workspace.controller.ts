@@ -61,13 +61,14 @@ export function workspaceClient(deps: GatewayDeps): output.OutputServiceClient {
 export class WorkspaceController {
   constructor(@Inject(GATEWAY_DEPS) private readonly deps: GatewayDeps) {}
 
-  private get ws() {
+  /** A method, not a getter: the OpenAPI spec reads the prototype's members without an instance. */
+  private ws() {
     return workspaceClient(this.deps);
   }
 
   @Get('folders')
   async folders(@CurrentUser() principal: common.Principal) {
-    return { folders: (await call(this.ws.listFolders({ principal }))).folders.map(folderView) };
+    return { folders: (await call(this.ws().listFolders({ principal }))).folders.map(folderView) };
   }
 
   @Post('folders')
@@ -77,7 +78,7 @@ export class WorkspaceController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const b = parseBody(S.CreateFolderBody, body);
-    const r = await call(this.ws.createFolder({ principal, name: b.name, parentId: b.parent_id ?? '' }));
+    const r = await call(this.ws().createFolder({ principal, name: b.name, parentId: b.parent_id ?? '' }));
     res.status(r.created ? 201 : 200);
     return { folder: folderView(r.folder!), created: r.created };
   }
@@ -85,14 +86,14 @@ export class WorkspaceController {
   @Delete('folders/:id')
   @HttpCode(204)
   async deleteFolder(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
-    await call(this.ws.deleteFolder({ principal, folderId: id }));
+    await call(this.ws().deleteFolder({ principal, folderId: id }));
   }
 
   @Get('documents')
   async documents(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
     const q = parseBody(S.ListDocumentsQuery, query);
     const r = await call(
-      this.ws.listDocuments({
+      this.ws().listDocuments({
         principal,
         folderId: q.folder_id ?? '',
         query: q.query ?? '',
@@ -111,7 +112,7 @@ export class WorkspaceController {
     @Query() query: unknown,
   ) {
     const q = parseBody(S.VersionQuery, query);
-    const r = await call(this.ws.getDocument({ principal, documentId: id, version: q.version ?? 0 }));
+    const r = await call(this.ws().getDocument({ principal, documentId: id, version: q.version ?? 0 }));
     const doc = r.document!;
     return {
       document: documentView(doc),
@@ -128,7 +129,7 @@ export class WorkspaceController {
     @Res() res: Response,
   ) {
     const q = parseBody(S.VersionQuery, query);
-    const r = await call(this.ws.getDocument({ principal, documentId: id, version: q.version ?? 0 }));
+    const r = await call(this.ws().getDocument({ principal, documentId: id, version: q.version ?? 0 }));
     res.setHeader('Content-Type', r.document!.contentType);
     res.setHeader('Content-Disposition', attachment(r.document!.title));
     res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -143,7 +144,7 @@ export class WorkspaceController {
   ) {
     const b = parseBody(S.UploadBody, body);
     const r = await call(
-      this.ws.uploadDocument({
+      this.ws().uploadDocument({
         principal,
         title: b.title,
         contentType: b.content_type,
@@ -165,7 +166,7 @@ export class WorkspaceController {
   ) {
     const b = parseBody(S.VersionBody, body);
     const r = await call(
-      this.ws.uploadDocument({
+      this.ws().uploadDocument({
         principal,
         title: '',
         contentType: b.content_type,
@@ -184,7 +185,7 @@ export class WorkspaceController {
     const b = parseBody(S.MoveBody, body);
     return {
       document: documentView(
-        (await call(this.ws.moveDocument({ principal, documentId: id, folderId: b.folder_id ?? '' })))
+        (await call(this.ws().moveDocument({ principal, documentId: id, folderId: b.folder_id ?? '' })))
           .document!,
       ),
     };
@@ -193,14 +194,14 @@ export class WorkspaceController {
   @Delete('documents/:id')
   @HttpCode(204)
   async deleteDocument(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
-    await call(this.ws.deleteDocument({ principal, documentId: id }));
+    await call(this.ws().deleteDocument({ principal, documentId: id }));
   }
 
   @Get('notifications')
   async notifications(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
     const q = parseBody(S.ListNotificationsQuery, query);
     const r = await call(
-      this.ws.listNotifications({
+      this.ws().listNotifications({
         principal,
         unreadOnly: q.unread_only === 'true',
         pageSize: q.page_size ?? 0,
@@ -221,7 +222,7 @@ export class WorkspaceController {
     return {
       marked: (
         await call(
-          this.ws.markNotificationsRead({
+          this.ws().markNotificationsRead({
             principal,
             notificationIds: b.notification_ids ?? [],
             all: b.all ?? false,
@@ -235,7 +236,7 @@ export class WorkspaceController {
   async todos(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
     const q = parseBody(S.ListTodosQuery, query);
     return {
-      todos: (await call(this.ws.listTodos({ principal, state: q.state ?? '' }))).todos.map(todoView),
+      todos: (await call(this.ws().listTodos({ principal, state: q.state ?? '' }))).todos.map(todoView),
     };
   }
 
@@ -248,14 +249,14 @@ export class WorkspaceController {
     const q = parseBody(S.ListPostsQuery, query);
     return {
       posts: (
-        await call(this.ws.listTeamPosts({ principal, teamId, threadId: q.thread_id ?? '' }))
+        await call(this.ws().listTeamPosts({ principal, teamId, threadId: q.thread_id ?? '' }))
       ).posts.map(postView),
     };
   }
 
   @Get('tables')
   async tables(@CurrentUser() principal: common.Principal) {
-    return { tables: (await call(this.ws.listTables({ principal }))).tables.map(tableView) };
+    return { tables: (await call(this.ws().listTables({ principal }))).tables.map(tableView) };
   }
 
   @Get('tables/:workspaceId/:tableName/rows')
@@ -267,7 +268,7 @@ export class WorkspaceController {
   ) {
     const q = parseBody(S.ListRowsQuery, query);
     const r = await call(
-      this.ws.listTableRows({
+      this.ws().listTableRows({
         principal,
         workspaceId,
         tableName,
@@ -284,7 +285,7 @@ export class WorkspaceController {
     @Param('id') id: string,
     @Res() res: Response,
   ) {
-    const r = await call(this.ws.getExport({ principal, exportId: id }));
+    const r = await call(this.ws().getExport({ principal, exportId: id }));
     res.setHeader('Content-Type', r.contentType);
     res.setHeader('Content-Disposition', attachment(r.filename));
     res.setHeader('X-Content-Type-Options', 'nosniff');

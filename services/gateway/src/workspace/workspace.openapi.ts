@@ -1,23 +1,24 @@
 /** The workspace routes in the OpenAPI document (served at /api/docs). */
-import type { z } from 'zod';
+import * as R from '../http/responses/index.js';
+import type { RouteDoc } from '../http/responses/document.js';
 import { CreateFolderBody, MarkReadBody, MoveBody, UploadBody, VersionBody } from './workspace.schemas.js';
 
 const W = '/api/agent-factory/workspace';
 const UNAVAILABLE = { '503': 'This deployment runs no output-router (OUTPUT_ROUTER_URL is unset)' };
 
-export const WORKSPACE_ROUTES: Array<{
-  method: 'get' | 'post' | 'delete';
-  path: string;
-  summary: string;
-  body?: z.ZodType;
-  status?: string;
-  errors?: Record<string, string>;
-  sse?: boolean;
-}> = [
-  { method: 'get', path: `${W}/folders`, summary: 'Your folders with their paths', errors: UNAVAILABLE },
+export const WORKSPACE_ROUTES: RouteDoc[] = [
+  {
+    method: 'get',
+    path: `${W}/folders`,
+    response: R.FolderList,
+    summary: 'Your folders with their paths',
+    errors: UNAVAILABLE,
+  },
   {
     method: 'post',
     path: `${W}/folders`,
+    response: R.FolderCreated,
+    status: ['201', '200'],
     summary: 'Create a folder (200 with created=false when it exists under that parent)',
     body: CreateFolderBody,
   },
@@ -30,21 +31,26 @@ export const WORKSPACE_ROUTES: Array<{
   {
     method: 'get',
     path: `${W}/documents`,
+    response: R.DocumentList,
     summary: 'Your documents, newest first (?folder_id=&query=&page_size=&page_token=)',
   },
   {
     method: 'get',
     path: `${W}/documents/{id}`,
+    response: R.DocumentDetail,
     summary: "A document's metadata and, for text, its content (?version= for an older version)",
   },
   {
     method: 'get',
     path: `${W}/documents/{id}/download`,
+    response: R.Binary,
+    media: '*/*',
     summary: "The document's bytes as an attachment (?version=)",
   },
   {
     method: 'post',
     path: `${W}/documents`,
+    response: R.DocumentAnswer,
     summary:
       'Upload a document: text as `content` or any bytes as `content_base64`; checked content types, size limit',
     body: UploadBody,
@@ -53,6 +59,7 @@ export const WORKSPACE_ROUTES: Array<{
   {
     method: 'post',
     path: `${W}/documents/{id}/versions`,
+    response: R.DocumentAnswer,
     summary: 'A new version of a document (earlier versions are kept)',
     body: VersionBody,
     errors: { '413': "Larger than the workspace's file size limit" },
@@ -60,6 +67,7 @@ export const WORKSPACE_ROUTES: Array<{
   {
     method: 'post',
     path: `${W}/documents/{id}/move`,
+    response: R.DocumentAnswer,
     summary: 'Move a document to a folder (folder_id null: out of every folder)',
     body: MoveBody,
     status: '200',
@@ -73,6 +81,7 @@ export const WORKSPACE_ROUTES: Array<{
   {
     method: 'get',
     path: `${W}/notifications`,
+    response: R.NotificationList,
     summary: 'Your notifications, newest first, with the unread count (?unread_only=true)',
   },
   {
@@ -80,31 +89,46 @@ export const WORKSPACE_ROUTES: Array<{
     path: `${W}/notifications/stream`,
     summary:
       'New notifications as server-sent events (`event: notification`); send the last event id as Last-Event-ID to resume',
-    sse: true,
+    frames: R.Notification,
   },
   {
     method: 'post',
     path: `${W}/notifications/read`,
+    response: R.NotificationsMarked,
     summary: 'Mark notifications read ({notification_ids} or {all: true})',
     body: MarkReadBody,
     status: '200',
   },
-  { method: 'get', path: `${W}/todos`, summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)' },
+  {
+    method: 'get',
+    path: `${W}/todos`,
+    response: R.TodoList,
+    summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)',
+  },
   {
     method: 'get',
     path: `${W}/teams/{teamId}/posts`,
+    response: R.TeamPostList,
     summary: 'Posts of a team you are a member of (?thread_id=)',
   },
-  { method: 'get', path: `${W}/tables`, summary: 'Your workspace tables with their columns and row counts' },
+  {
+    method: 'get',
+    path: `${W}/tables`,
+    response: R.WorkspaceTableList,
+    summary: 'Your workspace tables with their columns and row counts',
+  },
   {
     method: 'get',
     path: `${W}/tables/{workspaceId}/{tableName}/rows`,
+    response: R.WorkspaceTableRows,
     summary:
       'Rows of a workspace table in insertion order, with _source, _query, _timestamp (?page_size=&page_token=)',
   },
   {
     method: 'get',
     path: `${W}/exports/{id}/download`,
+    response: R.Binary,
+    media: '*/*',
     summary: 'The file of an export until its link expires (409 after)',
   },
 ];

@@ -1,7 +1,9 @@
 /** Wire → JSON views of the workspace (snake_case, as the rest of the API). */
+import type { z } from 'zod';
 import type { output } from '@af/contracts';
+import type * as R from '../http/responses/index.js';
 
-export const folderView = (f: output.Folder) => ({
+export const folderView = (f: output.Folder): z.infer<typeof R.WorkspaceFolder> => ({
   id: f.id,
   name: f.name,
   parent_id: f.parentId || null,
@@ -9,7 +11,7 @@ export const folderView = (f: output.Folder) => ({
   created_at: f.createdAt,
 });
 
-export const documentView = (d: output.Document) => ({
+export const documentView = (d: output.Document): z.infer<typeof R.WorkspaceDocument> => ({
   id: d.id,
   title: d.title,
   folder_id: d.folderId || null,
@@ -22,7 +24,7 @@ export const documentView = (d: output.Document) => ({
   updated_at: d.updatedAt,
 });
 
-export const notificationView = (n: output.Notification) => ({
+export const notificationView = (n: output.Notification): z.infer<typeof R.Notification> => ({
   id: n.id,
   title: n.title,
   message: n.message,
@@ -34,7 +36,7 @@ export const notificationView = (n: output.Notification) => ({
   created_at: n.createdAt,
 });
 
-export const todoView = (t: output.Todo) => ({
+export const todoView = (t: output.Todo): z.infer<typeof R.Todo> => ({
   id: t.id,
   title: t.title,
   body: t.body,
@@ -48,7 +50,7 @@ export const todoView = (t: output.Todo) => ({
   completed_at: t.completedAt || null,
 });
 
-export const postView = (p: output.TeamPost) => ({
+export const postView = (p: output.TeamPost): z.infer<typeof R.TeamPost> => ({
   id: p.id,
   thread_id: p.threadId,
   team_id: p.teamId,
@@ -58,7 +60,7 @@ export const postView = (p: output.TeamPost) => ({
   created_at: p.createdAt,
 });
 
-export const tableView = (t: output.WorkspaceTable) => ({
+export const tableView = (t: output.WorkspaceTable): z.infer<typeof R.WorkspaceTable> => ({
   workspace_id: t.workspaceId,
   table_name: t.tableName,
   columns: t.columns,

@@ -20,6 +20,8 @@ export interface RouteDoc {
   queryHelp?: Record<string, string>;
   /** The success answer's JSON body; absent only for 204 routes and Server-Sent Events routes (`frames`). */
   response?: z.ZodType;
+  /** The success answer's media type when it is not JSON (a download: `response` then describes the bytes, e.g. Binary). */
+  media?: string;
   /** Server-Sent Events routes: the schema of one frame's data. */
   frames?: z.ZodType;
   /** @deprecated Name the frame schema with `frames` instead (a route with only `sse` fails openapi.spec.ts). */
@@ -115,7 +117,7 @@ export function buildOpenApiDocument(routes: RouteDoc[]): Record<string, unknown
       successStatuses(r).map((status) => {
         if (r.frames) return [status, { description: 'A stream of Server-Sent Events; each `data:` is one frame (schema below), `event:` its type, `id:` its sequence number', content: { 'text/event-stream': { schema: answerOf(r.frames) } } }];
         if (!r.response) return [status, { description: 'No content' }];
-        return [status, { description: 'OK', content: { 'application/json': { schema: answerOf(r.response) } } }];
+        return [status, { description: 'OK', content: { [r.media ?? 'application/json']: { schema: answerOf(r.response) } } }];
       }),
     );
     const headers = [

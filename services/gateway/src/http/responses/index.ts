@@ -6,3 +6,6 @@ export * from './playbooks.js';
 export * from './approvals.js';
 export * from './flex.js';
 export * from './accounts.js';
+export * from './profiles.js';
+export * from './entity-resolution.js';
+export * from './workspace.js';
