@@ -59,16 +59,22 @@ export const CORE_ACTIONS: ActionContract[] = [
     params: { entity_types: 'string[] Types to extract ("auto" for all)', relationship_type: 'string Default relationship to assign' },
     outputs: { entities: 'entity[]{name,type,source_field,source_record_index,confidence}', count: 'integer' },
   }),
-  tool('resolve_entities', 'entity', {
-    description: 'Resolve entity duplicates and merge aliases',
-    inputs: { entities: 'entity[]! Entities to resolve' },
-    params: { strategy: 'string="fuzzy" "exact", "fuzzy" or "ml"', threshold: 'number=0.85 Minimum similarity (0-1)' },
-    outputs: {
-      resolved: 'entity[]{canonical_name,type,aliases,merge_count,confidence}',
-      merge_count: 'integer',
-      ambiguous: 'entity[] Entities that need human review',
+  // Writes the knowledge graph (merges, new entities, review items): skipped in dry runs, later steps wait for it.
+  tool(
+    'resolve_entities',
+    'entity',
+    {
+      description: 'Resolve entity duplicates and merge aliases',
+      inputs: { entities: 'entity[]! Entities to resolve' },
+      params: { strategy: 'string="fuzzy" "exact", "fuzzy" or "ml"', threshold: 'number=0.85 Minimum similarity (0-1)' },
+      outputs: {
+        resolved: 'entity[]{canonical_name,type,aliases,merge_count,confidence}',
+        merge_count: 'integer',
+        ambiguous: 'entity[] Entities that need human review',
+      },
     },
-  }),
+    { sideEffect: true },
+  ),
   tool('cross_reference', 'entity', {
     description: 'Match entities across two or more datasets',
     inputs: { dataset_a: 'record[]! First dataset', dataset_b: 'record[]! Second dataset' },
