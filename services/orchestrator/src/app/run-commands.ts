@@ -15,6 +15,7 @@ import type { RunRepository, WaitingRow } from '../infra/run.repository.js';
 import { decidePolicyGate, policyGateFor } from './policy-gate.js';
 import type { ApprovalDecisions } from './approval-decisions.js';
 import { assertRunnable, type RunCapabilities } from './run-start-checks.js';
+import { decodePageToken, encodePageToken } from '../domain/page-token.js';
 
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -126,11 +127,11 @@ export class RunCommands {
     }
     const size = pageSize === 0 ? 50 : pageSize;
     if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
-    const after = pageToken ? decodeToken(pageToken) : null;
+    const after = pageToken ? decodePageToken(pageToken) : null;
     const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[]);
     const page = rows.slice(0, size);
     const last = page.at(-1);
-    return { runs: page, nextPageToken: rows.length > size && last ? encodeToken(last) : '' };
+    return { runs: page, nextPageToken: rows.length > size && last ? encodePageToken(last) : '' };
   }
 
   async pause(userId: string, runId: string): Promise<RunView> {
@@ -206,19 +207,7 @@ export class RunCommands {
   }
 }
 
-function encodeToken(run: Run): string {
-  return Buffer.from(JSON.stringify({ c: run.createdAt.toISOString(), i: run.id })).toString('base64url');
-}
 
-function decodeToken(token: string): { createdAt: string; id: string } {
-  try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof t.c === 'string' && typeof t.i === 'string' && UUID.test(t.i) && !Number.isNaN(Date.parse(t.c))) return { createdAt: t.c, id: t.i };
-  } catch {
-    // fall through
-  }
-  throw AppError.invalid('page_token', 'is not a token this API issued');
-}
 
 function requireUser(userId: string): void {
   if (!userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');

@@ -14,6 +14,7 @@ import type { ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedul
 import type { Clock } from './schedule-dispatcher.js';
 import { parsePlan } from './run-commands.js';
 import { DETECTION_ACTIONS, hasDetectionStep } from '../domain/monitors/monitor-config.js';
+import { decodePageToken, encodePageToken } from '../domain/page-token.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Namespace of schedule ids derived from (owner, idempotency key): a retried create returns the same schedule. */
@@ -51,12 +52,12 @@ export class ScheduleCommands {
     requireUser(userId);
     const size = pageSize === 0 ? 50 : pageSize;
     if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
-    const rows = await this.store.list(userId, size + 1, pageToken ? decodeToken(pageToken) : null);
+    const rows = await this.store.list(userId, size + 1, pageToken ? decodePageToken(pageToken) : null);
     const page = rows.slice(0, size);
     const last = page.at(-1);
     return {
       schedules: await Promise.all(page.map((s) => this.view(s))),
-      nextPageToken: rows.length > size && last ? Buffer.from(JSON.stringify({ c: last.createdAt.toISOString(), i: last.id })).toString('base64url') : '',
+      nextPageToken: rows.length > size && last ? encodePageToken(last) : '',
     };
   }
 
@@ -181,15 +182,6 @@ function instant(text: string, field: string, violations: FieldViolation[]): Dat
   return new Date(text);
 }
 
-function decodeToken(token: string): { createdAt: string; id: string } {
-  try {
-    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof t.c === 'string' && typeof t.i === 'string' && UUID.test(t.i) && !Number.isNaN(Date.parse(t.c))) return { createdAt: t.c, id: t.i };
-  } catch {
-    // fall through
-  }
-  throw AppError.invalid('page_token', 'is not a token this API issued');
-}
 
 function requireUser(userId: string): void {
   if (!userId) throw new AppError('UNAUTHENTICATED', 'principal.user_id is required');
