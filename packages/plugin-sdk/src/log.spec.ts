@@ -23,9 +23,10 @@ describe('maskSecrets', () => {
     expect(maskSecret('xx12345678yy', '12345678')).toBe('xx[REDACTED]yy');
   });
 
-  it('ignores empty and 1-character secrets', () => {
-    expect(maskSecrets('a b a', ['', 'a'])).toBe('a b a');
-    expect(maskSecret('x', 'x')).toBe('x');
+  it('ignores empty secrets and masks a 1-character one only as a whole value, as the services do', () => {
+    expect(maskSecrets('a b a', ['', 'a'])).toBe('[REDACTED] b [REDACTED]');
+    expect(maskSecret('x', 'x')).toBe('[REDACTED]');
+    expect(maskSecret('box x', 'x')).toBe('box [REDACTED]');
     expect(maskSecret('text', '')).toBe('text');
   });
 

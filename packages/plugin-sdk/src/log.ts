@@ -4,6 +4,7 @@
  * show up — in the message, in fields, in error messages — so a handler that
  * logs its request by mistake still does not leak them.
  */
+import { maskSecret as maskOne } from '@af/secret-mask';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -32,25 +33,15 @@ export function createPluginLogger(
   return destination ? pino(options, destination) : pino(options);
 }
 
-/** Secrets shorter than this are masked only as whole values, never inside a word. */
-export const SHORT_SECRET_LENGTH = 8;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
- * `text` with `secret` replaced by the mask. A secret of 8 characters or more
- * is replaced wherever it occurs; a shorter one only where it stands as a
- * whole value (no letter or digit right before or after it), so a secret
- * `pass` turns `password=pass` into `password=[REDACTED]` but leaves `bypass`
- * alone. Empty and 1-character secrets are ignored.
+ * `text` with `secret` replaced by the mask, by the rule every Agent Factory
+ * service uses (`@af/secret-mask`): a secret of 8 characters or more is
+ * replaced wherever it occurs; a shorter one only where it stands as a whole
+ * value (no letter or digit right before or after it), so a secret `pass`
+ * turns `password=pass` into `password=[REDACTED]` but leaves `bypass` alone.
  */
 export function maskSecret(text: string, secret: string): string {
-  if (secret.length < 2 || !text.includes(secret)) return text;
-  if (secret.length >= SHORT_SECRET_LENGTH) return text.split(secret).join(MASK);
-  return text.replace(
-    new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(secret)}(?![\\p{L}\\p{N}])`, 'gu'),
-    () => MASK,
-  );
+  return maskOne(text, secret, MASK);
 }
 
 /**
