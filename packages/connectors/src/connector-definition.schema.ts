@@ -159,7 +159,7 @@ const scopes = z.preprocess(
   ),
 );
 
-export const OAUTH2_GRANT_TYPES = ['client_credentials', 'refresh_token'] as const;
+export const OAUTH2_GRANT_TYPES = ['client_credentials', 'refresh_token', 'authorization_code'] as const;
 export type OAuth2GrantType = (typeof OAUTH2_GRANT_TYPES)[number];
 
 /**
@@ -196,19 +196,43 @@ export const authSchema = z.discriminatedUnion('type', [
   /** RFC 7617 Basic: credentials `username` and `password`. */
   z.strictObject({ type: z.literal('basic'), env_var: z.string().optional() }),
   /**
-   * RFC 6749 client credentials (§4.4) or refresh token (§6) grant. The access
+   * RFC 6749 client credentials (§4.4), refresh token (§6) or authorization code (§4.1) grant. The access
    * token is cached per owner and connector, refreshed 120 s before it expires,
    * and a refresh token the server rotates is kept for the next refresh.
+   *
+   * `authorization_code` (RFC 6749 §4.1 with PKCE, RFC 7636): every user
+   * connects their own account once (the connector's `oauth/auth-url`
+   * route, then the provider's consent page, then the callback); calls run
+   * with the calling user's token, refreshed with its refresh token.
+   * `authorize_url` is the provider's consent page and is required for it.
    */
-  z.strictObject({
-    type: z.literal('oauth2'),
-    grant_type: z.enum(OAUTH2_GRANT_TYPES),
-    token_url: tokenUrl,
-    scopes: scopes.optional(),
-    /** How the client authenticates to the token endpoint: form fields (default) or an HTTP Basic header. */
-    client_auth: z.enum(['body', 'basic']).default('body'),
-    env_var: z.string().optional(),
-  }),
+  z
+    .strictObject({
+      type: z.literal('oauth2'),
+      grant_type: z.enum(OAUTH2_GRANT_TYPES),
+      token_url: tokenUrl,
+      authorize_url: tokenUrl.optional(),
+      scopes: scopes.optional(),
+      /** How the client authenticates to the token endpoint: form fields (default) or an HTTP Basic header. */
+      client_auth: z.enum(['body', 'basic']).default('body'),
+      env_var: z.string().optional(),
+    })
+    .superRefine((auth, ctx) => {
+      if (auth.grant_type === 'authorization_code' && auth.authorize_url === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['authorize_url'],
+          message: "is required for grant_type authorization_code (the provider's consent page)",
+        });
+      }
+      if (auth.grant_type !== 'authorization_code' && auth.authorize_url !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['authorize_url'],
+          message: `is only used by grant_type authorization_code, not ${auth.grant_type}`,
+        });
+      }
+    }),
   z.strictObject({ type: z.literal('none') }),
 ]);
 export type ConnectorAuth = z.output<typeof authSchema>;

@@ -213,6 +213,7 @@ const KNOWN_KEYS = [
   'body_format',
   'grant_type',
   'token_url',
+  'authorize_url',
   'scopes',
   'client_auth',
   'page_param',

@@ -12,7 +12,10 @@ import {
   OAuthSession,
   oauthCacheKey,
   oauthCacheKeyPrefix,
+  buildAuthorizeUrl,
+  oauthTokenKey,
   requestOAuthToken,
+  userConnectionTokenKey,
   type OAuth2Auth,
   type TokenRequestIo,
 } from './oauth.js';
@@ -404,5 +407,86 @@ describe('definitions with oauth2 auth', () => {
       scopes: ['a', 'b'],
       client_auth: 'body',
     });
+  });
+});
+
+describe('authorization_code (each user connects their own account)', () => {
+  const AUTHORIZE = 'https://auth.acme.test/authorize?access_type=offline';
+  const codeAuth = () => auth({ grant_type: 'authorization_code', authorize_url: AUTHORIZE, scopes: ['mail.read', 'mail.send'] });
+  const APP = { client_id: 'client-1', client_secret: 'sec+ret/=1' };
+
+  it('builds the consent URL with PKCE S256, keeping the query already on authorize_url', () => {
+    const url = new URL(buildAuthorizeUrl(codeAuth(), 'client-1', { state: 'st.sig', redirectUri: 'http://gw.test/cb', codeChallenge: 'ch' }));
+    expect(url.origin + url.pathname).toBe('https://auth.acme.test/authorize');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      access_type: 'offline',
+      response_type: 'code',
+      client_id: 'client-1',
+      redirect_uri: 'http://gw.test/cb',
+      scope: 'mail.read mail.send',
+      state: 'st.sig',
+      code_challenge: 'ch',
+      code_challenge_method: 'S256',
+    });
+    expect(() => buildAuthorizeUrl(auth(), 'c', { state: 's', redirectUri: 'r', codeChallenge: 'c' })).toThrow(/authorization_code/);
+  });
+
+  it('exchanges a code with its verifier and redirect URI (no scope), keeping the refresh token', async () => {
+    const { http, sent } = scriptedHttp(() => ({ json: { access_token: 'at-1', refresh_token: 'rt-1', expires_in: 60 } }));
+    const token = await requestOAuthToken('mail', codeAuth(), APP, undefined, io(http), { code: 'code-1', redirectUri: 'http://gw.test/cb', codeVerifier: 'v'.repeat(43) });
+    expect(token).toEqual({ accessToken: 'at-1', refreshToken: 'rt-1', tokenType: 'Bearer', expiresAt: 1_000_000 + 60_000 });
+    expect(Object.fromEntries(sent[0]!.form)).toEqual({
+      grant_type: 'authorization_code',
+      code: 'code-1',
+      redirect_uri: 'http://gw.test/cb',
+      code_verifier: 'v'.repeat(43),
+      client_id: 'client-1',
+      client_secret: 'sec+ret/=1',
+    });
+  });
+
+  it('refreshes a connection with the refresh_token grant and the connection\'s refresh token', async () => {
+    const { http, sent } = scriptedHttp(() => ({ json: { access_token: 'at-2', expires_in: 60 } }));
+    const token = await requestOAuthToken('mail', codeAuth(), APP, { accessToken: 'at-1', refreshToken: 'rt-1', expiresAt: 0 }, io(http));
+    expect(sent[0]!.form.get('grant_type')).toBe('refresh_token');
+    expect(sent[0]!.form.get('refresh_token')).toBe('rt-1');
+    expect(token.refreshToken).toBe('rt-1');
+  });
+
+  it('an expired connection without a refresh token needs connecting again (AUTH_FAILED), with no request sent', async () => {
+    const { http, sent } = scriptedHttp(() => ({ json: {} }));
+    await expect(requestOAuthToken('mail', codeAuth(), APP, { accessToken: 'at-1', expiresAt: 0 }, io(http))).rejects.toMatchObject({
+      code: 'AUTH_FAILED',
+      message: expect.stringMatching(/connect again/),
+    });
+    expect(sent).toHaveLength(0);
+  });
+
+  it('a session of a user who never connected is refused naming connector_id, before any request', async () => {
+    const { http, sent } = scriptedHttp(() => ({ json: {} }));
+    const session = new OAuthSession('mail', codeAuth(), APP, new InMemoryOAuthTokenCache(), userConnectionTokenKey('u1', 'mail'), io(http));
+    await expect(session.accessToken()).rejects.toMatchObject({
+      code: 'FAILED_PRECONDITION',
+      message: expect.stringMatching(/connectors\/mail\/oauth\/auth-url/),
+      violations: [{ field: 'connector_id', reason: expect.any(String) }],
+    });
+    expect(sent).toHaveLength(0);
+  });
+
+  it('keys tokens by the calling user for authorization_code and by the grant otherwise', () => {
+    expect(oauthTokenKey('u:1', 'mail', codeAuth(), APP)).toBe('oauth2-user:u%3A1:mail');
+    expect(oauthTokenKey('u:1', 'mail', codeAuth(), APP)).not.toBe(oauthTokenKey('u2', 'mail', codeAuth(), APP));
+    expect(oauthTokenKey('u1', 'acme', auth(), CREDS)).toBe(oauthCacheKey('u1', 'acme', auth(), CREDS));
+  });
+
+  it('a definition needs authorize_url for authorization_code, and only there', () => {
+    const def = (a: Record<string, unknown>) =>
+      parseConnectorDefinition({ id: 'mail', name: 'Mail', type: 'rest_api', connection: { base_url: 'https://api.acme.test', auth: a }, endpoints: { me: { path: '/me' } } });
+    const missing = def({ type: 'oauth2', grant_type: 'authorization_code', token_url: TOKEN_URL });
+    expect(missing.ok).toBe(false);
+    expect(!missing.ok && missing.errors.map((e) => e.field)).toContain('connection.auth.authorize_url');
+    const extra = def({ type: 'oauth2', grant_type: 'client_credentials', token_url: TOKEN_URL, authorize_url: AUTHORIZE });
+    expect(!extra.ok && extra.errors.map((e) => e.reason).join()).toMatch(/only used by grant_type authorization_code/);
+    expect(def({ type: 'oauth2', grant_type: 'authorization_code', token_url: TOKEN_URL, authorize_url: AUTHORIZE }).ok).toBe(true);
   });
 });

@@ -52,6 +52,45 @@ export function oauthCacheKeyPrefix(ownerUserId: string | undefined, connectorId
 }
 
 /**
+ * Where the calling user's own token of an `authorization_code` connector is
+ * kept (one per user and connector; written when the user connects).
+ */
+export function userConnectionTokenKey(userId: string, connectorId: string): string {
+  return `oauth2-user:${encodeURIComponent(userId)}:${encodeURIComponent(connectorId)}`;
+}
+
+/**
+ * The provider's consent page for one authorization (RFC 6749 §4.1.1 with
+ * PKCE S256, RFC 7636 §4.3). Query parameters already on `authorize_url`
+ * (such as `access_type=offline`) are kept.
+ */
+export function buildAuthorizeUrl(
+  auth: OAuth2Auth,
+  clientId: string,
+  request: { state: string; redirectUri: string; codeChallenge: string },
+): string {
+  if (auth.grant_type !== 'authorization_code' || auth.authorize_url === undefined) {
+    throw new ConnectorError('FAILED_PRECONDITION', 'only an oauth2 authorization_code connector has a consent page');
+  }
+  const url = new URL(auth.authorize_url);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', clientId);
+  url.searchParams.set('redirect_uri', request.redirectUri);
+  if (auth.scopes && auth.scopes.length > 0) url.searchParams.set('scope', auth.scopes.join(' '));
+  url.searchParams.set('state', request.state);
+  url.searchParams.set('code_challenge', request.codeChallenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  return url.toString();
+}
+
+/** An authorization code to exchange (RFC 6749 §4.1.3), with its PKCE verifier. */
+export interface AuthorizationCodeGrant {
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+}
+
+/**
  * The cache key of a connector's token: owner and connector id plus a digest
  * of the grant settings and stored credentials, so re-connecting (new
  * credentials) or changing token_url / scopes starts from a fresh token
@@ -78,6 +117,21 @@ export function oauthCacheKey(
     .digest('base64url')
     .slice(0, 32);
   return `${oauthCacheKeyPrefix(ownerUserId, connectorId)}${digest}`;
+}
+
+/**
+ * The token-store key a call uses: the calling user's own connection for
+ * `authorization_code`, the owner's grant (`oauthCacheKey`) otherwise.
+ */
+export function oauthTokenKey(
+  ownerUserId: string | undefined,
+  connectorId: string,
+  auth: OAuth2Auth,
+  credentials: ConnectorCredentials,
+): string {
+  return auth.grant_type === 'authorization_code'
+    ? userConnectionTokenKey(ownerUserId ?? '', connectorId)
+    : oauthCacheKey(ownerUserId, connectorId, auth, credentials);
 }
 
 /** Every encoding of a token value we might see echoed. */
@@ -110,8 +164,12 @@ export async function requestOAuthToken(
   credentials: ConnectorCredentials,
   current: StoredOAuthToken | undefined,
   io: TokenRequestIo,
+  exchange?: AuthorizationCodeGrant,
 ): Promise<StoredOAuthToken> {
   const label = `${connectorId} token`;
+  // An authorization_code connector exchanges a code once, then refreshes.
+  const grantType =
+    exchange !== undefined ? 'authorization_code' : auth.grant_type === 'authorization_code' ? 'refresh_token' : auth.grant_type;
   const display = displayUrlOf(auth.token_url);
   const clientId = credentials.client_id as string;
   const clientSecret = credentials.client_secret as string;
@@ -120,8 +178,19 @@ export async function requestOAuthToken(
   if (refreshToken !== undefined)
     secrets.push(refreshToken, encodeURIComponent(refreshToken), formEncode(refreshToken));
 
-  const form: Array<[string, string]> = [['grant_type', auth.grant_type]];
-  if (auth.grant_type === 'refresh_token') {
+  const form: Array<[string, string]> = [['grant_type', grantType]];
+  if (exchange !== undefined) {
+    secrets.push(exchange.code, exchange.codeVerifier);
+    form.push(['code', exchange.code], ['redirect_uri', exchange.redirectUri], ['code_verifier', exchange.codeVerifier]);
+  } else if (grantType === 'refresh_token' && auth.grant_type === 'authorization_code') {
+    if (refreshToken === undefined || refreshToken === '') {
+      throw new ConnectorError(
+        'AUTH_FAILED',
+        `connector "${connectorId}": your connection's access token has expired and the provider gave no refresh token; connect again`,
+      );
+    }
+    form.push(['refresh_token', refreshToken]);
+  } else if (grantType === 'refresh_token') {
     if (refreshToken === undefined || refreshToken === '') {
       throw new ConnectorError(
         'FAILED_PRECONDITION',
@@ -130,7 +199,7 @@ export async function requestOAuthToken(
     }
     form.push(['refresh_token', refreshToken]);
   }
-  if (auth.scopes && auth.scopes.length > 0) form.push(['scope', auth.scopes.join(' ')]);
+  if (exchange === undefined && auth.scopes && auth.scopes.length > 0) form.push(['scope', auth.scopes.join(' ')]);
   const headers: Record<string, string> = {
     accept: 'application/json',
     'content-type': 'application/x-www-form-urlencoded',
@@ -176,7 +245,7 @@ export async function requestOAuthToken(
       const why = oauthError !== undefined ? ` (${oauthError})` : '';
       throw new ConnectorError(
         'AUTH_FAILED',
-        `${label}: the token endpoint refused the ${auth.grant_type} grant${why}; the connector needs re-authentication (HTTP ${status} from ${display})${excerpt ? `: ${excerpt}` : ''}`,
+        `${label}: the token endpoint refused the ${grantType} grant${why}; the connector needs re-authentication (HTTP ${status} from ${display})${excerpt ? `: ${excerpt}` : ''}`,
         { status },
       );
     }
@@ -287,6 +356,14 @@ export class OAuthSession {
         OAUTH_REFRESH_BUFFER_MS,
         async (current) => {
           this.remember(current);
+          if (current === undefined && this.auth.grant_type === 'authorization_code') {
+            throw new ConnectorError(
+              'FAILED_PRECONDITION',
+              `connector "${this.connectorId}" acts as each user through OAuth and you have not connected your account yet: ` +
+                `open GET /api/agent-factory/connectors/${this.connectorId}/oauth/auth-url and approve access`,
+              { violations: [{ field: 'connector_id', reason: 'you have no OAuth connection for this connector' }] },
+            );
+          }
           if (
             rejected !== undefined &&
             current !== undefined &&

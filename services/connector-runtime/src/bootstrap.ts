@@ -7,6 +7,8 @@ import { pluginActionSource } from './app/plugin-actions.js';
 import { Plugins } from './app/plugins.js';
 import { Templates } from './app/templates.js';
 import { TestConnector } from './app/test-connector.js';
+import { UserConnections } from './app/user-connections.js';
+import { stateSecretFrom } from './domain/oauth-state.js';
 import { connectorRuntimeEnvSchema } from './config.js';
 import { ConnectorModule } from './grpc/connector.controller.js';
 import { PluginRegistryModule } from './grpc/plugin-registry.controller.js';
@@ -19,6 +21,7 @@ import { CONNECTOR_RUNTIME_MIGRATIONS } from './infra/migrations/index.js';
 import { PgOAuthTokenStore } from './infra/oauth-token.store.js';
 import { GrpcPluginTransport } from './infra/plugin.client.js';
 import { PluginRepository } from './infra/plugin.repository.js';
+import { UserConnectionRepository } from './infra/user-connection.repository.js';
 import { closeDatabasePools, PgReadOnlyRunner } from './infra/pg-readonly.js';
 import { RateLimiter } from './infra/rate-limiter.js';
 import { ResponseCache } from './infra/response-cache.js';
@@ -53,6 +56,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     heartbeatSeconds: config.PLUGIN_HEARTBEAT_SECONDS,
   });
 
+  const tokens = new PgOAuthTokenStore(kit.db, keyring, { log: kit.log });
   const pipeline = new CallPipeline({
     egress,
     limiter: new RateLimiter(kit.db, { leaseMs: config.RATE_LIMIT_LEASE_MS }),
@@ -66,7 +70,7 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     maxWaitMs: config.RATE_LIMIT_MAX_WAIT_MS,
     context: {
       warn: (message, fields) => kit.log.warn(fields ?? {}, message),
-      oauth: new PgOAuthTokenStore(kit.db, keyring, { log: kit.log }),
+      oauth: tokens,
       sql,
       invokePlugin: plugins.invokePlugin,
       ...(config.CONNECTOR_FILE_ROOT ? { fileRoot: config.CONNECTOR_FILE_ROOT } : {}),
@@ -80,12 +84,22 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   });
   const templates = new Templates(templateFiles, connectors);
   const tester = new TestConnector(connectors, connectorRepo);
+  const connections = new UserConnections({
+    kit,
+    repo: new UserConnectionRepository(kit, keyring),
+    tokens,
+    connector: (userId, id) => connectors.get(userId, id),
+    credentials: (userId, id) => connectorRepo.credentials(userId, id),
+    http: (userId, id) => egress.forConnector(userId, id),
+    stateSecret: stateSecretFrom(keyring.keyFor(keyring.activeKid) as Buffer),
+    log: kit.log,
+  });
   // Plugin tools are actions (`plugin:<plugin>.<tool>`): tool nodes naming a plugin run here through ActionService.
   const actions = new ActionDispatcher('connector-runtime', [], new PgActionRecords(kit.db), { source: pluginActionSource(plugins) });
   const auth = serviceAuthFromConfig(config, 'connector-runtime');
   const grpc = await startGrpcServer({
     module: {
-      ...ConnectorModule.forRoot({ connectors, bindings, templates, tester }),
+      ...ConnectorModule.forRoot({ connectors, bindings, templates, tester, connections }),
       imports: [PluginRegistryModule.forRoot(plugins), ActionServiceModule.forRoot(actions, { auth, log: kit.log })],
     },
     packages: ['connector', 'action'],

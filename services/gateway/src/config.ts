@@ -90,6 +90,26 @@ const corsOrigins = z.string().default('').transform((raw, ctx) => {
 /** Gateway configuration (env names are the keys). */
 export const gatewayEnvSchema = baseEnvSchema.extend({
   HTTP_HOST: z.string().default('0.0.0.0'),
+  /**
+   * The gateway's address as users' browsers reach it (`https://af.example.com`,
+   * no path): OAuth connection callbacks are built from it. Unset: from each
+   * request (Host, and X-Forwarded-Proto/Host when TRUST_PROXY trusts the proxy).
+   */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value === undefined || value === '') return;
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http or https URL such as https://af.example.com' });
+        return;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must use http or https' });
+      else if (url.pathname !== '/' || url.search || url.hash || url.username) ctx.addIssue({ code: 'custom', message: 'must be scheme, host and port only (no path, query or credentials)' });
+    }),
   /** HTTP port of the REST/SSE API; 0 picks a free one. */
   HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** gRPC port serving only grpc.health.v1 (for Kubernetes probes). */

@@ -1,11 +1,12 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { connector } from '@af/contracts';
-import { AppError } from '@af/service-kit';
+import { AppError, PublicRpc } from '@af/service-kit';
 import type { Bindings } from '../app/bindings.js';
 import type { Connectors } from '../app/connectors.js';
 import type { Templates } from '../app/templates.js';
 import type { TestConnector } from '../app/test-connector.js';
-import { bindingToWire, connectorToWire, issueToWire, templateToWire } from './connector.mapper.js';
+import type { UserConnections } from '../app/user-connections.js';
+import { bindingToWire, connectorToWire, issueToWire, templateToWire, userConnectionToWire } from './connector.mapper.js';
 
 const DEPS = Symbol('ConnectorDeps');
 
@@ -14,6 +15,7 @@ export interface ConnectorControllerDeps {
   bindings: Bindings;
   templates: Templates;
   tester: TestConnector;
+  connections: UserConnections;
 }
 
 const user = (req: { principal?: { userId: string } | undefined }) => req.principal?.userId ?? '';
@@ -105,6 +107,26 @@ export class ConnectorController implements connector.ConnectorServiceController
     if (!req.templateId) throw AppError.invalid('template_id', 'is required');
     const stored = await this.deps.templates.createFrom(user(req), req.templateId, req.credentials ?? {}, req.connectorId, req.overwrite ?? false);
     return { connector: connectorToWire(stored) };
+  }
+
+  async beginAuthorization(req: connector.BeginAuthorizationRequest): Promise<connector.BeginAuthorizationResponse> {
+    const { authUrl, expiresAt } = await this.deps.connections.begin(user(req), req.connectorId, req.redirectUri);
+    return { authUrl, expiresAt: expiresAt.toISOString() };
+  }
+
+  @PublicRpc('the signed, single-use OAuth state names the user; the provider redirects the browser here without a principal')
+  async completeAuthorization(req: connector.CompleteAuthorizationRequest): Promise<connector.CompleteAuthorizationResponse> {
+    const connection = await this.deps.connections.complete({ state: req.state, code: req.code, ...(req.error ? { error: req.error } : {}) });
+    return { connection: userConnectionToWire(connection) };
+  }
+
+  async listConnections(req: connector.ListConnectionsRequest): Promise<connector.ListConnectionsResponse> {
+    return { connections: (await this.deps.connections.list(user(req))).map(userConnectionToWire) };
+  }
+
+  async deleteConnection(req: connector.DeleteConnectionRequest): Promise<connector.DeleteConnectionResponse> {
+    await this.deps.connections.delete(user(req), req.connectionId);
+    return {};
   }
 }
 

@@ -3,6 +3,7 @@ import type { connector } from '@af/contracts';
 import type { ConnectorDefinitionIssue } from '@af/connectors';
 import type { StoredBinding } from '../infra/binding.repository.js';
 import type { StoredConnector } from '../infra/connector.repository.js';
+import type { UserConnection } from '../infra/user-connection.repository.js';
 import type { TemplateView } from '../app/templates.js';
 
 /** Definition → wire; credentials are never part of it, only their names. */
@@ -36,6 +37,19 @@ export function bindingToWire(b: StoredBinding): connector.Binding {
     statusReason: b.statusReason,
     updatedAt: b.updatedAt.toISOString(),
     credentialNames: b.credentialNames,
+  };
+}
+
+export function userConnectionToWire(c: UserConnection): connector.UserConnection {
+  return {
+    connectionId: c.connectionId,
+    connectorId: c.connectorId,
+    provider: c.provider,
+    scopes: c.scopes,
+    status: c.status,
+    expiresAt: c.expiresAt !== undefined ? new Date(c.expiresAt).toISOString() : '',
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
   };
 }
 

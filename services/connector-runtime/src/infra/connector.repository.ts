@@ -1,5 +1,5 @@
 import { AppError, decryptSecret, encryptSecret, sqlRows, type Keyring, type ServiceKit } from '@af/service-kit';
-import type { ConnectorDefinition } from '@af/connectors';
+import { oauthCacheKeyPrefix, userConnectionTokenKey, type ConnectorDefinition } from '@af/connectors';
 
 export interface StoredConnector {
   ownerUserId: string;
@@ -85,9 +85,17 @@ export class ConnectorRepository {
     return rows.map((r) => this.toStored(r));
   }
 
+  /** Deletes a connector with its credentials, bindings and users' connections, and forgets its OAuth tokens. */
   async delete(owner: string, id: string): Promise<boolean> {
-    const rows = await sqlRows(this.kit.db, 'DELETE FROM connectors WHERE owner_user_id = $1 AND id = $2 RETURNING id', [owner, id]);
-    return rows.length > 0;
+    return this.kit.transaction(async (m) => {
+      const rows = await sqlRows(m, 'DELETE FROM connectors WHERE owner_user_id = $1 AND id = $2 RETURNING id', [owner, id]);
+      if (rows.length === 0) return false;
+      await sqlRows(m, 'DELETE FROM oauth_tokens WHERE starts_with(cache_key, $1) OR cache_key = $2', [
+        oauthCacheKeyPrefix(owner, id),
+        userConnectionTokenKey(owner, id),
+      ]);
+      return true;
+    });
   }
 
   /** Decrypted credentials of one connector; only ever held in memory for a call. */

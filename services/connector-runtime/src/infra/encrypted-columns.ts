@@ -8,6 +8,7 @@ import { bindingCredentialAad } from './binding.repository.js';
 import { connectorCredentialAad } from './connector.repository.js';
 import { oauthTokenAad } from './oauth-token.store.js';
 import { pluginConfigAad } from './plugin.repository.js';
+import { authorizationVerifierAad } from './user-connection.repository.js';
 
 export interface EncryptedColumn {
   table: string;
@@ -43,5 +44,11 @@ export const ENCRYPTED_COLUMNS: EncryptedColumn[] = [
     column: 'config_ciphertext',
     keyColumns: ['user_id', 'plugin_name'],
     aad: (r) => pluginConfigAad(s(r.user_id), s(r.plugin_name)),
+  },
+  {
+    table: 'oauth_authorizations',
+    column: 'verifier_ciphertext',
+    keyColumns: ['nonce'],
+    aad: (r) => authorizationVerifierAad(s(r.nonce)),
   },
 ];

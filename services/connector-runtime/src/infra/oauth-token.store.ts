@@ -77,6 +77,11 @@ export class PgOAuthTokenStore implements OAuthTokenCache {
     return this.read(this.db, key);
   }
 
+  /** Stores a token set obtained outside a refresh (a user's code exchange), in the caller's transaction. */
+  async put(q: Queryable, key: string, token: StoredOAuthToken): Promise<void> {
+    await this.write(q, key, token);
+  }
+
   /** Forgets every token of one owner's connector (call when it is deleted or its credentials change). */
   async deleteConnectorTokens(ownerUserId: string, connectorId: string): Promise<number> {
     const rows = await sqlRows(

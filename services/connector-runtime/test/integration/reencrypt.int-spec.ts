@@ -1,7 +1,7 @@
 /**
  * The key-rotation command (`node dist/reencrypt.js`) as a real process
  * against real PostgreSQL: connector and binding credentials, OAuth tokens and plugin configs move to the new
- * key, still decrypt (with only the new key), a second run changes nothing, and
+ * key (and the PKCE verifiers of pending OAuth authorizations), still decrypt (with only the new key), a second run changes nothing, and
  * an undecryptable row fails the run by id without printing any secret.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,6 +12,7 @@ import { bindingCredentialAad } from '../../src/infra/binding.repository.js';
 import { connectorCredentialAad } from '../../src/infra/connector.repository.js';
 import { oauthTokenAad } from '../../src/infra/oauth-token.store.js';
 import { pluginConfigAad } from '../../src/infra/plugin.repository.js';
+import { authorizationVerifierAad } from '../../src/infra/user-connection.repository.js';
 
 const main = join(__dirname, '..', '..', 'dist', 'reencrypt.js');
 const k1 = `k1:${generateKeyBase64()}`;
@@ -39,6 +40,7 @@ beforeAll(async () => {
   await db.query('INSERT INTO connector_runtime.oauth_tokens (cache_key, ciphertext) VALUES ($1, $2)', ['u1:c1:abc', encryptSecret(JSON.stringify({ accessToken: `${SECRET}-oauth` }), old, oauthTokenAad('u1:c1:abc'))]);
   await db.query(`INSERT INTO connector_runtime.agent_plugin_registry (plugin_name, plugin_version, connection_type, tool_pack_name) VALUES ('slack', '1.0', 'slack_webhook', 'slack')`);
   await db.query('INSERT INTO connector_runtime.agent_plugin_user_config (user_id, plugin_name, is_enabled, config_keys, config_ciphertext) VALUES ($1, $2, true, $3, $4)', ['u1', 'slack', ['webhook_url'], encryptSecret(JSON.stringify({ webhook_url: `${SECRET}-hook` }), old, pluginConfigAad('u1', 'slack'))]);
+  await db.query(`INSERT INTO connector_runtime.oauth_authorizations (nonce, user_id, connector_id, redirect_uri, verifier_ciphertext, expires_at) VALUES ($1, 'u1', 'c1', 'http://gw/cb', $2, now() + interval '10 minutes')`, ['n1', encryptSecret(`${SECRET}-verifier`, old, authorizationVerifierAad('n1'))]);
 }, 90_000);
 
 afterAll(async () => {
@@ -56,6 +58,7 @@ describe('reencrypt command', () => {
       { table: 'binding_credentials', scanned: 1, reencrypted: 1, failed: 0, skipped: 0 },
       { table: 'oauth_tokens', scanned: 1, reencrypted: 1, failed: 0, skipped: 0 },
       { table: 'agent_plugin_user_config', scanned: 1, reencrypted: 1, failed: 0, skipped: 0 },
+      { table: 'oauth_authorizations', scanned: 1, reencrypted: 1, failed: 0, skipped: 0 },
     ]);
     expect(res.stderr).toContain('connector_credentials: 2 scanned');
     const onlyNew = parseKeyring(k2);
@@ -67,13 +70,15 @@ describe('reencrypt command', () => {
     expect(JSON.parse(decryptSecret(token!.ciphertext, onlyNew, oauthTokenAad('u1:c1:abc')))).toEqual({ accessToken: `${SECRET}-oauth` });
     const [plugin] = await db.query<{ config_ciphertext: string }>('SELECT config_ciphertext FROM connector_runtime.agent_plugin_user_config');
     expect(JSON.parse(decryptSecret(plugin!.config_ciphertext, onlyNew, pluginConfigAad('u1', 'slack')))).toEqual({ webhook_url: `${SECRET}-hook` });
+    const [pending] = await db.query<{ verifier_ciphertext: string }>('SELECT verifier_ciphertext FROM connector_runtime.oauth_authorizations');
+    expect(decryptSecret(pending!.verifier_ciphertext, onlyNew, authorizationVerifierAad('n1'))).toBe(`${SECRET}-verifier`);
     expect(res.stdout + res.stderr).not.toContain(SECRET);
   }, 60_000);
 
   it('changes nothing when run again', () => {
     const res = run(`${k2},${k1}`);
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout).tables.map((t: { reencrypted: number }) => t.reencrypted)).toEqual([0, 0, 0, 0]);
+    expect(JSON.parse(res.stdout).tables.map((t: { reencrypted: number }) => t.reencrypted)).toEqual([0, 0, 0, 0, 0]);
   }, 60_000);
 
   it('fails by row id, without values, when no configured key opens a secret', async () => {

@@ -6,6 +6,7 @@ import { GATEWAY_DEPS, type GatewayDeps } from './deps.js';
 import { DocsController } from './docs.controller.js';
 import { META_ROUTES, ROUTES } from './openapi.js';
 import { responseCheck } from './response-check.middleware.js';
+import { ConnectionsController, OAuthCallbackController } from './connections.controller.js';
 import { ConnectorsController, PluginsController } from './connectors.controller.js';
 import { PlaybooksController } from './playbooks.controller.js';
 import { ActionsController } from './resources.controller.js';
@@ -34,7 +35,7 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard, ...entityResolutionProviders(deps)],
     };
   }

@@ -23,6 +23,7 @@ import {
   RUN_STATUS_NAMES,
   TASK_STATUS_NAMES,
   LoginSchema,
+  OAuthCallbackQuery,
   ReplanRunSchema, PlaybookYamlSchema, RegisterSchema, StreamTokenSchema, ResumeRunSchema, StartRunSchema, TestPlaybookSchema, ValidateStoredPlaybookSchema } from './schemas.js';
 import { AddMemberSchema, CreateTeamSchema, InviteSchema } from './teams.schemas.js';
 import { CreateApiKeySchema } from '../domain/api-keys.js';
@@ -102,6 +103,10 @@ export const ROUTES: RouteDoc[] = [
   { method: 'get', path: '/api/agent-factory/connectors/bindings', response: R.BindingList, query: BindingsQuery, summary: 'Your connector bindings (?agent_profile_id=)' },
   { method: 'put', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', response: R.BindingAnswer, summary: 'Bind a connector to an agent profile', body: BindConnectorSchema },
   { method: 'delete', path: '/api/agent-factory/connectors/{id}/bindings/{profile_id}', status: '204', summary: 'Remove a binding' },
+  { method: 'get', path: '/api/agent-factory/connectors/{id}/oauth/auth-url', response: R.AuthUrlAnswer, summary: "Connect your own account to an oauth2 authorization_code connector: the provider's consent URL (PKCE; its state is good for 10 minutes, once)", errors: { '409': 'The connector is not an oauth2 authorization_code connector, or has no client_id stored (violation names the field)' } },
+  { method: 'get', path: '/api/agent-factory/oauth/callback', response: R.UserConnectionAnswer, query: OAuthCallbackQuery, public: true, summary: 'Where the provider sends the user back (code and state, or error): stores the connection; a browser gets a page that tells its opener and closes', errors: { '400': 'The state is forged, altered, expired or already used, or the code is missing; nothing is stored', '409': 'The provider refused access (error=…); nothing is stored' } },
+  { method: 'get', path: '/api/agent-factory/connections', response: R.UserConnectionList, summary: 'Your OAuth connections (tokens are never returned)' },
+  { method: 'delete', path: '/api/agent-factory/connections/{id}', status: '204', summary: 'Remove one of your OAuth connections and its tokens' },
   { method: 'get', path: '/api/agent-factory/plugins', response: R.PluginList, summary: 'Registered connector plugins' },
   { method: 'get', path: '/api/agent-factory/plugins/{name}', response: R.PluginAnswer, summary: 'Plugin detail with tool I/O contracts' },
   { method: 'get', path: '/api/agent-factory/plugins/{name}/tools', response: R.ToolList, summary: 'Tools of a plugin with I/O contracts' },

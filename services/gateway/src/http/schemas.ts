@@ -168,3 +168,15 @@ export const ListRunsQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(200).optional(),
   page_token: z.string().max(500).optional(),
 });
+
+/**
+ * The provider's redirect to the OAuth callback (RFC 6749 §4.1.2): `code`
+ * and `state`, or `error` (and its description). Providers add parameters of
+ * their own (scope, authuser, …), so unknown ones are ignored here.
+ */
+export const OAuthCallbackQuery = z.object({
+  state: z.string().min(1, 'is required (the provider sends back the state it was given)').max(512),
+  code: z.string().min(1).max(4096).optional(),
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(2000).optional(),
+});

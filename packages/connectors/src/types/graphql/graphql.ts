@@ -7,7 +7,7 @@
  */
 import { ConnectorError } from '../../connector-error.js';
 import type { ConnectorTypeModule, ExecutionContext, OAuthTokenCache } from '../../connector-type.js';
-import { OAuthSession, oauthCacheKey } from '../../oauth.js';
+import { OAuthSession, oauthTokenKey } from '../../oauth.js';
 import { redactSecrets } from '../../redaction.js';
 import { redactResult, resultSecrets } from '../../result-redaction.js';
 import type { EndpointResult } from '../../response-mapping.js';
@@ -87,7 +87,7 @@ async function executeGraphql(
             auth,
             credentials,
             ctx.oauth as OAuthTokenCache,
-            oauthCacheKey(ctx.ownerUserId, def.id, auth, credentials),
+            oauthTokenKey(ctx.ownerUserId, def.id, auth, credentials),
             { http: scope.http, signal: scope.signal, now: Date.now },
           )
         : undefined;

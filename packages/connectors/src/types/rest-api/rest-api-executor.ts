@@ -19,7 +19,7 @@ import { ConnectorError } from '../../connector-error.js';
 import type { HttpRequestFn, HttpTextResponse, OAuthTokenCache, PageProgress } from '../../connector-type.js';
 import { startDeadline, type CallDeadline } from '../../call-deadline.js';
 import { describeNetworkError, errorForStatus, readBody, readResponseText, snippet } from '../../http-failure.js';
-import { OAuthSession, oauthCacheKey } from '../../oauth.js';
+import { OAuthSession, oauthTokenKey } from '../../oauth.js';
 import { createPaginator, type FetchedPage } from './pagination.js';
 import { redactSecrets, scrubError as scrub } from '../../redaction.js';
 import { redactResult, resultSecrets } from '../../result-redaction.js';
@@ -122,7 +122,7 @@ export async function executeRestEndpoint(
       auth,
       credentials,
       deps.oauth as OAuthTokenCache,
-      oauthCacheKey(deps.ownerUserId, def.id, auth, credentials),
+      oauthTokenKey(deps.ownerUserId, def.id, auth, credentials),
       {
         http: deps.fetch ?? undiciRequest,
         signal: deadline.signal,

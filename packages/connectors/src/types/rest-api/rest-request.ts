@@ -86,6 +86,7 @@ export function requiredCredentialNames(auth: ConnectorAuth): string[] {
     case 'basic':
       return ['username', 'password'];
     case 'oauth2':
+      // authorization_code: the app's client; each user's tokens come from their connection.
       return auth.grant_type === 'refresh_token'
         ? ['client_id', 'client_secret', 'refresh_token']
         : ['client_id', 'client_secret'];

@@ -120,3 +120,25 @@ export const PluginAnswer = z.strictObject({ plugin: Plugin });
 export const PluginList = z.strictObject({ plugins: z.array(Plugin) });
 export const ToolList = z.strictObject({ tools: z.array(ToolContract) });
 export const PluginTest = z.strictObject({ ok: z.boolean(), status: z.string(), enabled: z.boolean(), problems: z.array(z.string()) });
+
+export const UserConnection = component(
+  'UserConnection',
+  z.strictObject({
+    connection_id: z.string().meta({ description: 'Id for DELETE /api/agent-factory/connections/{id}' }),
+    connector_id: z.string(),
+    provider: z.string().meta({ description: "The token endpoint's host" }),
+    scopes: z.array(z.string()),
+    status: z.enum(['active', 'expired', 'error', 'revoked']),
+    expires_at: timestamp.nullable().meta({ description: "The access token's expiry as last stored (refreshed automatically while a refresh token is held)" }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+  { description: 'Your own OAuth connection to an oauth2 authorization_code connector (tokens are never returned)' },
+);
+export const UserConnectionList = z.strictObject({ connections: z.array(UserConnection) });
+export const UserConnectionAnswer = z.strictObject({ connection: UserConnection });
+export const AuthUrlAnswer = z.strictObject({
+  auth_url: z.string().meta({ description: "The provider's consent page; open it in a popup or redirect the user to it" }),
+  expires_at: timestamp.meta({ description: 'The state in auth_url is accepted until then, once' }),
+  redirect_uri: z.string().meta({ description: 'Where the provider sends the user back; register this URL with the OAuth app' }),
+});

@@ -406,6 +406,60 @@ export interface InvokeResponse {
   output: { [key: string]: any } | undefined;
 }
 
+export interface BeginAuthorizationRequest {
+  principal: Principal | undefined;
+  connectorId: string;
+  /** Where the provider sends the user back (the gateway's callback URL); used again in the code exchange. */
+  redirectUri: string;
+}
+
+export interface BeginAuthorizationResponse {
+  authUrl: string;
+  /** When the state in auth_url stops being accepted (RFC 3339). */
+  expiresAt: string;
+}
+
+export interface CompleteAuthorizationRequest {
+  state: string;
+  code: string;
+  /** The provider's `error` parameter when the user refused or the provider failed. */
+  error: string;
+}
+
+export interface CompleteAuthorizationResponse {
+  connection: UserConnection | undefined;
+}
+
+export interface UserConnection {
+  connectionId: string;
+  connectorId: string;
+  /** The token endpoint's host (who issued the tokens). */
+  provider: string;
+  scopes: string[];
+  /** active | expired | error | revoked */
+  status: string;
+  /** The access token's expiry as last stored (RFC 3339), empty when the provider gave none. */
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ListConnectionsRequest {
+  principal: Principal | undefined;
+}
+
+export interface ListConnectionsResponse {
+  connections: UserConnection[];
+}
+
+export interface DeleteConnectionRequest {
+  principal: Principal | undefined;
+  connectionId: string;
+}
+
+export interface DeleteConnectionResponse {
+}
+
 export const AGENTFACTORY_CONNECTOR_V1_PACKAGE_NAME = "agentfactory.connector.v1";
 
 function createBaseConnector(): Connector {
@@ -5582,6 +5636,772 @@ export const InvokeResponse: MessageFns<InvokeResponse> = {
   },
 };
 
+function createBaseBeginAuthorizationRequest(): BeginAuthorizationRequest {
+  return { principal: undefined, connectorId: "", redirectUri: "" };
+}
+
+export const BeginAuthorizationRequest: MessageFns<BeginAuthorizationRequest> = {
+  encode(message: BeginAuthorizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(18).string(message.connectorId);
+    }
+    if (message.redirectUri !== "") {
+      writer.uint32(26).string(message.redirectUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginAuthorizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginAuthorizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.redirectUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginAuthorizationRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      redirectUri: isSet(object.redirectUri)
+        ? globalThis.String(object.redirectUri)
+        : isSet(object.redirect_uri)
+        ? globalThis.String(object.redirect_uri)
+        : "",
+    };
+  },
+
+  toJSON(message: BeginAuthorizationRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.redirectUri !== "") {
+      obj.redirectUri = message.redirectUri;
+    }
+    return obj;
+  },
+};
+
+function createBaseBeginAuthorizationResponse(): BeginAuthorizationResponse {
+  return { authUrl: "", expiresAt: "" };
+}
+
+export const BeginAuthorizationResponse: MessageFns<BeginAuthorizationResponse> = {
+  encode(message: BeginAuthorizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.authUrl !== "") {
+      writer.uint32(10).string(message.authUrl);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(18).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BeginAuthorizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBeginAuthorizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.authUrl = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BeginAuthorizationResponse {
+    return {
+      authUrl: isSet(object.authUrl)
+        ? globalThis.String(object.authUrl)
+        : isSet(object.auth_url)
+        ? globalThis.String(object.auth_url)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: BeginAuthorizationResponse): unknown {
+    const obj: any = {};
+    if (message.authUrl !== "") {
+      obj.authUrl = message.authUrl;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompleteAuthorizationRequest(): CompleteAuthorizationRequest {
+  return { state: "", code: "", error: "" };
+}
+
+export const CompleteAuthorizationRequest: MessageFns<CompleteAuthorizationRequest> = {
+  encode(message: CompleteAuthorizationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.state !== "") {
+      writer.uint32(10).string(message.state);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.error !== "") {
+      writer.uint32(26).string(message.error);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteAuthorizationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteAuthorizationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteAuthorizationRequest {
+    return {
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+    };
+  },
+
+  toJSON(message: CompleteAuthorizationRequest): unknown {
+    const obj: any = {};
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    return obj;
+  },
+};
+
+function createBaseCompleteAuthorizationResponse(): CompleteAuthorizationResponse {
+  return { connection: undefined };
+}
+
+export const CompleteAuthorizationResponse: MessageFns<CompleteAuthorizationResponse> = {
+  encode(message: CompleteAuthorizationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connection !== undefined) {
+      UserConnection.encode(message.connection, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteAuthorizationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteAuthorizationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connection = UserConnection.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteAuthorizationResponse {
+    return { connection: isSet(object.connection) ? UserConnection.fromJSON(object.connection) : undefined };
+  },
+
+  toJSON(message: CompleteAuthorizationResponse): unknown {
+    const obj: any = {};
+    if (message.connection !== undefined) {
+      obj.connection = UserConnection.toJSON(message.connection);
+    }
+    return obj;
+  },
+};
+
+function createBaseUserConnection(): UserConnection {
+  return {
+    connectionId: "",
+    connectorId: "",
+    provider: "",
+    scopes: [],
+    status: "",
+    expiresAt: "",
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const UserConnection: MessageFns<UserConnection> = {
+  encode(message: UserConnection, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.connectionId !== "") {
+      writer.uint32(10).string(message.connectionId);
+    }
+    if (message.connectorId !== "") {
+      writer.uint32(18).string(message.connectorId);
+    }
+    if (message.provider !== "") {
+      writer.uint32(26).string(message.provider);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.status !== "") {
+      writer.uint32(42).string(message.status);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(50).string(message.expiresAt);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(58).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(66).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UserConnection {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUserConnection();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectorId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UserConnection {
+    return {
+      connectionId: isSet(object.connectionId)
+        ? globalThis.String(object.connectionId)
+        : isSet(object.connection_id)
+        ? globalThis.String(object.connection_id)
+        : "",
+      connectorId: isSet(object.connectorId)
+        ? globalThis.String(object.connectorId)
+        : isSet(object.connector_id)
+        ? globalThis.String(object.connector_id)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: UserConnection): unknown {
+    const obj: any = {};
+    if (message.connectionId !== "") {
+      obj.connectionId = message.connectionId;
+    }
+    if (message.connectorId !== "") {
+      obj.connectorId = message.connectorId;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+};
+
+function createBaseListConnectionsRequest(): ListConnectionsRequest {
+  return { principal: undefined };
+}
+
+export const ListConnectionsRequest: MessageFns<ListConnectionsRequest> = {
+  encode(message: ListConnectionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListConnectionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListConnectionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListConnectionsRequest {
+    return { principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined };
+  },
+
+  toJSON(message: ListConnectionsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    return obj;
+  },
+};
+
+function createBaseListConnectionsResponse(): ListConnectionsResponse {
+  return { connections: [] };
+}
+
+export const ListConnectionsResponse: MessageFns<ListConnectionsResponse> = {
+  encode(message: ListConnectionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.connections) {
+      UserConnection.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListConnectionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListConnectionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.connections.push(UserConnection.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListConnectionsResponse {
+    return {
+      connections: globalThis.Array.isArray(object?.connections)
+        ? object.connections.map((e: any) => UserConnection.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListConnectionsResponse): unknown {
+    const obj: any = {};
+    if (message.connections?.length) {
+      obj.connections = message.connections.map((e) => UserConnection.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseDeleteConnectionRequest(): DeleteConnectionRequest {
+  return { principal: undefined, connectionId: "" };
+}
+
+export const DeleteConnectionRequest: MessageFns<DeleteConnectionRequest> = {
+  encode(message: DeleteConnectionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.connectionId !== "") {
+      writer.uint32(18).string(message.connectionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteConnectionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteConnectionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.connectionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteConnectionRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      connectionId: isSet(object.connectionId)
+        ? globalThis.String(object.connectionId)
+        : isSet(object.connection_id)
+        ? globalThis.String(object.connection_id)
+        : "",
+    };
+  },
+
+  toJSON(message: DeleteConnectionRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.connectionId !== "") {
+      obj.connectionId = message.connectionId;
+    }
+    return obj;
+  },
+};
+
+function createBaseDeleteConnectionResponse(): DeleteConnectionResponse {
+  return {};
+}
+
+export const DeleteConnectionResponse: MessageFns<DeleteConnectionResponse> = {
+  encode(_: DeleteConnectionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteConnectionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteConnectionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteConnectionResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteConnectionResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /** Connector definitions, encrypted credentials and endpoint execution. */
@@ -5625,6 +6445,23 @@ export interface ConnectorServiceClient {
   listTemplates(request: ListTemplatesRequest, metadata?: Metadata): Observable<ListTemplatesResponse>;
 
   createFromTemplate(request: CreateFromTemplateRequest, metadata?: Metadata): Observable<CreateFromTemplateResponse>;
+
+  /**
+   * A user's own OAuth connection to an oauth2 authorization_code connector: the provider's
+   * consent URL (PKCE, a signed state good for 10 minutes, once), the callback that exchanges
+   * the code (authenticated by that state, not by a principal), and the user's connections.
+   */
+
+  beginAuthorization(request: BeginAuthorizationRequest, metadata?: Metadata): Observable<BeginAuthorizationResponse>;
+
+  completeAuthorization(
+    request: CompleteAuthorizationRequest,
+    metadata?: Metadata,
+  ): Observable<CompleteAuthorizationResponse>;
+
+  listConnections(request: ListConnectionsRequest, metadata?: Metadata): Observable<ListConnectionsResponse>;
+
+  deleteConnection(request: DeleteConnectionRequest, metadata?: Metadata): Observable<DeleteConnectionResponse>;
 }
 
 /** Connector definitions, encrypted credentials and endpoint execution. */
@@ -5704,6 +6541,32 @@ export interface ConnectorServiceController {
     request: CreateFromTemplateRequest,
     metadata?: Metadata,
   ): Promise<CreateFromTemplateResponse> | Observable<CreateFromTemplateResponse> | CreateFromTemplateResponse;
+
+  /**
+   * A user's own OAuth connection to an oauth2 authorization_code connector: the provider's
+   * consent URL (PKCE, a signed state good for 10 minutes, once), the callback that exchanges
+   * the code (authenticated by that state, not by a principal), and the user's connections.
+   */
+
+  beginAuthorization(
+    request: BeginAuthorizationRequest,
+    metadata?: Metadata,
+  ): Promise<BeginAuthorizationResponse> | Observable<BeginAuthorizationResponse> | BeginAuthorizationResponse;
+
+  completeAuthorization(
+    request: CompleteAuthorizationRequest,
+    metadata?: Metadata,
+  ): Promise<CompleteAuthorizationResponse> | Observable<CompleteAuthorizationResponse> | CompleteAuthorizationResponse;
+
+  listConnections(
+    request: ListConnectionsRequest,
+    metadata?: Metadata,
+  ): Promise<ListConnectionsResponse> | Observable<ListConnectionsResponse> | ListConnectionsResponse;
+
+  deleteConnection(
+    request: DeleteConnectionRequest,
+    metadata?: Metadata,
+  ): Promise<DeleteConnectionResponse> | Observable<DeleteConnectionResponse> | DeleteConnectionResponse;
 }
 
 export function ConnectorServiceControllerMethods() {
@@ -5721,6 +6584,10 @@ export function ConnectorServiceControllerMethods() {
       "listBindings",
       "listTemplates",
       "createFromTemplate",
+      "beginAuthorization",
+      "completeAuthorization",
+      "listConnections",
+      "deleteConnection",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
