@@ -5,7 +5,8 @@
  * code, verifier, redirect URI and client, and rotates refresh tokens, and a
  * Gmail-shaped API that accepts only live access tokens), the callback, and
  * endpoint calls that use the calling user's own token — over HTTP and over
- * the gRPC ExecuteEndpoint the orchestrator uses.
+ * the gRPC ExecuteEndpoint the orchestrator uses, and a playbook run that
+ * reads the owner's mail and sends a reply only after the owner approves.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { connector } from '@af/contracts';
@@ -25,6 +26,8 @@ const codes = new Map<string, { challenge: string; redirectUri: string; user: st
 const access = new Map<string, string>();
 const refresh = new Map<string, string>();
 let expiresIn = 3600;
+/** Sends the provider accepted, as `<user>:<body>`. */
+const sentBy: string[] = [];
 /** Who the consent page says is signing in (the provider's own login, outside our system). */
 let consentingUser = 'alice@mail.test';
 
@@ -50,8 +53,41 @@ endpoints:
     path: /gmail/v1/users/me/messages
     response_mapping:
       results_path: messages
+  send_message:
+    method: POST
+    path: /gmail/v1/users/me/messages/send
+    parameters:
+      - { name: to, type: string, required: true }
+      - { name: subject, type: string, required: true }
 `;
 }
+
+/** Read the user's mail, ask the user, then send a reply: the mail agent's flow as a playbook. */
+const MAIL_PLAYBOOK = `
+id: reply-to-latest
+name: Reply to the latest message
+steps:
+  - name: inbox
+    step_type: tool
+    action: call_connector
+    connector: mail
+    endpoint: list_messages
+    output_key: inbox
+  - name: confirm_send
+    step_type: approval
+    prompt: "Send a reply to {inbox.results[0].to}?"
+    preview_from: inbox
+    on_reject: stop
+  - name: send
+    step_type: tool
+    action: call_connector
+    connector: mail
+    endpoint: send_message
+    inputs:
+      to: "{inbox.results[0].to}"
+      subject: "Re: {inbox.results[0].subject}"
+    output_key: sent
+`;
 
 beforeAll(async () => {
   provider = await startFixtureServer();
@@ -92,6 +128,11 @@ beforeAll(async () => {
     access.set(at, user);
     refresh.set(rt, user);
     return { json: { access_token: at, refresh_token: rt, token_type: 'Bearer', expires_in: expiresIn } };
+  });
+  provider.route('POST', '/gmail/v1/users/me/messages/send', (req) => {
+    const user = access.get(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
+    if (!user) return { status: 401, json: { error: 'invalid_token' } };
+    return { json: { messages: [{ id: `sent-${sentBy.push(`${user}:${req.body}`)}`, from: user }] } };
   });
   provider.route('GET', '/gmail/v1/users/me/messages', (req) => {
     const user = access.get(String(req.headers.authorization ?? '').replace(/^Bearer /, ''));
@@ -162,6 +203,38 @@ describe('OAuth connections', () => {
     expect((await connect(bob)).back.status).toBe(200);
     expect((await listMessages(bob)).body.result.results[0].to).toBe('bob@mail.test');
     expect((await listMessages(alice)).body.result.results[0].to).toBe('alice@mail.test');
+  });
+
+  it('a playbook run reads with the run owner\'s token and sends only after the owner approves', async () => {
+    const waitFor = async (runId: string, statuses: string[]) => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const run = (await http('GET', url(`/api/v1/runs/${runId}`), { token: alice })).body.run;
+        if (statuses.includes(run?.status)) return run;
+        if (Date.now() > deadline) throw new Error(`run ${runId} is ${run?.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const start = async () => {
+      const res = await http('POST', url('/api/v1/runs'), { token: alice, body: { playbook: MAIL_PLAYBOOK, inputs: {} } });
+      expect(res.status).toBe(201);
+      return res.body.run.id as string;
+    };
+
+    const denied = await start();
+    expect((await waitFor(denied, ['waiting'])).nodes.find((n: any) => n.node_id === 'inbox').output.results[0].to).toBe('alice@mail.test');
+    expect((await http('POST', url(`/api/v1/runs/${denied}/resume`), { token: alice, body: { decision: 'reject', reason: 'not now' } })).status).toBe(200);
+    expect((await waitFor(denied, ['failed', 'completed'])).status).toBe('failed');
+    expect(sentBy).toEqual([]);
+
+    const approved = await start();
+    await waitFor(approved, ['waiting']);
+    expect((await http('POST', url(`/api/v1/runs/${approved}/resume`), { token: alice, body: { decision: 'approve' } })).status).toBe(200);
+    const done = await waitFor(approved, ['failed', 'completed']);
+    expect(done.status).toBe('completed');
+    expect(sentBy).toHaveLength(1);
+    expect(sentBy[0]).toMatch(/^alice@mail\.test:/);
+    expect(JSON.parse(sentBy[0]!.slice('alice@mail.test:'.length))).toEqual({ to: 'alice@mail.test', subject: 'Re: Hello alice@mail.test' });
   });
 
   it('refreshes an expiring token with the connection\'s refresh token', async () => {
