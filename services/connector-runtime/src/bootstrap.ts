@@ -79,14 +79,16 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
 
   const connectorRepo = new ConnectorRepository(kit, keyring);
   const bindings = new Bindings(new BindingRepository(kit, keyring), connectorRepo);
+  const connectionRepo = new UserConnectionRepository(kit, keyring);
   const connectors = new Connectors(connectorRepo, new ExecutionRepository(kit), bindings, pipeline, kit.log, {
     idempotencyWindowMs: config.IDEMPOTENCY_WINDOW_MS,
+    onConnectionAuthFailed: (userId, connectorId) => connectionRepo.markStatus(userId, connectorId, 'expired'),
   });
   const templates = new Templates(templateFiles, connectors);
   const tester = new TestConnector(connectors, connectorRepo);
   const connections = new UserConnections({
     kit,
-    repo: new UserConnectionRepository(kit, keyring),
+    repo: connectionRepo,
     tokens,
     connector: (userId, id) => connectors.get(userId, id),
     credentials: (userId, id) => connectorRepo.credentials(userId, id),

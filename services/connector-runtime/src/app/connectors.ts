@@ -50,7 +50,11 @@ export class Connectors {
     private readonly bindings: Bindings,
     private readonly pipeline: CallPipeline,
     private readonly log: Logger,
-    private readonly options: { idempotencyWindowMs: number },
+    private readonly options: {
+      idempotencyWindowMs: number;
+      /** A user's own OAuth connection was refused by the provider (AUTH_FAILED): mark it so the user sees it. */
+      onConnectionAuthFailed?: (userId: string, connectorId: string) => Promise<void>;
+    },
   ) {}
 
   /** Saves a connector (replacing one with its id); `onlyIfNew`: the error when the user already has one with that id. */
@@ -177,6 +181,10 @@ export class Connectors {
       });
     } catch (err) {
       const upstream = err instanceof AppError ? err.cause : undefined;
+      const auth = 'connection' in def ? (def.connection as { auth?: { type?: string; grant_type?: string } }).auth : undefined;
+      if (upstream instanceof ConnectorError && upstream.code === 'AUTH_FAILED' && auth?.type === 'oauth2' && auth.grant_type === 'authorization_code') {
+        await this.options.onConnectionAuthFailed?.(cmd.userId, def.id).catch((e: unknown) => this.log.error({ err: e, connectorId: def.id }, 'could not mark the oauth connection expired'));
+      }
       if (cmd.agentProfileId && upstream instanceof ConnectorError && upstream.code === 'AUTH_FAILED') {
         const marked = await this.bindings.markAuthFailed(cmd.userId, cmd.agentProfileId, def.id, (err as Error).message).catch((e: unknown) => {
           this.log.error({ err: e, connectorId: def.id }, 'could not mark the binding auth_failed');

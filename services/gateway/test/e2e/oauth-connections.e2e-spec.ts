@@ -245,7 +245,16 @@ describe('OAuth connections', () => {
     expect((await listMessages(alice)).body.result.results[0].to).toBe('alice@mail.test');
     const grants = provider.requestsTo('POST', '/o/token').slice(before).map((r) => new URLSearchParams(r.body).get('grant_type'));
     expect(grants).toEqual(['refresh_token']);
+
+    // The provider revokes the grant: the next call fails AUTH_FAILED and the connection shows expired until reconnected.
+    refresh.clear();
+    const failed = await call(grpc.executeEndpoint({ principal: { userId: aliceId, teamIds: [] }, connectorId: 'mail', endpoint: 'list_messages', inputs: {}, idempotencyKey: 'run-3:node-1:1', agentProfileId: '', readOnly: false })).catch((e: unknown) => e);
+    expect((failed as AppError).message).toMatch(/re-authentication|invalid_grant/);
+    const listed = await http('GET', url('/api/agent-factory/connections'), { token: alice });
+    expect(listed.body.connections.map((c: any) => c.status)).toEqual(['expired']);
     expiresIn = 3600;
+    expect((await connect(alice)).back.body.connection.status).toBe('active');
+    expect((await listMessages(alice)).status).toBe(200);
   });
 
   it('refuses forged, altered, replayed and refused callbacks with 400/409 and stores nothing', async () => {
