@@ -45,6 +45,8 @@ export const SERVICE_ENV = {
       'STREAM_TOKEN_TTL_SECONDS',
       'TRUST_PROXY',
       'CORS_ORIGINS',
+      // The gateway's public address; OAuth connection callbacks are built from it.
+      'PUBLIC_URL',
       'SERVICE_TOKEN_TTL_SECONDS',
       'LOGIN_ACCOUNT_FREE_FAILURES',
       'LOGIN_ADDRESS_FREE_FAILURES',
