@@ -8,7 +8,7 @@ export default defineConfig({
   build: { outDir: 'dist', sourcemap: false, chunkSizeWarningLimit: 600 },
   server: { proxy: { '/api': process.env.GATEWAY_URL ?? 'http://127.0.0.1:8080' } },
   test: {
-    environment: 'jsdom',
+    environment: 'node',
     include: ['src/**/*.test.{ts,tsx}'],
   },
 });

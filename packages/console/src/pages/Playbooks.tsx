@@ -34,8 +34,8 @@ name: My playbook
 version: "1.0"
 inputs:
   - name: items
-    type: array
-    default: [3, 1, 2]
+    type: list
+    default: [{ n: 3 }, { n: 1 }, { n: 2 }]
 steps:
   - name: sorted
     step_type: tool
@@ -43,7 +43,7 @@ steps:
     inputs:
       data: "{items}"
     operations:
-      - { type: sort, direction: asc }
+      - { type: sort, field: n, direction: asc }
 `;
 
 export default function PlaybooksPage({ playbookId }: { playbookId?: string }) {

@@ -1,7 +1,8 @@
 /** A playbook's `inputs` list (name, type, default, enum, required) as the JSON Schema the run form is made from. */
 import { parse } from 'yaml';
 
-const TYPES: Record<string, string> = { string: 'string', number: 'number', integer: 'integer', boolean: 'boolean', array: 'array', object: 'object', list: 'array' };
+// Playbook input types: string, number, date, entity_name, list (a list is entered as JSON).
+const TYPES: Record<string, string> = { string: 'string', number: 'number', date: 'string', entity_name: 'string', list: 'array' };
 
 export function inputsSchema(yamlText: string): Record<string, any> {
   let doc: any;
@@ -18,7 +19,6 @@ export function inputsSchema(yamlText: string): Record<string, any> {
     if (input.default !== undefined) prop.default = input.default;
     if (Array.isArray(input.enum)) prop.enum = input.enum;
     if (typeof input.description === 'string') prop.description = input.description;
-    if (prop.type === 'array') prop.items = { type: 'string' };
     properties[input.name] = prop;
     if (input.required === true && input.default === undefined) required.push(input.name);
   }
