@@ -28,6 +28,7 @@ export function PlanGraph({ nodes, edges, selected, onSelect }: PlanGraphProps) 
             <polyline
               key={i}
               className={`edge edge-${e.kind}`}
+              data-edge={`${e.from}>${e.to}`}
               points={e.points.map((p) => `${p.x},${p.y}`).join(' ')}
               fill="none"
               stroke="currentColor"
@@ -45,7 +46,6 @@ export function PlanGraph({ nodes, edges, selected, onSelect }: PlanGraphProps) 
               data-node={p.id}
               data-status={n.status}
               aria-pressed={selected === p.id}
-              aria-label={`${p.id}: ${n.status}`}
               style={{ left: p.x, top: p.y, width: p.width, height: p.height }}
               onClick={() => onSelect?.(p.id)}
             >
