@@ -15,7 +15,7 @@ import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, startStack, type Stack } from '@af/testing';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type Browser } from './browser';
+import { launchBrowser, type Browser } from './browser.js';
 
 const ARTIFACTS = join(__dirname, '..', 'test-results');
 const EMAIL = 'ada@example.com';

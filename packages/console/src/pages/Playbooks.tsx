@@ -254,7 +254,7 @@ function ProblemList({ problems, warning }: { problems: Violation[]; warning?: b
         <li key={i} className={warning ? 'hint' : 'field-error'}>
           {p.line ? <span className="line">line {p.line}: </span> : null}
           <code>{p.field}</code> {p.reason}
-          {p.suggestedFix ? <span className="hint"> (did you mean “{p.suggestedFix}”?)</span> : null}
+          {p.suggestedFix && !p.reason.includes(p.suggestedFix) ? <span className="hint"> (did you mean “{p.suggestedFix}”?)</span> : null}
         </li>
       ))}
     </ul>

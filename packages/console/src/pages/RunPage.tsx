@@ -155,7 +155,7 @@ export default function RunPage({ runId }: { runId: string }) {
         </details>
       ) : null}
       <h2>Event log</h2>
-      <ol className="event-log" aria-live="polite" aria-relevant="additions">
+      <ul className="event-log" aria-live="polite" aria-relevant="additions">
         {frames.map((f) => (
           <li key={f.id}>
             <code>{f.id}</code> <strong>{f.type}</strong> {f.nodeId ? <span>{f.nodeId}</span> : null}{' '}
@@ -163,7 +163,7 @@ export default function RunPage({ runId }: { runId: string }) {
             {f.payload?.error ? <span className="field-error"> {String(f.payload.error)}</span> : null}
           </li>
         ))}
-      </ol>
+      </ul>
     </section>
   );
 }
