@@ -87,13 +87,17 @@ afterAll(async () => {
 });
 
 it('serves the console at / and answers index.html for client routes, the API staying JSON', async () => {
-  const root = await fetch(`${stack.gatewayUrl}/runs/anything`);
+  const root = await fetch(`${stack.gatewayUrl}/runs/anything`, { headers: { accept: 'text/html,application/xhtml+xml' } });
   expect(root.status).toBe(200);
   expect(root.headers.get('content-type')).toContain('text/html');
   expect(await root.text()).toContain('<div id="root">');
   const api = await http('GET', `${stack.gatewayUrl}/api/v1/runs`);
   expect(api.status).toBe(401);
   expect((await fetch(`${stack.gatewayUrl}/assets/missing.js`)).status).toBe(404);
+  // An API client asking for a path nobody serves still gets the JSON 404.
+  const unknown = await http('GET', `${stack.gatewayUrl}/no/such/route`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.body.error.code).toBe('NOT_FOUND');
 });
 
 it('registers and signs in; a bad password shows the API error under the password field', async () => {

@@ -1,9 +1,10 @@
 /**
  * The console (packages/console, a single-page app) at `/`: its built files
- * from CONSOLE_DIR, and index.html for every other GET outside the API so the
- * app's own routes (/runs/…, /inbox) load on a refresh. `/api`, `/hitl` and
- * `/healthz` are never touched. When the console has not been built, `/`
- * answers 503 with how to build it.
+ * from CONSOLE_DIR, and index.html for every other page a browser asks for
+ * (a GET accepting text/html) outside the API, so the app's own routes
+ * (/runs/…, /inbox) load on a reload. `/api`, `/hitl` and `/healthz` are never
+ * touched, and API clients still get the JSON 404 for unknown paths. When the
+ * console has not been built, such a page answers 503 with how to build it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -38,7 +39,7 @@ export function consoleStatic(dir: string) {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApi(req.path)) return next();
     files(req, res, () => {
       // A missing asset is a 404, not the app.
-      if (req.path.startsWith('/assets/') || /\.[a-z0-9]+$/i.test(req.path)) return next();
+      if (req.path.startsWith('/assets/') || /\.[a-z0-9]+$/i.test(req.path) || !String(req.headers.accept ?? '').includes('text/html')) return next();
       const indexPath = join(dir, 'index.html');
       if (!index && existsSync(indexPath)) index = readFileSync(indexPath);
       if (!index) {
