@@ -11,12 +11,16 @@ const RunPage = lazy(() => import('./pages/RunPage'));
 const InboxPage = lazy(() => import('./pages/Inbox'));
 const ConnectorsPage = lazy(() => import('./pages/Connectors'));
 const PlaybooksPage = lazy(() => import('./pages/Playbooks'));
+const SchedulesPage = lazy(() => import('./pages/Schedules'));
+const EntityReviewPage = lazy(() => import('./pages/EntityReview'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
   { href: '/inbox', label: 'Inbox' },
   { href: '/connectors', label: 'Connectors' },
   { href: '/playbooks', label: 'Playbooks' },
+  { href: '/schedules', label: 'Schedules' },
+  { href: '/entities', label: 'Entity review' },
 ];
 
 function useToken() {
@@ -75,6 +79,8 @@ function Page({ path }: { path: string }) {
   if (path === '/connectors') return <ConnectorsPage />;
   if ((m = matchPath('/playbooks/:id', path))) return <PlaybooksPage playbookId={m.id!} />;
   if (path === '/playbooks') return <PlaybooksPage />;
+  if (path === '/schedules') return <SchedulesPage />;
+  if (path === '/entities') return <EntityReviewPage />;
   return (
     <section>
       <h1>Not found</h1>

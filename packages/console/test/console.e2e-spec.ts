@@ -237,6 +237,31 @@ it('shows a validation error under the step while editing a playbook', async () 
   expect(await seriousViolations()).toEqual([]);
 });
 
+it('creates a schedule (a bad cron shows its error under the field) and pauses it', async () => {
+  await go('/schedules');
+  const form = page.getByRole('form', { name: 'New schedule' });
+  await form.getByLabel('Name').fill('Nightly sort');
+  await form.getByLabel('Playbook id').fill('console-e2e');
+  await form.getByLabel(/^Cron/).fill('0 25 * * 1');
+  await form.getByRole('button', { name: 'Create schedule' }).click();
+  const cronError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await cronError.waitFor();
+  expect(await cronError.textContent()).toMatch(/hour/);
+  await shot('schedules-error');
+  await form.getByLabel(/^Cron/).fill('0 3 * * *');
+  await form.getByRole('button', { name: 'Create schedule' }).click();
+  const card = page.getByRole('article', { name: 'Schedule Nightly sort' });
+  await card.waitFor();
+  expect(await card.locator('[data-next-fire]').textContent()).not.toBe('paused');
+  await card.getByRole('button', { name: 'Pause' }).click();
+  await card.locator('[data-next-fire]', { hasText: 'paused' }).waitFor();
+  await card.getByRole('button', { name: 'Resume' }).waitFor();
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules`, { token: await token() });
+  expect(body.schedules.map((s: any) => [s.name, s.paused])).toEqual([['Nightly sort', true]]);
+  await shot('schedules');
+  expect(await seriousViolations()).toEqual([]);
+});
+
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {
   await page.setViewportSize({ width: 390, height: 800 });
   await go(`/runs/${runId}`);
