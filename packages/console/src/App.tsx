@@ -13,12 +13,14 @@ const ConnectorsPage = lazy(() => import('./pages/Connectors'));
 const PlaybooksPage = lazy(() => import('./pages/Playbooks'));
 const SchedulesPage = lazy(() => import('./pages/Schedules'));
 const EntityReviewPage = lazy(() => import('./pages/EntityReview'));
+const AgentsPage = lazy(() => import('./pages/Agents'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
   { href: '/inbox', label: 'Inbox' },
   { href: '/connectors', label: 'Connectors' },
   { href: '/playbooks', label: 'Playbooks' },
+  { href: '/agents', label: 'Agents' },
   { href: '/schedules', label: 'Schedules' },
   { href: '/entities', label: 'Entity review' },
 ];
@@ -81,6 +83,7 @@ function Page({ path }: { path: string }) {
   if (path === '/playbooks') return <PlaybooksPage />;
   if (path === '/schedules') return <SchedulesPage />;
   if (path === '/entities') return <EntityReviewPage />;
+  if (path === '/agents') return <AgentsPage />;
   return (
     <section>
       <h1>Not found</h1>

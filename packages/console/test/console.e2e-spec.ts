@@ -75,7 +75,7 @@ async function go(path: string) {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  stack = await startStack();
+  stack = await startStack({ entityResolution: true });
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(30_000);
@@ -260,6 +260,43 @@ it('creates a schedule (a bad cron shows its error under the field) and pauses i
   expect(body.schedules.map((s: any) => [s.name, s.paused])).toEqual([['Nightly sort', true]]);
   await shot('schedules');
   expect(await seriousViolations()).toEqual([]);
+});
+
+it('approves a merge in entity review and undoes it from the resolution log', async () => {
+  const t = await token();
+  const yaml = `id: enrich-officers
+name: Enrich officers
+version: "1.0"
+steps:
+  - name: people
+    step_type: tool
+    action: resolve_entities
+    inputs:
+      entities:
+        - { name: Ezekiel Okonkwo, type: PERSON, state: CA, city: Fresno }
+        - { name: "Okonkwo, Ezekiel", type: PERSON, state: CA, city: Fresno }
+        - { name: E. Okonkwo, type: PERSON, state: CA, city: Oakland }
+`;
+  const started = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token: t, body: { yaml, inputs: {} } });
+  expect(started.status).toBe(201);
+  await go('/entities');
+  const card = page.getByRole('article', { name: /^Review E\. Okonkwo and / });
+  for (let i = 0; i < 30 && !(await card.count()); i++) {
+    await page.waitForTimeout(500);
+    await go('/runs');
+    await go('/entities');
+  }
+  await card.waitFor();
+  await shot('entity-review');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Merge' }).click();
+  await card.waitFor({ state: 'detached' });
+  const undo = page.getByRole('button', { name: 'Undo user_merge of E. Okonkwo' });
+  await undo.click();
+  await page.locator('tr[data-log-action=user_merge]', { hasText: 'reversed' }).waitFor();
+  const log = await http('GET', `${stack.gatewayUrl}/api/agent-factory/entity-resolution/log`, { token: t });
+  expect(log.body.entries.find((e: any) => e.action === 'user_merge').reversed_at).not.toBeNull();
+  await shot('entity-review-undone');
 });
 
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {
