@@ -14,6 +14,7 @@ const PlaybooksPage = lazy(() => import('./pages/Playbooks'));
 const SchedulesPage = lazy(() => import('./pages/Schedules'));
 const EntityReviewPage = lazy(() => import('./pages/EntityReview'));
 const AgentsPage = lazy(() => import('./pages/Agents'));
+const WorkspacePage = lazy(() => import('./pages/Workspace'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
@@ -23,6 +24,7 @@ const NAV = [
   { href: '/agents', label: 'Agents' },
   { href: '/schedules', label: 'Schedules' },
   { href: '/entities', label: 'Entity review' },
+  { href: '/workspace', label: 'Workspace' },
 ];
 
 function useToken() {
@@ -84,6 +86,7 @@ function Page({ path }: { path: string }) {
   if (path === '/schedules') return <SchedulesPage />;
   if (path === '/entities') return <EntityReviewPage />;
   if (path === '/agents') return <AgentsPage />;
+  if (path === '/workspace') return <WorkspacePage />;
   return (
     <section>
       <h1>Not found</h1>

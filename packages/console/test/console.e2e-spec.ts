@@ -75,7 +75,7 @@ async function go(path: string) {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  stack = await startStack({ entityResolution: true });
+  stack = await startStack({ entityResolution: true, outputRouter: true });
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(30_000);
@@ -297,6 +297,41 @@ steps:
   const log = await http('GET', `${stack.gatewayUrl}/api/agent-factory/entity-resolution/log`, { token: t });
   expect(log.body.entries.find((e: any) => e.action === 'user_merge').reversed_at).not.toBeNull();
   await shot('entity-review-undone');
+});
+
+it('creates an agent from a template (a bad handle shows its error under the field) and attaches a playbook', async () => {
+  await go('/agents');
+  await page.getByRole('button', { name: /^Use template / }).first().click();
+  const form = page.getByRole('form', { name: /^New agent from / });
+  await form.getByLabel('Handle (for @mentions)').fill('not a handle');
+  await form.getByRole('button', { name: 'Create agent' }).click();
+  const handleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await handleError.waitFor();
+  expect(await handleError.textContent()).toMatch(/\S/);
+  await form.getByLabel('Handle (for @mentions)').fill('sorter');
+  await form.getByRole('button', { name: 'Create agent' }).click();
+  const card = page.getByRole('article', { name: 'Agent @sorter' });
+  await card.waitFor();
+  await card.getByLabel('Attach playbook (id)').fill('console-e2e');
+  await card.getByRole('button', { name: 'Attach' }).click();
+  await card.getByText('Playbooks: console-e2e').waitFor();
+  await shot('agents');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
+  await go('/workspace');
+  const form = page.getByRole('form', { name: 'New document' });
+  await form.getByLabel('Content').fill('# Sorted\n\n1, 2, 3');
+  await form.getByRole('button', { name: 'Save document' }).click();
+  const titleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await titleError.waitFor();
+  await form.getByLabel('Title').fill('Sorted numbers');
+  await form.getByRole('button', { name: 'Save document' }).click();
+  await page.getByRole('button', { name: 'Open Sorted numbers' }).click();
+  await page.getByRole('region', { name: 'Document Sorted numbers' }).getByText('1, 2, 3').waitFor();
+  await shot('workspace');
+  expect(await seriousViolations()).toEqual([]);
 });
 
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {

@@ -71,7 +71,7 @@ export default function AgentsPage() {
             <h3>{t.name}</h3>
             <p>{t.description}</p>
             {t.data_sources.length ? <p className="hint">Meant for: {t.data_sources.join(', ')}</p> : null}
-            <button onClick={() => setChosen(t)} aria-label={`Use agent template ${t.name}`}>
+            <button onClick={() => setChosen(t)} aria-label={`Use template ${t.name}`}>
               Use template
             </button>
           </li>
