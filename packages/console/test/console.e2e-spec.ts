@@ -322,7 +322,7 @@ it('creates an agent from a template (a bad handle shows its error under the fie
 it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
   await go('/workspace');
   const form = page.getByRole('form', { name: 'New document' });
-  await form.getByLabel('Content').fill('# Sorted\n\n1, 2, 3');
+  await form.getByLabel('Content', { exact: true }).fill('# Sorted\n\n1, 2, 3');
   await form.getByRole('button', { name: 'Save document' }).click();
   const titleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
   await titleError.waitFor();

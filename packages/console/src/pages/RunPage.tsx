@@ -91,10 +91,12 @@ export default function RunPage({ runId }: { runId: string }) {
     return [];
   }, [graph]);
 
-  const act = async (action: 'pause' | 'resume' | 'cancel') => {
+  const act = async (action: 'pause' | 'resume' | 'cancel' | 'replan') => {
     setBusy(true);
     try {
-      await api('POST', `/api/v1/runs/${encodeURIComponent(runId)}/${action}`, { body: {} });
+      // A replan compiles the stored playbook the run started with again (plan version N+1; completed steps kept).
+      const body = action === 'replan' ? { rationale: 'replanned from the console', expected_plan_version: run?.plan_version } : {};
+      await api('POST', `/api/v1/runs/${encodeURIComponent(runId)}/${action}`, { body });
       await load();
     } catch (err) {
       setError(err);
@@ -131,7 +133,23 @@ export default function RunPage({ runId }: { runId: string }) {
             <button disabled={busy || terminal} onClick={() => void act('cancel')}>
               Cancel
             </button>
+            <button disabled={busy || terminal} onClick={() => void act('replan')}>
+              Replan
+            </button>
           </div>
+          {run.plan_versions.length > 1 ? (
+            <details>
+              <summary>Plan versions ({run.plan_versions.length})</summary>
+              <ol>
+                {run.plan_versions.map((v) => (
+                  <li key={v.version}>
+                    version {v.version} · {v.source}
+                    {v.rationale ? ` · ${v.rationale}` : ''} · {new Date(v.created_at).toLocaleString()}
+                  </li>
+                ))}
+              </ol>
+            </details>
+          ) : null}
         </>
       ) : null}
       <div className="run-layout">
