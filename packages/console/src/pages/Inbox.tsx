@@ -3,10 +3,10 @@
  * reject with a reason) and human tasks (a form generated from the task's
  * output schema; the API's field errors appear under each field).
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError, query } from '../api/client';
 import type { Approval, FlexTask } from '../api/types';
-import { ErrorBanner, Loading, TextField } from '../components/ui';
+import { ErrorBanner, Loading, TextArea, TextField } from '../components/ui';
 import { errorsByField } from '../forms/schema';
 import { SchemaForm } from '../forms/SchemaForm';
 import { Link } from '../router';
@@ -48,9 +48,7 @@ export default function InboxPage() {
       ) : (
         <ul className="cards">
           {approvals.map((a) => (
-            <li key={a.id}>
-              <ApprovalCard approval={a} onDone={load} />
-            </li>
+            <li key={a.id}>{a.kind === 'clarify' ? <ClarifyCard request={a} onDone={load} /> : <ApprovalCard approval={a} onDone={load} />}</li>
           ))}
         </ul>
       )}
@@ -122,6 +120,85 @@ function ApprovalCard({ approval, onDone }: { approval: Approval; onDone(): void
   );
 }
 
+const DECLINE_REASONS = ['not_qualified', 'insufficient_information', 'out_of_scope', 'conflict_of_interest', 'unavailable', 'other'];
+
+/** A question the run asks; the answer resumes it. */
+function ClarifyCard({ request, onDone }: { request: Approval; onDone(): void }) {
+  const [answer, setAnswer] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('POST', '/api/v1/flex/run.resume', { body: { runId: request.run_id, requestId: request.id, answer } });
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const title = request.step_name ?? request.node_id ?? 'Question';
+  return (
+    <article className="card" aria-label={`Question: ${title}`}>
+      <h3>{title}</h3>
+      <p>{request.prompt}</p>
+      <form onSubmit={submit} noValidate>
+        <ErrorBanner error={error} fields={['answer']} />
+        <TextArea label="Your answer" rows={3} value={answer} onChange={(e) => setAnswer(e.target.value)} error={error instanceof ApiError ? error.forField('answer') : undefined} />
+        <button type="submit" disabled={busy}>
+          Answer
+        </button>
+      </form>
+    </article>
+  );
+}
+
+/** Decline a human task with a reason code; the run goes on as the task's decline policy says. */
+function DeclineForm({ taskId, onDone }: { taskId: string; onDone(): void }) {
+  const [open, setOpen] = useState(false);
+  const [code, setCode] = useState('other');
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  if (!open)
+    return (
+      <button type="button" className="link" onClick={() => setOpen(true)}>
+        Decline this task…
+      </button>
+    );
+  const decline = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      await api('POST', `/api/v1/flex/tasks/${encodeURIComponent(taskId)}/decline`, { body: { reasonCode: code, ...(reason ? { reason } : {}) } });
+      onDone();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const fieldErr = (f: string) => (error instanceof ApiError ? error.forField(f) : undefined);
+  return (
+    <form onSubmit={decline} noValidate aria-label="Decline the task">
+      <ErrorBanner error={error} fields={['reasonCode', 'reason']} />
+      <div className="field">
+        <label htmlFor={`decline-${taskId}`}>Reason code</label>
+        <select id={`decline-${taskId}`} value={code} onChange={(e) => setCode(e.target.value)}>
+          {DECLINE_REASONS.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+        {fieldErr('reasonCode') ? <p className="field-error" role="alert">{fieldErr('reasonCode')}</p> : null}
+      </div>
+      <TextField label="Reason (optional)" value={reason} onChange={(e) => setReason(e.target.value)} error={fieldErr('reason')} />
+      <button type="submit" className="danger">
+        Decline
+      </button>
+    </form>
+  );
+}
+
 function TaskCard({ task, onDone }: { task: FlexTask; onDone(): void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
@@ -154,7 +231,14 @@ function TaskCard({ task, onDone }: { task: FlexTask; onDone(): void }) {
         </p>
       ) : null}
       <ErrorBanner error={error} />
-      {done ? <p role="status">Submitted.</p> : <SchemaForm schema={task.outputSchema} errors={errors} busy={busy} onSubmit={(v) => void submit(v)} />}
+      {done ? (
+        <p role="status">Submitted.</p>
+      ) : (
+        <>
+          <SchemaForm schema={task.outputSchema} errors={errors} busy={busy} onSubmit={(v) => void submit(v)} />
+          <DeclineForm taskId={taskId} onDone={onDone} />
+        </>
+      )}
     </article>
   );
 }

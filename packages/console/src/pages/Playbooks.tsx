@@ -11,7 +11,7 @@ import { ErrorBanner, Loading } from '../components/ui';
 import { errorsByField } from '../forms/schema';
 import { SchemaForm } from '../forms/SchemaForm';
 import { Link, navigate } from '../router';
-import { inputsSchema } from './playbook-inputs';
+import { inputsSchema, stepNames } from './playbook-inputs';
 
 interface Playbook {
   id: string;
@@ -259,20 +259,4 @@ function ProblemList({ problems, warning }: { problems: Violation[]; warning?: b
       ))}
     </ul>
   );
-}
-
-/** Step names in document order, read leniently so a broken document still shows its steps. */
-export function stepNames(yamlText: string): string[] {
-  const names: string[] = [];
-  let inSteps = false;
-  for (const line of yamlText.split('\n')) {
-    if (/^steps:\s*$/.test(line)) {
-      inSteps = true;
-      continue;
-    }
-    if (inSteps && /^\S/.test(line)) inSteps = false;
-    const m = inSteps ? /^\s*-\s*name:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(line) : null;
-    if (m) names.push(m[1]!);
-  }
-  return names;
 }

@@ -11,22 +11,7 @@ import { TERMINAL_RUN_STATUSES, type NodeState, type PlaybookGraph, type Run } f
 import { ErrorBanner, Loading, StatusBadge } from '../components/ui';
 import { PlanGraph } from '../graph/PlanGraph';
 import { Link } from '../router';
-
-/** A node's status after a frame (frames arrive before the run is read again). */
-export function statusFromFrame(frame: RunFrame): string | null {
-  switch (frame.type) {
-    case 'node_start':
-      return 'running';
-    case 'node_complete':
-      return typeof frame.payload?.status === 'string' ? frame.payload.status : 'completed';
-    case 'node_error':
-      return 'failed';
-    case 'hitl_request':
-      return 'waiting';
-    default:
-      return null;
-  }
-}
+import { statusFromFrame } from './run-frames';
 
 export default function RunPage({ runId }: { runId: string }) {
   const [run, setRun] = useState<Run | null>(null);

@@ -1,4 +1,4 @@
-/** A playbook's `inputs` list (name, type, default, enum, required) as the JSON Schema the run form is made from. */
+/** Reading a playbook's YAML for the editor: its `inputs` as a JSON Schema (the run form), its step names. */
 import { parse } from 'yaml';
 
 // Playbook input types: string, number, date, entity_name, list (a list is entered as JSON).
@@ -23,4 +23,20 @@ export function inputsSchema(yamlText: string): Record<string, any> {
     if (input.required === true && input.default === undefined) required.push(input.name);
   }
   return { type: 'object', properties, required };
+}
+
+/** Step names in document order, read leniently so a broken document still shows its steps. */
+export function stepNames(yamlText: string): string[] {
+  const names: string[] = [];
+  let inSteps = false;
+  for (const line of yamlText.split('\n')) {
+    if (/^steps:\s*$/.test(line)) {
+      inSteps = true;
+      continue;
+    }
+    if (inSteps && /^\S/.test(line)) inSteps = false;
+    const m = inSteps ? /^\s*-\s*name:\s*["']?([^"'#]+?)["']?\s*(#.*)?$/.exec(line) : null;
+    if (m) names.push(m[1]!);
+  }
+  return names;
 }
