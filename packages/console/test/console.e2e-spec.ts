@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
-import { http, startStack, type Stack } from '@af/testing';
+import { http, startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type Browser } from './browser.js';
 
@@ -52,6 +52,7 @@ let stack: Stack;
 let browser: Browser;
 let page: Page;
 let runId: string;
+let fixture: FixtureServer;
 
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -76,6 +77,8 @@ async function go(path: string) {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ entityResolution: true, outputRouter: true });
+  fixture = await startFixtureServer();
+  fixture.route('GET', '/orgs', { json: { items: [{ id: 'o1', name: 'Acme Community', city: 'Fresno' }] } });
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(30_000);
@@ -83,6 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await fixture?.close();
   await stack?.stop();
 });
 
@@ -132,6 +136,41 @@ it('creates a connector from a template with its credential', async () => {
   expect(body.connectors.map((c: any) => c.id)).toEqual(['my-fec']);
   expect(body.connectors[0].credential_names.length).toBeGreaterThan(0);
   await shot('connectors');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('tests a connector endpoint from the test panel: bad JSON is named under the inputs, the answer and its inferred schema are shown', async () => {
+  const yaml = `id: orgs-api
+name: Orgs API
+type: rest_api
+version: "1.0"
+description: Organisations (a local fixture)
+connection:
+  base_url: ${fixture.url}
+  auth: { type: none }
+endpoints:
+  search_orgs:
+    method: GET
+    path: /orgs
+    parameters:
+      - { name: q, type: string, required: true }
+    response_mapping:
+      results_path: items
+`;
+  expect((await http('POST', `${stack.gatewayUrl}/api/agent-factory/connectors`, { token: await token(), body: { yaml } })).status).toBe(201);
+  await go('/runs');
+  await go('/connectors');
+  await page.getByRole('button', { name: 'Test Orgs API' }).click();
+  const panel = page.getByRole('form', { name: 'Test Orgs API' });
+  await panel.getByLabel('Inputs (JSON)').fill('{"q": ');
+  await panel.getByRole('button', { name: 'Call endpoint' }).click();
+  await panel.getByText('is not valid JSON').waitFor();
+  await panel.getByLabel('Inputs (JSON)').fill('{"q": "acme"}');
+  await panel.getByRole('button', { name: 'Call endpoint' }).click();
+  await panel.getByText('Inferred output schema').waitFor();
+  await panel.getByText('Acme Community').first().waitFor();
+  expect(fixture.requestsTo('GET', '/orgs').length).toBe(1);
+  await shot('connectors-test-panel');
   expect(await seriousViolations()).toEqual([]);
 });
 

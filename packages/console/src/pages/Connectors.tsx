@@ -211,9 +211,9 @@ function TestPanel({ connector, onClose }: { connector: Connector; onClose(): vo
             Answered in {result.duration_ms} ms{result.warnings.length ? ` · ${result.warnings.join('; ')}` : ''}
           </p>
           <h3>Result</h3>
-          <pre>{JSON.stringify(result.result, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(result.result, null, 2)}</pre>
           <h3>Inferred output schema</h3>
-          <pre>{JSON.stringify(result.inferred_output_schema, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(result.inferred_output_schema, null, 2)}</pre>
         </div>
       ) : null}
     </form>

@@ -96,7 +96,7 @@ export default function EntityReviewPage() {
                 <p>Confidence {(r.confidence * 100).toFixed(1)} %</p>
                 <details>
                   <summary>Match details</summary>
-                  <pre>{JSON.stringify(r.match_details, null, 2)}</pre>
+                  <pre tabIndex={0}>{JSON.stringify(r.match_details, null, 2)}</pre>
                 </details>
                 <div className="actions">
                   <button disabled={busy} onClick={() => void act(`/api/agent-factory/entity-reviews/${encodeURIComponent(r.id)}/approve`)}>

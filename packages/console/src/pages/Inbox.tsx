@@ -103,7 +103,7 @@ function ApprovalCard({ approval, onDone }: { approval: Approval; onDone(): void
       {approval.preview_data !== null && approval.preview_data !== undefined ? (
         <details open>
           <summary>Preview</summary>
-          <pre>{JSON.stringify(approval.preview_data, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(approval.preview_data, null, 2)}</pre>
         </details>
       ) : null}
       <ErrorBanner error={error} fields={['reason', 'instructions']} />

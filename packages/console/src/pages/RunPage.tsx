@@ -152,9 +152,9 @@ export default function RunPage({ runId }: { runId: string }) {
         <details>
           <summary>Inputs and outputs</summary>
           <h3>Inputs</h3>
-          <pre>{JSON.stringify(run.inputs, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(run.inputs, null, 2)}</pre>
           <h3>Outputs</h3>
-          <pre>{JSON.stringify(run.outputs, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(run.outputs, null, 2)}</pre>
         </details>
       ) : null}
       <h2>Event log</h2>
@@ -197,14 +197,14 @@ function NodeDetail({ node, frames }: { node: NodeState; frames: RunFrame[] }) {
       <dt>Inputs</dt>
       <dd>
         {frames.find((f) => f.type === 'node_complete' && f.payload?.inputs) ? (
-          <pre>{JSON.stringify(frames.find((f) => f.type === 'node_complete')!.payload.inputs, null, 2)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(frames.find((f) => f.type === 'node_complete')!.payload.inputs, null, 2)}</pre>
         ) : (
           <span className="hint">resolved inside the run (see the run's inputs)</span>
         )}
       </dd>
       <dt>Output</dt>
       <dd>
-        <pre>{node.output === null || node.output === undefined ? '—' : JSON.stringify(node.output, null, 2)}</pre>
+        <pre tabIndex={0}>{node.output === null || node.output === undefined ? '—' : JSON.stringify(node.output, null, 2)}</pre>
       </dd>
     </dl>
   );

@@ -86,7 +86,7 @@ export default function WorkspacePage() {
       {open ? (
         <div className="panel" role="region" aria-label={`Document ${open.doc.title}`}>
           <h2>{open.doc.title}</h2>
-          {open.content !== null ? <pre>{open.content}</pre> : <p>Binary document: download it from the API.</p>}
+          {open.content !== null ? <pre tabIndex={0}>{open.content}</pre> : <p>Binary document: download it from the API.</p>}
           <button onClick={() => setOpen(null)}>Close</button>
         </div>
       ) : null}
