@@ -15,6 +15,7 @@ const SchedulesPage = lazy(() => import('./pages/Schedules'));
 const EntityReviewPage = lazy(() => import('./pages/EntityReview'));
 const AgentsPage = lazy(() => import('./pages/Agents'));
 const WorkspacePage = lazy(() => import('./pages/Workspace'));
+const TeamsPage = lazy(() => import('./pages/Teams'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
@@ -25,6 +26,7 @@ const NAV = [
   { href: '/schedules', label: 'Schedules' },
   { href: '/entities', label: 'Entity review' },
   { href: '/workspace', label: 'Workspace' },
+  { href: '/teams', label: 'Teams' },
 ];
 
 function useToken() {
@@ -87,6 +89,7 @@ function Page({ path }: { path: string }) {
   if (path === '/entities') return <EntityReviewPage />;
   if (path === '/agents') return <AgentsPage />;
   if (path === '/workspace') return <WorkspacePage />;
+  if (path === '/teams') return <TeamsPage />;
   return (
     <section>
       <h1>Not found</h1>

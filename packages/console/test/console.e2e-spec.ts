@@ -373,6 +373,23 @@ it('writes a workspace document (an empty title shows its error under the field)
   expect(await seriousViolations()).toEqual([]);
 });
 
+it('creates a team and adds a member; an unknown email is named under the field', async () => {
+  await http('POST', `${stack.gatewayUrl}/api/auth/register`, { body: { email: 'grace@example.com', password: PASSWORD } });
+  await go('/teams');
+  await page.getByLabel('Team name').fill('Research');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  const card = page.getByRole('article', { name: 'Team Research' });
+  await card.waitFor();
+  await card.getByLabel('Add member (email)').fill('nobody@example.com');
+  await card.getByRole('button', { name: 'Add' }).click();
+  await card.locator('.field-error').waitFor();
+  await card.getByLabel('Add member (email)').fill('grace@example.com');
+  await card.getByRole('button', { name: 'Add' }).click();
+  await card.getByText('grace@example.com · member').waitFor();
+  await shot('teams');
+  expect(await seriousViolations()).toEqual([]);
+});
+
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {
   await page.setViewportSize({ width: 390, height: 800 });
   await go(`/runs/${runId}`);
