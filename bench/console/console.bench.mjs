@@ -52,10 +52,12 @@ for (const f of lazy) console.log(`  lazy ${f.file}: ${(f.gzip / 1024).toFixed(1
 
 // --- 2. page loads -------------------------------------------------------------
 const stack = await startStack({ bus: 'memory' });
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS }); // a fresh temporary profile of its own
-const browserVersion = browser.version();
+let browser;
+let browserVersion = 'unknown';
 const results = { signIn: [], runs: [] };
 try {
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS }); // a fresh temporary profile of its own
+  browserVersion = browser.version();
   const user = await registerUser(stack.gatewayUrl, 'bench@example.com');
   // A few runs so the runs page has rows to draw.
   const yaml = 'id: bench\nname: Bench\nversion: "1.0"\nsteps:\n  - name: s\n    step_type: tool\n    action: transform_data\n    inputs: { data: [{ n: 1 }] }\n    operations:\n      - { type: limit, value: 1 }\n';
@@ -82,7 +84,7 @@ try {
     results.runs.push(await measure('/runs', 'table tbody tr', user.token));
   }
 } finally {
-  await browser.close();
+  await browser?.close();
   await stack.stop();
 }
 
