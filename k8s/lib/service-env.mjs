@@ -63,6 +63,8 @@ export const SERVICE_ENV = {
       'RUN_INPUT_MAX_BYTES',
       'JSON_MAX_DEPTH',
       'SSE_IDLE_RECHECK_MS',
+      // Directory of the built console served at / (default: packages/console/dist of the checkout).
+      'CONSOLE_DIR',
     ],
     secret: [...COMMON_SECRET, 'JWT_SECRET'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics', HTTP_PORT: 'http' },

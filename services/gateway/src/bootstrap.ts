@@ -25,6 +25,7 @@ import { TeamsRepository } from './infra/teams.repository.js';
 import { UsersRepository } from './infra/users.repository.js';
 import { GatewayModule } from './http/gateway.module.js';
 import { HttpErrorFilter } from './http/http-error.filter.js';
+import { consoleStatic, DEFAULT_CONSOLE_DIR } from './http/console-static.js';
 
 export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   const kit = await ServiceKit.start({ name: 'gateway', envSchema: gatewayEnvSchema, env, migrations: [Init1763800000000, ApiKeys1764300000000, Accounts1764500000000, TeamInvites1765400000000] });
@@ -79,6 +80,8 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
     const code = err.type === 'entity.too.large' ? 'PAYLOAD_TOO_LARGE' : 'INVALID_ARGUMENT';
     res.status(status).json({ error: { code, message: `request body: ${err.message ?? 'unreadable'}`, violations: [{ field: '(body)', reason: err.message ?? 'unreadable' }] } });
   });
+  // The console (single-page app) at `/`; the API stays under /api.
+  app.use(consoleStatic(config.CONSOLE_DIR || DEFAULT_CONSOLE_DIR));
   app.useGlobalFilters(new HttpErrorFilter(log));
   app.enableShutdownHooks();
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);

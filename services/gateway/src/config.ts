@@ -173,6 +173,8 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
    * log (then backs off), so a frame missed on the bus still arrives.
    */
   SSE_IDLE_RECHECK_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Directory of the built console served at `/` (default: packages/console/dist of this checkout). */
+  CONSOLE_DIR: z.string().default(''),
   /** 1: every JSON answer is checked against the OpenAPI document; a mismatch is a 500 RESPONSE_SCHEMA_MISMATCH (tests; off by default). */
   OPENAPI_CHECK_RESPONSES: z.enum(['', '0', '1']).default('').transform((v) => v === '1'),
 });

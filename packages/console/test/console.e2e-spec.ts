@@ -1,0 +1,405 @@
+/**
+ * The console in a real browser (Debian's Chromium through playwright-core)
+ * against a real stack (every service a process, real gRPC, PostgreSQL,
+ * NATS): register, create a connector from a template, write a playbook and
+ * watch its run's graph turn completed after approving its gate from the
+ * inbox, submit a human task form (a wrong value shows the schema's error
+ * under the field), and see a validation error appear under a step while
+ * editing. Screenshots of every page go to test-results/; axe-core checks
+ * the main pages for serious violations.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { orchestrator, plan } from '@af/contracts';
+import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
+import { http, startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type Browser } from './browser.js';
+
+const ARTIFACTS = join(__dirname, '..', 'test-results');
+const EMAIL = 'ada@example.com';
+const PASSWORD = 'correct horse battery staple';
+const axeSource = readFileSync(createRequire(__filename).resolve('axe-core/axe.min.js'), 'utf8');
+
+const PLAYBOOK = `id: console-e2e
+name: Console e2e
+version: "1.0"
+inputs:
+  - name: items
+    type: list
+    default: [{ n: 3 }, { n: 1 }, { n: 2 }]
+steps:
+  - name: sorted
+    step_type: tool
+    action: transform_data
+    inputs: { data: "{items}" }
+    operations:
+      - { type: sort, field: n, direction: asc }
+  - name: gate
+    step_type: approval
+    prompt: "Keep the {sorted.count} sorted items?"
+    preview_from: sorted
+  - name: top
+    step_type: tool
+    action: transform_data
+    inputs: { data: "{sorted.data}" }
+    operations:
+      - { type: limit, value: 1 }
+`;
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+let runId: string;
+let fixture: FixtureServer;
+
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+/** axe-core in the page: the serious and critical violations, as `id: target` lines. */
+async function seriousViolations(): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n: any) => String(n.target)) }));
+  });
+  return (result as Array<{ id: string; impact: string; targets: string[] }>).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.targets.join(', ')}`);
+}
+
+async function go(path: string) {
+  // In-app navigation (the history router), as a click on a link would.
+  await page.evaluate((p) => {
+    history.pushState(null, '', p);
+    dispatchEvent(new PopStateEvent('popstate'));
+  }, path);
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  stack = await startStack({ entityResolution: true, outputRouter: true });
+  fixture = await startFixtureServer();
+  fixture.route('GET', '/orgs', { json: { items: [{ id: 'o1', name: 'Acme Community', city: 'Fresno' }] } });
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+  page.setDefaultTimeout(30_000);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.close();
+  await stack?.stop();
+});
+
+it('serves the console at / and answers index.html for client routes, the API staying JSON', async () => {
+  const root = await fetch(`${stack.gatewayUrl}/runs/anything`, { headers: { accept: 'text/html,application/xhtml+xml' } });
+  expect(root.status).toBe(200);
+  expect(root.headers.get('content-type')).toContain('text/html');
+  expect(await root.text()).toContain('<div id="root">');
+  const api = await http('GET', `${stack.gatewayUrl}/api/v1/runs`);
+  expect(api.status).toBe(401);
+  expect((await fetch(`${stack.gatewayUrl}/assets/missing.js`)).status).toBe(404);
+  // An API client asking for a path nobody serves still gets the JSON 404.
+  const unknown = await http('GET', `${stack.gatewayUrl}/no/such/route`);
+  expect(unknown.status).toBe(404);
+  expect(unknown.body.error.code).toBe('NOT_FOUND');
+});
+
+it('registers and signs in; a bad password shows the API error under the password field', async () => {
+  await page.goto(stack.gatewayUrl);
+  await page.getByRole('button', { name: 'Register' }).click();
+  await page.getByLabel('Email').fill(EMAIL);
+  await page.getByLabel('Password').fill('short');
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  const pwError = page.locator('.field:has(input[type=password]) .field-error');
+  await pwError.waitFor();
+  expect(await pwError.textContent()).toMatch(/\S/);
+  await shot('sign-in-error');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create an account' }).click();
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/runs');
+  await shot('runs-empty');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('creates a connector from a template with its credential', async () => {
+  await go('/connectors');
+  await page.getByRole('button', { name: 'Use template FEC Campaign Finance' }).click();
+  const form = page.getByRole('form', { name: /Create a connector from FEC/ });
+  await form.getByLabel('Connector id').fill('my-fec');
+  const cred = form.getByLabel(/^Credential:/).first();
+  await cred.fill('not-a-real-key');
+  await shot('connectors-from-template');
+  await form.getByRole('button', { name: 'Create connector' }).click();
+  await page.getByRole('button', { name: 'Test FEC Campaign Finance' }).waitFor();
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/agent-factory/connectors`, { token: await token() });
+  expect(body.connectors.map((c: any) => c.id)).toEqual(['my-fec']);
+  expect(body.connectors[0].credential_names.length).toBeGreaterThan(0);
+  await shot('connectors');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('tests a connector endpoint from the test panel: bad JSON is named under the inputs, the answer and its inferred schema are shown', async () => {
+  const yaml = `id: orgs-api
+name: Orgs API
+type: rest_api
+version: "1.0"
+description: Organisations (a local fixture)
+connection:
+  base_url: ${fixture.url}
+  auth: { type: none }
+endpoints:
+  search_orgs:
+    method: GET
+    path: /orgs
+    parameters:
+      - { name: q, type: string, required: true }
+    response_mapping:
+      results_path: items
+`;
+  expect((await http('POST', `${stack.gatewayUrl}/api/agent-factory/connectors`, { token: await token(), body: { yaml } })).status).toBe(201);
+  await go('/runs');
+  await go('/connectors');
+  await page.getByRole('button', { name: 'Test Orgs API' }).click();
+  const panel = page.getByRole('form', { name: 'Test Orgs API' });
+  await panel.getByLabel('Inputs (JSON)').fill('{"q": ');
+  await panel.getByRole('button', { name: 'Call endpoint' }).click();
+  await panel.getByText('is not valid JSON').waitFor();
+  await panel.getByLabel('Inputs (JSON)').fill('{"q": "acme"}');
+  await panel.getByRole('button', { name: 'Call endpoint' }).click();
+  await panel.getByText('Inferred output schema').waitFor();
+  await panel.getByText('Acme Community').first().waitFor();
+  expect(fixture.requestsTo('GET', '/orgs').length).toBe(1);
+  await shot('connectors-test-panel');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('writes a playbook, runs it, approves its gate from the inbox and watches the graph turn completed', async () => {
+  await go('/playbooks/new');
+  const editor = page.getByLabel('Playbook YAML');
+  await editor.fill(PLAYBOOK);
+  await page.locator('#validation-summary[data-valid=true]').waitFor();
+  await page.getByRole('button', { name: 'Create playbook' }).click();
+  await page.getByRole('heading', { name: /Console e2e \(revision 1\)/ }).waitFor();
+  await page.getByRole('button', { name: 'Start run' }).click();
+  await page.waitForURL(/\/runs\/[0-9a-f-]{36}$/);
+  runId = page.url().split('/').pop()!;
+  await page.locator('[data-node=sorted][data-status=completed]').waitFor();
+  await page.locator('[data-node=gate][data-status=waiting]').waitFor();
+  expect(await page.locator('[data-node=top]').getAttribute('data-status')).toBe('pending');
+  // The edges come from the playbook's graph: sorted → gate → top (top also reads sorted).
+  const edges = await page.locator('.graph svg polyline').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-edge')));
+  expect(edges).toEqual(expect.arrayContaining(['sorted>gate', 'gate>top']));
+  await page.locator('[data-node=sorted]').click();
+  await page.getByRole('complementary', { name: 'Step detail' }).getByText('"count": 3').waitFor();
+  await shot('run-waiting');
+  expect(await seriousViolations()).toEqual([]);
+
+  await go('/inbox');
+  const card = page.getByRole('article', { name: 'Approval: gate' });
+  await card.getByText('Keep the 3 sorted items?').waitFor();
+  await shot('inbox-approval');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.waitFor({ state: 'detached' });
+
+  await go(`/runs/${runId}`);
+  for (const id of ['sorted', 'gate', 'top']) await page.locator(`[data-node=${id}][data-status=completed]`).waitFor();
+  await page.locator('[data-stream-state=ended]').waitFor();
+  await page.locator('.event-log li', { hasText: 'complete' }).last().waitFor();
+  await shot('run-completed');
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${runId}`, { token: await token() });
+  expect(body.run.status).toBe('completed');
+  expect(body.run.outputs.top).toEqual({ data: [{ n: 1 }], count: 1 });
+
+  await go('/runs');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
+  await page.getByLabel('Status').selectOption('failed');
+  await page.getByText('No runs match these filters.').waitFor();
+  await shot('runs-filtered');
+});
+
+it('submits a human task form: a wrong value shows the schema error under its field, a right one is accepted', async () => {
+  const t = await token();
+  const me = (await http('POST', `${stack.gatewayUrl}/api/auth/login`, { body: { email: EMAIL, password: PASSWORD } })).body.user.id as string;
+  const facet = {
+    name: 'launch_score',
+    title: 'Launch score',
+    description: 'How ready the launch is, 1 to 5.',
+    schema: { type: 'object', required: ['score'], properties: { score: { type: 'integer', minimum: 1, maximum: 5 }, note: { type: 'string' } } },
+    metadata: { version: '1.0.0', direction: 'output' },
+  };
+  expect((await http('POST', `${stack.gatewayUrl}/api/v1/flex/facets`, { token: t, body: { facets: [facet] } })).status).toBe(200);
+  const reg = await http('POST', `${stack.gatewayUrl}/api/v1/flex/capabilities/register`, {
+    token: t,
+    body: { capabilityId: 'e2e.LaunchScore', agentType: 'human', version: '1', displayName: 'Launch score', summary: 'A person scores the launch.', inputContract: [], outputContract: ['launch_score'] },
+  });
+  expect(reg.status).toBe(201);
+  // Human nodes come from planner-made plans; start one as the orchestrator's StartRun would get it.
+  const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
+    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+  });
+  const node = { id: 'review', kind: plan.NodeKind.NODE_KIND_HUMAN, action: 'e2e.LaunchScore', capabilityId: 'e2e.LaunchScore', description: 'Score the launch', outputSchema: facet.schema, inputs: {}, params: {}, dependsOn: [], routes: [], elseTo: [] };
+  const { run } = await call(
+    runs.startRun({ principal: { userId: me, teamIds: [] }, plan: { nodes: [node] } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
+  );
+
+  await go('/inbox');
+  const card = page.getByRole('article', { name: 'Task: e2e.LaunchScore' });
+  await card.getByText('Score the launch').waitFor();
+  await card.getByLabel(/Score/).fill('9');
+  await card.getByLabel(/Note/).fill('almost');
+  await card.getByRole('button', { name: 'Submit' }).click();
+  const err = card.locator('.field-integer .field-error');
+  await err.waitFor();
+  expect(await err.textContent()).toMatch(/5/);
+  expect(await card.getByLabel(/Score/).getAttribute('aria-invalid')).toBe('true');
+  await shot('inbox-task-error');
+  await card.getByLabel(/Score/).fill('4');
+  await card.getByRole('button', { name: 'Submit' }).click();
+  await page.getByRole('article', { name: 'Task: e2e.LaunchScore' }).waitFor({ state: 'detached' });
+  const done = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${run!.id}`, { token: t });
+  expect(['running', 'completed']).toContain(done.body.run.status);
+});
+
+it('shows a validation error under the step while editing a playbook', async () => {
+  await go('/playbooks/console-e2e');
+  const editor = page.getByLabel('Playbook YAML');
+  await page.locator('#validation-summary[data-valid=true]').waitFor();
+  const yaml = (await editor.inputValue()).replace('action: transform_data\n    inputs: { data: "{items}" }', 'action: transform_dta\n    inputs: { data: "{items}" }');
+  await editor.fill(yaml);
+  const problem = page.locator('[data-step=sorted] .problems li');
+  await problem.first().waitFor();
+  expect(await problem.first().textContent()).toMatch(/transform_dta|action/);
+  expect(await page.locator('[data-step=top] .problems li').count()).toBe(0);
+  await shot('playbook-validation-error');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('creates a schedule (a bad cron shows its error under the field) and pauses it', async () => {
+  await go('/schedules');
+  const form = page.getByRole('form', { name: 'New schedule' });
+  await form.getByLabel('Name').fill('Nightly sort');
+  await form.getByLabel('Playbook id').fill('console-e2e');
+  await form.getByLabel(/^Cron/).fill('0 25 * * 1');
+  await form.getByRole('button', { name: 'Create schedule' }).click();
+  const cronError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await cronError.waitFor();
+  expect(await cronError.textContent()).toMatch(/hour/);
+  await shot('schedules-error');
+  await form.getByLabel(/^Cron/).fill('0 3 * * *');
+  await form.getByRole('button', { name: 'Create schedule' }).click();
+  const card = page.getByRole('article', { name: 'Schedule Nightly sort' });
+  await card.waitFor();
+  expect(await card.locator('[data-next-fire]').textContent()).not.toBe('paused');
+  await card.getByRole('button', { name: 'Pause' }).click();
+  await card.locator('[data-next-fire]', { hasText: 'paused' }).waitFor();
+  await card.getByRole('button', { name: 'Resume' }).waitFor();
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules`, { token: await token() });
+  expect(body.schedules.map((s: any) => [s.name, s.paused])).toEqual([['Nightly sort', true]]);
+  await shot('schedules');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('approves a merge in entity review and undoes it from the resolution log', async () => {
+  const t = await token();
+  const yaml = `id: enrich-officers
+name: Enrich officers
+version: "1.0"
+steps:
+  - name: people
+    step_type: tool
+    action: resolve_entities
+    inputs:
+      entities:
+        - { name: Ezekiel Okonkwo, type: PERSON, state: CA, city: Fresno }
+        - { name: "Okonkwo, Ezekiel", type: PERSON, state: CA, city: Fresno }
+        - { name: E. Okonkwo, type: PERSON, state: CA, city: Oakland }
+`;
+  const started = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token: t, body: { yaml, inputs: {} } });
+  expect(started.status).toBe(201);
+  await go('/entities');
+  const card = page.getByRole('article', { name: /^Review E\. Okonkwo and / });
+  for (let i = 0; i < 30 && !(await card.count()); i++) {
+    await page.waitForTimeout(500);
+    await go('/runs');
+    await go('/entities');
+  }
+  await card.waitFor();
+  await shot('entity-review');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Merge' }).click();
+  await card.waitFor({ state: 'detached' });
+  const undo = page.getByRole('button', { name: 'Undo user_merge of E. Okonkwo' });
+  await undo.click();
+  await page.locator('tr[data-log-action=user_merge]', { hasText: 'reversed' }).waitFor();
+  const log = await http('GET', `${stack.gatewayUrl}/api/agent-factory/entity-resolution/log`, { token: t });
+  expect(log.body.entries.find((e: any) => e.action === 'user_merge').reversed_at).not.toBeNull();
+  await shot('entity-review-undone');
+});
+
+it('creates an agent from a template (a bad handle shows its error under the field) and attaches a playbook', async () => {
+  await go('/agents');
+  await page.getByRole('button', { name: /^Use template / }).first().click();
+  const form = page.getByRole('form', { name: /^New agent from / });
+  await form.getByLabel('Handle (for @mentions)').fill('not a handle');
+  await form.getByRole('button', { name: 'Create agent' }).click();
+  const handleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await handleError.waitFor();
+  expect(await handleError.textContent()).toMatch(/\S/);
+  await form.getByLabel('Handle (for @mentions)').fill('sorter');
+  await form.getByRole('button', { name: 'Create agent' }).click();
+  const card = page.getByRole('article', { name: 'Agent @sorter' });
+  await card.waitFor();
+  await card.getByLabel('Attach playbook (id)').fill('console-e2e');
+  await card.getByRole('button', { name: 'Attach' }).click();
+  await card.getByText('Playbooks: console-e2e').waitFor();
+  await shot('agents');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
+  await go('/workspace');
+  const form = page.getByRole('form', { name: 'New document' });
+  await form.getByLabel('Content', { exact: true }).fill('# Sorted\n\n1, 2, 3');
+  await form.getByRole('button', { name: 'Save document' }).click();
+  const titleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
+  await titleError.waitFor();
+  await form.getByLabel('Title').fill('Sorted numbers');
+  await form.getByRole('button', { name: 'Save document' }).click();
+  await page.getByRole('button', { name: 'Open Sorted numbers' }).click();
+  await page.getByRole('region', { name: 'Document Sorted numbers' }).getByText('1, 2, 3').waitFor();
+  await shot('workspace');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('creates a team and adds a member; an unknown email is named under the field', async () => {
+  await http('POST', `${stack.gatewayUrl}/api/auth/register`, { body: { email: 'grace@example.com', password: PASSWORD } });
+  await go('/teams');
+  await page.getByLabel('Team name').fill('Research');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  const card = page.getByRole('article', { name: 'Team Research' });
+  await card.waitFor();
+  await card.getByLabel('Add member (email)').fill('nobody@example.com');
+  await card.getByRole('button', { name: 'Add' }).click();
+  await card.locator('.field-error').waitFor();
+  await card.getByLabel('Add member (email)').fill('grace@example.com');
+  await card.getByRole('button', { name: 'Add' }).click();
+  await card.getByText('grace@example.com · member').waitFor();
+  await shot('teams');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await go(`/runs/${runId}`);
+  await page.locator('[data-node=top][data-status=completed]').waitFor();
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Inbox' }).waitFor();
+  await shot('narrow-run');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+async function token(): Promise<string> {
+  return page.evaluate(() => sessionStorage.getItem('af.console.token')!);
+}
