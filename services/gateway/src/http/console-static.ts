@@ -11,8 +11,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 
-/** packages/console/dist of this checkout (services/gateway/dist → ../../../packages/console/dist). */
-export const DEFAULT_CONSOLE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'packages', 'console', 'dist');
+const HERE = dirname(fileURLToPath(import.meta.url));
+/**
+ * Where the console is when CONSOLE_DIR is unset: `console/` beside the
+ * gateway's `dist/` in the container image (deploy/Dockerfile copies it
+ * there), else packages/console/dist of this checkout
+ * (services/gateway/dist/http → ../../../../packages/console/dist).
+ */
+export const DEFAULT_CONSOLE_DIR = [join(HERE, '..', '..', 'console'), join(HERE, '..', '..', '..', '..', 'packages', 'console', 'dist')].find((d) =>
+  existsSync(join(d, 'index.html')),
+) ?? join(HERE, '..', '..', '..', '..', 'packages', 'console', 'dist');
 
 /** Scripts, styles and API calls only from this origin; nothing framed. */
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
