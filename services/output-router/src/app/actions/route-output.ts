@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { AppError, sqlRows, type ActionContext, type ActionHandler } from '@af/service-kit';
 import { compileCondition } from '@af/expr';
 import { deliveryKey, parseDestinations, type ParsedDestination } from '../../domain/destinations.js';
-import { CONTENT_TYPES, EXTENSIONS, render, renderFilename, rowsOf, scalarsOf } from '../../domain/render.js';
+import { CONTENT_TYPES, EXTENSIONS, isSectioned, render, renderFilename, rowsOf, scalarsOf, type Format, type TextFormat } from '../../domain/render.js';
+import { inferColumns } from '../../domain/table-schema.js';
+import { renderXlsx } from '../../domain/xlsx.js';
 import type { Folder } from '../../domain/workspace.js';
 import type { WebhookSender } from '../../infra/webhook-sender.js';
 import { invalid } from '../parse.js';
@@ -32,6 +34,8 @@ export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): 
       const { destinations, problems } = parseDestinations(ctx.params.destinations, 'params.destinations');
       if (problems.length) throw invalid(problems);
       const report: RouteEntry[] = [];
+      const summary = summaryEntry(ctx.params.summary, ctx.inputs.summary);
+      if (summary) report.push(summary);
       let chat: string | undefined;
       for (const [index, dest] of destinations.entries()) {
         const at = `params.destinations[${index}]`;
@@ -78,6 +82,30 @@ export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): 
   };
 }
 
+/**
+ * The output block's summary: written (an llm node gave it), or why not.
+ * `params.summary` is `{status: 'skipped', reason}` from the compiler, or
+ * `{status: 'requested'}` when an llm node was to write it.
+ */
+function summaryEntry(param: unknown, summary: unknown): RouteEntry | undefined {
+  if (param === null || typeof param !== 'object') return undefined;
+  const p = param as { status?: unknown; reason?: unknown };
+  if (typeof summary === 'string' && summary.trim())
+    return { destination: 'summary', index: -1, status: 'success', details: { characters: summary.length } };
+  const reason =
+    p.status === 'skipped' && typeof p.reason === 'string'
+      ? p.reason
+      : 'no summary was written: the summary step produced none (it failed or was skipped)';
+  return { destination: 'summary', index: -1, status: 'skipped', details: { reason } };
+}
+
+/** The result with the summary in it (an output block's sections take it as their first part). */
+function withSummary(data: unknown, summary: unknown): unknown {
+  if (typeof summary !== 'string' || !summary.trim()) return data;
+  if (isSectioned(data)) return { ...data, summary };
+  return { summary, sections: [{ title: 'Result', content: data }] };
+}
+
 function conditionHolds(condition: unknown, data: unknown, field: string): boolean {
   try {
     const vars = {
@@ -98,7 +126,7 @@ async function deliver(
 ): Promise<{ details: Record<string, unknown>; replayed: boolean }> {
   const owner = ctx.principal.userId;
   const key = ctx.runId && ctx.nodeId ? deliveryKey(ctx.runId, ctx.nodeId, index, dest.type) : '';
-  const data = ctx.inputs.data;
+  const data = withSummary(ctx.inputs.data, ctx.inputs.summary);
   const at = `params.destinations[${index}]`;
   const fileName = (template: string) => {
     const r = renderFilename(template, {
@@ -111,11 +139,14 @@ async function deliver(
     const ext = `.${EXTENSIONS[dest.format]}`;
     return r.name.toLowerCase().endsWith(ext) ? r.name : `${r.name}${ext}`;
   };
-  const bytes = (title = '') => new TextEncoder().encode(render(data, dest.format, title));
+  const bytes = async (title = ''): Promise<Uint8Array> =>
+    dest.format === 'xlsx' ? renderXlsx(data, title || 'Results') : new TextEncoder().encode(render(data, dest.format, title));
+  // The destination parser refuses xlsx where a text is delivered (chat, append, notification, …).
+  const text = (f: Format): TextFormat => (f === 'xlsx' ? 'markdown' : f);
 
   switch (dest.type) {
     case 'chat':
-      return { details: { included_in_response: true, content: render(data, dest.format) }, replayed: false };
+      return { details: { included_in_response: true, content: render(data, text(dest.format)) }, replayed: false };
     case 'knowledge_graph':
       throw new AppError(
         'FAILED_PRECONDITION',
@@ -124,7 +155,7 @@ async function deliver(
     case 'document':
     case 'folder': {
       const title = fileName(dest.config.filename_template);
-      const content = bytes(title.replace(/\.[a-z]+$/, ''));
+      const content = await bytes(title.replace(/\.[a-z]+$/, ''));
       const type = d.documents.check(CONTENT_TYPES[dest.format], content, at);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         let folder: Folder | null = null;
@@ -157,7 +188,7 @@ async function deliver(
     case 'append_to_existing': {
       const got = await d.documents.text(owner, dest.config.document_id, `${at}.config.document_id`);
       const content = new TextEncoder().encode(
-        `${got.text}${got.text.endsWith('\n') || !got.text ? '' : '\n'}${render(data, dest.format)}`,
+        `${got.text}${got.text.endsWith('\n') || !got.text ? '' : '\n'}${render(data, text(dest.format))}`,
       );
       d.documents.check(got.meta.contentType, content, at);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
@@ -166,20 +197,28 @@ async function deliver(
       });
     }
     case 'data_workspace_table': {
-      const rows = rowsOf(data);
+      // An output block sends its records beside the rendered result.
+      const rows = rowsOf(ctx.inputs.records ?? data);
       if (rows.length > d.limits.maxTableRows)
         throw AppError.invalid(
           'inputs.data',
           `has ${rows.length} rows; the limit is ${d.limits.maxTableRows}`,
         );
       const c = dest.config;
+      let columns = dest.columns;
+      if (c.schema_mapping === 'infer') {
+        const inferred = inferColumns(rows, 'inputs.data');
+        if (inferred.problems.length) throw invalid(inferred.problems);
+        if (!inferred.columns.length) throw AppError.invalid('inputs.data', 'has no columns to save');
+        columns = inferred.columns;
+      }
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         const r = await d.tables.write(
           {
             owner,
             workspaceId: c.workspace_id,
             tableName: c.table_name,
-            columns: dest.columns!,
+            columns: columns!,
             rows,
             createIfMissing: c.create_if_missing,
             ...(c.deduplication_key ? { dedupKey: c.deduplication_key } : {}),
@@ -201,7 +240,7 @@ async function deliver(
     }
     case 'file_export': {
       const filename = fileName(dest.config.filename_template);
-      const content = bytes();
+      const content = await bytes();
       const type = d.documents.check(CONTENT_TYPES[dest.format], content, at);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         const id = randomUUID();
@@ -221,7 +260,7 @@ async function deliver(
       });
     }
     case 'notification': {
-      const message = render(data, dest.format).slice(0, 10_000);
+      const message = render(data, text(dest.format)).slice(0, 10_000);
       return d.deliveries.once(key, owner, dest.type, async (q) => {
         const n = await d.inbox.notify(
           { owner, title: dest.config.title, message, priority: dest.config.priority, origin: originOf(ctx) },
