@@ -147,8 +147,8 @@ export const destinationSchema = z.discriminatedUnion('type', [
     ...base,
     config: z
       .strictObject({
-        /** Entity type of records without one (`type`/`entity_type` field). */
-        default_entity_type: z.string().min(1).max(100).default('unknown'),
+        /** Entity type of records without one (`type`/`entity_type` field); the graph resolves PERSON and ORG. */
+        default_entity_type: z.preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(['PERSON', 'ORG'])).optional(),
         /** The record field holding the entity's name. */
         name_field: z.string().min(1).max(100).default('name'),
       })

@@ -590,7 +590,12 @@ export class ExecuteRun {
     // durationMs: wall time from the run's start; activeMs: time spent executing it (domain/run-timing.ts).
     // A playbook's output block: its routing report (every destination's status and details) on the frame.
     const routed = outputRoutingReport(x.run.plan, (id) => x.outputs.get(id));
-    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed };
+    // Nobody watches an unattended run: who asked rides on the frame, so output-router can tell them it ended.
+    const unattended =
+      x.run.runContext === 'background' || x.run.runContext === 'scheduled'
+        ? { requested_by: x.run.userId, run_context: x.run.runContext, ...(x.run.plan.name ? { run_name: x.run.plan.name } : {}) }
+        : {};
+    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended };
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
     // Subflow children still running have no one to report to.
     for (const child of children) {

@@ -12,6 +12,10 @@ import { CONTENT_TYPES, EXTENSIONS, isSectioned, render, renderFilename, rowsOf,
 import { inferColumns } from '../../domain/table-schema.js';
 import { renderXlsx } from '../../domain/xlsx.js';
 import type { Folder } from '../../domain/workspace.js';
+import type { ChannelSender } from '../../infra/channel-sender.js';
+import type { EmailSender } from '../../infra/email-sender.js';
+import type { GraphWriter } from '../../infra/graph-writer.js';
+import { recordsToEntities } from '../../domain/graph-entities.js';
 import type { WebhookSender } from '../../infra/webhook-sender.js';
 import { invalid } from '../parse.js';
 import { originOf, type ActionDeps } from './context.js';
@@ -19,13 +23,39 @@ import { originOf, type ActionDeps } from './context.js';
 export interface RouteEntry {
   destination: string;
   index: number;
-  status: 'success' | 'error' | 'skipped';
+  /** `queued`: not delivered yet, retried in the background (knowledge-graph writes). */
+  status: 'success' | 'error' | 'skipped' | 'queued';
   details?: Record<string, unknown>;
   error?: { code: string; message: string };
   replayed?: boolean;
 }
 
-export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): ActionHandler {
+/** Senders outside the database a destination may use. */
+export interface RouteSenders {
+  webhooks: WebhookSender;
+  email: EmailSender;
+  channels: ChannelSender;
+  graph: GraphWriter;
+}
+
+/** Not delivered now, queued for retries (a knowledge-graph write while entity-resolution is down). */
+class QueuedDelivery extends Error {
+  constructor(readonly details: Record<string, unknown>) {
+    super('queued for retry');
+  }
+}
+
+/** Some of a destination's deliveries were made (`details`), others failed (`message`). */
+class PartialDelivery extends AppError {
+  constructor(
+    readonly details: Record<string, unknown>,
+    message: string,
+  ) {
+    super('UNAVAILABLE', message);
+  }
+}
+
+export function routeOutputAction(d: ActionDeps & RouteSenders): ActionHandler {
   return {
     name: 'route_output',
     sideEffects: true,
@@ -62,11 +92,16 @@ export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): 
             ...(replayed ? { replayed } : {}),
           });
         } catch (err) {
+          if (err instanceof QueuedDelivery) {
+            report.push({ destination: dest.type, index, status: 'queued', details: err.details });
+            continue;
+          }
           const e = err instanceof AppError ? err : new AppError('INTERNAL', (err as Error).message);
           report.push({
             destination: dest.type,
             index,
             status: 'error',
+            ...(err instanceof PartialDelivery && Object.keys(err.details).length ? { details: err.details } : {}),
             error: { code: e.code, message: e.message },
           });
         }
@@ -74,7 +109,7 @@ export function routeOutputAction(d: ActionDeps & { webhooks: WebhookSender }): 
       const routed = report.filter((r) => r.status === 'success').map((r) => r.destination);
       return {
         routed_to: routed,
-        success: report.every((r) => r.status !== 'error'),
+        success: report.every((r) => r.status !== 'error' && r.status !== 'queued'),
         routing_report: report,
         ...(chat !== undefined ? { chat } : {}),
       };
@@ -119,7 +154,7 @@ function conditionHolds(condition: unknown, data: unknown, field: string): boole
 }
 
 async function deliver(
-  d: ActionDeps & { webhooks: WebhookSender },
+  d: ActionDeps & RouteSenders,
   ctx: ActionContext,
   dest: ParsedDestination,
   index: number,
@@ -147,11 +182,27 @@ async function deliver(
   switch (dest.type) {
     case 'chat':
       return { details: { included_in_response: true, content: render(data, text(dest.format)) }, replayed: false };
-    case 'knowledge_graph':
-      throw new AppError(
-        'FAILED_PRECONDITION',
-        'action_unavailable: the knowledge-graph destination needs the entity-resolution service, which this deployment does not run',
-      );
+    case 'knowledge_graph': {
+      const { entities, skipped } = recordsToEntities(rowsOf(ctx.inputs.records ?? data), {
+        nameField: dest.config.name_field,
+        defaultType: dest.config.default_entity_type,
+      });
+      if (!entities.length)
+        throw AppError.invalid(
+          'inputs.data',
+          `has no records with a name (${dest.config.name_field}) and a type PERSON or ORG to write to the knowledge graph`,
+        );
+      const r = await d.graph.write({
+        key,
+        owner,
+        teamIds: ctx.principal.teamIds,
+        runId: ctx.runId,
+        nodeId: ctx.nodeId,
+        entities,
+      });
+      if (r.queued) throw new QueuedDelivery({ ...r.details, records_skipped: skipped });
+      return { details: { ...r.details, records_skipped: skipped }, replayed: r.replayed };
+    }
     case 'document':
     case 'folder': {
       const title = fileName(dest.config.filename_template);
@@ -261,13 +312,50 @@ async function deliver(
     }
     case 'notification': {
       const message = render(data, text(dest.format)).slice(0, 10_000);
-      return d.deliveries.once(key, owner, dest.type, async (q) => {
-        const n = await d.inbox.notify(
-          { owner, title: dest.config.title, message, priority: dest.config.priority, origin: originOf(ctx) },
-          q,
+      const c = dest.config;
+      const details: Record<string, unknown> = {};
+      const failed: string[] = [];
+      let replayed = true;
+      if (c.channels.includes('in_app')) {
+        const r = await d.deliveries.once(key, owner, dest.type, async (q) => {
+          const n = await d.inbox.notify(
+            { owner, title: c.title, message, priority: c.priority, origin: originOf(ctx) },
+            q,
+          );
+          return { notification_id: n.id };
+        });
+        Object.assign(details, r.details);
+        replayed &&= r.replayed;
+      }
+      // Each channel on its own key: one failing never undoes or repeats another.
+      const outside = async (channel: 'email' | 'channel', send: (k: string) => Promise<Record<string, unknown>>) => {
+        const k = key ? `${key}:${channel}` : '';
+        const done = await d.deliveries.find(k);
+        if (done?.status === 'delivered') {
+          details[channel] = done.details;
+          return;
+        }
+        try {
+          const r = await send(k);
+          await d.deliveries.record(k, owner, `notification_${channel}`, 'delivered', r);
+          details[channel] = r;
+          replayed = false;
+        } catch (err) {
+          await d.deliveries.record(k, owner, `notification_${channel}`, 'failed', { error: (err as Error).message });
+          failed.push(`${channel}: ${(err as Error).message}`);
+          replayed = false;
+        }
+      };
+      if (c.channels.includes('email'))
+        await outside('email', (k) =>
+          d.email.send({ to: c.email_to!, subject: c.title, text: message, deliveryKey: k || randomUUID() }),
         );
-        return { notification_id: n.id };
-      });
+      if (c.channels.includes('channel'))
+        await outside('channel', (k) =>
+          d.channels.send(ctx, { plugin: c.channel_plugin!, channel: c.channel, title: c.title, message, deliveryKey: k }),
+        );
+      if (failed.length) throw new PartialDelivery(details, failed.join('; '));
+      return { details, replayed };
     }
     case 'webhook': {
       // Outside the database: the log is read first and written after the POST; receivers de-duplicate by X-AF-Delivery.
