@@ -88,12 +88,17 @@ export class GraphWriter {
    * Writes now; on a failure a retry may fix, queues the write and answers
    * `{queued: true}` (the report's `queued` status). Final failures throw.
    */
-  async write(w: GraphWrite): Promise<{ details: Record<string, unknown>; queued: boolean; replayed: boolean }> {
+  /** Throws `action_unavailable` when this deployment has no entity-resolution to write to. */
+  requireEnabled(): void {
     if (!this.client)
       throw new AppError(
         'FAILED_PRECONDITION',
         'action_unavailable: the knowledge-graph destination needs the entity-resolution service (ENTITY_RESOLUTION_URL), which this deployment does not run',
       );
+  }
+
+  async write(w: GraphWrite): Promise<{ details: Record<string, unknown>; queued: boolean; replayed: boolean }> {
+    this.requireEnabled();
     const done = await this.deliveries.find(w.key);
     if (done?.status === 'delivered') return { details: done.details, queued: false, replayed: true };
     const [queuedRow] = w.key

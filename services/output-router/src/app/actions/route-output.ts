@@ -183,6 +183,7 @@ async function deliver(
     case 'chat':
       return { details: { included_in_response: true, content: render(data, text(dest.format)) }, replayed: false };
     case 'knowledge_graph': {
+      d.graph.requireEnabled();
       const { entities, skipped } = recordsToEntities(rowsOf(ctx.inputs.records ?? data), {
         nameField: dest.config.name_field,
         defaultType: dest.config.default_entity_type,
