@@ -30,6 +30,7 @@ import { ChannelSender, parseChannelPlugins } from './infra/channel-sender.js';
 import { GraphWriter } from './infra/graph-writer.js';
 import { RunFinishedConsumer } from './infra/run-finished.consumer.js';
 import { channelActions } from './app/actions/channel-actions.js';
+import { teamActions } from './app/actions/team-actions.js';
 
 export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env) {
   // Checked before anything starts (the env schema holds each variable on its own).
@@ -101,6 +102,7 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     ...tableActions(deps),
     routeOutputAction({ ...deps, webhooks, email, channels, graph }),
     ...channelActions({ ...deps, channels }),
+    ...teamActions(deps),
     ...fileActions(deps),
     ...inboxActions(deps),
   ];

@@ -117,7 +117,7 @@ const req = (method: string, path: string, body?: unknown) =>
   http(method, `${stack.gatewayUrl}${path}`, { token: alice.token, ...(body !== undefined ? { body } : {}) });
 
 /** One node's call as the orchestrator makes it; `attempt` picks the idempotency key. */
-function node(name: string, runId = randomUUID()) {
+function node(name: string, runId = randomUUID(), teamIds: string[] = []) {
   return (actionName: string, inputs: Record<string, unknown>, params: Record<string, unknown> = {}, attempt = 1) =>
     call(
       actions.execute({
@@ -125,7 +125,7 @@ function node(name: string, runId = randomUUID()) {
         inputs,
         params,
         idempotencyKey: `${runId}:${name}:${attempt}`,
-        principal: { userId: alice.id, teamIds: [] },
+        principal: { userId: alice.id, teamIds },
         timeoutMs: 20_000,
         runId,
         nodeId: name,
@@ -363,4 +363,23 @@ describe('the knowledge-graph destination', () => {
     const [delivery] = await stack.db.query<{ status: string; details: any }>('SELECT status, details FROM output_router.deliveries WHERE delivery_key = $1', [key]);
     expect(delivery).toMatchObject({ status: 'delivered', details: { entities_sent: 1 } });
   }, 60_000);
+});
+
+describe('summarize_team_thread', () => {
+  it("summarises a team thread for the team's members, and is NOT_FOUND for anyone else", async () => {
+    const team = randomUUID();
+    const first = await node('post1', randomUUID(), [team])('write_team_post', { content: 'Kick-off for the grant report.\nTODO: check the 990 figures', team_id: team });
+    await node('post2', randomUUID(), [team])('write_team_post', { content: 'Decision: submit on Friday.', team_id: team }, { thread_id: first.thread_id });
+    const s = await node('sum', randomUUID(), [team])('summarize_team_thread', { thread_id: first.thread_id, team_id: team }, { focus: 'decisions' });
+    expect(s).toMatchObject({
+      participants: [alice.id],
+      action_items: ['check the 990 figures'],
+      decisions: ['submit on Friday.'],
+      post_count: 2,
+      method: 'extractive',
+    });
+    expect(s.summary).toContain('Decisions: submit on Friday.');
+    const outsider = await node('sum')('summarize_team_thread', { thread_id: first.thread_id, team_id: team }).catch((e) => e);
+    expect(outsider.code).toBe('NOT_FOUND');
+  });
 });
