@@ -75,6 +75,9 @@ beforeAll(async () => {
     env: {
       'output-router': { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, SMTP_TIMEOUT_MS: '2000', OUTPUT_GRAPH_RETRY_MS: '300' },
       'connector-runtime': { PLUGIN_REGISTRATION_TOKEN: TOKEN, PLUGIN_HEARTBEAT_SECONDS: '1' },
+      // A model (scripted) for the output block's summary_prompt.
+      orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify([{ json: { summary: 'Two grants, River Trust the larger.' } }]) },
+      planner: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify([]) },
     },
   });
   alice = await registerUser(stack.gatewayUrl, 'alice@example.com');
@@ -144,6 +147,16 @@ async function until<T>(what: string, get: () => Promise<T | undefined>, ms = 20
   }
 }
 
+async function runToEnd(playbook: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
+  const started = await req('POST', '/api/v1/runs', { playbook, inputs, ...extra });
+  if (started.status !== 201) throw new Error(`start failed: ${started.status} ${JSON.stringify(started.body)}`);
+  const id = started.body.run.id as string;
+  return until('the run to end', async () => {
+    const r = (await req('GET', `/api/v1/runs/${id}`)).body.run;
+    return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
+  });
+}
+
 const digest = [
   'id: grant-digest',
   'name: Grant digest',
@@ -169,13 +182,7 @@ describe("a playbook's output block", () => {
   let run: any;
 
   beforeAll(async () => {
-    const started = await req('POST', '/api/v1/runs', { playbook: digest, inputs: { rows: ROWS }, run_context: 'background' });
-    expect(started.status).toBe(201);
-    const id = started.body.run.id as string;
-    run = await until('the run to end', async () => {
-      const r = (await req('GET', `/api/v1/runs/${id}`)).body.run;
-      return ['completed', 'failed', 'cancelled'].includes(r.status) ? r : undefined;
-    });
+    run = await runToEnd(digest, { rows: ROWS }, { run_context: 'background' });
   }, 60_000);
 
   it('is routed when the run completes: one report on the run, every destination in it', () => {
@@ -224,6 +231,20 @@ describe("a playbook's output block", () => {
     expect(found).toMatchObject({ title: 'Grant digest completed', priority: 'normal', action_url: `/api/v1/runs/${run.id}`, action_label: 'Open run' });
     expect(found.message).toContain('Output delivered to chat, document, data_workspace_table');
   });
+});
+
+describe("an output block's summary_prompt", () => {
+  it('is written by an llm node where the mode allows and a model exists, and heads the result', async () => {
+    const hybrid = digest.replace('execution_mode: deterministic', 'execution_mode: hybrid').replace('save_to: both', 'save_to: none');
+    const run = await runToEnd(hybrid, { rows: ROWS });
+    expect(run.status).toBe('completed');
+    expect(run.outputs.output_summary).toEqual({ summary: 'Two grants, River Trust the larger.' });
+    expect(run.outputs.output.routing_report.map((r: any) => [r.destination, r.status])).toEqual([
+      ['summary', 'success'],
+      ['chat', 'success'],
+    ]);
+    expect(run.outputs.output.chat).toContain('## Summary\n\nTwo grants, River Trust the larger.');
+  }, 60_000);
 });
 
 describe('destination configs at validation', () => {
