@@ -197,7 +197,7 @@ async function main() {
   // Services serving playbook actions (ActionService): the orchestrator runs them, the planner refuses what none serves.
   const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, `output-router=127.0.0.1:${ports['output-router']}`, `entity-resolution=127.0.0.1:${ports['entity-resolution']}`].join(',');
   const env = {
-    'output-router': { ...common, GRPC_PORT: String(ports['output-router']), METRICS_PORT: String(metrics['output-router']) },
+    'output-router': { ...common, GRPC_PORT: String(ports['output-router']), METRICS_PORT: String(metrics['output-router']), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`, ENTITY_RESOLUTION_URL: `127.0.0.1:${ports['entity-resolution']}` },
     'connector-runtime': { ...common, ...demo?.connectorEnv, PLUGIN_REGISTRATION_TOKEN: pluginRegistrationToken(), GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
     planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },

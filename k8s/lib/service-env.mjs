@@ -143,10 +143,21 @@ export const SERVICE_ENV = {
       'S3_ACCESS_KEY_ID',
       'S3_SECRET_ACCESS_KEY',
       'S3_FORCE_PATH_STYLE',
+      // Email notifications (off without SMTP_URL, which may hold credentials: a Secret).
+      'SMTP_URL',
+      'SMTP_FROM',
+      'SMTP_TIMEOUT_MS',
+      // Channel messages through connector-runtime's plugin tools; knowledge-graph writes to entity-resolution.
+      'CONNECTOR_RUNTIME_URL',
+      'OUTPUT_CHANNEL_PLUGINS',
+      'ENTITY_RESOLUTION_URL',
+      'OUTPUT_GRAPH_RETRY_MS',
+      'OUTPUT_GRAPH_RETRY_ATTEMPTS',
+      'OUTPUT_RUN_LINK_BASE',
     ],
-    secret: [...COMMON_SECRET, 'S3_SECRET_ACCESS_KEY'],
+    secret: [...COMMON_SECRET, 'S3_SECRET_ACCESS_KEY', 'SMTP_URL'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
-    targets: {},
+    targets: { CONNECTOR_RUNTIME_URL: 'connector-runtime', ENTITY_RESOLUTION_URL: 'entity-resolution' },
     http: false,
   },
   'entity-resolution': {

@@ -39,6 +39,26 @@ export {
 export { outputSchemaToJsonSchema as stepOutputSchemaToJsonSchema } from './playbook/step-output.js';
 export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
 export { locateInYaml } from './playbook/yaml-source.js';
+export { OUTPUT_NODE_ID, OUTPUT_NODE_METADATA, outputRoutingReport, outputTableName, type OutputBlockOptions } from './playbook/output-block.js';
+export {
+  COLUMN_TYPES,
+  DESTINATION_FORMATS,
+  DESTINATION_TYPES,
+  columnsFromMapping,
+  destinationSchema,
+  identifierProblem,
+  parseDestinations,
+  playbookDestinationProblems,
+  templateProblem,
+  TEMPLATE_VAR,
+  type Column,
+  type ColumnType,
+  type Destination,
+  type DestinationFormat,
+  type DestinationProblem,
+  type DestinationType,
+  type ParsedDestination,
+} from './playbook/output-destinations.js';
 export { PlaybookSchema, type Playbook, type PlaybookStep } from './playbook/playbook.schema.js';
 export { compileWorkflowSteps, type CompileWorkflowOptions } from './workflow/compile-workflow.js';
 export { WorkflowStepSchema, type WorkflowStepInput } from './workflow/workflow.schema.js';

@@ -193,6 +193,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // Test webhook receivers listen on loopback (options.env may override it).
       OUTPUT_EGRESS_ALLOW: '127.0.0.1',
       OUTPUT_WEBHOOK_BACKOFF_MS: '50',
+      // Channel messages go through connector-runtime's plugin tools; knowledge-graph writes to entity-resolution.
+      CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+      ...(options.entityResolution ? { ENTITY_RESOLUTION_URL: `127.0.0.1:${ports.entityResolution}` } : {}),
       ...common('output-router'),
       GRPC_PORT: String(ports.outputRouter),
     });

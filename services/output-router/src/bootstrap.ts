@@ -25,6 +25,12 @@ import { InboxRepository } from './infra/inbox.repository.js';
 import { OUTPUT_ROUTER_MIGRATIONS } from './infra/migrations/index.js';
 import { WebhookSender } from './infra/webhook-sender.js';
 import { WorkspaceTables } from './infra/workspace-tables.js';
+import { EmailSender } from './infra/email-sender.js';
+import { ChannelSender, parseChannelPlugins } from './infra/channel-sender.js';
+import { GraphWriter } from './infra/graph-writer.js';
+import { RunFinishedConsumer } from './infra/run-finished.consumer.js';
+import { channelActions } from './app/actions/channel-actions.js';
+import { teamActions } from './app/actions/team-actions.js';
 
 export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env) {
   // Checked before anything starts (the env schema holds each variable on its own).
@@ -73,14 +79,34 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     backoffMs: config.OUTPUT_WEBHOOK_BACKOFF_MS,
     timeoutMs: config.OUTPUT_WEBHOOK_TIMEOUT_MS,
   });
+  const auth = serviceAuthFromConfig(config, 'output-router');
+  const email = new EmailSender({ url: config.SMTP_URL, from: config.SMTP_FROM, timeoutMs: config.SMTP_TIMEOUT_MS });
+  kit.onClose(() => email.close());
+  const channelPlugins = parseChannelPlugins(config.OUTPUT_CHANNEL_PLUGINS);
+  const channels = new ChannelSender(config.CONNECTOR_RUNTIME_URL, auth, channelPlugins.ok ? channelPlugins.map : {});
+  const graph = new GraphWriter(
+    kit.db,
+    deps.deliveries,
+    {
+      url: config.ENTITY_RESOLUTION_URL,
+      auth,
+      timeoutMs: 30_000,
+      retryBaseMs: config.OUTPUT_GRAPH_RETRY_MS,
+      maxAttempts: config.OUTPUT_GRAPH_RETRY_ATTEMPTS,
+    },
+    log,
+  );
+  graph.start(config.OUTPUT_GRAPH_RETRY_MS);
+  kit.onClose(() => graph.stop());
   const handlers = [
     ...tableActions(deps),
-    routeOutputAction({ ...deps, webhooks }),
+    routeOutputAction({ ...deps, webhooks, email, channels, graph }),
+    ...channelActions({ ...deps, channels }),
+    ...teamActions(deps),
     ...fileActions(deps),
     ...inboxActions(deps),
   ];
   const actions = new ActionDispatcher('output-router', handlers, new PgActionRecords(kit.db));
-  const auth = serviceAuthFromConfig(config, 'output-router');
   const grpc = await startGrpcServer({
     module: {
       ...OutputModule.forRoot({ documents, inbox, tables }),
@@ -97,10 +123,17 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
   const approvals = new ApprovalRequestsConsumer(kit, inbox, deps.deliveries);
   kit.onClose(() => approvals.stop());
   await approvals.start();
+  const runEnds = new RunFinishedConsumer(kit, inbox, deps.deliveries, config.OUTPUT_RUN_LINK_BASE);
+  kit.onClose(() => runEnds.stop());
+  await runEnds.start();
   log.info(
     {
       grpcPort: config.GRPC_PORT,
       blobStore: config.OUTPUT_BLOB_STORE,
+      // What is off, said once at start (a destination asking for it is an error saying the same).
+      email: email.enabled ? 'on' : 'off (SMTP_URL is not set)',
+      channelMessages: channels.enabled ? 'on' : 'off (CONNECTOR_RUNTIME_URL is not set)',
+      knowledgeGraph: graph.enabled ? 'on' : 'off (ENTITY_RESOLUTION_URL is not set)',
       actions: actions.list().map((a) => a.name),
     },
     'output-router ready',

@@ -33,5 +33,19 @@ describe('outputRouterEnvSchema', () => {
     expect(() => loadConfig(outputRouterEnvSchema, { ...base, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
       /S3_FORCE_PATH_STYLE/,
     );
+    expect(() => loadConfig(outputRouterEnvSchema, { ...base, SMTP_URL: 'mail.example.com' })).toThrow(/SMTP_URL/);
+    expect(() => loadConfig(outputRouterEnvSchema, { ...base, OUTPUT_CHANNEL_PLUGINS: 'slack' })).toThrow(
+      /OUTPUT_CHANNEL_PLUGINS/,
+    );
+  });
+
+  it('leaves email, channel messages and the knowledge graph off unless configured', () => {
+    const c = loadConfig(outputRouterEnvSchema, base);
+    expect(c.SMTP_URL).toBeUndefined();
+    expect(c.CONNECTOR_RUNTIME_URL).toBeUndefined();
+    expect(c.ENTITY_RESOLUTION_URL).toBeUndefined();
+    expect(loadConfig(outputRouterEnvSchema, { ...base, SMTP_URL: 'smtps://u:p@mail.example.com' }).SMTP_URL).toBe(
+      'smtps://u:p@mail.example.com',
+    );
   });
 });

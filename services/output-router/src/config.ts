@@ -2,6 +2,7 @@ import { baseEnvSchema } from '@af/service-kit';
 import { parseEgressAllowList } from '@af/egress';
 import { WEBHOOK_EGRESS } from './domain/webhook-egress.js';
 import { z } from 'zod';
+import { parseChannelPlugins } from './infra/channel-sender.js';
 
 /** Output-router configuration (env names are the keys). */
 export const outputRouterEnvSchema = baseEnvSchema.extend({
@@ -56,5 +57,32 @@ export const outputRouterEnvSchema = baseEnvSchema.extend({
   OUTPUT_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(0).max(60_000).default(500),
   /** Timeout of one webhook request. */
   OUTPUT_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** SMTP server for email notifications (`smtp://user:pass@host:587`, `smtps://…`); unset: email is off (said at start and per delivery). */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s]+$/, 'must be smtp://[user:pass@]host[:port] or smtps://…')
+    .optional(),
+  /** Sender of notification emails. */
+  SMTP_FROM: z.string().min(3).max(200).default('Agent Factory <no-reply@agent-factory.local>'),
+  /** Connection, greeting and socket timeout of the SMTP client. */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** connector-runtime (its ActionService serves plugin tools): channel messages go through it; unset: they are off. */
+  CONNECTOR_RUNTIME_URL: z.string().min(1).optional(),
+  /** Channel names to plugin tools for channel messages: `<channel>=<plugin>.<tool>,…`. */
+  OUTPUT_CHANNEL_PLUGINS: z
+    .string()
+    .default('slack=slack-webhook.post_message,default=slack-webhook.post_message')
+    .superRefine((v, ctx) => {
+      const parsed = parseChannelPlugins(v);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+    }),
+  /** entity-resolution (its ActionService serves resolve_entities): the knowledge-graph destination; unset: that destination is action_unavailable. */
+  ENTITY_RESOLUTION_URL: z.string().min(1).optional(),
+  /** First retry delay of a queued knowledge-graph write (doubling), and how often due writes are looked for. */
+  OUTPUT_GRAPH_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** Attempts of a knowledge-graph write before it is given up (kept in graph_write_queue as failed). */
+  OUTPUT_GRAPH_RETRY_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Link base of run-finished notifications (the run's page); the link is `<base>/<runId>`. */
+  OUTPUT_RUN_LINK_BASE: z.string().min(1).max(500).default('/api/v1/runs'),
 });
 export type OutputRouterConfig = z.infer<typeof outputRouterEnvSchema>;

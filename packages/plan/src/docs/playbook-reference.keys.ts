@@ -18,7 +18,7 @@ export const PLAYBOOK_KEY_DOCS: Record<string, string> = {
   triggers: '`[{pattern, type: keyword | regex | semantic, priority}]`: phrases that select this playbook (stored; regexes are checked)',
   inputs: 'the run\'s inputs, see [Inputs](#inputs)',
   steps: 'at least one step, see [Steps](#steps)',
-  output: '`{format: markdown | json | csv | structured, template?, sections?: [{title, source, format?}], auto_enrich_graph?, save_to?, summary_prompt?}`; a section\'s `source` must name a step',
+  output: '`{format: markdown | json | csv | structured, template?, sections?: [{title, source, format?}], auto_enrich_graph?, save_to?, summary_prompt?}`; a section\'s `source` must name a step. Runs when every step has finished, as a trailing `route_output` node `output` (its report on the run and the `complete` frame): chat always, `save_to: document | both` a document in `Playbooks/<id>`, `workspace | both` the table `<id>` (columns inferred); `template` heads the result (`{step.field}` references filled in); `summary_prompt` an llm node when `execution_mode` is not deterministic and a model is configured (else the report says no summary was written)',
 };
 
 export const STEP_KEY_DOCS: Record<string, string> = {

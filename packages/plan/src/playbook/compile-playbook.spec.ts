@@ -49,6 +49,8 @@ describe('compilePlaybook: the nonprofit investigation in detail', () => {
       ['confirm_save', 'approval'],
       ['save_matches', 'tool'],
       ['report', 'llm'],
+      // The output block: a trailing route_output node (output-block.ts).
+      ['output', 'tool'],
     ]);
     expect(plan.metadata.parallel_groups).toEqual([{ name: 'fetch_sources', steps: ['fec_data', 'initial_search'] }]);
   });
@@ -94,12 +96,14 @@ describe('compilePlaybook: the nonprofit investigation in detail', () => {
       ['confirm_save'],
       ['save_matches'],
       ['report'],
+      ['output'],
     ]);
     expect(node('extract_officers').dependsOn).toEqual(['pull_990_data']);
     // The approval waits for everything before it; the write waits for the approval; the report for the write.
     expect(node('confirm_save').dependsOn).toEqual(['cross_ref', 'analyze']);
     expect(node('save_matches').dependsOn).toEqual(['cross_ref', 'confirm_save']);
     expect(node('report').dependsOn).toEqual(['cross_ref', 'analyze', 'save_matches']);
+    expect(node('output').dependsOn).toEqual(['report']);
   });
 
   it('returns one valid result per step, including the parallel group', () => {
@@ -124,7 +128,7 @@ describe('compilePlaybook: monitor and research fixtures', () => {
     expect(plan.provenance?.sourceVersion).toBe('2.1');
     expect(plan.runContext).toBe('monitor');
     expect(plan.metadata.monitor_config).toEqual({ interval: '15m', active_hours: { start: '08:00', end: '22:00', timezone: 'America/New_York' }, suppress_if_empty: true });
-    expect(kahnLevels(plan)).toEqual([['detect'], ['extract'], ['keep_people'], ['notify'], ['journal'], ['advance_watermark']]);
+    expect(kahnLevels(plan)).toEqual([['detect'], ['extract'], ['keep_people'], ['notify'], ['journal'], ['advance_watermark'], ['output']]);
     expect(plan.nodes.find((n) => n.id === 'keep_people')!.params.operations).toHaveLength(4);
     expect(plan.nodes.find((n) => n.id === 'detect')!.outputKey).toBe('new_files');
   });

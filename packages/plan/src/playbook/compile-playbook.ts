@@ -21,6 +21,7 @@ import { linkWarnings } from './link-warnings.js';
 import { overlapsSchemaIssue, PLACEHOLDER_STEP_PREFIX, salvagePlaybook } from './salvage.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 import { playbookSizeIssue } from '../limits/plan-size.js';
+import { outputBlockIssues, outputBlockNodes } from './output-block.js';
 
 export interface CompilePlaybookOptions {
   /** Connectors bound to the agent profile; without it connector steps are checked against the generic envelope only. */
@@ -31,6 +32,8 @@ export interface CompilePlaybookOptions {
   longChainThreshold?: number;
   /** Most steps (parallel_steps included) a playbook may have (default: the configured PLAN_MAX_NODES). */
   maxNodes?: number;
+  /** A chat model is configured: the output block's `summary_prompt` becomes an llm node (else the routing report says no summary was written). */
+  hasModel?: boolean;
 }
 
 export type CompileResult =
@@ -76,7 +79,7 @@ export function compilePlaybookValue(value: unknown, opts: CompilePlaybookOption
   const checked = checkPlaybook(doc, opts, locate);
   if (checked.errors.length > 0) return { ok: false, errors: sortByPosition(checked.errors.map(locate)), results: checked.results, warnings: checked.warnings };
 
-  const plan = buildPlan(doc, checked.steps, checked.producers, source);
+  const plan = buildPlan(doc, checked.steps, checked.producers, source, opts);
   const structural = validateParsedPlan(plan);
   if (structural.length > 0) {
     // Should not happen for a playbook that passed the step checks; map node paths back to steps.
@@ -113,7 +116,7 @@ function checkPlaybook(doc: Playbook, opts: CompilePlaybookOptions, locate: (i: 
   // Step issues carry the position of their field too, so a client can mark them in the editor.
   for (const r of results) for (const i of [...r.errors, ...r.warnings]) positionStepIssue(r, i, locate);
 
-  const errors: PlanIssue[] = [...docIssues.errors];
+  const errors: PlanIssue[] = [...docIssues.errors, ...outputBlockIssues(doc, steps)];
   for (const r of results) for (const e of r.errors) errors.push(stepIssueToPlanIssue(r, e));
   return { errors, warnings: docIssues.warnings.map(locate), results, steps, producers };
 }
@@ -141,7 +144,7 @@ function sortByPosition(issues: PlanIssue[]): PlanIssue[] {
   return issues.map((i, k) => ({ i, k })).sort((a, b) => key(a.i) - key(b.i) || a.k - b.k).map(({ i }) => i);
 }
 
-function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: ReadonlyMap<FlatStep, readonly FlatStep[]>, source?: YamlSource): PlanGraph {
+function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: ReadonlyMap<FlatStep, readonly FlatStep[]>, source?: YamlSource, opts: CompilePlaybookOptions = {}): PlanGraph {
   const deps = playbookDependencies(steps, producers);
   // `{step_name…}` where the step's output_key differs is rewritten to the output key.
   const keys = new Set(steps.filter((s) => !s.isGroup).map((s) => s.outputKey));
@@ -160,6 +163,10 @@ function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: Readonl
   if (doc.monitor_config !== undefined) metadata.monitor_config = doc.monitor_config;
   const groups = steps.filter((s) => s.isGroup).map((g) => ({ name: g.name, steps: steps.filter((s) => s.group === g.name).map((s) => s.name) }));
   if (groups.length > 0) metadata.parallel_groups = groups;
+  // The output block runs when everything else has: a trailing route_output node (output-block.ts).
+  const output = outputBlockNodes(doc, nodes, aliases, opts.hasModel !== undefined ? { hasModel: opts.hasModel } : {});
+  nodes.push(...output.nodes);
+  Object.assign(metadata, output.metadata);
 
   return PlanGraphSchema.parse({
     id: doc.id,

@@ -30,7 +30,7 @@
  * execution.ts.
  */
 import { interpolate, type Scope } from '@af/expr';
-import type { PlanNode } from '@af/plan';
+import { outputRoutingReport, type PlanNode } from '@af/plan';
 import { AppError, type Logger } from '@af/service-kit';
 import { Completed, Skipped, type NodeExecutors } from '../domain/node-executor.js';
 import { actsOutsideRun, DRY_RUN, refusesSideEffects, wouldBeInputs } from '../domain/dry-run.js';
@@ -588,7 +588,14 @@ export class ExecuteRun {
     // What the run did, beside how it ended (domain/task-outcome.ts): on the `complete` frame and the run row.
     const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states, instances: x.states.values() });
     // durationMs: wall time from the run's start; activeMs: time spent executing it (domain/run-timing.ts).
-    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome) };
+    // A playbook's output block: its routing report (every destination's status and details) on the frame.
+    const routed = outputRoutingReport(x.run.plan, (id) => x.outputs.get(id));
+    // Nobody watches an unattended run: who asked rides on the frame, so output-router can tell them it ended.
+    const unattended =
+      x.run.runContext === 'background' || x.run.runContext === 'scheduled'
+        ? { requested_by: x.run.userId, run_context: x.run.runContext, ...(x.run.plan.name ? { run_name: x.run.plan.name } : {}) }
+        : {};
+    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended };
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
     // Subflow children still running have no one to report to.
     for (const child of children) {

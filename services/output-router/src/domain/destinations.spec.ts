@@ -46,7 +46,7 @@ describe('parseDestinations', () => {
     const r = parseDestinations([{ type: 'notification' }, { type: 'document' }, { type: 'file_export' }, { type: 'folder', config: { folder: 'A' } }], F);
     expect(r.problems).toEqual([]);
     expect(r.destinations.map((d) => d.config)).toEqual([
-      { title: 'Output ready', priority: 'normal' },
+      { title: 'Output ready', priority: 'normal', channels: ['in_app'] },
       { filename_template: 'agent_output_{date}', create_if_missing: true },
       { filename_template: 'export_{date}' },
       { filename_template: 'agent_output_{date}', folder: 'A', create_if_missing: true },
@@ -68,7 +68,7 @@ describe('parseDestinations', () => {
     ).toEqual([
       {
         field: 'params.destinations[0].config.schema_mapping',
-        reason: 'is required for a data_workspace_table destination',
+        reason: 'is required for a data_workspace_table destination (columns and their types, or "infer")',
       },
     ]);
   });

@@ -7,17 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 
-const IDENT = /^[a-z][a-z0-9_]{0,62}$/;
-
-/** Why `name` cannot be a table or column name, or undefined when it can. */
-export function identifierProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name === '') return 'must be a non-empty string';
-  if (!IDENT.test(name))
-    return `${JSON.stringify(name.slice(0, 80))} is not a valid identifier: use 1-63 lower-case letters, digits and underscores, starting with a letter`;
-  if (name.startsWith('pg_'))
-    return `${JSON.stringify(name)} is reserved (names starting with pg_ are PostgreSQL's)`;
-  return undefined;
-}
+/** Why `name` cannot be a table or column name (shared with playbook validation). */
+export { identifierProblem } from '@af/plan';
 
 /** Double-quotes an identifier already checked by `identifierProblem` (or one of ours). */
 export function quoteIdent(name: string): string {

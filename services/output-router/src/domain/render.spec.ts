@@ -89,3 +89,29 @@ describe('scalarsOf', () => {
     expect(scalarsOf([1])).toEqual({});
   });
 });
+
+describe("an output block's sections", () => {
+  const data = {
+    text: 'Grants for River Trust',
+    summary: 'Two grants.',
+    sections: [
+      { title: 'Rows', format: 'csv' as const, content: [{ id: 1, name: 'a' }] },
+      { title: 'Notes', content: 'All good.' },
+    ],
+  };
+
+  it('render as markdown: the text, the summary, then a heading per section in its format', () => {
+    expect(render(data, 'markdown', 'Digest')).toBe(
+      '# Digest\n\nGrants for River Trust\n\n## Summary\n\nTwo grants.\n\n## Rows\n\n```csv\nid,name\r\n1,a\n```\n\n## Notes\n\nAll good.\n',
+    );
+  });
+
+  it('render as csv rows tagged with their section, and as json keyed by title', () => {
+    expect(render(data, 'csv')).toBe('_section,id,name,value\r\nRows,1,a,\r\nNotes,,,All good.\r\n');
+    expect(JSON.parse(render(data, 'json'))).toEqual({
+      text: 'Grants for River Trust',
+      summary: 'Two grants.',
+      sections: { Rows: [{ id: 1, name: 'a' }], Notes: 'All good.' },
+    });
+  });
+});

@@ -1,19 +1,26 @@
 /**
- * A result rendered as a file: markdown, JSON or CSV, and file names from a
- * `filename_template` with `{variables}`. Pure: the clock and the run's ids
- * come in as arguments.
+ * A result rendered as a file: markdown, JSON, CSV or text, and file names
+ * from a `filename_template` with `{variables}`. Pure: the clock and the
+ * run's ids come in as arguments. (xlsx is binary: see xlsx.ts.)
  */
-export const FORMATS = ['markdown', 'json', 'csv', 'text'] as const;
-export type Format = (typeof FORMATS)[number];
+import { DESTINATION_FORMATS, type DestinationFormat } from '@af/plan';
+
+export const FORMATS = DESTINATION_FORMATS;
+export type Format = DestinationFormat;
+/** Formats rendered as text (xlsx is not). */
+export type TextFormat = Exclude<Format, 'xlsx'>;
+
+export const XLSX_CONTENT_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 export const CONTENT_TYPES: Record<Format, string> = {
   markdown: 'text/markdown',
   json: 'application/json',
   csv: 'text/csv',
   text: 'text/plain',
+  xlsx: XLSX_CONTENT_TYPE,
 };
 
-export const EXTENSIONS: Record<Format, string> = { markdown: 'md', json: 'json', csv: 'csv', text: 'txt' };
+export const EXTENSIONS: Record<Format, string> = { markdown: 'md', json: 'json', csv: 'csv', text: 'txt', xlsx: 'xlsx' };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -28,8 +35,57 @@ export function rowsOf(data: unknown): Record<string, unknown>[] {
   return data === undefined || data === null ? [] : [{ value: data }];
 }
 
-/** Renders `data` in a format; `title` heads a markdown document. */
-export function render(data: unknown, format: Format, title = ''): string {
+/** A playbook output block's sectioned result: `{sections: [{title, format?, content}], text?, summary?}`. */
+export interface SectionedOutput {
+  sections: Array<{ title: string; format?: TextFormat; content: unknown }>;
+  text?: string;
+  summary?: string;
+}
+
+/** Whether `data` is an output block's sectioned result. */
+export function isSectioned(data: unknown): data is SectionedOutput {
+  return (
+    isRecord(data) &&
+    Array.isArray(data.sections) &&
+    data.sections.every((s) => isRecord(s) && typeof s.title === 'string' && 'content' in s)
+  );
+}
+
+/** Sections as one markdown document: the text, the summary, then a heading per section in its own format. */
+function sectionsMarkdown(data: SectionedOutput, title: string): string {
+  const parts: string[] = [];
+  if (title) parts.push(`# ${title}\n`);
+  if (data.text) parts.push(`${data.text}\n`);
+  if (data.summary) parts.push(`## Summary\n\n${data.summary}\n`);
+  for (const s of data.sections) {
+    const f = s.format ?? 'markdown';
+    const body =
+      f === 'markdown' || f === 'text'
+        ? typeof s.content === 'string'
+          ? `${s.content}\n`
+          : toMarkdown(s.content).replace(/^## /gm, '### ')
+        : '```' + f + '\n' + render(s.content, f).trimEnd() + '\n```\n';
+    parts.push(`## ${s.title}\n\n${body}`);
+  }
+  return parts.join('\n');
+}
+
+/** Renders `data` in a text format; `title` heads a markdown document. */
+export function render(data: unknown, format: TextFormat, title = ''): string {
+  if (isSectioned(data)) {
+    if (format === 'markdown' || format === 'text') return sectionsMarkdown(data, title);
+    if (format === 'csv')
+      return toCsv(data.sections.flatMap((s) => rowsOf(s.content).map((r) => ({ _section: s.title, ...r }))));
+    return `${JSON.stringify(
+      {
+        ...(data.text ? { text: data.text } : {}),
+        ...(data.summary ? { summary: data.summary } : {}),
+        sections: Object.fromEntries(data.sections.map((s) => [s.title, s.content ?? null])),
+      },
+      null,
+      2,
+    )}\n`;
+  }
   switch (format) {
     case 'json':
       return `${JSON.stringify(data ?? null, null, 2)}\n`;

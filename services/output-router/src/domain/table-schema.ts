@@ -6,13 +6,10 @@
  */
 import { identifierProblem } from './identifiers.js';
 
-export const COLUMN_TYPES = ['text', 'integer', 'number', 'boolean', 'timestamp', 'json'] as const;
-export type ColumnType = (typeof COLUMN_TYPES)[number];
+import { COLUMN_TYPES, columnsFromMapping, type Column, type ColumnType } from '@af/plan';
 
-export interface Column {
-  name: string;
-  type: ColumnType;
-}
+// The mapping parser is shared with playbook validation (@af/plan), so a config refused there is refused here too.
+export { COLUMN_TYPES, columnsFromMapping, type Column, type ColumnType };
 
 /** The SQL type of each column type. */
 export const SQL_TYPES: Record<ColumnType, string> = {
@@ -30,51 +27,6 @@ export const METADATA_COLUMNS = ['_source', '_query', '_timestamp'] as const;
 export interface Problem {
   field: string;
   reason: string;
-}
-
-const ALIASES: Record<string, ColumnType> = {
-  string: 'text',
-  text: 'text',
-  integer: 'integer',
-  int: 'integer',
-  number: 'number',
-  float: 'number',
-  boolean: 'boolean',
-  bool: 'boolean',
-  date: 'timestamp',
-  datetime: 'timestamp',
-  timestamp: 'timestamp',
-  json: 'json',
-  object: 'json',
-  array: 'json',
-};
-
-/** Columns from a `schema_mapping` (`{column: type}`, types by name or alias); problems name `<field>.<column>`. */
-export function columnsFromMapping(
-  mapping: unknown,
-  field: string,
-): { columns: Column[]; problems: Problem[] } {
-  const problems: Problem[] = [];
-  if (mapping === null || typeof mapping !== 'object' || Array.isArray(mapping)) {
-    return { columns: [], problems: [{ field, reason: 'must be an object of column names to types' }] };
-  }
-  const columns: Column[] = [];
-  for (const [name, raw] of Object.entries(mapping)) {
-    const bad = identifierProblem(name);
-    if (bad) {
-      problems.push({ field: `${field}.${name}`, reason: bad });
-      continue;
-    }
-    const type = typeof raw === 'string' ? ALIASES[raw.toLowerCase()] : undefined;
-    if (!type)
-      problems.push({
-        field: `${field}.${name}`,
-        reason: `unknown column type ${JSON.stringify(raw)} (use ${COLUMN_TYPES.join(', ')})`,
-      });
-    else columns.push({ name, type });
-  }
-  if (!columns.length && !problems.length) problems.push({ field, reason: 'must name at least one column' });
-  return { columns, problems };
 }
 
 /** The type a value suggests; undefined for null (says nothing). */

@@ -69,7 +69,7 @@ export class Playbooks {
   /** The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error. */
   compile(yaml: string): { plan: PlanGraph; results: CompileResult['results'] } {
     requireYaml(yaml);
-    const result = compilePlaybook(yaml, this.actions ? { registry: this.actions.registry() } : {});
+    const result = compilePlaybook(yaml, { ...(this.actions ? { registry: this.actions.registry() } : {}), hasModel: this.deps.hasModel ?? false });
     if (!result.ok) throw invalidPlaybook(result.errors);
     this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
@@ -83,7 +83,7 @@ export class Playbooks {
    */
   async report(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport> {
     requireYaml(yaml);
-    const opts: CompilePlaybookOptions = this.actions ? { registry: this.actions.registry() } : {};
+    const opts: CompilePlaybookOptions = { ...(this.actions ? { registry: this.actions.registry() } : {}), hasModel: this.deps.hasModel ?? false };
     const extraWarnings: PlanIssue[] = [];
     if (NAMES_A_CONNECTOR.test(yaml) && principal.userId) {
       const catalog = await (this.deps.connectors ?? noConnectorCatalog).forCaller(principal);

@@ -10,7 +10,7 @@ const date = z
   .transform((s) => s.slice(0, 10));
 const STATES = ['TODO', 'NEXT', 'WAITING', 'DONE'] as const;
 
-function memberOf(ctx: ActionContext, teamId: string, field: string): void {
+export function memberOf(ctx: ActionContext, teamId: string, field: string): void {
   // Not a member: the team's posts do not exist for this caller.
   if (!ctx.principal.teamIds.includes(teamId))
     throw new AppError('NOT_FOUND', `${field}: team ${teamId} not found`, {

@@ -5,13 +5,15 @@
  * dispatcher records first answers by the handler's.
  */
 import { defaultActionRegistry } from '@af/plan';
+import { channelActions } from './channel-actions.js';
 import { fileActions } from './file-actions.js';
 import { inboxActions } from './inbox-actions.js';
 import { routeOutputAction } from './route-output.js';
 import { tableActions } from './table-actions.js';
+import { teamActions } from './team-actions.js';
 
 const deps = {} as never;
-const handlers = [...tableActions(deps), routeOutputAction(deps), ...fileActions(deps), ...inboxActions(deps)];
+const handlers = [...tableActions(deps), routeOutputAction(deps), ...fileActions(deps), ...inboxActions(deps), ...channelActions(deps), ...teamActions(deps)];
 
 it.each(handlers.map((h) => [h.name, h.sideEffects] as const))('%s: side effects as the registry says (%s)', (name, sideEffects) => {
   const contract = defaultActionRegistry().get(name);
