@@ -17,7 +17,8 @@ import type { EntityManager } from 'typeorm';
 import type { ScheduleDefinition } from '../domain/schedules/schedule-definition.js';
 
 export type FireKind = 'scheduled' | 'manual' | 'backfill';
-export type FireStatus = 'queued' | 'buffered' | 'started' | 'finished' | 'skipped' | 'missed' | 'failed';
+/** `suppressed`: a monitor cycle whose run found nothing new (suppress_if_empty) — written with the run's completion. */
+export type FireStatus = 'queued' | 'buffered' | 'started' | 'finished' | 'suppressed' | 'skipped' | 'missed' | 'failed';
 
 export interface StoredSchedule {
   id: string;
