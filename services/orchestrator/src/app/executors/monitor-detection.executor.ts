@@ -157,7 +157,10 @@ export function withStoredWatermark(inner: NodeExecutor, store: WatermarkSource)
     if (typeof ctx.params.watermark === 'string' && ctx.params.watermark) return inner(ctx);
     const { info } = await runMonitor(store, ctx);
     const stored = info ? await store.get(info.monitorId, ctx.node.id) : null;
-    return inner(stored ? { ...ctx, params: { ...ctx.params, watermark: stored.value } } : ctx);
+    if (!stored) return inner(ctx);
+    // A folder's hash says whether it changed; the last check time tells adds from edits.
+    const since = ctx.node.action === 'detect_folder_changes' ? { since: stored.lastCheckedAt.toISOString() } : {};
+    return inner({ ...ctx, params: { ...ctx.params, watermark: stored.value, ...since } });
   };
 }
 
