@@ -19,7 +19,7 @@ import type { RunCommands } from './run-commands.js';
 
 export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLoader): FireRuns {
   return {
-    async start(schedule, fire) {
+    async prepare(schedule, fire) {
       const def = schedule.definition;
       const target = def.target;
       const source = 'plan' in target ? target.plan : await loadPlaybook(schedule.userId, target.playbook_id, target.playbook_revision);
@@ -37,7 +37,7 @@ export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLo
       if (def.query_template) {
         inputs.query = renderQueryTemplate(def.query_template, { fireAt: fire.fireAt, lastRunAt: schedule.lastRunAt, createdAt: schedule.createdAt, timeZone: timeZoneOf(def) });
       }
-      await runs.start({
+      const prepared = await runs.prepare({
         userId: schedule.userId,
         teamIds: schedule.teamIds,
         plan,
@@ -53,6 +53,7 @@ export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLo
           },
         ],
       });
+      return { ...prepared, id: fire.runId };
     },
     async cancel(schedule, runId) {
       try {

@@ -11,9 +11,16 @@
  * queueing on them. A schedule is locked for the whole of its step (recording
  * fires, the overlap decision, starting runs), which is what makes "one run per
  * fire" and the overlap policies hold across replicas.
+ *
+ * The runs a claim starts are created by one statement at its end, in its
+ * transaction (schedule-run-batch.ts): a fire is `started` exactly when its
+ * run exists, and 10 (SCHEDULE_BATCH) fires cost two statements, not ten
+ * run creations.
  */
-import { sqlRows, type ServiceKit } from '@af/service-kit';
+import { sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
 import type { EntityManager } from 'typeorm';
+import type { CreateRunInput } from '../app/run-commands.js';
+import { insertRunBatch } from './schedule-run-batch.js';
 import type { ScheduleDefinition } from '../domain/schedules/schedule-definition.js';
 
 export type FireKind = 'scheduled' | 'manual' | 'backfill';
@@ -86,12 +93,29 @@ function toFire(r: Record<string, any>): StoredFire {
   };
 }
 
+/** A fire whose run is created with its claim's batch. */
+export interface BatchedStart {
+  scheduleId: string;
+  fireAt: Date;
+  readyAt: Date;
+  run: CreateRunInput & { id: string };
+}
+
 /** Writes of one locked schedule's step, inside the claim transaction. */
 export class ClaimedSchedule {
   constructor(
     readonly schedule: StoredSchedule,
     private readonly m: EntityManager,
+    private readonly batch: BatchedStart[] = [],
   ) {}
+
+  /**
+   * The fire starts `run`: created, with the fire marked started, by the one
+   * statement that ends the claim (schedule-run-batch.ts).
+   */
+  startInBatch(fire: { fireAt: Date; readyAt: Date }, run: CreateRunInput & { id: string }): void {
+    this.batch.push({ scheduleId: this.schedule.id, fireAt: fire.fireAt, readyAt: fire.readyAt, run });
+  }
 
   /**
    * Record fires as queued, each ready at its due time (fire time + jitter),
@@ -141,19 +165,6 @@ export class ClaimedSchedule {
       [this.schedule.id, fireAt, patch.status, patch.readyAt ?? null, patch.runId ?? null, patch.attempt ?? null, patch.reason !== undefined, patch.reason ?? null, patch.dispatchedAt ?? null],
     );
   }
-
-  /** The fire started its run: record both on the fire and as the schedule's last run — one statement. */
-  async recordStarted(fireAt: Date, runId: string, startedAt: Date): Promise<void> {
-    await this.m.query(
-      `WITH f AS (
-         UPDATE schedule_fires SET status = 'started', run_id = $3, dispatched_at = $4, reason = NULL WHERE schedule_id = $1 AND fire_at = $2
-       )
-       UPDATE schedules SET last_run_at = GREATEST(last_run_at, $2),
-              last_run_id = CASE WHEN last_run_at IS NULL OR last_run_at <= $2 THEN $3 ELSE last_run_id END
-        WHERE id = $1`,
-      [this.schedule.id, fireAt, runId, startedAt],
-    );
-  }
 }
 
 export class ScheduleStore {
@@ -164,8 +175,9 @@ export class ScheduleStore {
    * ready fire — skipping those another replica holds, and run `step` for
    * each in the same transaction (see the file comment for why).
    */
-  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>): Promise<number> {
-    return this.kit.db.transaction(async (m) => {
+  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>, started?: (fires: BatchedStart[]) => void): Promise<number> {
+    const batch: BatchedStart[] = [];
+    const count = await this.kit.transaction(async (m, emit) => {
       const rows = await sqlRows(
         m,
         `SELECT s.* FROM schedules s
@@ -176,9 +188,31 @@ export class ScheduleStore {
           LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
         [now, limit],
       );
-      for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m));
+      for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m, batch));
+      await this.startBatch(m, emit, batch);
       return rows.length;
     });
+    // Committed: the runs exist and their work items are going out.
+    if (batch.length) started?.(batch);
+    return count;
+  }
+
+  /** The claim's runs in one statement, then its fires marked started and each schedule's last run in another. */
+  private async startBatch(m: EntityManager, emit: (...msgs: OutboxMessage[]) => void, batch: BatchedStart[]): Promise<void> {
+    if (!batch.length) return;
+    await insertRunBatch(m, emit, this.kit.subjects, batch.map((b) => b.run));
+    await m.query(
+      `WITH x AS (SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[]) AS x(schedule_id, fire_at, run_id)),
+       f AS (
+         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = now(), reason = NULL FROM x
+          WHERE f.schedule_id = x.schedule_id AND f.fire_at = x.fire_at
+       )
+       UPDATE schedules s SET last_run_at = GREATEST(s.last_run_at, l.fire_at),
+              last_run_id = CASE WHEN s.last_run_at IS NULL OR s.last_run_at <= l.fire_at THEN l.run_id ELSE s.last_run_id END
+         FROM (SELECT DISTINCT ON (schedule_id) schedule_id, fire_at, run_id FROM x ORDER BY schedule_id, fire_at DESC) l
+        WHERE s.id = l.schedule_id`,
+      [batch.map((b) => b.scheduleId), batch.map((b) => b.fireAt), batch.map((b) => b.run.id)],
+    );
   }
 
   /** Insert a schedule; with an id already taken (a retried create), the stored one. */
