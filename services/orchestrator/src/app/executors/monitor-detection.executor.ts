@@ -16,7 +16,7 @@
  * No watermark is written here: the run's completion writes them all
  * (monitor-completion.sql.ts).
  */
-import { defaultActionRegistry, type PlanNode } from '@af/plan';
+import type { PlanNode } from '@af/plan';
 import { AppError, call } from '@af/service-kit';
 import type { connector } from '@af/contracts';
 import type { NodeContext, NodeExecutor, NodeExecutors } from '../../domain/node-executor.js';
@@ -25,7 +25,6 @@ import { changedByHash, newSinceCursor, newSinceTimestamp, watermarkProblem, typ
 import type { MonitorWatermarkStore, StoredWatermark } from '../../infra/monitor-watermark.store.js';
 import type { ConnectorLimits } from '../../infra/connector.client.js';
 
-const registry = defaultActionRegistry();
 /** Fields tried, in order, when `date_field` is not given. */
 const DATE_FIELDS = ['updated_at', 'modified_at', 'created_at', 'published_at', 'date', 'timestamp'];
 const LIST_FIELDS = ['results', 'data', 'items', 'records', 'rows'];
@@ -185,8 +184,9 @@ export function getMonitorWatermarkExecutor(store: WatermarkSource): NodeExecuto
 /**
  * `set_monitor_watermark`: checks and stages a step's watermark (written
  * when the run completes). The kind: `params.watermark_type`, else the
- * step's stored kind, else its action's; a value that does not fit it, or a
- * kind other than the stored one, is refused.
+ * step's stored kind, else the kind its detection step reports this cycle
+ * (or its action's); a value that does not fit it, or a kind other than the
+ * stored one, is refused.
  */
 export function setMonitorWatermarkExecutor(store: WatermarkSource): NodeExecutor {
   return async (ctx) => {
@@ -197,9 +197,10 @@ export function setMonitorWatermarkExecutor(store: WatermarkSource): NodeExecuto
     const which = watermarkStep(nodes, ctx.params.step_name);
     if ('error' in which) throw AppError.invalid('params.step_name', which.error);
     const stored = await store.get(info.monitorId, which.step);
-    const stepAction = nodes.find((n) => n.id === which.step)?.action;
     const asked = typeof ctx.params.watermark_type === 'string' ? ctx.params.watermark_type : undefined;
-    const kind = asked ?? stored?.kind ?? (stepAction ? registry.get(stepAction)?.watermarkType : undefined) ?? 'cursor';
+    // Neither asked nor stored: the kind is the one the detection step reports this cycle, settled when the run completes (monitor-run.ts).
+    const kind = asked ?? stored?.kind;
+    if (kind === undefined) return { success: true, previous_watermark: null, staged: { step: which.step, value } };
     const problem = watermarkProblem(kind, value);
     if (problem) throw AppError.invalid(problem.startsWith('watermark_type') ? 'params.watermark_type' : 'inputs.watermark', problem);
     if (stored && stored.kind !== kind) {

@@ -79,6 +79,18 @@ describe('stagedWatermarks', () => {
     );
     expect(r.staged).toEqual([{ step: 'new_pages', kind: 'cursor', value: 'c2', found: 4 }]);
   });
+
+  it('a set_monitor_watermark without a kind takes the kind its detection step reported', () => {
+    const r = stagedWatermarks(
+      nodes,
+      view(
+        { new_pages: 'completed', advance: 'completed' },
+        { new_pages: { count: 1, watermark: '2026-01-01T00:00:00.000Z', watermark_type: 'timestamp' }, advance: { staged: { step: 'new_pages', value: '2026-01-02T00:00:00.000Z' } } },
+      ),
+      kindOf,
+    );
+    expect(r.staged).toEqual([{ step: 'new_pages', kind: 'timestamp', value: '2026-01-02T00:00:00.000Z', found: 1 }]);
+  });
 });
 
 describe('watermarkStep', () => {

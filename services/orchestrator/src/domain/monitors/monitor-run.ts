@@ -110,7 +110,9 @@ export function stagedWatermarks(
     const out = view.output(n.id) as { staged?: { step?: unknown; kind?: unknown; value?: unknown } } | undefined;
     const s = out?.staged;
     if (!s || typeof s.step !== 'string') continue;
-    put(s.step, typeof s.kind === 'string' ? s.kind : undefined, s.value, byStep.get(s.step)?.found ?? 0);
+    const action = nodes.find((d) => d.id === s.step)?.action;
+    const kind = typeof s.kind === 'string' ? s.kind : (byStep.get(s.step)?.kind ?? (action ? kindOf(action) : undefined));
+    put(s.step, kind, s.value, byStep.get(s.step)?.found ?? 0);
   }
   return { staged: [...byStep.values()], refused };
 }
