@@ -98,7 +98,8 @@ try {
     await new Promise((r) => setTimeout(r, 500));
   }
 
-  // --- steady ---
+  // --- steady --- (steady=0 or minutes=0: the burst only)
+  if (STEADY > 0 && MINUTES > 0) {
   const start = new Date(Math.ceil((Date.now() + 10_000) / 1000) * 1000);
   const spacing = 60_000 / STEADY;
   progress(`inserting ${STEADY} schedules of 60 s, ${spacing} ms apart, from ${start.toISOString()}, for ${MINUTES} min`);
@@ -129,11 +130,12 @@ try {
   }
   result.steady = { firesPerMinute: STEADY, lag: lagStats(steadyRows.map((r) => Number(r.lag))), perMinute, memory };
   progress(`steady: lag p50 ${result.steady.lag.p50Ms} ms, p99 ${result.steady.lag.p99Ms} ms over ${steadyRows.length} fires`);
+  }
 } finally {
   await stack.stop();
 }
 const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'schedules.json');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
-console.log(JSON.stringify({ burst: result.burst, steady: { lag: result.steady.lag } }, null, 2));
+console.log(JSON.stringify({ burst: result.burst, steady: { lag: result.steady?.lag } }, null, 2));
 console.log(`wrote ${out}`);

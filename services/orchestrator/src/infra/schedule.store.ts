@@ -204,7 +204,7 @@ export class ScheduleStore {
     await m.query(
       `WITH x AS (SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[]) AS x(schedule_id, fire_at, run_id)),
        f AS (
-         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = now(), reason = NULL FROM x
+         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = clock_timestamp(), reason = NULL FROM x
           WHERE f.schedule_id = x.schedule_id AND f.fire_at = x.fire_at
        )
        UPDATE schedules s SET last_run_at = GREATEST(s.last_run_at, l.fire_at),
