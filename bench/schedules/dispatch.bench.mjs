@@ -75,7 +75,7 @@ const lagStats = (xs) => ({ n: xs.length, p50Ms: Math.round(percentile(xs, 50)),
 const machine = await machineFacts(TEST_DATABASE_URL);
 progress(`starting ${REPLICAS} orchestrator replica(s) and the other services`);
 const stack = await startOurStack({}, { orchestratorReplicas: REPLICAS });
-const result = { machine, settings: { burst: BURST, steady: STEADY, minutes: MINUTES, replicas: REPLICAS, schedulePollMs: 1000, scheduleBatch: 10, scheduleWorkers: 2 } };
+const result = { machine, settings: { burst: BURST, steady: STEADY, minutes: MINUTES, replicas: REPLICAS, schedulePollMs: 1000, scheduleBatch: 100, scheduleWorkers: 2 } };
 try {
   // --- burst ---
   const T = new Date(Math.ceil((Date.now() + 20_000) / 1000) * 1000);
