@@ -2,8 +2,10 @@
 //
 //   BURST    N one-off schedules (default 10,000) all due at the same instant
 //            T; time from T until every fire has started its run (the run row
-//            created through RunCommands.start, as in production), and each
-//            fire's dispatch lag (run started − fire due).
+//            created, checked as RunCommands.start checks it, by the claim's
+//            one multi-row statement, as in production; the runs then execute
+//            on the same machine meanwhile), and each fire's dispatch lag (run
+//            created − fire due).
 //   STEADY   M interval schedules (default 1,000) of 60 s on staggered anchors
 //            (1,000 fires per minute, evenly spread) for D minutes; dispatch
 //            lag p50 / p99 per minute and the orchestrator processes' resident
@@ -17,6 +19,8 @@
 // `pnpm build`, with PostgreSQL on 127.0.0.1:5432 and nats-server -js:
 //
 //   node bench/schedules/dispatch.bench.mjs [burst=10000] [steady=1000] [minutes=10] [replicas=2]
+//
+// (steady=0 or minutes=0: the burst alone.)
 //
 // Writes bench/results/schedules.json.
 import { randomUUID } from 'node:crypto';
@@ -92,7 +96,7 @@ try {
   result.burst = { fires: burstRows.length, allDispatchedWithinMs: Math.round(allDispatchedMs), targetMs: TARGET_BURST_MS, met: allDispatchedMs <= TARGET_BURST_MS, lag: lagStats(burstRows.map((r) => Number(r.lag))) };
   progress(`burst: ${burstRows.length} fires dispatched within ${Math.round(allDispatchedMs)} ms (target ${TARGET_BURST_MS})`);
   // Let the burst's runs finish before the steady part.
-  for (;;) {
+  for (; STEADY > 0 && MINUTES > 0; ) {
     const [{ n }] = (await stack.db.query(`SELECT count(*)::int AS n FROM orchestrator.runs WHERE status IN ('queued','running','waiting')`));
     if (n === 0) break;
     await new Promise((r) => setTimeout(r, 500));
