@@ -22,7 +22,7 @@
 //
 // (steady=0 or minutes=0: the burst alone.)
 //
-// Writes bench/results/schedules.json.
+// Writes bench/results/schedules.json (BENCH_OUT: another file name there).
 import { randomUUID } from 'node:crypto';
 import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -78,8 +78,10 @@ const lagStats = (xs) => ({ n: xs.length, p50Ms: Math.round(percentile(xs, 50)),
 
 const machine = await machineFacts(TEST_DATABASE_URL);
 progress(`starting ${REPLICAS} orchestrator replica(s) and the other services`);
-const stack = await startOurStack({}, { orchestratorReplicas: REPLICAS });
-const result = { machine, settings: { burst: BURST, steady: STEADY, minutes: MINUTES, replicas: REPLICAS, schedulePollMs: 1000, scheduleBatch: 100, scheduleWorkers: 2 } };
+// BENCH_RUNS_IN_FLIGHT=1: each replica executes one run at a time, so the burst measures the dispatch with (almost) no run execution beside it.
+const runsInFlight = process.env.BENCH_RUNS_IN_FLIGHT;
+const stack = await startOurStack(runsInFlight ? { orchestrator: { RUNS_IN_FLIGHT: runsInFlight } } : {}, { orchestratorReplicas: REPLICAS });
+const result = { machine, settings: { burst: BURST, steady: STEADY, minutes: MINUTES, replicas: REPLICAS, schedulePollMs: 1000, scheduleBatch: 100, scheduleWorkers: 2, runsInFlight: Number(runsInFlight ?? 64) } };
 try {
   // --- burst ---
   const T = new Date(Math.ceil((Date.now() + 20_000) / 1000) * 1000);
@@ -138,7 +140,7 @@ try {
 } finally {
   await stack.stop();
 }
-const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'schedules.json');
+const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'results', process.env.BENCH_OUT ?? 'schedules.json');
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
 console.log(JSON.stringify({ burst: result.burst, steady: { lag: result.steady?.lag } }, null, 2));
