@@ -4,7 +4,8 @@
  * playbook detects new pages of a `/pages?since=` source and processes each.
  * Across cycles only new pages are processed; a kill -9 of the orchestrator
  * mid-cycle processes the same new pages again and never skips or doubles
- * one; a cycle with nothing new is `suppressed`.
+ * one; a cycle with nothing new is `suppressed`. And a monitor of a workspace
+ * folder, whose detection step the output router serves.
  */
 import { http, registerUser, startFixtureServer, startStack, until, type FixtureServer, type Stack } from '@af/testing';
 import { createConnector, harness } from './helpers.js';
@@ -54,7 +55,7 @@ beforeAll(async () => {
     }
     return { json: { items: [{ id: req.query.id, processed: true }] } };
   });
-  stack = await startStack({ env: { orchestrator: { RUN_LEASE_MS: '1500', SCHEDULE_POLL_MS: '100' } } });
+  stack = await startStack({ outputRouter: true, env: { orchestrator: { RUN_LEASE_MS: '1500', SCHEDULE_POLL_MS: '100' } } });
   const user = await registerUser(stack.gatewayUrl, 'monitor-e2e@example.com');
   token = user.token;
   userId = user.id;
@@ -152,5 +153,35 @@ it('processes only new pages across cycles and a kill -9, and reports suppressed
   expect(fire).toBeDefined();
   const stats = (await http('GET', monitors(`/${id}/stats`), { token })).body.stats;
   expect(stats).toMatchObject({ cycles: 3, suppressed: 1, found_last_cycle: 0, failed: 0 });
+  expect((await http('POST', monitors(`/${id}/pause`), { token })).status).toBe(200);
+});
+
+it('a monitor of a workspace folder (detect_new_files, served by the output router) sees each new file once', async () => {
+  const ws = (path: string) => `${stack.gatewayUrl}/api/agent-factory/workspace${path}`;
+  const folder = await http('POST', ws('/folders'), { token, body: { name: 'Filings' } });
+  expect(folder.status).toBeLessThan(300);
+  const folderId = folder.body.folder.id as string;
+  const upload = async (title: string) => expect((await http('POST', ws('/documents'), { token, body: { title, content_type: 'text/plain', content: title, folder_id: folderId } })).status).toBe(201);
+  await upload('one.txt');
+  const filesPlan = {
+    nodes: [
+      { id: 'new_files', kind: 'tool', action: 'detect_new_files', inputs: { folder_id: folderId } },
+      { id: 'wait', kind: 'delay', dependsOn: ['new_files'], params: { durationMs: 1 } },
+    ],
+  };
+  const created = await http('POST', monitors(''), { token, body: { name: 'filings', monitor_config: { interval: '1h', active_hours: activeHours }, target: { plan: filesPlan } } });
+  expect(created.status).toBe(201);
+  const id = created.body.monitor.id as string;
+  const found = async () => {
+    const run = await settled(await cycle(id));
+    expect(run.status).toBe('completed');
+    const byId = Object.fromEntries((run.nodes as Array<{ node_id: string; status: string }>).map((n) => [n.node_id, n.status]));
+    const marks = (await http('GET', monitors(`/${id}/watermarks`), { token })).body.watermarks as Array<{ items_found_last: number; watermark_type: string }>;
+    return [marks[0]?.watermark_type, marks[0]?.items_found_last, byId.wait];
+  };
+  expect(await found()).toEqual(['timestamp', 1, 'completed']);
+  await upload('two.txt');
+  expect(await found()).toEqual(['timestamp', 1, 'completed']);
+  expect(await found()).toEqual(['timestamp', 0, 'skipped']);
   expect((await http('POST', monitors(`/${id}/pause`), { token })).status).toBe(200);
 });
