@@ -39,6 +39,8 @@ import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
 import { startSchedules } from './app/schedule-bootstrap.js';
+import { registerMonitorActions } from './app/executors/monitor-detection.executor.js';
+import { MonitorWatermarkStore } from './infra/monitor-watermark.store.js';
 
 export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env) {
   const llm = llmConfig(env);
@@ -86,6 +88,8 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   kit.onClose(() => actions.stop());
   // A read-only served action's completion rides on the run's next statement (a replay after a crash does nothing twice).
   executors.register('tool', actionExecutor(actions), { readOnly: (node) => actions.servedNow(servedActionName(node))?.sideEffects === false });
+  // Monitors: the orchestrator keeps the watermarks, runs detect_new_data and the watermark actions, and hands detection actions served elsewhere their stored watermark.
+  registerMonitorActions(executors, { connectors, limits, watermarks: new MonitorWatermarkStore(kit), served: actionExecutor(actions), readOnly: (node) => actions.servedNow(servedActionName(node))?.sideEffects === false });
   // AI capability nodes run on the agents registered (with an endpoint) in the planner's capability registry.
   const agents = new CapabilityAgentClients({ allow: config.CAPABILITY_EGRESS_ALLOW });
   const nodeDuration = kit.metrics.histogram('flex_node_duration_ms', 'flex.node.duration_ms: capability node duration in milliseconds', ['capability', 'outcome'], [5, 20, 100, 500, 2000, 10_000, 60_000, 300_000]);

@@ -13,6 +13,7 @@ import { Documents } from './app/documents.js';
 import type { ActionDeps } from './app/actions/context.js';
 import { fileActions } from './app/actions/file-actions.js';
 import { inboxActions } from './app/actions/inbox-actions.js';
+import { monitorActions } from './app/actions/monitor-actions.js';
 import { routeOutputAction } from './app/actions/route-output.js';
 import { tableActions } from './app/actions/table-actions.js';
 import { outputRouterEnvSchema } from './config.js';
@@ -105,6 +106,7 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     ...teamActions(deps),
     ...fileActions(deps),
     ...inboxActions(deps),
+    ...monitorActions(deps),
   ];
   const actions = new ActionDispatcher('output-router', handlers, new PgActionRecords(kit.db));
   const grpc = await startGrpcServer({

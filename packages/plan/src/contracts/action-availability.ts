@@ -9,8 +9,13 @@
 import type { PlanNode } from '../ir.js';
 import type { ActionIORegistry } from './action-registry.js';
 
-/** Tool actions the orchestrator runs itself; every other tool action goes through ActionService. */
-export const IN_PROCESS_TOOL_ACTIONS: readonly string[] = ['call_connector', 'transform_data'];
+/**
+ * Tool actions the orchestrator runs itself; every other tool action goes
+ * through ActionService. The monitor actions are here because the orchestrator
+ * keeps the monitors' watermarks (detect_new_data reads its source through
+ * connector-runtime).
+ */
+export const IN_PROCESS_TOOL_ACTIONS: readonly string[] = ['call_connector', 'transform_data', 'detect_new_data', 'get_monitor_watermark', 'set_monitor_watermark'];
 
 /** The service that owns (serves, when deployed) the built-in actions of each registry category. */
 export const CATEGORY_OWNERS: Readonly<Record<string, string>> = {
@@ -33,12 +38,16 @@ export const CATEGORY_OWNERS: Readonly<Record<string, string>> = {
 /**
  * Actions whose data lives elsewhere than their category's: the web is
  * reached by connector-runtime; new entities are found where the knowledge
- * graph is.
+ * graph is, new files, folder changes and team posts where the workspace is.
  */
 const ACTION_OWNERS: Readonly<Record<string, string>> = {
   search_web: 'connector-runtime',
   crawl_url: 'connector-runtime',
   detect_new_entities: 'entity-resolution',
+  // Files, folders and team posts are the output router's workspace.
+  detect_new_files: 'output-router',
+  detect_folder_changes: 'output-router',
+  detect_new_team_posts: 'output-router',
 };
 
 /** The service that owns `action` (`plugin:<name>` tools: connector-runtime), or undefined when the registry does not know it. */

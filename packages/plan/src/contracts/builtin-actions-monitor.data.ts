@@ -45,9 +45,22 @@ export const MONITOR_ACTIONS: ActionContract[] = [
     {
       description: 'Check a connector endpoint for new records since last check',
       inputs: { connector: 'string! Connector ID', endpoint: 'string! Endpoint name' },
-      params: { date_field: 'string Response field used as cursor (default: auto-detect)', extra_params: 'object Additional endpoint parameters' },
+      params: {
+        date_field: 'string Response field used as cursor (default: auto-detect)',
+        extra_params: 'object Additional endpoint parameters',
+        since_param: 'string Endpoint parameter given the stored timestamp watermark (e.g. since)',
+        cursor_param: 'string Endpoint parameter given the stored cursor watermark',
+        cursor_field: 'string Response field holding the next cursor (default: next_cursor, cursor, next)',
+        watermark: 'string Start from this watermark instead of the stored one',
+      },
       // Plus the endpoint's output_schema when the connector is known.
-      outputs: { results: 'record[]', count: 'integer', watermark: 'string Date cursor or API pagination cursor' },
+      outputs: {
+        results: 'record[]',
+        count: 'integer',
+        watermark: 'string Date cursor or API pagination cursor',
+        watermark_type: 'string timestamp, cursor or hash',
+        previous_watermark: 'string What was checked last time',
+      },
     },
     { watermarkType: 'cursor', dynamicOutputs: true, outputType: 'record_set' },
   ),
@@ -87,14 +100,18 @@ export const MONITOR_ACTIONS: ActionContract[] = [
     {
       description: 'Explicitly set/update a monitor watermark (called at end of successful processing)',
       inputs: { watermark: 'string! New watermark value' },
-      outputs: { success: 'boolean', previous_watermark: 'string' },
+      params: {
+        step_name: "string Detection step whose watermark this is (default: the playbook's only detection step)",
+        watermark_type: 'string timestamp, cursor, hash or offset (default: the stored kind, else the detection action kind)',
+      },
+      outputs: { success: 'boolean', previous_watermark: 'string', staged: 'object {step, kind, value}: written when the run completes' },
     },
     { sideEffect: true },
   ),
   tool('get_monitor_watermark', 'monitor', {
     description: 'Get the current watermark for a detection step',
     inputs: { step_name: "string! Which step's watermark to retrieve" },
-    outputs: { watermark: 'string', last_checked_at: 'date', items_found_last: 'integer' },
+    outputs: { watermark: 'string', watermark_type: 'string', last_checked_at: 'date', items_found_last: 'integer' },
   }),
 ];
 

@@ -62,11 +62,17 @@ describe('availabilityOf', () => {
     expect(availabilityOf(contract('save_to_workspace'), ['connector-runtime', 'output-router'])).toEqual({ runs: true, text: 'yes — served by output-router' });
   });
 
-  it("the orchestrator's own monitor and journal actions are unavailable until it runs them", () => {
-    expect(availabilityOf(contract('detect_new_files'), ['connector-runtime'])).toEqual({
+  it("the orchestrator's own journal actions are unavailable until it runs them; its monitor actions run", () => {
+    expect(availabilityOf(contract('write_journal_entry'), ['connector-runtime'])).toEqual({
       runs: false,
-      text: 'no (`action_unavailable`): the orchestrator owns it but does not run it yet (it runs call_connector and transform_data itself)',
+      text: 'no (`action_unavailable`): the orchestrator owns it but does not run it yet (it runs call_connector, transform_data, detect_new_data, get_monitor_watermark and set_monitor_watermark itself)',
     });
+    expect(availabilityOf(contract('detect_new_data'), ['connector-runtime'])).toEqual({ runs: true, text: 'yes — the orchestrator runs it itself' });
+  });
+
+  it('the workspace detection actions belong to the output router', () => {
+    expect(availabilityOf(contract('detect_new_files'), ['connector-runtime']).text).toContain('owned by output-router');
+    expect(availabilityOf(contract('detect_folder_changes'), ['connector-runtime', 'output-router'])).toEqual({ runs: true, text: 'yes — served by output-router' });
   });
 
   it('connector-runtime serves plugin tools only, so its web actions stay unavailable while it is deployed', () => {

@@ -71,7 +71,7 @@ export function availabilityOf(contract: ActionContract, actionServices: readonl
   if (actionServices.includes(owner) && servedBy(owner, contract.name)) return { runs: true, text: `yes — served by ${owner}` };
   const why =
     owner === 'orchestrator'
-      ? `the orchestrator owns it but does not run it yet (it runs ${IN_PROCESS_TOOL_ACTIONS.join(' and ')} itself)`
+      ? `the orchestrator owns it but does not run it yet (it runs ${IN_PROCESS_TOOL_ACTIONS.slice(0, -1).join(', ')} and ${IN_PROCESS_TOOL_ACTIONS.at(-1)} itself)`
       : actionServices.includes(owner)
         ? NOT_SERVED_YET[owner]?.includes('*')
           ? `${owner} serves only plugin tools so far`

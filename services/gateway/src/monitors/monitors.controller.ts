@@ -93,7 +93,8 @@ export class MonitorsController {
   async stats(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
     await this.monitor(principal, id);
     const { fires } = await call(this.client.listScheduleFires({ principal, scheduleId: id, limit: STATS_WINDOW }));
-    return { stats: monitorStats(fires, STATS_WINDOW) };
+    const { watermarks } = await call(this.client.listMonitorWatermarks({ principal, monitorId: id }));
+    return { stats: monitorStats(fires, STATS_WINDOW, watermarks) };
   }
 
   /** Current watermarks of every detection step. */

@@ -51,6 +51,8 @@ export const StatsAnswer = z.object({
     window: z.number(),
     fires: z.number(),
     cycles: z.number(),
+    suppressed: z.number(),
+    found_last_cycle: z.number(),
     skipped: z.number(),
     outside_active_hours: z.number(),
     failed: z.number(),

@@ -67,6 +67,7 @@ import type { RunPolicies } from './run-policies.js';
 import { RunRollback } from './run-rollback.js';
 import { WaitingNodes } from './waiting-nodes.js';
 import { leaseActiveMs, runTimes } from '../domain/run-timing.js';
+import { monitorCompletion, SUPPRESSED, suppressedStep } from './monitor-run-hooks.js';
 
 export type ExecuteResult = 'finished' | 'not_owner' | 'lease_lost' | 'stopped' | 'parked';
 /** A request-side replan or policy gate hands a running run back to the queue; this many immediate re-takes at most. */
@@ -316,6 +317,13 @@ export class ExecuteRun {
     const prior = x.states.get(inst);
     const replay = prior?.status === 'running';
     let attempt = replay ? prior!.attempt : (prior?.attempt ?? 0) + 1;
+
+    // Monitors: once every detection step found nothing (suppress_if_empty), the steps not started are skipped (monitor-run-hooks.ts).
+    if (!replay && suppressedStep(x, node)) {
+      await this.store.nodeEnded(run.id, owner, inst, 'skipped', null, { skipped: true, reason: SUPPRESSED }, SUPPRESSED, { defer: true });
+      putState(x, inst, { ...settled(inst, 'skipped', attempt), skipReason: SUPPRESSED });
+      return undefined;
+    }
 
     // A step reading a failed step's output is skipped, not run with empty inputs (domain/upstream.ts).
     const upstream = replay || !skipsOnUpstreamFailure(run.plan) ? undefined : upstreamFailure(node, this.levels.readsOf(node, level), level.nodes, this.levels.view(x, level), level.fallbacks);
@@ -595,8 +603,10 @@ export class ExecuteRun {
       x.run.runContext === 'background' || x.run.runContext === 'scheduled'
         ? { requested_by: x.run.userId, run_context: x.run.runContext, ...(x.run.plan.name ? { run_name: x.run.plan.name } : {}) }
         : {};
-    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended };
-    const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
+    // A monitor cycle's watermarks and suppressed status commit with the completion (monitor-run-hooks.ts).
+    const monitor = status === 'completed' ? monitorCompletion(x, this.log) : undefined;
+    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended, ...monitor?.framePayload };
+    const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome, ...(monitor ? { monitor } : {}) });
     // Subflow children still running have no one to report to.
     for (const child of children) {
       await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));

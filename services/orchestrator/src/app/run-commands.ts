@@ -20,6 +20,9 @@ import { decodePageToken, encodePageToken } from '../domain/page-token.js';
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** What RunRepository.create takes: a checked run, ready to be stored. */
+export type CreateRunInput = Parameters<RunRepository['create']>[0];
+
 export interface StartRunCommand {
   userId: string;
   /** The caller's teams: a node may open its decision only to teams among them (`params.team_ids`). */
@@ -51,6 +54,16 @@ export class RunCommands {
   ) {}
 
   async start(cmd: StartRunCommand): Promise<Run> {
+    const { run } = await this.repo.create(await this.prepare(cmd));
+    return run;
+  }
+
+  /**
+   * Every check of a start (limits, plan, run context, actions, contracts,
+   * policies) and the record to create — without creating it (schedule
+   * fires create their runs in batches: schedule-run-batch.ts).
+   */
+  async prepare(cmd: StartRunCommand): Promise<CreateRunInput> {
     requireUser(cmd.userId);
     // Before the plan is even parsed: an oversized run would be unreadable afterwards (GetRun, ListRuns).
     const tooLarge = oversize(cmd.inputs, this.limits.runInputMaxBytes, 'RUN_INPUT_MAX_BYTES');
@@ -89,7 +102,7 @@ export class RunCommands {
       throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), { violations });
     }
     const timeouts = policies.flatMap((p) => (p.enabled && p.trigger.kind === 'onTimeout' ? [p.trigger.ms] : []));
-    const { run } = await this.repo.create({
+    return {
       userId: cmd.userId,
       teamIds: cmd.teamIds ?? [],
       plan,
@@ -101,8 +114,7 @@ export class RunCommands {
       policies,
       policyTimeoutMs: timeouts.length ? Math.min(...timeouts) : null,
       ...(cmd.runId ? { id: cmd.runId } : {}),
-    });
-    return run;
+    };
   }
 
   async get(userId: string, runId: string): Promise<RunView> {

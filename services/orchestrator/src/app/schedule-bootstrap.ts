@@ -26,6 +26,6 @@ export function startSchedules(kit: ServiceKit<OrchestratorConfig>, runs: RunCom
     dispatcher.start();
     kit.onClose(() => dispatcher.stop());
   }
-  const commands = new ScheduleCommands(store, clock);
+  const commands = new ScheduleCommands(store, clock, loadPlaybook);
   return { commands, watermarks: new MonitorWatermarks(commands, new MonitorWatermarkStore(kit)) };
 }

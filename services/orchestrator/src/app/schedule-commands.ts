@@ -29,11 +29,25 @@ export class ScheduleCommands {
   constructor(
     private readonly store: ScheduleStore,
     private readonly clock: Clock,
+    /** A monitor's stored playbook is compiled when the monitor is saved: one without a detection step is refused then. */
+    private readonly loadPlaybook?: (userId: string, playbookId: string, revision?: number) => Promise<unknown>,
   ) {}
+
+  /** Refuse a monitor whose stored playbook has no detection step (an inline plan is checked by parse()). */
+  private async checkMonitorPlaybook(userId: string, def: ScheduleDefinition): Promise<void> {
+    const target = def.target;
+    if (!def.monitor || !('playbook_id' in target) || !this.loadPlaybook) return;
+    const plan = (await this.loadPlaybook(userId, target.playbook_id, target.playbook_revision)) as { nodes?: Array<{ action?: unknown }> };
+    const actions = (plan?.nodes ?? []).map((n) => (typeof n.action === 'string' ? n.action : undefined));
+    if (!hasDetectionStep(actions)) {
+      throw AppError.invalid('target.playbook_id', `playbook '${target.playbook_id}' has no detection step: a monitor needs at least one (${DETECTION_ACTIONS.join(', ')})`);
+    }
+  }
 
   async create(cmd: { userId: string; teamIds: readonly string[]; definition: unknown; idempotencyKey: string }): Promise<ScheduleView> {
     requireUser(cmd.userId);
     const def = parse(cmd.definition);
+    await this.checkMonitorPlaybook(cmd.userId, def);
     const id = cmd.idempotencyKey ? uuidV5(`${cmd.userId}:${cmd.idempotencyKey}`, CREATE_NAMESPACE) : randomUUID();
     if (cmd.idempotencyKey) {
       const existing = await this.store.get(id);
@@ -65,6 +79,7 @@ export class ScheduleCommands {
   async update(userId: string, id: string, definition: unknown): Promise<ScheduleView> {
     const current = await this.owned(userId, id);
     const def = parse(definition);
+    await this.checkMonitorPlaybook(userId, def);
     const next = this.firstFire(id, def, current.createdAt, this.clock());
     return this.view((await this.store.update(id, def, next.nextFireAt, next.dueAt)) ?? notFound(id));
   }

@@ -2,7 +2,8 @@
  * The schedule loop: every replica ticks; each tick claims locked batches of
  * schedules that need a step (schedule.store.ts says why row locks) until
  * none is left, and for each records its due fires, applies the overlap
- * policy and starts runs. Time comes from an injected clock, so tests drive
+ * policy and prepares runs; the claim creates its runs in one statement and
+ * they execute through the normal run path (queued, work items). Time comes from an injected clock, so tests drive
  * it instead of sleeping.
  */
 import { AppError, type Logger } from '@af/service-kit';
@@ -13,12 +14,16 @@ import { shouldPoll } from '../domain/monitors/monitor-cycle.js';
 import { advanceSchedule, startRetryDelayMs } from '../domain/schedules/schedule-advance.js';
 import { toTiming } from '../domain/schedules/schedule-definition.js';
 import type { ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
+import type { CreateRunInput } from './run-commands.js';
 
 export type Clock = () => Date;
 
-/** Starts (and cancels) the runs of fires; the app's run-start path behind it. */
+/**
+ * Prepares (and cancels) the runs of fires; the app's run-start checks behind
+ * it. A prepared run is created with the rest of its claim's batch.
+ */
 export interface FireRuns {
-  start(schedule: StoredSchedule, fire: { fireAt: Date; kind: FireKind; runId: string }): Promise<void>;
+  prepare(schedule: StoredSchedule, fire: { fireAt: Date; kind: FireKind; runId: string }): Promise<CreateRunInput & { id: string }>;
   cancel(schedule: StoredSchedule, runId: string): Promise<void>;
 }
 
@@ -67,7 +72,16 @@ export class ScheduleDispatcher {
     const worker = async () => {
       // Until a claim comes back short: with SKIP LOCKED an empty claim means the rest is held by others or not due.
       for (let i = 0; i < 10_000 && !this.stopped; i++) {
-        const n = await this.store.claim(now, this.opts.batch, (c) => this.step(c, now, report));
+        const n = await this.store.claim(
+          now,
+          this.opts.batch,
+          (c) => this.step(c, now, report),
+          // Committed: the dispatch lag runs to when the runs exist (queued), not to when the tick began.
+          (fires) => {
+            const at = this.opts.clock().getTime();
+            for (const f of fires) this.observeLag?.(Math.max(0, at - f.readyAt.getTime()));
+          },
+        );
         report.claimed += n;
         if (n < this.opts.batch) break;
       }
@@ -144,12 +158,12 @@ export class ScheduleDispatcher {
     }
   }
 
-  /** Start the fire's run; on failure retry later (keeping order) or give up. */
+  /** Prepare the fire's run (created with the claim's batch); on failure retry later (keeping order) or give up. */
   private async startFire(c: ClaimedSchedule, fire: StoredFire, now: Date, report: TickReport): Promise<{ started?: string; retrying?: boolean }> {
     const s = c.schedule;
     const runId = fireRunId(s.id, fire.fireAt);
     try {
-      await this.runs.start(s, { fireAt: fire.fireAt, kind: fire.kind, runId });
+      c.startInBatch(fire, await this.runs.prepare(s, { fireAt: fire.fireAt, kind: fire.kind, runId }));
     } catch (err) {
       const retryable = err instanceof AppError ? err.retryable : true;
       const reason = err instanceof Error ? err.message : String(err);
@@ -164,11 +178,7 @@ export class ScheduleDispatcher {
       this.log.warn({ scheduleId: s.id, fireAt: fire.fireAt, err }, 'schedule fire failed to start its run');
       return {};
     }
-    // When the run was started, not when the tick began: the dispatch lag is measured from it.
-    const startedAt = this.opts.clock();
-    await c.recordStarted(fire.fireAt, runId, startedAt);
     report.started++;
-    this.observeLag?.(Math.max(0, startedAt.getTime() - fire.readyAt.getTime()));
     return { started: runId };
   }
 }

@@ -9,6 +9,8 @@
  */
 import { AppError } from '@af/service-kit';
 import { fireIdempotencyKey } from '../domain/schedules/fire-run-id.js';
+import { DETECTION_ACTIONS, hasDetectionStep } from '../domain/monitors/monitor-config.js';
+import { monitorMetadata } from '../domain/monitors/monitor-run.js';
 import { renderQueryTemplate } from '../domain/schedules/query-template.js';
 import { runContextOf, timeZoneOf } from '../domain/schedules/schedule-definition.js';
 import type { PlaybookPlanLoader } from '../infra/planner.client.js';
@@ -17,16 +19,25 @@ import type { RunCommands } from './run-commands.js';
 
 export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLoader): FireRuns {
   return {
-    async start(schedule, fire) {
+    async prepare(schedule, fire) {
       const def = schedule.definition;
       const target = def.target;
       const source = 'plan' in target ? target.plan : await loadPlaybook(schedule.userId, target.playbook_id, target.playbook_revision);
-      const plan = { ...(source as Record<string, unknown>), approvalPolicy: def.approval_policy };
+      const plan: Record<string, unknown> = { ...(source as Record<string, unknown>), approvalPolicy: def.approval_policy };
+      if (def.monitor) {
+        // A monitor's cycle: its playbook must (still) have a detection step; the run carries which monitor and fire it is (domain/monitors/monitor-run.ts).
+        const nodes = Array.isArray(plan.nodes) ? (plan.nodes as Array<{ action?: unknown }>) : [];
+        if (!hasDetectionStep(nodes.map((n) => (typeof n.action === 'string' ? n.action : undefined)))) {
+          throw new AppError('FAILED_PRECONDITION', `the monitor's playbook has no detection step (${DETECTION_ACTIONS.join(', ')})`, { retryable: false });
+        }
+        const metadata = (plan.metadata as Record<string, unknown> | undefined) ?? {};
+        plan.metadata = { ...metadata, monitor: monitorMetadata({ monitorId: schedule.id, fireAt: fire.fireAt.toISOString(), suppressIfEmpty: def.monitor.suppress_if_empty }) };
+      }
       const inputs: Record<string, unknown> = { ...target.inputs };
       if (def.query_template) {
         inputs.query = renderQueryTemplate(def.query_template, { fireAt: fire.fireAt, lastRunAt: schedule.lastRunAt, createdAt: schedule.createdAt, timeZone: timeZoneOf(def) });
       }
-      await runs.start({
+      const prepared = await runs.prepare({
         userId: schedule.userId,
         teamIds: schedule.teamIds,
         plan,
@@ -42,6 +53,7 @@ export function scheduleFireRuns(runs: RunCommands, loadPlaybook: PlaybookPlanLo
           },
         ],
       });
+      return { ...prepared, id: fire.runId };
     },
     async cancel(schedule, runId) {
       try {

@@ -25,6 +25,21 @@ const toWatermark = (r: Record<string, any>): StoredWatermark => ({
 export class MonitorWatermarkStore {
   constructor(private readonly kit: ServiceKit) {}
 
+  async get(monitorId: string, stepName: string): Promise<StoredWatermark | null> {
+    const [row] = await sqlRows(this.kit.db, 'SELECT * FROM agent_monitor_watermarks WHERE monitor_id = $1 AND step_name = $2', [monitorId, stepName]);
+    return row ? toWatermark(row) : null;
+  }
+
+  /** A run's plan metadata, context and nodes (the detection actions find their monitor through it). */
+  async runPlan(runId: string): Promise<{ runContext: string; userId: string; plan: { metadata?: Record<string, unknown>; nodes?: unknown[] } } | null> {
+    const [row] = await sqlRows<{ run_context: string; user_id: string; metadata: Record<string, unknown> | null; nodes: unknown[] | null }>(
+      this.kit.db,
+      `SELECT run_context, user_id, plan->'metadata' AS metadata, plan->'nodes' AS nodes FROM runs WHERE id = $1`,
+      [runId],
+    );
+    return row ? { runContext: row.run_context, userId: row.user_id, plan: { metadata: row.metadata ?? {}, nodes: row.nodes ?? [] } } : null;
+  }
+
   async list(monitorId: string): Promise<StoredWatermark[]> {
     return (await sqlRows(this.kit.db, 'SELECT * FROM agent_monitor_watermarks WHERE monitor_id = $1 ORDER BY step_name', [monitorId])).map(toWatermark);
   }

@@ -17,6 +17,7 @@ import { OUTBOX_BATCH_SUBJECT, type OutboxRow, type ServiceKit } from '@af/servi
 import type { RollbackState } from '../domain/rollback.js';
 import type { NodeState, Run } from '../domain/run-state.js';
 import type { TaskOutcome } from '../domain/task-outcome.js';
+import { monitorCompletionSql, type MonitorCompletion } from './monitor-completion.sql.js';
 import { preparedRows } from './prepared.js';
 import { outcomeSet } from './run-outcome.sql.js';
 import { runStateFromJson, runStateJsonSql, toRun, type RunRow, type RunStateJson, type WaitingRow } from './run.repository.js';
@@ -353,6 +354,8 @@ export class RunExecutionStore {
       firingKey?: string;
       /** What the run did (task_status and step counts), kept on the run row. */
       outcome?: TaskOutcome;
+      /** A monitor cycle's watermarks and suppressed status, written with the completion (monitor-completion.sql.ts). */
+      monitor?: MonitorCompletion;
     } = {},
   ): Promise<string[]> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
@@ -368,6 +371,7 @@ export class RunExecutionStore {
               AND node_id <> ALL(${heldIds()}::text[]) AND EXISTS (SELECT 1 FROM r)`,
           `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = ${parent} AND status = 'waiting' AND EXISTS (SELECT 1 FROM r)`,
           ...(opts.firingKey ? [firingAppliedSql(p, opts.firingKey, 'applied')] : []),
+          ...(opts.monitor ? monitorCompletionSql(p, opts.monitor) : []),
         ],
         outbox: `INSERT INTO outbox (subject, payload, msg_id)
            SELECT ${p(this.kit.subjects.runWork(''))}::text || x.parent_run_id::text, jsonb_build_object('runId', x.parent_run_id::text),

@@ -11,13 +11,21 @@
  * queueing on them. A schedule is locked for the whole of its step (recording
  * fires, the overlap decision, starting runs), which is what makes "one run per
  * fire" and the overlap policies hold across replicas.
+ *
+ * The runs a claim starts are created by one statement at its end, in its
+ * transaction (schedule-run-batch.ts): a fire is `started` exactly when its
+ * run exists, and 10 (SCHEDULE_BATCH) fires cost two statements, not ten
+ * run creations.
  */
-import { sqlRows, type ServiceKit } from '@af/service-kit';
+import { sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
 import type { EntityManager } from 'typeorm';
+import type { CreateRunInput } from '../app/run-commands.js';
+import { insertRunBatch } from './schedule-run-batch.js';
 import type { ScheduleDefinition } from '../domain/schedules/schedule-definition.js';
 
 export type FireKind = 'scheduled' | 'manual' | 'backfill';
-export type FireStatus = 'queued' | 'buffered' | 'started' | 'finished' | 'skipped' | 'missed' | 'failed';
+/** `suppressed`: a monitor cycle whose run found nothing new (suppress_if_empty) — written with the run's completion. */
+export type FireStatus = 'queued' | 'buffered' | 'started' | 'finished' | 'suppressed' | 'skipped' | 'missed' | 'failed';
 
 export interface StoredSchedule {
   id: string;
@@ -85,33 +93,88 @@ function toFire(r: Record<string, any>): StoredFire {
   };
 }
 
+/** A fire whose run is created with its claim's batch. */
+export interface BatchedStart {
+  scheduleId: string;
+  fireAt: Date;
+  readyAt: Date;
+  run: CreateRunInput & { id: string };
+}
+
+type FirePatch = { status: FireStatus; readyAt?: Date; runId?: string; attempt?: number; reason?: string | null; dispatchedAt?: Date };
+
+/**
+ * What one claim reads and writes, in bulk: the claimed schedules' active
+ * runs and pending fires are read by two statements for all of them; the
+ * fires a step records (and what happens to them in the same step), the
+ * schedules' next fires and the runs to create are written by three
+ * statements at the end of the claim (ScheduleStore.flush). A 100-schedule
+ * claim costs a handful of statements, not several per schedule.
+ */
+export class ClaimBatch {
+  /** Fires recorded in this claim, not yet written: by schedule, then fire time (ms). */
+  readonly newFires = new Map<string, Map<number, StoredFire>>();
+  readonly advances = new Map<string, { nextFireAt: Date | null; dueAt: Date | null; missed: number }>();
+  readonly starts: BatchedStart[] = [];
+
+  constructor(
+    readonly active: Map<string, string[]>,
+    readonly pending: Map<string, StoredFire[]>,
+  ) {}
+}
+
 /** Writes of one locked schedule's step, inside the claim transaction. */
 export class ClaimedSchedule {
+  private activeRead = false;
+
   constructor(
     readonly schedule: StoredSchedule,
     private readonly m: EntityManager,
+    private readonly batch: ClaimBatch = new ClaimBatch(new Map(), new Map()),
   ) {}
+
+  private get mine(): Map<number, StoredFire> {
+    let fires = this.batch.newFires.get(this.schedule.id);
+    if (!fires) this.batch.newFires.set(this.schedule.id, (fires = new Map()));
+    return fires;
+  }
+
+  /**
+   * The fire starts `run`: created, with the fire marked started, by the
+   * statements that end the claim (schedule-run-batch.ts).
+   */
+  startInBatch(fire: { fireAt: Date; readyAt: Date }, run: CreateRunInput & { id: string }): void {
+    const recorded = this.mine.get(fire.fireAt.getTime());
+    if (recorded) Object.assign(recorded, { status: 'started', runId: run.id, reason: null });
+    this.batch.starts.push({ scheduleId: this.schedule.id, fireAt: fire.fireAt, readyAt: fire.readyAt, run });
+  }
 
   /**
    * Record fires as queued, each ready at its due time (fire time + jitter),
-   * and move the schedule to its next fire — one statement.
+   * and move the schedule to its next fire (written when the claim ends; a
+   * fire time already recorded keeps its row).
    */
   async recordFires(fires: Array<{ fireAt: Date; readyAt: Date }>, kind: FireKind, next: { nextFireAt: Date | null; dueAt: Date | null; missed: number }): Promise<void> {
-    await this.m.query(
-      `WITH f AS (
-         INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at)
-         SELECT $1, f, $2, 'queued', r FROM unnest($3::timestamptz[], $4::timestamptz[]) AS x(f, r) ON CONFLICT DO NOTHING
-       )
-       UPDATE schedules SET next_fire_at = $5, due_at = $6, missed_fires = missed_fires + $7 WHERE id = $1`,
-      [this.schedule.id, kind, fires.map((f) => f.fireAt), fires.map((f) => f.readyAt), next.nextFireAt, next.dueAt, next.missed],
-    );
+    const known = new Set((this.batch.pending.get(this.schedule.id) ?? []).map((f) => f.fireAt.getTime()));
+    const now = new Date();
+    for (const f of fires) {
+      if (known.has(f.fireAt.getTime()) || this.mine.has(f.fireAt.getTime())) continue;
+      this.mine.set(f.fireAt.getTime(), { scheduleId: this.schedule.id, fireAt: f.fireAt, kind, status: 'queued', readyAt: f.readyAt, overlapPolicy: null, runId: null, attempt: 0, reason: null, dispatchedAt: null, createdAt: now });
+    }
+    const before = this.batch.advances.get(this.schedule.id);
+    this.batch.advances.set(this.schedule.id, { nextFireAt: next.nextFireAt, dueAt: next.dueAt, missed: (before?.missed ?? 0) + next.missed });
   }
 
   /**
    * Fires whose runs have ended become `finished`; the ids of the runs of
    * this schedule still active (queued, running, waiting, paused) remain.
+   * The first call answers what the claim read for all its schedules.
    */
   async activeRuns(): Promise<string[]> {
+    if (!this.activeRead) {
+      this.activeRead = true;
+      return this.batch.active.get(this.schedule.id) ?? [];
+    }
     // One statement: the SELECT sees the rows as they were before the UPDATE, so the runs it just settled are left out.
     const rows = await sqlRows<{ run_id: string }>(
       this.m,
@@ -126,13 +189,25 @@ export class ClaimedSchedule {
     return rows.map((r) => r.run_id);
   }
 
-  /** Queued and buffered fires, oldest first. */
+  /** Queued and buffered fires, oldest first (those recorded in this claim included). */
   async pendingFires(limit: number): Promise<StoredFire[]> {
-    const rows = await sqlRows(this.m, `SELECT * FROM schedule_fires WHERE schedule_id = $1 AND status IN ('queued','buffered') ORDER BY fire_at LIMIT $2`, [this.schedule.id, limit]);
-    return rows.map(toFire);
+    const fresh = [...this.mine.values()].filter((f) => f.status === 'queued' || f.status === 'buffered');
+    return [...(this.batch.pending.get(this.schedule.id) ?? []), ...fresh].sort((a, b) => a.fireAt.getTime() - b.fireAt.getTime()).slice(0, limit);
   }
 
-  async setFire(fireAt: Date, patch: { status: FireStatus; readyAt?: Date; runId?: string; attempt?: number; reason?: string | null; dispatchedAt?: Date }): Promise<void> {
+  async setFire(fireAt: Date, patch: FirePatch): Promise<void> {
+    const recorded = this.mine.get(fireAt.getTime());
+    if (recorded) {
+      Object.assign(recorded, {
+        status: patch.status,
+        ...(patch.readyAt ? { readyAt: patch.readyAt } : {}),
+        ...(patch.runId ? { runId: patch.runId } : {}),
+        ...(patch.attempt !== undefined ? { attempt: patch.attempt } : {}),
+        ...(patch.reason !== undefined ? { reason: patch.reason } : {}),
+        ...(patch.dispatchedAt ? { dispatchedAt: patch.dispatchedAt } : {}),
+      });
+      return;
+    }
     await this.m.query(
       `UPDATE schedule_fires SET status = $3, ready_at = COALESCE($4, ready_at), run_id = COALESCE($5, run_id), attempt = COALESCE($6, attempt),
               reason = CASE WHEN $7::boolean THEN $8 ELSE reason END, dispatched_at = COALESCE($9, dispatched_at)
@@ -140,20 +215,10 @@ export class ClaimedSchedule {
       [this.schedule.id, fireAt, patch.status, patch.readyAt ?? null, patch.runId ?? null, patch.attempt ?? null, patch.reason !== undefined, patch.reason ?? null, patch.dispatchedAt ?? null],
     );
   }
-
-  /** The fire started its run: record both on the fire and as the schedule's last run — one statement. */
-  async recordStarted(fireAt: Date, runId: string, startedAt: Date): Promise<void> {
-    await this.m.query(
-      `WITH f AS (
-         UPDATE schedule_fires SET status = 'started', run_id = $3, dispatched_at = $4, reason = NULL WHERE schedule_id = $1 AND fire_at = $2
-       )
-       UPDATE schedules SET last_run_at = GREATEST(last_run_at, $2),
-              last_run_id = CASE WHEN last_run_at IS NULL OR last_run_at <= $2 THEN $3 ELSE last_run_id END
-        WHERE id = $1`,
-      [this.schedule.id, fireAt, runId, startedAt],
-    );
-  }
 }
+
+/** Pending fires read per schedule per claim (the dispatcher looks at no more per step). */
+const MAX_PENDING_READ = 200;
 
 export class ScheduleStore {
   constructor(private readonly kit: ServiceKit) {}
@@ -163,8 +228,9 @@ export class ScheduleStore {
    * ready fire — skipping those another replica holds, and run `step` for
    * each in the same transaction (see the file comment for why).
    */
-  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>): Promise<number> {
-    return this.kit.db.transaction(async (m) => {
+  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>, started?: (fires: BatchedStart[]) => void): Promise<number> {
+    let batch: ClaimBatch | undefined;
+    const count = await this.kit.transaction(async (m, emit) => {
       const rows = await sqlRows(
         m,
         `SELECT s.* FROM schedules s
@@ -175,9 +241,96 @@ export class ScheduleStore {
           LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
         [now, limit],
       );
-      for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m));
+      if (!rows.length) return 0;
+      batch = await this.read(m, rows.map((r) => r.id as string));
+      for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m, batch));
+      await this.flush(m, emit, batch);
       return rows.length;
     });
+    // Committed: the runs exist and their work items are going out.
+    if (batch?.starts.length) started?.(batch.starts);
+    return count;
+  }
+
+  /** What the steps of a claim read, for all its schedules: active runs (settling ended ones) and pending fires. */
+  private async read(m: EntityManager, ids: string[]): Promise<ClaimBatch> {
+    const active = await sqlRows<{ schedule_id: string; run_id: string }>(
+      m,
+      `WITH done AS (
+         UPDATE schedule_fires f SET status = 'finished' FROM runs r
+          WHERE f.schedule_id = ANY($1::uuid[]) AND f.status = 'started' AND r.id = f.run_id AND r.status NOT IN ('queued','running','waiting','paused')
+         RETURNING f.schedule_id, f.fire_at
+       )
+       SELECT f.schedule_id, f.run_id FROM schedule_fires f
+        WHERE f.schedule_id = ANY($1::uuid[]) AND f.status = 'started' AND NOT EXISTS (SELECT 1 FROM done d WHERE d.schedule_id = f.schedule_id AND d.fire_at = f.fire_at)
+        ORDER BY f.fire_at`,
+      [ids],
+    );
+    const pending = await sqlRows(
+      m,
+      `SELECT * FROM (SELECT f.*, row_number() OVER (PARTITION BY f.schedule_id ORDER BY f.fire_at) AS rn FROM schedule_fires f
+                        WHERE f.schedule_id = ANY($1::uuid[]) AND f.status IN ('queued','buffered')) x
+        WHERE x.rn <= $2 ORDER BY x.fire_at`,
+      [ids, MAX_PENDING_READ],
+    );
+    const group = <T>(rows: Array<{ key: string; value: T }>) => {
+      const map = new Map<string, T[]>();
+      for (const r of rows) map.set(r.key, [...(map.get(r.key) ?? []), r.value]);
+      return map;
+    };
+    return new ClaimBatch(group(active.map((r) => ({ key: r.schedule_id, value: r.run_id }))), group(pending.map((r) => ({ key: r.schedule_id as string, value: toFire(r) }))));
+  }
+
+  /**
+   * The end of a claim: its new fires (as their steps left them) and the
+   * schedules' next fires in one statement, its runs in one statement, then
+   * its fires marked started and each schedule's last run in another.
+   */
+  private async flush(m: EntityManager, emit: (...msgs: OutboxMessage[]) => void, batch: ClaimBatch): Promise<void> {
+    const fires = [...batch.newFires.values()].flatMap((byTime) => [...byTime.values()]);
+    const advances = [...batch.advances.entries()];
+    if (fires.length || advances.length) {
+      await m.query(
+        `WITH f AS (
+           INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at, run_id, attempt, reason, dispatched_at)
+           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[], $6::uuid[], $7::int[], $8::text[], $9::timestamptz[])
+           ON CONFLICT DO NOTHING
+         )
+         UPDATE schedules s SET next_fire_at = a.next_fire_at, due_at = a.due_at, missed_fires = s.missed_fires + a.missed
+           FROM unnest($10::uuid[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS a(id, next_fire_at, due_at, missed)
+          WHERE s.id = a.id`,
+        [
+          fires.map((f) => f.scheduleId),
+          fires.map((f) => f.fireAt),
+          fires.map((f) => f.kind),
+          fires.map((f) => f.status),
+          fires.map((f) => f.readyAt),
+          fires.map((f) => f.runId),
+          fires.map((f) => f.attempt),
+          fires.map((f) => f.reason),
+          fires.map((f) => f.dispatchedAt),
+          advances.map(([id]) => id),
+          advances.map(([, a]) => a.nextFireAt),
+          advances.map(([, a]) => a.dueAt),
+          advances.map(([, a]) => a.missed),
+        ],
+      );
+    }
+    if (!batch.starts.length) return;
+    const starts = batch.starts;
+    await insertRunBatch(m, emit, this.kit.subjects, starts.map((b) => b.run));
+    await m.query(
+      `WITH x AS (SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[]) AS x(schedule_id, fire_at, run_id)),
+       f AS (
+         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = clock_timestamp(), reason = NULL FROM x
+          WHERE f.schedule_id = x.schedule_id AND f.fire_at = x.fire_at
+       )
+       UPDATE schedules s SET last_run_at = GREATEST(s.last_run_at, l.fire_at),
+              last_run_id = CASE WHEN s.last_run_at IS NULL OR s.last_run_at <= l.fire_at THEN l.run_id ELSE s.last_run_id END
+         FROM (SELECT DISTINCT ON (schedule_id) schedule_id, fire_at, run_id FROM x ORDER BY schedule_id, fire_at DESC) l
+        WHERE s.id = l.schedule_id`,
+      [starts.map((b) => b.scheduleId), starts.map((b) => b.fireAt), starts.map((b) => b.run.id)],
+    );
   }
 
   /** Insert a schedule; with an id already taken (a retried create), the stored one. */

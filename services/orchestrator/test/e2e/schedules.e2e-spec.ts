@@ -206,13 +206,17 @@ describe('monitors', () => {
     expect((await http('POST', monitors(`/${id}/reset-watermarks`), { token: alice })).body).toEqual({ reset: 1 });
     expect((await http('GET', monitors(`/${id}/watermarks`), { token: alice })).body.watermarks).toEqual([]);
     expect((await http('POST', monitors(`/${id}/resume`), { token: alice })).body.monitor.paused).toBe(false);
-    // No service of this stack serves detect_new_data yet: the check is refused at start, and the stats say so.
-    expect((await http('POST', monitors(`/${id}/run-now`), { token: alice })).status).toBe(202);
-    const stats = await until('the run-now fire to settle', async () => {
-      const s = (await http('GET', monitors(`/${id}/stats`), { token: alice })).body.stats;
-      return s?.failed > 0 ? s : undefined;
+    // The cycle runs; its detection step fails (no connector 'c'), so the run fails and no watermark moves.
+    const fired = await http('POST', monitors(`/${id}/run-now`), { token: alice });
+    expect(fired.status).toBe(202);
+    const failed = await until('the run-now cycle to fail', async () => {
+      const run = (await http('GET', `${stack.gatewayUrl}/api/v1/runs/${fired.body.run_id}`, { token: alice })).body.run;
+      return run?.status === 'failed' ? run : undefined;
     }, 60_000, 200);
-    expect(stats).toMatchObject({ cycles: 0, failed: 1, last_error: { reason: expect.stringContaining('detect_new_data') } });
+    expect(failed.run_context).toBe('monitor');
+    const stats = (await http('GET', monitors(`/${id}/stats`), { token: alice })).body.stats;
+    expect(stats).toMatchObject({ cycles: 1, suppressed: 0, found_last_cycle: 0, failed: 0 });
+    expect((await http('GET', monitors(`/${id}/watermarks`), { token: alice })).body.watermarks).toEqual([]);
     expect((await http('GET', monitors(`/${id}/stats`), { token: bob })).status).toBe(404);
     expect((await http('POST', monitors(`/${id}/pause`), { token: alice })).body.monitor.paused).toBe(true);
     expect((await http('DELETE', monitors(`/${id}`), { token: alice })).status).toBe(204);

@@ -10,7 +10,7 @@ import { orchestratorEnvSchema, type OrchestratorConfig } from '../../src/config
 import { ORCHESTRATOR_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { RunRepository } from '../../src/infra/run.repository.js';
 import { RunCommands } from '../../src/app/run-commands.js';
-import { ScheduleStore } from '../../src/infra/schedule.store.js';
+import { ScheduleStore, type BatchedStart, type ClaimedSchedule } from '../../src/infra/schedule.store.js';
 import { ScheduleCommands } from '../../src/app/schedule-commands.js';
 import { ScheduleDispatcher, type FireRuns } from '../../src/app/schedule-dispatcher.js';
 import { scheduleFireRuns } from '../../src/app/schedule-runs.js';
@@ -171,7 +171,7 @@ describe('starting runs', () => {
     const s = await schedule({ max_retries: 2 });
     const real = scheduleFireRuns(runs, noPlanner);
     let failures = 2;
-    const flaky: FireRuns = { ...real, start: async (sch, fire) => (failures-- > 0 ? Promise.reject(new AppError('UNAVAILABLE', 'planner down')) : real.start(sch, fire)) };
+    const flaky: FireRuns = { ...real, prepare: async (sch, fire) => (failures-- > 0 ? Promise.reject(new AppError('UNAVAILABLE', 'planner down')) : real.prepare(sch, fire)) };
     const d = dispatcher(flaky);
     for (const t of ['01:00:00', '01:00:01', '01:00:03']) {
       now = new Date(`2026-01-01T${t}Z`);
@@ -184,35 +184,42 @@ describe('starting runs', () => {
   it('gives up after max_retries, and at once on a non-retryable error', async () => {
     now = new Date('2026-01-01T00:30:00Z');
     const s = await schedule({ max_retries: 0 });
-    const d = dispatcher({ start: async () => Promise.reject(new AppError('UNAVAILABLE', 'down')), cancel: async () => undefined });
+    const d = dispatcher({ prepare: async () => Promise.reject(new AppError('UNAVAILABLE', 'down')), cancel: async () => undefined });
     now = new Date('2026-01-01T01:00:00Z');
     await d.tick();
     expect((await store.fires(s.id, 10)).map((f) => [f.status, f.reason])).toEqual([['failed', 'down']]);
     const t = await schedule({ max_retries: 5 });
-    const bad = dispatcher({ start: async () => Promise.reject(AppError.invalid('inputs.topic', 'is required')), cancel: async () => undefined });
+    const bad = dispatcher({ prepare: async () => Promise.reject(AppError.invalid('inputs.topic', 'is required')), cancel: async () => undefined });
     now = new Date('2026-01-01T02:00:00Z');
     await bad.tick();
     expect((await store.fires(t.id, 10)).map((f) => [f.fireAt.toISOString(), f.status, f.attempt])).toEqual([['2026-01-01T02:00:00.000Z', 'failed', 0]]);
   });
 
-  it('a dispatch retried after its run started (crash before the fire was recorded) finds that run: one run per fire', async () => {
+  it('a dispatch that dies mid-claim leaves neither fire nor run; the next one starts exactly one run', async () => {
     now = new Date('2026-01-01T00:30:00Z');
     const s = await schedule();
-    const real = scheduleFireRuns(runs, noPlanner);
-    let crash = true;
-    const crashing: FireRuns = {
-      ...real,
-      start: async (sch, fire) => {
-        await real.start(sch, fire);
-        if (crash) {
-          crash = false;
-          throw new Error('connection lost after the run was created');
-        }
-      },
-    };
-    const d = dispatcher(crashing);
+    // The runs are created by the statement that ends the claim: a crash before its commit rolls everything back.
+    class CrashingStore extends ScheduleStore {
+      crash = true;
+      override claim(at: Date, limit: number, step: (c: ClaimedSchedule) => Promise<void>, started?: (fires: BatchedStart[]) => void) {
+        return super.claim(
+          at,
+          limit,
+          async (c) => {
+            await step(c);
+            if (this.crash) {
+              this.crash = false;
+              throw new Error('connection lost mid-dispatch');
+            }
+          },
+          started,
+        );
+      }
+    }
+    const d = dispatcher(scheduleFireRuns(runs, noPlanner), new CrashingStore(kit));
     now = new Date('2026-01-01T01:00:00Z');
-    await d.tick();
+    await expect(d.tick()).rejects.toThrow('connection lost mid-dispatch');
+    expect(await firesOf(s.id)).toEqual([]);
     now = new Date('2026-01-01T01:00:05Z');
     await d.tick();
     expect(await firesOf(s.id)).toEqual([['2026-01-01T01:00:00.000Z', 'started']]);
