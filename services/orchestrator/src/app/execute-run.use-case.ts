@@ -42,6 +42,7 @@ import { OutputMap } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, WaitFor } from '../domain/waiting.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
+import { agentFacts } from '../domain/agent-facts.js';
 import { outcomePayload, taskOutcome, waitsOnPerson } from '../domain/task-outcome.js';
 import { skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from '../domain/upstream.js';
 import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
@@ -589,7 +590,9 @@ export class ExecuteRun {
     const outcome = taskOutcome({ status, error, nodes: x.run.plan.nodes, states: x.states, instances: x.states.values() });
     // durationMs: wall time from the run's start; activeMs: time spent executing it (domain/run-timing.ts).
     const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome) };
-    const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome });
+    // An agent's run keeps what it called, found and produced on its row (domain/agent-facts.ts).
+    const facts = x.run.agent ? agentFacts(x.run.plan.nodes, x.states, (n) => x.outputs.get(n.outputKey ?? n.id)) : undefined;
+    const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome, ...(facts ? { agentFacts: facts } : {}) });
     // Subflow children still running have no one to report to.
     for (const child of children) {
       await this.repo.cancel(child, 'parent_finished').catch((err) => this.log.warn({ err, runId: x.run.id, child }, 'could not cancel child run'));

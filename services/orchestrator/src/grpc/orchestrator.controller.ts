@@ -42,6 +42,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       outputContract: req.outputContract,
       goalCondition: req.goalCondition ?? [],
       policies: req.policies ?? [],
+      ...(req.agent?.agentProfileId ? { agent: { profileId: req.agent.agentProfileId, invokedBy: req.agent.invokedBy, teamId: req.agent.teamId } } : {}),
     });
     return { run: toWireRun(run) };
   }
@@ -77,6 +78,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       req.pageSize,
       req.pageToken,
       (req.taskStatuses ?? []).map(taskStatusName),
+      req.agentProfileId ?? '',
     );
     return { runs: runs.map(toWireRunSummary), nextPageToken };
   }
