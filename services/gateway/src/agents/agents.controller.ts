@@ -54,10 +54,8 @@ export class ChatController {
       clearInterval(keepAlive);
       res.end();
     };
-    req.on('close', () => {
-      void follower.current?.close();
-      end();
-    });
+    // A client that leaves does not stop the run, nor its journal entry: the follower goes on until the run ends.
+    req.on('close', end);
     let n = 0;
     const write = (type: string, payload: Record<string, unknown>, extra: { runId?: string; nodeId?: string; id?: string; timestamp?: string } = {}) => {
       if (closed) return;
@@ -97,13 +95,16 @@ export class ChatController {
         void runner
           .finish(principal, runId, prepared)
           .then(async (out) => {
+            void follower.current?.close();
             write('journal', out.entry, { runId });
             await close(out.answer, out.run.status === orchestrator.RunStatus.RUN_STATUS_FAILED || out.run.status === orchestrator.RunStatus.RUN_STATUS_CANCELLED, runId);
           })
-          .catch(async (err: unknown) => close(`the run ended, but its journal entry could not be written: ${err instanceof Error ? err.message : String(err)}`, true, runId));
+          .catch(async (err: unknown) => {
+            void follower.current?.close();
+            return close(`the run ended, but its journal entry could not be written: ${err instanceof Error ? err.message : String(err)}`, true, runId);
+          });
       },
     );
-    if (closed) await follower.current.close();
   }
 
   private async remember(principal: common.Principal, conversationId: string, message: string, answer: string, agentProfileId: string, runId: string | null): Promise<string> {
@@ -142,12 +143,14 @@ export class AgentsController {
     if (prepared.clarify && Object.keys(prepared.clarify).length) return { selection, clarify: prepared.clarify, run: null, answer: null, journal_entry: null };
     if (prepared.needsModel) throw new AppError('FAILED_PRECONDITION', noModelMessage(prepared), { violations: [{ field: 'strategy', reason: noModelMessage(prepared), code: 'no_model' }] });
     const runId = await runner.start(principal, prepared, key);
-    const ended = await this.waitForEnd(runner, principal, runId);
-    if (!ended) {
+    // The journal entry is written when the run ends, whether or not this request still waits for it.
+    const finished = this.finishWhenEnded(runner, principal, runId, prepared);
+    const out = await Promise.race([finished, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), TEST_WAIT_MS).unref())]);
+    if (!out) {
+      finished.catch((err: unknown) => this.deps.kit.log.warn({ err, runId }, 'agent test run: the journal entry could not be written'));
       const { run } = await call(this.deps.clients.orchestrator.getRun({ principal, runId }));
       return { selection, clarify: null, run: runView(run!), answer: null, journal_entry: null };
     }
-    const out = await runner.finish(principal, runId, prepared);
     return { selection, clarify: null, run: runView(out.run), answer: out.answer, journal_entry: out.entry };
   }
 
@@ -190,23 +193,20 @@ export class AgentsController {
     return { entry: out.entry ?? {} };
   }
 
-  private async waitForEnd(runner: AgentRunner, principal: common.Principal, runId: string): Promise<boolean> {
-    let follower: Closeable | undefined;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await new Promise<boolean>((resolve, reject) => {
-        timer = setTimeout(() => resolve(false), TEST_WAIT_MS);
-        runner
-          .follow(principal, runId, () => undefined, () => resolve(true))
-          .then((f) => {
-            follower = f;
-          })
-          .catch(reject);
-      });
-    } finally {
-      clearTimeout(timer);
-      await follower?.close();
-    }
+  private finishWhenEnded(runner: AgentRunner, principal: common.Principal, runId: string, prepared: Parameters<AgentRunner['finish']>[2]) {
+    return new Promise<Awaited<ReturnType<AgentRunner['finish']>>>((resolve, reject) => {
+      const follower: { current?: Closeable; ended?: boolean } = {};
+      runner
+        .follow(principal, runId, () => undefined, () => {
+          follower.ended = true;
+          void follower.current?.close();
+          runner.finish(principal, runId, prepared).then(resolve, reject);
+        })
+        .then((f) => {
+          follower.current = f;
+          if (follower.ended) void f.close();
+        }, reject);
+    });
   }
 }
 

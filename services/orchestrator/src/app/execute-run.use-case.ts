@@ -591,7 +591,7 @@ export class ExecuteRun {
     // durationMs: wall time from the run's start; activeMs: time spent executing it (domain/run-timing.ts).
     const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome) };
     // An agent's run keeps what it called, found and produced on its row (domain/agent-facts.ts).
-    const facts = x.run.agent ? agentFacts(x.run.plan.nodes, x.states, (n) => x.outputs.get(n.outputKey ?? n.id)) : undefined;
+    const facts = x.run.agent ? agentFacts(x.run.plan.nodes, x.states, (n) => x.outputs.get(n.id)) : undefined;
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, { ...opts, outcome, ...(facts ? { agentFacts: facts } : {}) });
     // Subflow children still running have no one to report to.
     for (const child of children) {
