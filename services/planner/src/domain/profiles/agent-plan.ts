@@ -5,7 +5,9 @@
  *   profile (`<connector>__<endpoint>` tools, the profile's
  *   `max_research_rounds`); with no endpoint bound there is nothing to
  *   research with, and the caller is told so.
- * - direct: `llm_analyze` answering in `{answer}`.
+ * - direct: `llm_analyze`.
+ *
+ * Both answer in `{answer}`.
  *
  * The profile's system prompt additions and the conversation's recent
  * messages are part of the instructions. Pure.
@@ -25,6 +27,8 @@ export interface AgentPlanInput {
 }
 
 const HISTORY_MESSAGES = 10;
+/** Both answer in `{answer}`: the chat shows it as the final answer. */
+const ANSWER_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 const HISTORY_CHARS = 2_000;
 
 export type AgentPlan = { ok: true; plan: PlanGraph } | { ok: false; reason: string };
@@ -63,6 +67,7 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
             description: 'Research the question with the agent\'s connectors',
             inputs: {},
             params: { tools: [...input.tools], instructions, ...(input.systemPrompt?.trim() ? { system_prompt: input.systemPrompt.trim() } : {}), max_rounds: input.maxRounds ?? 3 },
+            outputSchema: ANSWER_SCHEMA,
             dependsOn: [],
             outputKey: 'answer',
           },
@@ -82,7 +87,7 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
           description: 'Answer the question',
           inputs: {},
           params: { instructions },
-          outputSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+          outputSchema: ANSWER_SCHEMA,
           dependsOn: [],
           outputKey: 'answer',
         },
