@@ -50,7 +50,9 @@ beforeAll(async () => {
   api = await startFixtureServer();
   routeFixtureApi(api);
   stack = await startStack({ env: { 'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` } } });
-  [alice, bob, carol] = await Promise.all(['agents-alice@example.com', 'agents-bob@example.com', 'agents-carol@example.com'].map((e) => registerAndLogin(stack, e)));
+  alice = await registerAndLogin(stack, 'agents-alice@example.com');
+  bob = await registerAndLogin(stack, 'agents-bob@example.com');
+  carol = await registerAndLogin(stack, 'agents-carol@example.com');
   const team = await as(alice).post('/api/v1/teams', { name: 'Investigations' });
   teamId = team.body.team.id;
   expect((await as(alice).post(`/api/v1/teams/${teamId}/members`, { email: 'agents-bob@example.com' })).status).toBe(201);
