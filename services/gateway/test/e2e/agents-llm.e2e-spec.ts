@@ -3,6 +3,7 @@
  * `direct` answer, a `research` answer that calls the agent's bound connector
  * as a tool, and journal entries summarised by the model. The orchestrator's
  * script answers the llm nodes, the planner's the journal summaries, in order.
+ * The stack runs in embedded mode (in-process bus).
  */
 import { readSse } from '@af/testing';
 import { connectorYaml, http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
@@ -32,7 +33,9 @@ async function chat(message: string) {
 beforeAll(async () => {
   api = await startFixtureServer();
   routeFixtureApi(api);
+  // Embedded mode (`pnpm start`'s in-process bus); agents.e2e-spec.ts runs on NATS JetStream.
   stack = await startStack({
+    bus: 'memory',
     env: {
       'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` },
       orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(NODE_SCRIPT) },
