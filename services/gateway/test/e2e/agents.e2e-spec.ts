@@ -57,7 +57,7 @@ beforeAll(async () => {
   teamId = team.body.team.id;
   expect((await as(alice).post(`/api/v1/teams/${teamId}/members`, { email: 'agents-bob@example.com' })).status).toBe(201);
   for (const t of [alice, bob]) expect((await as(t).post('/api/agent-factory/connectors', { yaml: connectorYaml(api.url), credentials: { api_key: 'k-1' } })).status).toBe(201);
-  for (const pb of ['investigate-org', 'review-org']) expect((await as(alice).post('/api/agent-factory/playbooks', { yaml: fixture(`${pb}.playbook.yaml`) })).status).toBe(201);
+  for (const pb of ['investigate-org', 'review-org', 'journal-note']) expect((await as(alice).post('/api/agent-factory/playbooks', { yaml: fixture(`${pb}.playbook.yaml`) })).status).toBe(201);
   // From the template, with the fixture connector bound and the playbook attached.
   const created = await as(alice).post(`${P}/from-template/nonprofit-investigator`);
   expect(created.status).toBe(201);
@@ -200,6 +200,23 @@ describe('team sharing', () => {
     }
     expect((await as(carol).post(`${P}/${npId}/test`, { query: 'investigate the Ford Foundation' })).status).toBe(404);
     expect((await chat(carol, { message: '@nonprofit-investigator investigate the Ford Foundation' })).status).toBe(404);
+  });
+});
+
+describe('journal actions', () => {
+  it('a playbook step writes a journal entry (write_journal_entry) and reads the journal back (query_journal), both served by the planner', async () => {
+    expect((await as(alice).post(`${P}/${npId}/playbooks`, { playbook_id: 'journal-note' })).status).toBe(201);
+    const res = await chat(alice, { message: '@nonprofit-investigator note the Ford Foundation' });
+    expect(byType(res.frames, 'strategy')!.payload).toMatchObject({ playbook_id: 'journal-note', inputs: { topic: 'Ford Foundation' } });
+    expect(byType(res.frames, 'complete')!.payload.status).toBe('completed');
+    const runId = byType(res.frames, 'run')!.payload.run_id;
+    const run = (await as(alice).get(`/api/v1/runs/${runId}`)).body.run;
+    const written = run.nodes.find((n: { node_id: string }) => n.node_id === 'write_note').output;
+    expect(written).toMatchObject({ success: true, journal_entry_id: expect.any(String) });
+    expect(run.nodes.find((n: { node_id: string }) => n.node_id === 'read_back').output).toMatchObject({ count: 1, entries: [expect.objectContaining({ summary: 'Noted Ford Foundation for later' })] });
+    const entry = await as(alice).get(`/api/agent-factory/journal/${written.journal_entry_id}`);
+    expect(entry.body.entry).toMatchObject({ summary: 'Noted Ford Foundation for later', summary_source: 'action', run_id: runId });
+    expect((await as(alice).del(`${P}/${npId}/playbooks/journal-note`)).status).toBe(204);
   });
 });
 
