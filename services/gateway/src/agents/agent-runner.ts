@@ -6,7 +6,7 @@
  * the final answer (FinishAgentRun). Used by the chat stream and by
  * POST /profiles/{id}/test.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { orchestrator, type common, type profiles } from '@af/contracts';
 import { planFromWire } from '@af/plan';
 import { AppError, call, followRunFrames, type Closeable } from '@af/service-kit';
@@ -59,35 +59,41 @@ export class AgentRunner {
     return call(this.deps.clients.profiles.prepareMessage({ principal, message, agentProfileId, inputs, ...(conversationId ? { conversationId } : {}) }), 60_000);
   }
 
-  /** Starts the prepared plan as the caller's run of the agent and logs it; the run id. */
+  /**
+   * Logs the agent run in the planner, then starts the prepared plan as the
+   * caller's run under that id (so a journal step of the run finds it
+   * logged); the run id. The id comes from the idempotency key when one is
+   * given (a retry is the same run). A run that could not start still gets
+   * its journal entry (error) and closes its log row.
+   */
   async start(principal: common.Principal, p: profiles.PrepareMessageResponse, idempotencyKey: string | undefined): Promise<string> {
     if (!p.plan) throw new AppError('FAILED_PRECONDITION', `agent '@${p.handle}' has nothing to run`);
-    const { run } = await call(
-      this.deps.clients.orchestrator.startRun({
-        principal,
-        plan: p.plan,
-        inputs: p.inputs ?? {},
-        idempotencyKey: idempotencyKey?.slice(0, 200) || randomUUID(),
-        runContext: 'interactive',
-        outputContract: undefined,
-        goalCondition: [],
-        policies: [],
-        agent: { agentProfileId: p.agentProfileId, invokedBy: principal.userId, teamId: p.teamId },
-      }),
-    );
+    const key = idempotencyKey?.slice(0, 200) || randomUUID();
+    const runId = idempotencyKey ? uuidFrom(`${principal.userId}:agent-run:${key}`) : randomUUID();
     await call(
-      this.deps.clients.profiles.recordAgentRun({
-        principal,
-        runId: run!.id,
-        agentProfileId: p.agentProfileId,
-        query: p.query,
-        strategy: p.strategy,
-        playbookId: p.playbookId,
-        teamId: p.teamId,
-        runContext: 'interactive',
-      }),
+      this.deps.clients.profiles.recordAgentRun({ principal, runId, agentProfileId: p.agentProfileId, query: p.query, strategy: p.strategy, playbookId: p.playbookId, teamId: p.teamId, runContext: 'interactive' }),
     );
-    return run!.id;
+    try {
+      const { run } = await call(
+        this.deps.clients.orchestrator.startRun({
+          principal,
+          plan: p.plan,
+          inputs: p.inputs ?? {},
+          idempotencyKey: key,
+          runContext: 'interactive',
+          outputContract: undefined,
+          goalCondition: [],
+          policies: [],
+          agent: { agentProfileId: p.agentProfileId, invokedBy: principal.userId, teamId: p.teamId },
+          runId,
+        }),
+      );
+      return run!.id;
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      await call(this.deps.clients.profiles.finishAgentRun({ principal, runId, run: { status: 'failed', error, nodes: [] } })).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Every frame of the run from the start, live, until `complete` (then onEnd). */
@@ -135,4 +141,11 @@ export class AgentRunner {
     const out = await call(this.deps.clients.profiles.finishAgentRun({ principal, runId, run: finished }), 60_000);
     return { run: run!, entry: out.entry ?? {}, answer: out.answer };
   }
+}
+
+/** A UUID (version 5 layout) derived from `name`: the same name, the same id. */
+export function uuidFrom(name: string): string {
+  const h = createHash('sha256').update(name).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

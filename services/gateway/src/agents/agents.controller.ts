@@ -90,7 +90,11 @@ export class ChatController {
     follower.current = await runner.follow(
       principal,
       runId,
-      (f: RunFrameIn) => write(f.type, f.payload, { runId, id: String(f.seq), timestamp: f.timestamp, ...(f.nodeId ? { nodeId: f.nodeId } : {}) }),
+      (f: RunFrameIn) => {
+        write(f.type, f.payload, { runId, id: String(f.seq), timestamp: f.timestamp, ...(f.nodeId ? { nodeId: f.nodeId } : {}) });
+        // Parked on a person: the journal says so now (awaiting_approval); the entry is replaced when the run ends.
+        if (f.type === 'hitl_request') void this.interimEntry(runner, principal, runId, prepared).then((entry) => entry && write('journal', entry, { runId }));
+      },
       () => {
         void runner
           .finish(principal, runId, prepared)
@@ -105,6 +109,15 @@ export class ChatController {
           });
       },
     );
+  }
+
+  private async interimEntry(runner: AgentRunner, principal: common.Principal, runId: string, prepared: Parameters<AgentRunner['finish']>[2]): Promise<Record<string, unknown> | undefined> {
+    try {
+      return (await runner.finish(principal, runId, prepared)).entry;
+    } catch (err) {
+      this.deps.kit.log.warn({ err, runId }, 'chat: the awaiting_approval journal entry could not be written');
+      return undefined;
+    }
   }
 
   private async remember(principal: common.Principal, conversationId: string, message: string, answer: string, agentProfileId: string, runId: string | null): Promise<string> {

@@ -260,17 +260,25 @@ describe('deleting a profile', () => {
     // The client leaves at the approval; the run waits for a person.
     const res = await chat(alice, { message: '@reviewer review the Acme Foundation' }, (f) => f.event === 'hitl_request');
     const runId = byType(res.frames, 'run')!.payload.run_id;
+    // Parked on a person: the journal says so until the run ends.
+    let waiting: { task_status?: string; run_id?: string } | undefined;
+    for (const until = Date.now() + 10_000; !waiting && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      waiting = (await as(alice).get(`${P}/${id}/journal`)).body.entries[0];
+    }
+    expect(waiting).toMatchObject({ run_id: runId, task_status: 'awaiting_approval' });
     const refused = await as(alice).del(`${P}/${id}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error.message).toContain(`run '${runId}'`);
     expect((await as(alice).post(`/api/v1/runs/${runId}/resume`, { decision: 'reject' })).status).toBe(200);
-    // The gateway still follows the run: once it ended, its journal entry is written and the profile may go.
-    const deadline = Date.now() + 15_000;
-    let status = 409;
-    while (status === 409 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      status = (await as(alice).del(`${P}/${id}`)).status;
+    // The gateway still follows the run: once it ended, its entry is replaced by the final one and the profile may go.
+    let final: { task_status?: string; error_summary?: string } | undefined;
+    for (const until = Date.now() + 15_000; !final && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      const entry = (await as(alice).get(`${P}/${id}/journal`)).body.entries[0];
+      if (entry.task_status !== 'awaiting_approval') final = entry;
     }
-    expect(status).toBe(204);
+    expect(final).toMatchObject({ task_status: 'error', error_summary: expect.any(String) });
+    expect((await as(alice).get(`${P}/${id}/journal`)).body.entries).toHaveLength(1);
+    expect((await as(alice).get(`/api/v1/runs/${runId}`)).body.run).toMatchObject({ status: 'failed', agent_profile_id: id });
+    expect((await as(alice).del(`${P}/${id}`)).status).toBe(204);
   });
 });

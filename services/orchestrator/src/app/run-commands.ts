@@ -61,6 +61,7 @@ export class RunCommands {
         violations: [{ field: 'inputs', reason: tooLarge.reason, code: 'payload_too_large' }],
       });
     }
+    if (cmd.runId !== undefined && !UUID.test(cmd.runId)) throw AppError.invalid('run_id', 'must be a UUID');
     const plan = parsePlanCached(cmd.plan);
     const runContext = cmd.runContext || plan.runContext;
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {

@@ -42,6 +42,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       outputContract: req.outputContract,
       goalCondition: req.goalCondition ?? [],
       policies: req.policies ?? [],
+      ...(req.runId ? { runId: req.runId } : {}),
       ...(req.agent?.agentProfileId ? { agent: { profileId: req.agent.agentProfileId, invokedBy: req.agent.invokedBy, teamId: req.agent.teamId } } : {}),
     });
     return { run: toWireRun(run) };

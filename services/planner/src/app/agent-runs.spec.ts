@@ -63,5 +63,14 @@ describe('AgentRuns.record and finish', () => {
     const out = await agentRuns.finish(caller, 'r1', { status: 'completed', task_status: 'complete', nodes: [{ node_id: 'answer', kind: 'llm', status: 'completed', output: { answer: 'Yes.' } }] });
     expect(out.answer).toBe('Yes.');
     expect(repo.finishRun.mock.calls[0]![1]).toMatchObject({ summary_source: 'engine', task_status: 'complete', invoked_by: 'alice', strategy: 'direct' });
+    expect(repo.finishRun.mock.calls[0]![2]).toBe(true);
+  });
+
+  it('a run waiting for a person gets an awaiting_approval entry that stays open', async () => {
+    const row = { run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'alice', team_id: null, query: 'q', strategy: 'playbook', playbook_id: 'pb', run_context: 'interactive' };
+    const { agentRuns, repo } = runs({ strategy: 'playbook', runRow: row });
+    await agentRuns.finish(caller, 'r1', { status: 'waiting', task_status: 'awaiting_approval', nodes: [{ node_id: 'confirm', kind: 'approval', status: 'waiting' }] });
+    expect(repo.finishRun.mock.calls[0]![1]).toMatchObject({ task_status: 'awaiting_approval' });
+    expect(repo.finishRun.mock.calls[0]![2]).toBe(false);
   });
 });

@@ -21,6 +21,8 @@ import type { ProfilesService } from './profiles.service.js';
 const STRATEGIES = ['playbook', 'pipeline', 'research', 'direct'] as const;
 const RUN_CONTEXTS = ['interactive', 'background', 'scheduled', 'monitor'] as const;
 const SUMMARY_TIMEOUT_MS = 30_000;
+/** Run statuses after which nothing changes: the entry is final. A waiting run's entry is replaced when it ends. */
+const ENDED = ['completed', 'failed', 'cancelled'];
 
 export interface Logger {
   warn(obj: unknown, msg?: string): void;
@@ -81,7 +83,11 @@ export class AgentRuns {
     });
   }
 
-  /** Writes the run's journal entry (once) and answers it with the final answer. Only the run's invoker may. */
+  /**
+   * Writes the run's journal entry and answers the final answer. Only the
+   * run's invoker may. A run waiting for a person gets an `awaiting_approval`
+   * entry, replaced when it ends; an ended run's entry is written once.
+   */
   async finish(caller: Caller, runId: string, run: FinishedRun): Promise<{ entry: JournalRow; answer: string }> {
     const log = await this.repo.run(runId);
     if (!log || log.invoked_by !== caller.userId) throw AppError.notFound('agent run', runId);
@@ -89,6 +95,7 @@ export class AgentRuns {
     if (!run || !Array.isArray(run.nodes) || typeof run.status !== 'string') throw AppError.invalid('run', 'must be {status, nodes: [...], …}');
     const draft = draftJournalEntry(run, { handle: view.profile.handle, strategy: log.strategy, ...(log.playbook_id ? { playbookId: log.playbook_id } : {}), query: log.query });
     const llmSummary = await this.summarise(view.profile.handle, log.query, draft);
+    const ended = ENDED.includes(run.status);
     const entry = await this.repo.finishRun(runId, {
       agent_profile_id: log.agent_profile_id,
       user_id: log.owner_user_id,
@@ -108,7 +115,7 @@ export class AgentRuns {
       connectors_called: draft.connectorsCalled,
       task_status: draft.taskStatus,
       error_summary: draft.errorSummary,
-    });
+    }, ended);
     return { entry, answer: finalAnswer(run, draft.summary) };
   }
 

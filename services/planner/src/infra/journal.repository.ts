@@ -87,17 +87,25 @@ export class JournalRepository {
     return rows.map((r) => r.run_id);
   }
 
-  /** Closes the run's log row and writes its journal entry, once (a second call answers the first entry). */
-  async finishRun(runId: string, entry: NewJournalEntry): Promise<JournalRow> {
+  /**
+   * Writes the run's journal entry: one per run. While the run waits for a
+   * person (`ended: false`) the entry says so and is replaced when it ends;
+   * once ended the log row is closed and the entry final (a later call
+   * answers it unchanged).
+   */
+  async finishRun(runId: string, entry: NewJournalEntry, ended: boolean): Promise<JournalRow> {
     return this.db.transaction(async (m) => {
-      await sqlRows(m, `UPDATE agent_execution_log SET status = 'finished', completed_at = now() WHERE run_id = $1 AND status = 'running'`, [runId]);
-      const inserted = await sqlRows<JournalRow>(
+      const [log] = await sqlRows<{ status: string }>(m, 'SELECT status FROM agent_execution_log WHERE run_id = $1 FOR UPDATE', [runId]);
+      const open = log?.status === 'running';
+      if (ended) await sqlRows(m, `UPDATE agent_execution_log SET status = 'finished', completed_at = now() WHERE run_id = $1 AND status = 'running'`, [runId]);
+      const rows = await sqlRows<JournalRow>(
         m,
         `INSERT INTO agent_journal (${ENTRY_COLUMNS.join(', ')}) VALUES (${ENTRY_COLUMNS.map((c, i) => `$${i + 1}${JSON_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ')})
-         ON CONFLICT (run_id) WHERE run_id IS NOT NULL AND summary_source <> 'action' DO NOTHING RETURNING *`,
+         ON CONFLICT (run_id) WHERE run_id IS NOT NULL AND summary_source <> 'action'
+         DO ${open ? `UPDATE SET ${ENTRY_COLUMNS.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}, created_at = now()` : 'NOTHING'} RETURNING *`,
         entryValues(entry),
       );
-      if (inserted[0]) return inserted[0];
+      if (rows[0]) return rows[0];
       const [existing] = await sqlRows<JournalRow>(m, `SELECT * FROM agent_journal WHERE run_id = $1 AND summary_source <> 'action'`, [runId]);
       if (!existing) throw new AppError('ABORTED', 'the journal entry was written and removed concurrently; retry', { retryable: true });
       return existing;

@@ -20,6 +20,8 @@ describe('journal entries', () => {
     expect(journalTaskStatus({ status: 'completed', task_status: 'partial' })).toBe('partial');
     expect(journalTaskStatus({ status: 'failed' })).toBe('error');
     expect(journalTaskStatus({ status: 'waiting' })).toBe('awaiting_approval');
+    expect(journalTaskStatus({ status: 'running' })).toBe('awaiting_approval');
+    expect(journalTaskStatus({ status: 'failed', task_status: 'partial' })).toBe('partial');
     expect(journalTaskStatus({ status: 'completed' })).toBe('complete');
   });
 

@@ -55,12 +55,16 @@ export interface JournalDraft {
 const MAX_ENTITIES = 50;
 const MAX_NAME = 200;
 
-/** complete / partial / error / awaiting_approval from the run's own task status, else from its status. */
+/**
+ * complete / partial / error / awaiting_approval: the run's own task status
+ * once it ended; a run that has not ended is written only when it waits for
+ * a person (a `hitl_request`), so `awaiting_approval` even if it has not
+ * parked yet.
+ */
 export function journalTaskStatus(run: Pick<FinishedRun, 'status' | 'task_status'>): JournalTaskStatus {
-  if ((JOURNAL_TASK_STATUSES as readonly string[]).includes(run.task_status ?? '')) return run.task_status as JournalTaskStatus;
-  if (run.status === 'waiting' || run.status === 'paused') return 'awaiting_approval';
-  if (run.status === 'completed') return 'complete';
-  return 'error';
+  if (!['completed', 'failed', 'cancelled'].includes(run.status)) return 'awaiting_approval';
+  if ((JOURNAL_TASK_STATUSES as readonly string[]).includes(run.task_status ?? '') && run.task_status !== 'awaiting_approval') return run.task_status as JournalTaskStatus;
+  return run.status === 'completed' ? 'complete' : 'error';
 }
 
 /** What a step did, in a few words: counts of arrays in its output, its error, or why it was skipped. */

@@ -397,7 +397,15 @@ export interface StartRunRequest {
    * The agent this run answers for (chat, POST /profiles/{id}/test): recorded
    * on the run; absent for runs that are not an agent's.
    */
-  agent?: AgentRunContext | undefined;
+  agent?:
+    | AgentRunContext
+    | undefined;
+  /**
+   * The run's id, when the caller must know it before the run starts (an
+   * agent run is logged by the planner first): a UUID. With the same
+   * idempotency key a retry finds the same run.
+   */
+  runId?: string | undefined;
 }
 
 /**
@@ -1563,6 +1571,9 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     if (message.agent !== undefined) {
       AgentRunContext.encode(message.agent, writer.uint32(74).fork()).join();
     }
+    if (message.runId !== undefined) {
+      writer.uint32(82).string(message.runId);
+    }
     return writer;
   },
 
@@ -1651,6 +1662,14 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
             message.agent = AgentRunContext.decode(reader, reader.uint32());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1690,6 +1709,11 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
         : [],
       policies: globalThis.Array.isArray(object?.policies) ? [...object.policies] : [],
       agent: isSet(object.agent) ? AgentRunContext.fromJSON(object.agent) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : undefined,
     };
   },
 
@@ -1721,6 +1745,9 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     if (message.agent !== undefined) {
       obj.agent = AgentRunContext.toJSON(message.agent);
+    }
+    if (message.runId !== undefined) {
+      obj.runId = message.runId;
     }
     return obj;
   },
