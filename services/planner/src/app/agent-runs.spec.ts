@@ -7,7 +7,7 @@ const prepared = (strategy: PreparedMessage['strategy']): PreparedMessage => ({ 
 const log = { warn: () => undefined };
 
 function runs(opts: { strategy: PreparedMessage['strategy']; model?: unknown; tools?: string[]; runRow?: Record<string, unknown> }) {
-  const repo = { run: async () => opts.runRow, finishRun: jest.fn(async (_id: string, e: Record<string, unknown>) => ({ ...e, id: 'j1', created_at: new Date() })) };
+  const repo = { run: async () => opts.runRow, finishRun: jest.fn(async (_id: string, e: Record<string, unknown>, _ended: boolean) => ({ ...e, id: 'j1', created_at: new Date() })) };
   const agentRuns = new AgentRuns(
     { prepare: async () => prepared(opts.strategy) },
     { authorize: async () => ({ view: { profile, access: 'owner' as const, permissions: [], sharedWith: [] } }) },
