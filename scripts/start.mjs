@@ -195,7 +195,7 @@ async function main() {
     GRPC_HOST: host,
   };
   // Services serving playbook actions (ActionService): the orchestrator runs them, the planner refuses what none serves.
-  const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, `output-router=127.0.0.1:${ports['output-router']}`, `entity-resolution=127.0.0.1:${ports['entity-resolution']}`].join(',');
+  const actionServices = [`connector-runtime=127.0.0.1:${ports.connector}`, `output-router=127.0.0.1:${ports['output-router']}`, `entity-resolution=127.0.0.1:${ports['entity-resolution']}`, `planner=127.0.0.1:${ports.planner}`].join(',');
   const env = {
     'output-router': { ...common, GRPC_PORT: String(ports['output-router']), METRICS_PORT: String(metrics['output-router']), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`, ENTITY_RESOLUTION_URL: `127.0.0.1:${ports['entity-resolution']}` },
     'connector-runtime': { ...common, ...demo?.connectorEnv, PLUGIN_REGISTRATION_TOKEN: pluginRegistrationToken(), GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },

@@ -115,6 +115,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     `connector-runtime=127.0.0.1:${ports.connector}`,
     ...(options.outputRouter ? [`output-router=127.0.0.1:${ports.outputRouter}`] : []),
     ...(options.entityResolution ? [`entity-resolution=127.0.0.1:${ports.entityResolution}`] : []),
+    // The journal actions (write_journal_entry, query_journal) are the planner's.
+    `planner=127.0.0.1:${ports.planner}`,
   ].join(',');
   for (let i = 0; i < replicas; i++) ports.orchestrators.push(await freePort());
   const common = (name: ServiceName): Record<string, string> => ({

@@ -4,7 +4,11 @@ import { CAPABILITY_EGRESS, egressPolicyFrom } from '@af/egress';
 import { configureConditionLimits } from '@af/expr';
 import { configurePlanLimits } from '@af/plan';
 import { createChatModel, describeLlmConfig, llmConfigFromEnv } from '@af/llm';
-import { ActionServices, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { ActionDispatcher, ActionServiceModule, ActionServices, PgActionRecords, serviceAuthFromConfig, ServiceKit, startGrpcServer } from '@af/service-kit';
+import { AgentRuns } from './app/agent-runs.js';
+import { Conversations } from './app/conversations.js';
+import { Journal } from './app/journal.js';
+import { JournalRepository } from './infra/journal.repository.js';
 import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
@@ -64,12 +68,27 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const playbookUsers: PlaybookUsers = (owner, id) => profiles.playbookUsers(owner, id);
   const playbooks = new Playbooks(kit, playbookUsers, actions, { connectors, hasModel: Boolean(model) });
   const profileConnectors = config.CONNECTOR_RUNTIME_URL ? profileBindings(config.CONNECTOR_RUNTIME_URL, auth) : noProfileBindings;
-  const profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, profileConnectors);
+  // Runs, schedules or monitors still using a profile refuse its deletion: open agent runs are known here.
+  const journalRepo = new JournalRepository(kit.db);
+  const profileRepo = new ProfileRepository(kit.db);
+  const profiles = new ProfilesService(profileRepo, playbooks, profileConnectors, async (_owner, id) => (await journalRepo.openRuns(id)).map((runId) => ({ kind: 'run', id: runId })));
   const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
+  const conversations = new Conversations(journalRepo);
+  const journal = new Journal(journalRepo, profiles, profileRepo);
+  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log);
+  // write_journal_entry and query_journal are served here, where the journal is (ActionService).
+  const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 
   const grpc = await startGrpcServer({
-    module: PlannerModule.forRoot({ playbooks, planTask, registry, facets, actions, modules: [ProfilesModule.forRoot(profiles, profileMessages)] }),
-    packages: ['planner'],
+    module: PlannerModule.forRoot({
+      playbooks,
+      planTask,
+      registry,
+      facets,
+      actions,
+      modules: [ProfilesModule.forRoot(profiles, { runs: agentRuns, journal, conversations }), ActionServiceModule.forRoot(journalActions, { auth, log })],
+    }),
+    packages: ['planner', 'action'],
     host: config.GRPC_HOST,
     port: config.GRPC_PORT,
     log,

@@ -18,7 +18,8 @@ describe('actionOwner', () => {
     ['create_todo', 'output-router'],
     ['read_file', 'output-router'],
     ['detect_new_data', 'orchestrator'],
-    ['write_journal_entry', 'orchestrator'],
+    ['write_journal_entry', 'planner'],
+    ['query_journal', 'planner'],
     ['search_web', 'connector-runtime'],
     ['post_message', 'connector-runtime'],
   ])('%s is owned by %s', (action, owner) => {

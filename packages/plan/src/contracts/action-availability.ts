@@ -32,7 +32,7 @@ export const CATEGORY_OWNERS: Readonly<Record<string, string>> = {
   task: 'output-router',
   file: 'output-router',
   monitor: 'orchestrator',
-  journal: 'orchestrator',
+  journal: 'planner',
 };
 
 /**

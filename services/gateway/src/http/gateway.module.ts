@@ -19,6 +19,7 @@ import { ProfilesController } from './profiles.controller.js';
 import { ENTITY_RESOLUTION_CONTROLLERS, entityResolutionProviders } from '../entity-resolution/entity-resolution.module.js';
 import { SchedulesController } from '../schedules/schedules.controller.js';
 import { MonitorsController } from '../monitors/monitors.controller.js';
+import { AgentsController, ChatController } from '../agents/agents.controller.js';
 
 @Controller()
 class MetaController {
@@ -35,7 +36,7 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController, AgentsController, ChatController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard, ...entityResolutionProviders(deps)],
     };
   }

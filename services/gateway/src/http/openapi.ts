@@ -34,6 +34,7 @@ import { WORKSPACE_ROUTES } from '../workspace/workspace.openapi.js';
 import { AttachPlaybookSchema, ProfileBodySchema, ProfileOverridesSchema, ShareSchema, UpdateShareSchema } from './profiles.schemas.js';
 import { ENTITY_RESOLUTION_ROUTES } from '../entity-resolution/entity-resolution.routes.js';
 import { SCHEDULE_ROUTES } from '../schedules/schedule.routes.js';
+import { AGENT_ROUTES } from '../agents/agents.routes.js';
 
 export type { RouteDoc };
 
@@ -51,6 +52,7 @@ const PAGING_HELP = { page_size: 'At most this many (1–200)', page_token: 'nex
 const RUN_LIST_HELP = {
   status: `Comma-separated run statuses: ${RUN_STATUS_NAMES.join(', ')}`,
   task_status: `Comma-separated task statuses: ${TASK_STATUS_NAMES.join(', ')}`,
+  agent_profile_id: 'Only runs of this agent profile (one you may see; 404 otherwise)',
   ...PAGING_HELP,
 };
 const APPROVAL_LIST_HELP = {
@@ -180,6 +182,7 @@ export const ROUTES: RouteDoc[] = [
   ...ENTITY_RESOLUTION_ROUTES,
   ...WORKSPACE_ROUTES,
   ...SCHEDULE_ROUTES,
+  ...AGENT_ROUTES,
 ];
 
 /** Routes outside the API proper: health and these docs. */

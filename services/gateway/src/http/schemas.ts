@@ -167,6 +167,8 @@ export const ListRunsQuery = z.object({
     .pipe(z.array(z.enum(TASK_STATUS_NAMES))),
   page_size: z.coerce.number().int().min(1).max(200).optional(),
   page_token: z.string().max(500).optional(),
+  /** Only runs of this agent profile (one you may see: 404 otherwise). */
+  agent_profile_id: z.string().min(1).max(200).optional(),
 });
 
 /**

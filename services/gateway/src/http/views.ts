@@ -47,6 +47,12 @@ export function runView(run: orchestrator.Run): z.infer<typeof R.Run> {
     policy_gates: run.policyGates.map(nodeView),
     created_at: run.createdAt,
     updated_at: run.updatedAt,
+    agent_profile_id: run.agentProfileId || null,
+    invoked_by: run.invokedBy || null,
+    team_id: run.teamId || null,
+    connectors_called: run.connectorsCalled ?? [],
+    entities_discovered: run.entitiesDiscovered ?? 0,
+    outputs_produced: run.outputsProduced ?? [],
   };
 }
 

@@ -39,6 +39,8 @@ export interface StartRunCommand {
   policies?: unknown[] | undefined;
   /** The run's id when the caller derives it (schedule fires); with idempotencyKey, a retry finds the same run. */
   runId?: string | undefined;
+  /** The agent the run answers for (profile id; who invoked it, default the run's user; the team it was shared through). */
+  agent?: { profileId: string; invokedBy?: string; teamId?: string } | undefined;
 }
 
 export class RunCommands {
@@ -72,6 +74,7 @@ export class RunCommands {
         violations: [{ field: 'inputs', reason: tooLarge.reason, code: 'payload_too_large' }],
       });
     }
+    if (cmd.runId !== undefined && !UUID.test(cmd.runId)) throw AppError.invalid('run_id', 'must be a UUID');
     const plan = parsePlanCached(cmd.plan);
     const runContext = cmd.runContext || plan.runContext;
     if (!(RUN_CONTEXTS as readonly string[]).includes(runContext)) {
@@ -114,6 +117,7 @@ export class RunCommands {
       policies,
       policyTimeoutMs: timeouts.length ? Math.min(...timeouts) : null,
       ...(cmd.runId ? { id: cmd.runId } : {}),
+      ...(cmd.agent?.profileId ? { agent: { profileId: cmd.agent.profileId, invokedBy: cmd.agent.invokedBy || cmd.userId, teamId: cmd.agent.teamId || null } } : {}),
     };
   }
 
@@ -129,7 +133,7 @@ export class RunCommands {
     return (await this.repo.view(runId))!;
   }
 
-  async list(userId: string, statuses: string[], pageSize: number, pageToken: string, taskStatuses: string[] = []): Promise<{ runs: Run[]; nextPageToken: string }> {
+  async list(userId: string, statuses: string[], pageSize: number, pageToken: string, taskStatuses: string[] = [], agentProfileId = ''): Promise<{ runs: Run[]; nextPageToken: string }> {
     requireUser(userId);
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) throw AppError.invalid('statuses', `unknown status ${s}`);
@@ -140,7 +144,8 @@ export class RunCommands {
     const size = pageSize === 0 ? 50 : pageSize;
     if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
     const after = pageToken ? decodePageToken(pageToken) : null;
-    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[]);
+    if (agentProfileId.length > 200) throw AppError.invalid('agent_profile_id', 'is longer than 200 characters');
+    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[], agentProfileId);
     const page = rows.slice(0, size);
     const last = page.at(-1);
     return { runs: page, nextPageToken: rows.length > size && last ? encodePageToken(last) : '' };

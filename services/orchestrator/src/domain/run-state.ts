@@ -1,4 +1,5 @@
 /** Run and node state as the domain sees it (no wire or ORM types). */
+import type { AgentFacts } from './agent-facts.js';
 import type { PlanGraph } from '@af/plan';
 import type { PolicyAction, RuntimePolicy } from './runtime-policy.js';
 
@@ -134,6 +135,10 @@ export interface Run {
   policyTimer?: Date | null;
   /** Time spent executing in the leases that ended parked or stopped (run-timing.ts). */
   activeMs?: number;
+  /** An agent's run: the profile, who invoked it and the team it was shared through (null otherwise). */
+  agent?: { profileId: string; invokedBy: string; teamId: string | null } | null;
+  /** Once an agent run finished: what it did (agent-facts.ts). */
+  agentFacts?: AgentFacts | null;
 }
 
 /** A runtime policy that fired (durable: a resumed run never fires it again for the same key). */

@@ -42,6 +42,8 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       outputContract: req.outputContract,
       goalCondition: req.goalCondition ?? [],
       policies: req.policies ?? [],
+      ...(req.runId ? { runId: req.runId } : {}),
+      ...(req.agent?.agentProfileId ? { agent: { profileId: req.agent.agentProfileId, invokedBy: req.agent.invokedBy, teamId: req.agent.teamId } } : {}),
     });
     return { run: toWireRun(run) };
   }
@@ -77,6 +79,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       req.pageSize,
       req.pageToken,
       (req.taskStatuses ?? []).map(taskStatusName),
+      req.agentProfileId ?? '',
     );
     return { runs: runs.map(toWireRunSummary), nextPageToken };
   }

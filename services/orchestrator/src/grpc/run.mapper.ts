@@ -32,6 +32,18 @@ export function taskStatusName(status: orchestrator.TaskStatus): string {
   return found ? found[0] : status === orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED ? 'unspecified' : `unknown(${status})`;
 }
 
+/** The agent fields of a wire run (empty for runs that are not an agent's). */
+function agentFields(run: Run): Pick<orchestrator.Run, 'agentProfileId' | 'invokedBy' | 'teamId' | 'connectorsCalled' | 'entitiesDiscovered' | 'outputsProduced'> {
+  return {
+    agentProfileId: run.agent?.profileId ?? '',
+    invokedBy: run.agent?.invokedBy ?? '',
+    teamId: run.agent?.teamId ?? '',
+    connectorsCalled: (run.agentFacts?.connectorsCalled ?? []) as unknown as Array<Record<string, unknown>>,
+    entitiesDiscovered: run.agentFacts?.entitiesDiscovered ?? 0,
+    outputsProduced: run.agentFacts?.outputsProduced ?? [],
+  };
+}
+
 /** The task outcome fields of a wire run. */
 function outcomeFields(run: Run): Pick<orchestrator.Run, 'taskStatus' | 'stepsCompleted' | 'stepsFailed' | 'stepsSkipped' | 'errorSummary'> {
   return {
@@ -90,6 +102,7 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
     })),
     policyGates: (view?.policyGates ?? []).map((n) => toWireNode(n, n.nodeId, '')),
     ...outcomeFields(run),
+    ...agentFields(run),
   };
 }
 
@@ -115,6 +128,7 @@ export function toWireRunSummary(run: Run): orchestrator.Run {
     policyFirings: [],
     policyGates: [],
     ...outcomeFields(run),
+    ...agentFields(run),
   };
 }
 

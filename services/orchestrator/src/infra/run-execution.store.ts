@@ -17,9 +17,10 @@ import { OUTBOX_BATCH_SUBJECT, type OutboxRow, type ServiceKit } from '@af/servi
 import type { RollbackState } from '../domain/rollback.js';
 import type { NodeState, Run } from '../domain/run-state.js';
 import type { TaskOutcome } from '../domain/task-outcome.js';
+import type { AgentFacts } from '../domain/agent-facts.js';
 import { monitorCompletionSql, type MonitorCompletion } from './monitor-completion.sql.js';
 import { preparedRows } from './prepared.js';
-import { outcomeSet } from './run-outcome.sql.js';
+import { agentFactsSet, outcomeSet } from './run-outcome.sql.js';
 import { runStateFromJson, runStateJsonSql, toRun, type RunRow, type RunStateJson, type WaitingRow } from './run.repository.js';
 
 /** What an execution starts from, read by the statement that takes the lease (so as of that moment). */
@@ -356,6 +357,8 @@ export class RunExecutionStore {
       outcome?: TaskOutcome;
       /** A monitor cycle's watermarks and suppressed status, written with the completion (monitor-completion.sql.ts). */
       monitor?: MonitorCompletion;
+      /** An agent run: the connectors it called, entities and outputs (domain/agent-facts.ts). */
+      agentFacts?: AgentFacts;
     } = {},
   ): Promise<string[]> {
     const frames: Frame[] = [...(opts.before ?? []), { type: 'complete', payload: { status, ...(error ? { error } : {}), ...payload } }];
@@ -364,7 +367,8 @@ export class RunExecutionStore {
       return {
         runSet: `status = ${p(status)}::text, error = ${p(error)}::text, lease_owner = NULL, lease_until = NULL,
                  goal_condition_results = ${p(opts.goalConditionResults ? JSON.stringify(opts.goalConditionResults) : null)}::jsonb,
-                 ${opts.outcome ? outcomeSet(p, opts.outcome) : ''}`,
+                 ${opts.outcome ? outcomeSet(p, opts.outcome) : ''}
+                 ${opts.agentFacts ? agentFactsSet(p, opts.agentFacts) : ''}`,
         changes: [
           // Held settlements written by this same statement are not cancelled (one statement must not update a row twice).
           `UPDATE node_states SET status = 'cancelled' WHERE run_id = $1::uuid AND status IN ('pending','running','waiting')

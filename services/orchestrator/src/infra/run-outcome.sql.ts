@@ -8,11 +8,18 @@ import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
 import type { NodeState } from '../domain/run-state.js';
 import { taskOutcome, type TaskOutcome } from '../domain/task-outcome.js';
+import type { AgentFacts } from '../domain/agent-facts.js';
 
 /** `SET` assignments (ending with a comma) for an UPDATE of `runs`; `p` binds a parameter. */
 export function outcomeSet(p: (value: unknown) => string, o: TaskOutcome): string {
   return `task_status = ${p(o.taskStatus)}::text, steps_completed = ${p(o.stepsCompleted)}::int, steps_failed = ${p(o.stepsFailed)}::int,
           steps_skipped = ${p(o.stepsSkipped)}::int, error_summary = ${p(o.errorSummary)}::text,`;
+}
+
+/** `SET` assignments (ending with a comma) for an agent run's facts (domain/agent-facts.ts). */
+export function agentFactsSet(p: (value: unknown) => string, f: AgentFacts): string {
+  return `connectors_called = ${p(JSON.stringify(f.connectorsCalled))}::jsonb, entities_discovered = ${p(f.entitiesDiscovered)}::int,
+          outputs_produced = ${p(JSON.stringify(f.outputsProduced))}::jsonb,`;
 }
 
 /**

@@ -13,6 +13,7 @@ import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { outcomePayload, type TaskStatus } from '../domain/task-outcome.js';
 import { preparedRows } from './prepared.js';
 import { recordOutcome } from './run-outcome.sql.js';
+import type { AgentFacts } from '../domain/agent-facts.js';
 
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -46,6 +47,12 @@ export interface RunRow {
   error_summary?: string | null;
   /** bigint: pg answers text. */
   active_ms?: string | number | null;
+  agent_profile_id?: string | null;
+  invoked_by?: string | null;
+  agent_team_id?: string | null;
+  connectors_called?: AgentFacts['connectorsCalled'] | null;
+  entities_discovered?: number | null;
+  outputs_produced?: AgentFacts['outputsProduced'] | null;
 }
 
 interface NodeRow {
@@ -162,6 +169,10 @@ export const toRun = (r: RunRow): Run => ({
   rollback: r.rollback ?? null,
   policies: r.policies ?? null,
   policyTimer: r.policy_timer ?? null,
+  agent: r.agent_profile_id ? { profileId: r.agent_profile_id, invokedBy: r.invoked_by ?? r.user_id, teamId: r.agent_team_id ?? null } : null,
+  agentFacts: r.agent_profile_id
+    ? { connectorsCalled: r.connectors_called ?? [], entitiesDiscovered: r.entities_discovered ?? 0, outputsProduced: r.outputs_produced ?? [] }
+    : null,
 });
 
 /**
@@ -212,6 +223,8 @@ export class RunRepository {
     policyTimeoutMs?: number | null;
     /** A run id derived by the caller (a schedule fire: from the schedule and fire time); default random. */
     id?: string;
+    /** The agent the run answers for. */
+    agent?: { profileId: string; invokedBy: string; teamId: string | null } | null;
   }): Promise<{ run: Run; created: boolean }> {
     const id = input.id ?? randomUUID();
     const nodeIds = input.plan.nodes.map((n) => n.id);
@@ -241,7 +254,7 @@ export class RunRepository {
       this.kit.db,
       `WITH ins AS (
          INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, parent_run_id, parent_node_id, depth, output_contract, goal_condition,
-                           policies, policy_timer, last_seq, lease_owner, lease_until, team_ids, last_execution_at)
+                           policies, policy_timer, last_seq, lease_owner, lease_until, team_ids, last_execution_at, agent_profile_id, invoked_by, agent_team_id)
          VALUES ($1, $2, CASE WHEN $20::text IS NULL THEN 'queued' ELSE 'running' END, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::jsonb, $11::jsonb,
                  $12::jsonb, now() + ($13::bigint * interval '1 millisecond'), 1,
                  $20::text, CASE WHEN $20::text IS NULL THEN NULL ELSE now() + ($21::int * interval '1 millisecond') END, $22::text[],
@@ -249,7 +262,8 @@ export class RunRepository {
                  CASE WHEN $23::text IS NULL THEN NULL ELSE (
                    SELECT max(p.created_at) FROM runs p
                     WHERE p.user_id = $2 AND p.plan->'provenance'->>'sourceId' = $23::text AND p.status IN ('completed','failed','cancelled')
-                 ) END)
+                 ) END,
+                 $24::text, $25::text, $26::text)
          ON CONFLICT (user_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING *
        ), ns AS (
@@ -288,6 +302,9 @@ export class RunRepository {
         claim?.leaseMs ?? 0,
         [...new Set(input.teamIds ?? [])],
         input.plan.provenance?.frontEnd === 'playbook' ? (input.plan.provenance.sourceId ?? null) : null,
+        input.agent?.profileId ?? null,
+        input.agent ? input.agent.invokedBy : null,
+        input.agent?.teamId ?? null,
       ],
     );
     } catch (err) {
@@ -376,19 +393,21 @@ export class RunRepository {
    * rows: `inputs` is `{}` and the plan has no nodes (see GetRun for both).
    * `taskStatuses`: only runs with one of these task statuses (none = all).
    */
-  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null, taskStatuses: TaskStatus[] = []): Promise<Run[]> {
+  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null, taskStatuses: TaskStatus[] = [], agentProfileId = ''): Promise<Run[]> {
     const rows: RunRow[] = await sqlRows(
       this.kit.db,
       // A list row carries neither inputs nor the plan (either may be large): GetRun has them.
       `SELECT id, user_id, status, run_context, plan_version, error, created_at, updated_at, parent_run_id, parent_node_id, depth,
               goal_condition_results, task_status, steps_completed, steps_failed, steps_skipped, error_summary,
+              agent_profile_id, invoked_by, agent_team_id, connectors_called, entities_discovered, outputs_produced,
               '{}'::jsonb AS inputs, '{"nodes":[]}'::jsonb AS plan
          FROM runs WHERE user_id = $1
           AND (cardinality($2::text[]) = 0 OR status = ANY($2::text[]))
           AND (cardinality($6::text[]) = 0 OR (task_status = ANY($6::text[]) AND status IN ('waiting','completed','failed','cancelled')))
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+          AND ($7::text = '' OR agent_profile_id = $7::text)
         ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit, taskStatuses],
+      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit, taskStatuses, agentProfileId],
     );
     return rows.map(toRun);
   }

@@ -26,6 +26,10 @@ export interface PreparedMessage {
   inputs: Record<string, unknown>;
   extracted: ExtractedValue[];
   clarify?: ClarifyRequest;
+  /** The chosen playbook compiled (playbook / pipeline). */
+  plan?: PlanGraph;
+  /** The team the caller reaches the agent through (absent for the owner). */
+  teamId?: string;
 }
 
 const INPUT_TYPES: readonly InputType[] = ['string', 'number', 'date', 'entity_name', 'list'];
@@ -39,7 +43,7 @@ export class ProfileMessages {
   ) {}
 
   async prepare(caller: Caller, message: string, agentProfileId: string, provided: Record<string, unknown>): Promise<PreparedMessage> {
-    const { profile, query } = await this.agent(caller, message, agentProfileId);
+    const { profile, query, teamId } = await this.agent(caller, message, agentProfileId);
     const notes: string[] = [];
     const plans = new Map<string, PlanGraph>();
     const playbooks: StrategyPlaybook[] = [];
@@ -69,17 +73,22 @@ export class ProfileMessages {
       inputs: extraction.values,
       extracted: extraction.extracted,
       ...('clarify' in extraction && extraction.clarify ? { clarify: extraction.clarify } : {}),
+      ...(plan ? { plan } : {}),
+      ...(teamId ? { teamId } : {}),
     };
   }
 
-  private async agent(caller: Caller, message: string, agentProfileId: string): Promise<{ profile: ProfileView['profile']; query: string }> {
-    if (agentProfileId) return { profile: (await this.profiles.authorize(caller, agentProfileId, 'run')).view.profile, query: message.trim() };
+  private async agent(caller: Caller, message: string, agentProfileId: string): Promise<{ profile: ProfileView['profile']; query: string; teamId?: string }> {
+    if (agentProfileId) {
+      const { view } = await this.profiles.authorize(caller, agentProfileId, 'run');
+      return { profile: view.profile, query: message.trim(), ...(view.teamId ? { teamId: view.teamId } : {}) };
+    }
     const mention = parseMention(message);
     if (!mention.mentioned) throw AppError.invalid('message', 'must start with @handle (or give agent_profile_id)', 'no_mention');
     const { agent } = await this.profiles.resolve(caller, mention.handle);
     // Resolution shows the agent to the caller; running it is checked like any other action.
     const { view } = await this.profiles.authorize(caller, agent.profile.id, 'run');
-    return { profile: view.profile, query: mention.query };
+    return { profile: view.profile, query: mention.query, ...(view.teamId ? { teamId: view.teamId } : {}) };
   }
 }
 

@@ -35,10 +35,9 @@ export interface AvailableAgent {
 }
 
 /**
- * What still uses a profile (schedules, monitors, runs in progress) and so
- * refuses its deletion. They live in the orchestrator; until it answers this
- * question the default finds nothing, and a deployment that has them plugs
- * its look-up in here.
+ * What still uses a profile and so refuses its deletion. The planner plugs in
+ * the agent's runs that have not ended (its execution log, bootstrap.ts);
+ * schedules do not name profiles yet.
  */
 export type ProfileUsers = (ownerUserId: string, profileId: string) => Promise<Array<{ kind: string; id: string }>>;
 

@@ -1,21 +1,31 @@
 /** AgentProfileService over gRPC: thin, the rules are in app/profiles.service.ts. */
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { profiles } from '@af/contracts';
-import type { ProfileMessages } from '../app/profile-messages.js';
+import type { AgentRuns } from '../app/agent-runs.js';
+import type { Conversations } from '../app/conversations.js';
+import { entryToJson, type Journal } from '../app/journal.js';
+import type { FinishedRun } from '../domain/journal/journal-entry.js';
 import type { ProfilesService } from '../app/profiles.service.js';
 import type { ProfileAction } from '../domain/profiles/sharing.js';
-import { toStruct } from './flex.mapper.js';
+import { toStruct, wirePlan } from './flex.mapper.js';
 import { agentToWire, callerOf, profileToWire, shareToWire, templateToWire } from './profile.mapper.js';
 
 const PROFILES = Symbol('ProfilesService');
-const MESSAGES = Symbol('ProfileMessages');
+const AGENTS = Symbol('AgentServices');
+
+/** What the agent routes beyond profiles need: running, the journal and chat history. */
+export interface AgentServices {
+  runs: AgentRuns;
+  journal: Journal;
+  conversations: Conversations;
+}
 
 @Controller()
 @profiles.AgentProfileServiceControllerMethods()
 export class ProfilesController implements profiles.AgentProfileServiceController {
   constructor(
     @Inject(PROFILES) private readonly profiles: ProfilesService,
-    @Inject(MESSAGES) private readonly messages: ProfileMessages,
+    @Inject(AGENTS) private readonly agents: AgentServices,
   ) {}
 
   async createProfile(req: profiles.CreateProfileRequest): Promise<profiles.CreateProfileResponse> {
@@ -101,7 +111,7 @@ export class ProfilesController implements profiles.AgentProfileServiceControlle
   }
 
   async prepareMessage(req: profiles.PrepareMessageRequest): Promise<profiles.PrepareMessageResponse> {
-    const out = await this.messages.prepare(callerOf(req.principal), req.message, req.agentProfileId, req.inputs ?? {});
+    const out = await this.agents.runs.prepare(callerOf(req.principal), req.message, req.agentProfileId, req.inputs ?? {}, req.conversationId ?? '');
     return {
       agentProfileId: out.profile.id,
       handle: out.profile.handle,
@@ -114,19 +124,68 @@ export class ProfilesController implements profiles.AgentProfileServiceControlle
       inputs: toStruct(out.inputs),
       extracted: out.extracted.map(toStruct),
       clarify: out.clarify ? toStruct(out.clarify) : undefined,
+      plan: out.plan && !out.clarify && !out.needsModel ? wirePlan(out.plan) : undefined,
+      teamId: out.teamId ?? '',
     };
+  }
+
+  async recordAgentRun(req: profiles.RecordAgentRunRequest): Promise<profiles.RecordAgentRunResponse> {
+    await this.agents.runs.record(callerOf(req.principal), {
+      runId: req.runId,
+      agentProfileId: req.agentProfileId,
+      query: req.query,
+      strategy: req.strategy,
+      playbookId: req.playbookId,
+      teamId: req.teamId,
+      runContext: req.runContext,
+    });
+    return {};
+  }
+
+  async finishAgentRun(req: profiles.FinishAgentRunRequest): Promise<profiles.FinishAgentRunResponse> {
+    const out = await this.agents.runs.finish(callerOf(req.principal), req.runId, (req.run ?? {}) as unknown as FinishedRun);
+    return { entry: toStruct(entryToJson(out.entry)), answer: out.answer };
+  }
+
+  async listJournal(req: profiles.ListJournalRequest): Promise<profiles.ListJournalResponse> {
+    const out = await this.agents.journal.list(callerOf(req.principal), req.agentProfileId, {
+      pageSize: req.pageSize,
+      pageToken: req.pageToken,
+      taskStatuses: req.taskStatuses,
+      entity: req.entity,
+      dateFrom: req.dateFrom,
+      dateTo: req.dateTo,
+    });
+    return { entries: out.entries.map((e) => toStruct(entryToJson(e))), nextPageToken: out.nextPageToken };
+  }
+
+  async getJournalEntry(req: profiles.GetJournalEntryRequest): Promise<profiles.GetJournalEntryResponse> {
+    return { entry: toStruct(entryToJson(await this.agents.journal.get(callerOf(req.principal), req.id))) };
+  }
+
+  async journalSummary(req: profiles.JournalSummaryRequest): Promise<profiles.JournalSummaryResponse> {
+    return { summary: toStruct(await this.agents.journal.summary(callerOf(req.principal), req.agentProfileId)) };
+  }
+
+  async getConversation(req: profiles.GetConversationRequest): Promise<profiles.GetConversationResponse> {
+    const messages = await this.agents.conversations.get(callerOf(req.principal), req.conversationId);
+    return { conversationId: req.conversationId, messages: messages.map((m) => toStruct({ ...m, created_at: m.created_at.toISOString() })) };
+  }
+
+  async appendConversation(req: profiles.AppendConversationRequest): Promise<profiles.AppendConversationResponse> {
+    return { conversationId: await this.agents.conversations.append(callerOf(req.principal), req.conversationId, req.messages ?? []) };
   }
 }
 
 @Module({})
 export class ProfilesModule {
-  static forRoot(service: ProfilesService, messages: ProfileMessages): DynamicModule {
+  static forRoot(service: ProfilesService, agents: AgentServices): DynamicModule {
     return {
       module: ProfilesModule,
       controllers: [ProfilesController],
       providers: [
         { provide: PROFILES, useValue: service },
-        { provide: MESSAGES, useValue: messages },
+        { provide: AGENTS, useValue: agents },
       ],
     };
   }

@@ -14,6 +14,12 @@ export type BindingsAnswer = { bindings: ProfileBinding[] } | { unavailable: str
 
 export interface ProfileBindings {
   forProfile(principal: { userId: string; teamIds: readonly string[] }, profileId: string): Promise<BindingsAnswer>;
+  /**
+   * The research tools of the profile for the caller: `<connector>__<endpoint>`
+   * for each endpoint of each active binding (only its allowed endpoints when
+   * it names some).
+   */
+  researchTools(principal: { userId: string; teamIds: readonly string[] }, profileId: string): Promise<{ tools: string[] } | { unavailable: string }>;
   /** Removes the caller's bindings to a deleted profile; how many, or why not. */
   removeAll(principal: { userId: string; teamIds: readonly string[] }, profileId: string): Promise<{ removed: number } | { unavailable: string }>;
 }
@@ -22,6 +28,7 @@ const NOT_CONFIGURED = 'connector-runtime is not configured for the planner (CON
 
 export const noProfileBindings: ProfileBindings = {
   forProfile: async () => ({ unavailable: NOT_CONFIGURED }),
+  researchTools: async () => ({ unavailable: NOT_CONFIGURED }),
   removeAll: async () => ({ unavailable: NOT_CONFIGURED }),
 };
 
@@ -32,6 +39,22 @@ export function profileBindings(address: string, auth: PrincipalSigner, timeoutM
       try {
         const { bindings } = await call(client.listBindings({ principal: { userId: p.userId, teamIds: [...p.teamIds] }, agentProfileId: profileId }), timeoutMs);
         return { bindings: bindings.filter((b) => b.agentProfileId === profileId).map((b) => ({ connectorId: b.connectorId, allowedEndpoints: b.allowedEndpoints, status: b.status })) };
+      } catch (err) {
+        return { unavailable: unavailable(err) };
+      }
+    },
+    async researchTools(p, profileId) {
+      const principal = { userId: p.userId, teamIds: [...p.teamIds] };
+      try {
+        const { bindings } = await call(client.listBindings({ principal, agentProfileId: profileId }), timeoutMs);
+        const tools: string[] = [];
+        for (const b of bindings.filter((x) => x.agentProfileId === profileId && x.status !== 'disabled')) {
+          const { connector: c } = await call(client.getConnector({ principal, id: b.connectorId }), timeoutMs);
+          const endpoints = Object.keys(((c?.definition ?? {}) as { endpoints?: Record<string, unknown> }).endpoints ?? {});
+          const allowed = b.allowedEndpoints.length ? new Set(b.allowedEndpoints) : undefined;
+          for (const e of endpoints) if (!allowed || allowed.has(e)) tools.push(`${b.connectorId}__${e}`);
+        }
+        return { tools };
       } catch (err) {
         return { unavailable: unavailable(err) };
       }

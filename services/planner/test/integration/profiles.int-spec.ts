@@ -90,6 +90,7 @@ beforeAll(async () => {
       delete bindings[id];
       return { removed };
     },
+    researchTools: async () => ({ tools: [] }),
   };
   profiles = new ProfilesService(new ProfileRepository(kit.db), playbooks, port, async (_owner, id) => (inUse.has(id) ? [{ kind: 'schedule', id: 'nightly' }] : []));
   messages = new ProfileMessages(profiles, playbooks, false);

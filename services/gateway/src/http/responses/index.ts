@@ -9,3 +9,4 @@ export * from './accounts.js';
 export * from './profiles.js';
 export * from './entity-resolution.js';
 export * from './workspace.js';
+export * from './agents.js';

@@ -46,6 +46,13 @@ const runFields = {
   policy_gates: z.array(NodeState),
   created_at: timestamp,
   updated_at: timestamp,
+  // Agent runs (chat, POST /profiles/{id}/test); null / empty for other runs.
+  agent_profile_id: z.string().nullable().optional().meta({ description: 'The agent profile the run answered for' }),
+  invoked_by: z.string().nullable().optional().meta({ description: 'Who invoked the agent (its owner or a team member)' }),
+  team_id: z.string().nullable().optional().meta({ description: 'The team the agent was shared through' }),
+  connectors_called: z.array(JsonObject).optional().meta({ description: 'Connector endpoints its steps called: {connector, endpoint, node_id, status, results_count?}' }),
+  entities_discovered: z.number().int().optional(),
+  outputs_produced: z.array(JsonObject).optional().meta({ description: 'What it produced: {type, node_id, …ids}' }),
 };
 
 export const Run = component(

@@ -331,6 +331,18 @@ export interface Run {
   stepsFailed: number;
   stepsSkipped: number;
   errorSummary: string;
+  /** Agent runs (StartRunRequest.agent): the profile, who invoked it, via which team. */
+  agentProfileId: string;
+  invokedBy: string;
+  teamId: string;
+  /**
+   * Once finished: the connector endpoints its steps called
+   * [{connector, endpoint, node_id, status, results_count?}], how many entities
+   * its steps reported, and what it produced [{type, node_id, …ids}].
+   */
+  connectorsCalled: { [key: string]: any }[];
+  entitiesDiscovered: number;
+  outputsProduced: { [key: string]: any }[];
 }
 
 /** One version of a run's plan. */
@@ -381,6 +393,29 @@ export interface StartRunRequest {
    * names are refused with a migration hint.
    */
   policies: { [key: string]: any }[];
+  /**
+   * The agent this run answers for (chat, POST /profiles/{id}/test): recorded
+   * on the run; absent for runs that are not an agent's.
+   */
+  agent?:
+    | AgentRunContext
+    | undefined;
+  /**
+   * The run's id, when the caller must know it before the run starts (an
+   * agent run is logged by the planner first): a UUID. With the same
+   * idempotency key a retry finds the same run.
+   */
+  runId?: string | undefined;
+}
+
+/**
+ * Who ran which agent: the profile, the user who invoked it (owner or team
+ * member) and the team it was shared through, when any.
+ */
+export interface AgentRunContext {
+  agentProfileId: string;
+  invokedBy: string;
+  teamId: string;
 }
 
 export interface StartRunResponse {
@@ -428,6 +463,8 @@ export interface ListRunsRequest {
   pageToken: string;
   /** Only runs with one of these task statuses (none = all). */
   taskStatuses: TaskStatus[];
+  /** Only runs of this agent profile (empty = all). */
+  agentProfileId?: string | undefined;
 }
 
 export interface ListRunsResponse {
@@ -789,6 +826,12 @@ function createBaseRun(): Run {
     stepsFailed: 0,
     stepsSkipped: 0,
     errorSummary: "",
+    agentProfileId: "",
+    invokedBy: "",
+    teamId: "",
+    connectorsCalled: [],
+    entitiesDiscovered: 0,
+    outputsProduced: [],
   };
 }
 
@@ -862,6 +905,24 @@ export const Run: MessageFns<Run> = {
     }
     if (message.errorSummary !== "") {
       writer.uint32(186).string(message.errorSummary);
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(194).string(message.agentProfileId);
+    }
+    if (message.invokedBy !== "") {
+      writer.uint32(202).string(message.invokedBy);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(210).string(message.teamId);
+    }
+    for (const v of message.connectorsCalled) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(218).fork()).join();
+    }
+    if (message.entitiesDiscovered !== 0) {
+      writer.uint32(224).int32(message.entitiesDiscovered);
+    }
+    for (const v of message.outputsProduced) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(234).fork()).join();
     }
     return writer;
   },
@@ -1063,6 +1124,54 @@ export const Run: MessageFns<Run> = {
             message.errorSummary = reader.string();
             continue;
           }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.invokedBy = reader.string();
+            continue;
+          }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.connectorsCalled.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 28: {
+            if (tag !== 224) {
+              break;
+            }
+
+            message.entitiesDiscovered = reader.int32();
+            continue;
+          }
+          case 29: {
+            if (tag !== 234) {
+              break;
+            }
+
+            message.outputsProduced.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1166,6 +1275,36 @@ export const Run: MessageFns<Run> = {
         : isSet(object.error_summary)
         ? globalThis.String(object.error_summary)
         : "",
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      invokedBy: isSet(object.invokedBy)
+        ? globalThis.String(object.invokedBy)
+        : isSet(object.invoked_by)
+        ? globalThis.String(object.invoked_by)
+        : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      connectorsCalled: globalThis.Array.isArray(object?.connectorsCalled)
+        ? [...object.connectorsCalled]
+        : globalThis.Array.isArray(object?.connectors_called)
+        ? [...object.connectors_called]
+        : [],
+      entitiesDiscovered: isSet(object.entitiesDiscovered)
+        ? globalThis.Number(object.entitiesDiscovered)
+        : isSet(object.entities_discovered)
+        ? globalThis.Number(object.entities_discovered)
+        : 0,
+      outputsProduced: globalThis.Array.isArray(object?.outputsProduced)
+        ? [...object.outputsProduced]
+        : globalThis.Array.isArray(object?.outputs_produced)
+        ? [...object.outputs_produced]
+        : [],
     };
   },
 
@@ -1239,6 +1378,24 @@ export const Run: MessageFns<Run> = {
     }
     if (message.errorSummary !== "") {
       obj.errorSummary = message.errorSummary;
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.invokedBy !== "") {
+      obj.invokedBy = message.invokedBy;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.connectorsCalled?.length) {
+      obj.connectorsCalled = message.connectorsCalled;
+    }
+    if (message.entitiesDiscovered !== 0) {
+      obj.entitiesDiscovered = Math.round(message.entitiesDiscovered);
+    }
+    if (message.outputsProduced?.length) {
+      obj.outputsProduced = message.outputsProduced;
     }
     return obj;
   },
@@ -1411,6 +1568,12 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     for (const v of message.policies) {
       Struct.encode(Struct.wrap(v!), writer.uint32(66).fork()).join();
     }
+    if (message.agent !== undefined) {
+      AgentRunContext.encode(message.agent, writer.uint32(74).fork()).join();
+    }
+    if (message.runId !== undefined) {
+      writer.uint32(82).string(message.runId);
+    }
     return writer;
   },
 
@@ -1491,6 +1654,22 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
             message.policies.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.agent = AgentRunContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1529,6 +1708,12 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
         ? [...object.goal_condition]
         : [],
       policies: globalThis.Array.isArray(object?.policies) ? [...object.policies] : [],
+      agent: isSet(object.agent) ? AgentRunContext.fromJSON(object.agent) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : undefined,
     };
   },
 
@@ -1557,6 +1742,114 @@ export const StartRunRequest: MessageFns<StartRunRequest> = {
     }
     if (message.policies?.length) {
       obj.policies = message.policies;
+    }
+    if (message.agent !== undefined) {
+      obj.agent = AgentRunContext.toJSON(message.agent);
+    }
+    if (message.runId !== undefined) {
+      obj.runId = message.runId;
+    }
+    return obj;
+  },
+};
+
+function createBaseAgentRunContext(): AgentRunContext {
+  return { agentProfileId: "", invokedBy: "", teamId: "" };
+}
+
+export const AgentRunContext: MessageFns<AgentRunContext> = {
+  encode(message: AgentRunContext, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.agentProfileId !== "") {
+      writer.uint32(10).string(message.agentProfileId);
+    }
+    if (message.invokedBy !== "") {
+      writer.uint32(18).string(message.invokedBy);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(26).string(message.teamId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentRunContext {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentRunContext();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.invokedBy = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentRunContext {
+    return {
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      invokedBy: isSet(object.invokedBy)
+        ? globalThis.String(object.invokedBy)
+        : isSet(object.invoked_by)
+        ? globalThis.String(object.invoked_by)
+        : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AgentRunContext): unknown {
+    const obj: any = {};
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.invokedBy !== "") {
+      obj.invokedBy = message.invokedBy;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
@@ -2100,6 +2393,9 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
       }
       writer.join();
     }
+    if (message.agentProfileId !== undefined) {
+      writer.uint32(50).string(message.agentProfileId);
+    }
     return writer;
   },
 
@@ -2176,6 +2472,14 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
 
             break;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2207,6 +2511,11 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
         : globalThis.Array.isArray(object?.task_statuses)
         ? object.task_statuses.map((e: any) => taskStatusFromJSON(e))
         : [],
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : undefined,
     };
   },
 
@@ -2226,6 +2535,9 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
     }
     if (message.taskStatuses?.length) {
       obj.taskStatuses = message.taskStatuses.map((e) => taskStatusToJSON(e));
+    }
+    if (message.agentProfileId !== undefined) {
+      obj.agentProfileId = message.agentProfileId;
     }
     return obj;
   },

@@ -13,10 +13,101 @@ const { wrappers } = protobufjs;
 import { Observable } from "rxjs";
 import { Struct } from "../../../google/protobuf/struct.js";
 import { Principal } from "../../common/v1/common.js";
+import { PlanGraph } from "../../plan/v1/plan.js";
 
 export const protobufPackage = "agentfactory.planner.v1";
 
 export const protobufFileName = "agentfactory/planner/v1/profiles.proto";
+
+export interface RecordAgentRunRequest {
+  principal: Principal | undefined;
+  runId: string;
+  agentProfileId: string;
+  query: string;
+  strategy: string;
+  playbookId: string;
+  teamId: string;
+  runContext: string;
+}
+
+export interface RecordAgentRunResponse {
+}
+
+export interface FinishAgentRunRequest {
+  principal: Principal | undefined;
+  runId: string;
+  /**
+   * The finished run as the gateway reads it: {status, task_status, error,
+   * error_summary, steps_completed, nodes: [{node_id, kind, action, status,
+   * error, output}], outputs, connectors_called, entities_discovered,
+   * outputs_produced}.
+   */
+  run: { [key: string]: any } | undefined;
+}
+
+export interface FinishAgentRunResponse {
+  entry: { [key: string]: any } | undefined;
+  answer: string;
+}
+
+export interface ListJournalRequest {
+  principal: Principal | undefined;
+  agentProfileId: string;
+  pageSize: number;
+  pageToken: string;
+  taskStatuses: string[];
+  entity: string;
+  /** ISO dates or timestamps (inclusive). */
+  dateFrom: string;
+  dateTo: string;
+}
+
+export interface ListJournalResponse {
+  entries: { [key: string]: any }[];
+  nextPageToken: string;
+}
+
+export interface GetJournalEntryRequest {
+  principal: Principal | undefined;
+  id: string;
+}
+
+export interface GetJournalEntryResponse {
+  entry: { [key: string]: any } | undefined;
+}
+
+export interface JournalSummaryRequest {
+  principal: Principal | undefined;
+  agentProfileId: string;
+}
+
+export interface JournalSummaryResponse {
+  summary: { [key: string]: any } | undefined;
+}
+
+export interface GetConversationRequest {
+  principal: Principal | undefined;
+  conversationId: string;
+}
+
+export interface GetConversationResponse {
+  conversationId: string;
+  /** [{role: user | agent, content, agent_profile_id?, run_id?, created_at}] */
+  messages: { [key: string]: any }[];
+}
+
+export interface AppendConversationRequest {
+  principal:
+    | Principal
+    | undefined;
+  /** Empty: a new conversation. */
+  conversationId: string;
+  messages: { [key: string]: any }[];
+}
+
+export interface AppendConversationResponse {
+  conversationId: string;
+}
 
 export interface ProfileSkill {
   id: string;
@@ -312,7 +403,11 @@ export interface PrepareMessageRequest {
   message: string;
   agentProfileId: string;
   /** Inputs given explicitly (they win over extracted ones). */
-  inputs: { [key: string]: any } | undefined;
+  inputs:
+    | { [key: string]: any }
+    | undefined;
+  /** A conversation of the caller's: its recent messages are context for research / direct. */
+  conversationId?: string | undefined;
 }
 
 export interface PrepareMessageResponse {
@@ -335,10 +430,1291 @@ export interface PrepareMessageResponse {
   /** [{name, value, source: provided | query | default, rule?}] */
   extracted: { [key: string]: any }[];
   /** {type: clarify, message, questions: [{input, type, question}]} when a required input is missing; empty otherwise. */
-  clarify: { [key: string]: any } | undefined;
+  clarify:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * What runs (absent with clarify or needs_model): the chosen playbook
+   * compiled, or for research / direct one llm node.
+   */
+  plan:
+    | PlanGraph
+    | undefined;
+  /** Through which team the caller reaches the agent (empty for the owner). */
+  teamId: string;
 }
 
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
+
+function createBaseRecordAgentRunRequest(): RecordAgentRunRequest {
+  return {
+    principal: undefined,
+    runId: "",
+    agentProfileId: "",
+    query: "",
+    strategy: "",
+    playbookId: "",
+    teamId: "",
+    runContext: "",
+  };
+}
+
+export const RecordAgentRunRequest: MessageFns<RecordAgentRunRequest> = {
+  encode(message: RecordAgentRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(26).string(message.agentProfileId);
+    }
+    if (message.query !== "") {
+      writer.uint32(34).string(message.query);
+    }
+    if (message.strategy !== "") {
+      writer.uint32(42).string(message.strategy);
+    }
+    if (message.playbookId !== "") {
+      writer.uint32(50).string(message.playbookId);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(58).string(message.teamId);
+    }
+    if (message.runContext !== "") {
+      writer.uint32(66).string(message.runContext);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordAgentRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordAgentRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.strategy = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.playbookId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.runContext = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordAgentRunRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      strategy: isSet(object.strategy) ? globalThis.String(object.strategy) : "",
+      playbookId: isSet(object.playbookId)
+        ? globalThis.String(object.playbookId)
+        : isSet(object.playbook_id)
+        ? globalThis.String(object.playbook_id)
+        : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      runContext: isSet(object.runContext)
+        ? globalThis.String(object.runContext)
+        : isSet(object.run_context)
+        ? globalThis.String(object.run_context)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordAgentRunRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.strategy !== "") {
+      obj.strategy = message.strategy;
+    }
+    if (message.playbookId !== "") {
+      obj.playbookId = message.playbookId;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.runContext !== "") {
+      obj.runContext = message.runContext;
+    }
+    return obj;
+  },
+};
+
+function createBaseRecordAgentRunResponse(): RecordAgentRunResponse {
+  return {};
+}
+
+export const RecordAgentRunResponse: MessageFns<RecordAgentRunResponse> = {
+  encode(_: RecordAgentRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordAgentRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordAgentRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordAgentRunResponse {
+    return {};
+  },
+
+  toJSON(_: RecordAgentRunResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+};
+
+function createBaseFinishAgentRunRequest(): FinishAgentRunRequest {
+  return { principal: undefined, runId: "", run: undefined };
+}
+
+export const FinishAgentRunRequest: MessageFns<FinishAgentRunRequest> = {
+  encode(message: FinishAgentRunRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.runId !== "") {
+      writer.uint32(18).string(message.runId);
+    }
+    if (message.run !== undefined) {
+      Struct.encode(Struct.wrap(message.run), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishAgentRunRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishAgentRunRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.run = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishAgentRunRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      run: isObject(object.run) ? object.run : undefined,
+    };
+  },
+
+  toJSON(message: FinishAgentRunRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.run !== undefined) {
+      obj.run = message.run;
+    }
+    return obj;
+  },
+};
+
+function createBaseFinishAgentRunResponse(): FinishAgentRunResponse {
+  return { entry: undefined, answer: "" };
+}
+
+export const FinishAgentRunResponse: MessageFns<FinishAgentRunResponse> = {
+  encode(message: FinishAgentRunResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== undefined) {
+      Struct.encode(Struct.wrap(message.entry), writer.uint32(10).fork()).join();
+    }
+    if (message.answer !== "") {
+      writer.uint32(18).string(message.answer);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FinishAgentRunResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFinishAgentRunResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.answer = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FinishAgentRunResponse {
+    return {
+      entry: isObject(object.entry) ? object.entry : undefined,
+      answer: isSet(object.answer) ? globalThis.String(object.answer) : "",
+    };
+  },
+
+  toJSON(message: FinishAgentRunResponse): unknown {
+    const obj: any = {};
+    if (message.entry !== undefined) {
+      obj.entry = message.entry;
+    }
+    if (message.answer !== "") {
+      obj.answer = message.answer;
+    }
+    return obj;
+  },
+};
+
+function createBaseListJournalRequest(): ListJournalRequest {
+  return {
+    principal: undefined,
+    agentProfileId: "",
+    pageSize: 0,
+    pageToken: "",
+    taskStatuses: [],
+    entity: "",
+    dateFrom: "",
+    dateTo: "",
+  };
+}
+
+export const ListJournalRequest: MessageFns<ListJournalRequest> = {
+  encode(message: ListJournalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(18).string(message.agentProfileId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    for (const v of message.taskStatuses) {
+      writer.uint32(42).string(v!);
+    }
+    if (message.entity !== "") {
+      writer.uint32(50).string(message.entity);
+    }
+    if (message.dateFrom !== "") {
+      writer.uint32(58).string(message.dateFrom);
+    }
+    if (message.dateTo !== "") {
+      writer.uint32(66).string(message.dateTo);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListJournalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListJournalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.taskStatuses.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.entity = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.dateFrom = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.dateTo = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListJournalRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      taskStatuses: globalThis.Array.isArray(object?.taskStatuses)
+        ? object.taskStatuses.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.task_statuses)
+        ? object.task_statuses.map((e: any) => globalThis.String(e))
+        : [],
+      entity: isSet(object.entity) ? globalThis.String(object.entity) : "",
+      dateFrom: isSet(object.dateFrom)
+        ? globalThis.String(object.dateFrom)
+        : isSet(object.date_from)
+        ? globalThis.String(object.date_from)
+        : "",
+      dateTo: isSet(object.dateTo)
+        ? globalThis.String(object.dateTo)
+        : isSet(object.date_to)
+        ? globalThis.String(object.date_to)
+        : "",
+    };
+  },
+
+  toJSON(message: ListJournalRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.taskStatuses?.length) {
+      obj.taskStatuses = message.taskStatuses;
+    }
+    if (message.entity !== "") {
+      obj.entity = message.entity;
+    }
+    if (message.dateFrom !== "") {
+      obj.dateFrom = message.dateFrom;
+    }
+    if (message.dateTo !== "") {
+      obj.dateTo = message.dateTo;
+    }
+    return obj;
+  },
+};
+
+function createBaseListJournalResponse(): ListJournalResponse {
+  return { entries: [], nextPageToken: "" };
+}
+
+export const ListJournalResponse: MessageFns<ListJournalResponse> = {
+  encode(message: ListJournalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListJournalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListJournalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListJournalResponse {
+    return {
+      entries: globalThis.Array.isArray(object?.entries) ? [...object.entries] : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListJournalResponse): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries;
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetJournalEntryRequest(): GetJournalEntryRequest {
+  return { principal: undefined, id: "" };
+}
+
+export const GetJournalEntryRequest: MessageFns<GetJournalEntryRequest> = {
+  encode(message: GetJournalEntryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJournalEntryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJournalEntryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJournalEntryRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetJournalEntryRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetJournalEntryResponse(): GetJournalEntryResponse {
+  return { entry: undefined };
+}
+
+export const GetJournalEntryResponse: MessageFns<GetJournalEntryResponse> = {
+  encode(message: GetJournalEntryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.entry !== undefined) {
+      Struct.encode(Struct.wrap(message.entry), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJournalEntryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJournalEntryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entry = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJournalEntryResponse {
+    return { entry: isObject(object.entry) ? object.entry : undefined };
+  },
+
+  toJSON(message: GetJournalEntryResponse): unknown {
+    const obj: any = {};
+    if (message.entry !== undefined) {
+      obj.entry = message.entry;
+    }
+    return obj;
+  },
+};
+
+function createBaseJournalSummaryRequest(): JournalSummaryRequest {
+  return { principal: undefined, agentProfileId: "" };
+}
+
+export const JournalSummaryRequest: MessageFns<JournalSummaryRequest> = {
+  encode(message: JournalSummaryRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(18).string(message.agentProfileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JournalSummaryRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJournalSummaryRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JournalSummaryRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+    };
+  },
+
+  toJSON(message: JournalSummaryRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    return obj;
+  },
+};
+
+function createBaseJournalSummaryResponse(): JournalSummaryResponse {
+  return { summary: undefined };
+}
+
+export const JournalSummaryResponse: MessageFns<JournalSummaryResponse> = {
+  encode(message: JournalSummaryResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.summary !== undefined) {
+      Struct.encode(Struct.wrap(message.summary), writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JournalSummaryResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJournalSummaryResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.summary = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JournalSummaryResponse {
+    return { summary: isObject(object.summary) ? object.summary : undefined };
+  },
+
+  toJSON(message: JournalSummaryResponse): unknown {
+    const obj: any = {};
+    if (message.summary !== undefined) {
+      obj.summary = message.summary;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetConversationRequest(): GetConversationRequest {
+  return { principal: undefined, conversationId: "" };
+}
+
+export const GetConversationRequest: MessageFns<GetConversationRequest> = {
+  encode(message: GetConversationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.conversationId !== "") {
+      writer.uint32(18).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConversationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConversationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConversationRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetConversationRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetConversationResponse(): GetConversationResponse {
+  return { conversationId: "", messages: [] };
+}
+
+export const GetConversationResponse: MessageFns<GetConversationResponse> = {
+  encode(message: GetConversationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    for (const v of message.messages) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetConversationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetConversationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.messages.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetConversationResponse {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      messages: globalThis.Array.isArray(object?.messages) ? [...object.messages] : [],
+    };
+  },
+
+  toJSON(message: GetConversationResponse): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.messages?.length) {
+      obj.messages = message.messages;
+    }
+    return obj;
+  },
+};
+
+function createBaseAppendConversationRequest(): AppendConversationRequest {
+  return { principal: undefined, conversationId: "", messages: [] };
+}
+
+export const AppendConversationRequest: MessageFns<AppendConversationRequest> = {
+  encode(message: AppendConversationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.conversationId !== "") {
+      writer.uint32(18).string(message.conversationId);
+    }
+    for (const v of message.messages) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendConversationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendConversationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.messages.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendConversationRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+      messages: globalThis.Array.isArray(object?.messages) ? [...object.messages] : [],
+    };
+  },
+
+  toJSON(message: AppendConversationRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    if (message.messages?.length) {
+      obj.messages = message.messages;
+    }
+    return obj;
+  },
+};
+
+function createBaseAppendConversationResponse(): AppendConversationResponse {
+  return { conversationId: "" };
+}
+
+export const AppendConversationResponse: MessageFns<AppendConversationResponse> = {
+  encode(message: AppendConversationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.conversationId !== "") {
+      writer.uint32(10).string(message.conversationId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AppendConversationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAppendConversationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AppendConversationResponse {
+    return {
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AppendConversationResponse): unknown {
+    const obj: any = {};
+    if (message.conversationId !== "") {
+      obj.conversationId = message.conversationId;
+    }
+    return obj;
+  },
+};
 
 function createBaseProfileSkill(): ProfileSkill {
   return {
@@ -4374,6 +5750,9 @@ export const PrepareMessageRequest: MessageFns<PrepareMessageRequest> = {
     if (message.inputs !== undefined) {
       Struct.encode(Struct.wrap(message.inputs), writer.uint32(34).fork()).join();
     }
+    if (message.conversationId !== undefined) {
+      writer.uint32(42).string(message.conversationId);
+    }
     return writer;
   },
 
@@ -4422,6 +5801,14 @@ export const PrepareMessageRequest: MessageFns<PrepareMessageRequest> = {
             message.inputs = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.conversationId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4444,6 +5831,11 @@ export const PrepareMessageRequest: MessageFns<PrepareMessageRequest> = {
         ? globalThis.String(object.agent_profile_id)
         : "",
       inputs: isObject(object.inputs) ? object.inputs : undefined,
+      conversationId: isSet(object.conversationId)
+        ? globalThis.String(object.conversationId)
+        : isSet(object.conversation_id)
+        ? globalThis.String(object.conversation_id)
+        : undefined,
     };
   },
 
@@ -4460,6 +5852,9 @@ export const PrepareMessageRequest: MessageFns<PrepareMessageRequest> = {
     }
     if (message.inputs !== undefined) {
       obj.inputs = message.inputs;
+    }
+    if (message.conversationId !== undefined) {
+      obj.conversationId = message.conversationId;
     }
     return obj;
   },
@@ -4478,6 +5873,8 @@ function createBasePrepareMessageResponse(): PrepareMessageResponse {
     inputs: undefined,
     extracted: [],
     clarify: undefined,
+    plan: undefined,
+    teamId: "",
   };
 }
 
@@ -4515,6 +5912,12 @@ export const PrepareMessageResponse: MessageFns<PrepareMessageResponse> = {
     }
     if (message.clarify !== undefined) {
       Struct.encode(Struct.wrap(message.clarify), writer.uint32(90).fork()).join();
+    }
+    if (message.plan !== undefined) {
+      PlanGraph.encode(message.plan, writer.uint32(98).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(106).string(message.teamId);
     }
     return writer;
   },
@@ -4620,6 +6023,22 @@ export const PrepareMessageResponse: MessageFns<PrepareMessageResponse> = {
             message.clarify = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.plan = PlanGraph.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4659,6 +6078,12 @@ export const PrepareMessageResponse: MessageFns<PrepareMessageResponse> = {
       inputs: isObject(object.inputs) ? object.inputs : undefined,
       extracted: globalThis.Array.isArray(object?.extracted) ? [...object.extracted] : [],
       clarify: isObject(object.clarify) ? object.clarify : undefined,
+      plan: isSet(object.plan) ? PlanGraph.fromJSON(object.plan) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -4696,6 +6121,12 @@ export const PrepareMessageResponse: MessageFns<PrepareMessageResponse> = {
     }
     if (message.clarify !== undefined) {
       obj.clarify = message.clarify;
+    }
+    if (message.plan !== undefined) {
+      obj.plan = PlanGraph.toJSON(message.plan);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
@@ -4796,6 +6227,40 @@ export interface AgentProfileServiceClient {
    */
 
   prepareMessage(request: PrepareMessageRequest, metadata?: Metadata): Observable<PrepareMessageResponse>;
+
+  /**
+   * An agent run was started (the execution log row): until it is finished
+   * the profile cannot be deleted.
+   */
+
+  recordAgentRun(request: RecordAgentRunRequest, metadata?: Metadata): Observable<RecordAgentRunResponse>;
+
+  /**
+   * An agent run ended: writes its journal entry (engine summary, or the
+   * model's when one is configured) and answers the final answer text.
+   * Idempotent by run id.
+   */
+
+  finishAgentRun(request: FinishAgentRunRequest, metadata?: Metadata): Observable<FinishAgentRunResponse>;
+
+  /**
+   * Journal entries of a profile the caller may see, newest first, filtered
+   * by status, entity and date, with the visibility of the caller's share.
+   */
+
+  listJournal(request: ListJournalRequest, metadata?: Metadata): Observable<ListJournalResponse>;
+
+  getJournalEntry(request: GetJournalEntryRequest, metadata?: Metadata): Observable<GetJournalEntryResponse>;
+
+  journalSummary(request: JournalSummaryRequest, metadata?: Metadata): Observable<JournalSummaryResponse>;
+
+  /** Chat history: messages of one of the caller's conversations, oldest first. */
+
+  getConversation(request: GetConversationRequest, metadata?: Metadata): Observable<GetConversationResponse>;
+
+  /** Appends messages to a conversation of the caller's (created when new). */
+
+  appendConversation(request: AppendConversationRequest, metadata?: Metadata): Observable<AppendConversationResponse>;
 }
 
 /**
@@ -4939,6 +6404,61 @@ export interface AgentProfileServiceController {
     request: PrepareMessageRequest,
     metadata?: Metadata,
   ): Promise<PrepareMessageResponse> | Observable<PrepareMessageResponse> | PrepareMessageResponse;
+
+  /**
+   * An agent run was started (the execution log row): until it is finished
+   * the profile cannot be deleted.
+   */
+
+  recordAgentRun(
+    request: RecordAgentRunRequest,
+    metadata?: Metadata,
+  ): Promise<RecordAgentRunResponse> | Observable<RecordAgentRunResponse> | RecordAgentRunResponse;
+
+  /**
+   * An agent run ended: writes its journal entry (engine summary, or the
+   * model's when one is configured) and answers the final answer text.
+   * Idempotent by run id.
+   */
+
+  finishAgentRun(
+    request: FinishAgentRunRequest,
+    metadata?: Metadata,
+  ): Promise<FinishAgentRunResponse> | Observable<FinishAgentRunResponse> | FinishAgentRunResponse;
+
+  /**
+   * Journal entries of a profile the caller may see, newest first, filtered
+   * by status, entity and date, with the visibility of the caller's share.
+   */
+
+  listJournal(
+    request: ListJournalRequest,
+    metadata?: Metadata,
+  ): Promise<ListJournalResponse> | Observable<ListJournalResponse> | ListJournalResponse;
+
+  getJournalEntry(
+    request: GetJournalEntryRequest,
+    metadata?: Metadata,
+  ): Promise<GetJournalEntryResponse> | Observable<GetJournalEntryResponse> | GetJournalEntryResponse;
+
+  journalSummary(
+    request: JournalSummaryRequest,
+    metadata?: Metadata,
+  ): Promise<JournalSummaryResponse> | Observable<JournalSummaryResponse> | JournalSummaryResponse;
+
+  /** Chat history: messages of one of the caller's conversations, oldest first. */
+
+  getConversation(
+    request: GetConversationRequest,
+    metadata?: Metadata,
+  ): Promise<GetConversationResponse> | Observable<GetConversationResponse> | GetConversationResponse;
+
+  /** Appends messages to a conversation of the caller's (created when new). */
+
+  appendConversation(
+    request: AppendConversationRequest,
+    metadata?: Metadata,
+  ): Promise<AppendConversationResponse> | Observable<AppendConversationResponse> | AppendConversationResponse;
 }
 
 export function AgentProfileServiceControllerMethods() {
@@ -4962,6 +6482,13 @@ export function AgentProfileServiceControllerMethods() {
       "listAvailableAgents",
       "authorizeProfile",
       "prepareMessage",
+      "recordAgentRun",
+      "finishAgentRun",
+      "listJournal",
+      "getJournalEntry",
+      "journalSummary",
+      "getConversation",
+      "appendConversation",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

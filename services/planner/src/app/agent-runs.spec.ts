@@ -1,0 +1,76 @@
+import { AppError } from '@af/service-kit';
+import { AgentRuns } from './agent-runs.js';
+import type { PreparedMessage } from './profile-messages.js';
+
+const profile = { id: 'p1', user_id: 'alice', handle: 'np', system_prompt_additions: 'Be brief.', max_research_rounds: 2 } as unknown as PreparedMessage['profile'];
+const prepared = (strategy: PreparedMessage['strategy']): PreparedMessage => ({ profile, query: 'who funds Acme?', strategy, reason: 'r', needsModel: false, notes: [], inputs: {}, extracted: [] });
+const log = { warn: () => undefined };
+
+function runs(opts: { strategy: PreparedMessage['strategy']; model?: unknown; tools?: string[]; runRow?: Record<string, unknown> }) {
+  const repo = { run: async () => opts.runRow, finishRun: jest.fn(async (_id: string, e: Record<string, unknown>, _ended: boolean) => ({ ...e, id: 'j1', created_at: new Date() })) };
+  const agentRuns = new AgentRuns(
+    { prepare: async () => prepared(opts.strategy) },
+    { authorize: async () => ({ view: { profile, access: 'owner' as const, permissions: [], sharedWith: [] } }) },
+    { researchTools: async () => ({ tools: opts.tools ?? [] }) },
+    { history: async () => [{ role: 'user', content: 'earlier question' }] },
+    repo as never,
+    opts.model as never,
+    log,
+  );
+  return { agentRuns, repo };
+}
+
+const caller = { userId: 'alice', teamIds: [] };
+
+describe('AgentRuns.prepare', () => {
+  it.each(['research', 'direct'] as const)('%s without a model: needsModel and no plan', async (strategy) => {
+    const out = await runs({ strategy }).agentRuns.prepare(caller, '@np q', '', {}, '');
+    expect(out).toMatchObject({ strategy, needsModel: true });
+    expect(out.plan).toBeUndefined();
+  });
+
+  it('research with a model: one llm node over the bound endpoints, with the conversation history', async () => {
+    const out = await runs({ strategy: 'research', model: {}, tools: ['fec__search'] }).agentRuns.prepare(caller, '@np q', '', {}, 'c1');
+    expect(out.plan!.nodes[0]).toMatchObject({ action: 'research_with_tools', params: { tools: ['fec__search'], max_rounds: 2 } });
+    expect(String(out.plan!.nodes[0]!.params.instructions)).toContain('user: earlier question');
+  });
+
+  it('research with nothing bound is refused saying to bind a connector', async () => {
+    await expect(runs({ strategy: 'research', model: {} }).agentRuns.prepare(caller, '@np q', '', {}, '')).rejects.toThrow(/bind a connector/);
+  });
+
+  it('a playbook strategy is left as prepared', async () => {
+    expect((await runs({ strategy: 'pipeline' }).agentRuns.prepare(caller, '@np q', '', {}, '')).strategy).toBe('pipeline');
+  });
+});
+
+describe('AgentRuns.record and finish', () => {
+  it('refuses an unknown strategy naming the field', async () => {
+    const err = await runs({ strategy: 'direct' }).agentRuns.record(caller, { runId: 'r1', agentProfileId: 'p1', query: 'q', strategy: 'telepathy', playbookId: '', teamId: '', runContext: '' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).violations[0]).toMatchObject({ field: 'strategy' });
+  });
+
+  it('only the run\'s invoker finishes it; others get NOT_FOUND', async () => {
+    const row = { run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'bob', team_id: 't1', query: 'q', strategy: 'direct', playbook_id: null, run_context: 'interactive' };
+    const err = await runs({ strategy: 'direct', runRow: row }).agentRuns.finish(caller, 'r1', { status: 'completed', nodes: [] }).catch((e: unknown) => e);
+    expect((err as AppError).code).toBe('NOT_FOUND');
+  });
+
+  it('writes the engine summary without a model and answers the llm step\'s text', async () => {
+    const row = { run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'alice', team_id: null, query: 'q', strategy: 'direct', playbook_id: null, run_context: 'interactive' };
+    const { agentRuns, repo } = runs({ strategy: 'direct', runRow: row });
+    const out = await agentRuns.finish(caller, 'r1', { status: 'completed', task_status: 'complete', nodes: [{ node_id: 'answer', kind: 'llm', status: 'completed', output: { answer: 'Yes.' } }] });
+    expect(out.answer).toBe('Yes.');
+    expect(repo.finishRun.mock.calls[0]![1]).toMatchObject({ summary_source: 'engine', task_status: 'complete', invoked_by: 'alice', strategy: 'direct' });
+    expect(repo.finishRun.mock.calls[0]![2]).toBe(true);
+  });
+
+  it('a run waiting for a person gets an awaiting_approval entry that stays open', async () => {
+    const row = { run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'alice', team_id: null, query: 'q', strategy: 'playbook', playbook_id: 'pb', run_context: 'interactive' };
+    const { agentRuns, repo } = runs({ strategy: 'playbook', runRow: row });
+    await agentRuns.finish(caller, 'r1', { status: 'waiting', task_status: 'awaiting_approval', nodes: [{ node_id: 'confirm', kind: 'approval', status: 'waiting' }] });
+    expect(repo.finishRun.mock.calls[0]![1]).toMatchObject({ task_status: 'awaiting_approval' });
+    expect(repo.finishRun.mock.calls[0]![2]).toBe(false);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * The plan a `research` or `direct` answer runs as: one llm node.
+ *
+ * - research: `research_with_tools` over the connector endpoints bound to the
+ *   profile (`<connector>__<endpoint>` tools, the profile's
+ *   `max_research_rounds`); with no endpoint bound there is nothing to
+ *   research with, and the caller is told so.
+ * - direct: `llm_analyze`.
+ *
+ * Both answer in `{answer}`.
+ *
+ * The profile's system prompt additions and the conversation's recent
+ * messages are part of the instructions. Pure.
+ */
+import type { PlanGraph } from '@af/plan';
+
+export interface AgentPlanInput {
+  strategy: 'research' | 'direct';
+  handle: string;
+  query: string;
+  systemPrompt?: string | null;
+  maxRounds?: number;
+  /** `<connector>__<endpoint>` names bound to the profile (research). */
+  tools: readonly string[];
+  /** Earlier messages of the conversation, oldest first. */
+  history?: ReadonlyArray<{ role: string; content: string }>;
+}
+
+const HISTORY_MESSAGES = 10;
+/** Both answer in `{answer}`: the chat shows it as the final answer. */
+const ANSWER_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+const HISTORY_CHARS = 2_000;
+
+export type AgentPlan = { ok: true; plan: PlanGraph } | { ok: false; reason: string };
+
+export function agentPlan(input: AgentPlanInput): AgentPlan {
+  const history = (input.history ?? []).slice(-HISTORY_MESSAGES).map((m) => `${m.role}: ${m.content.slice(0, HISTORY_CHARS)}`);
+  const instructions = [
+    input.systemPrompt?.trim() ? input.systemPrompt.trim() : undefined,
+    history.length ? `Conversation so far:\n${history.join('\n')}` : undefined,
+    `Question: ${input.query}`,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  const base = {
+    irVersion: 1 as const,
+    version: 1,
+    name: `@${input.handle} ${input.strategy}`,
+    provenance: { frontEnd: 'planner' as const, sourceId: `agent:${input.handle}` },
+    executionMode: 'llm_augmented' as const,
+    runContext: 'interactive' as const,
+    approvalPolicy: 'require' as const,
+    inputs: [],
+    metadata: { agent_strategy: input.strategy },
+  };
+  if (input.strategy === 'research') {
+    if (!input.tools.length) return { ok: false, reason: 'research needs connector endpoints bound to the agent, and none is: bind a connector to it' };
+    return {
+      ok: true,
+      plan: {
+        ...base,
+        nodes: [
+          {
+            id: 'research',
+            kind: 'llm',
+            action: 'research_with_tools',
+            description: 'Research the question with the agent\'s connectors',
+            inputs: {},
+            params: { tools: [...input.tools], instructions, ...(input.systemPrompt?.trim() ? { system_prompt: input.systemPrompt.trim() } : {}), max_rounds: input.maxRounds ?? 3 },
+            outputSchema: ANSWER_SCHEMA,
+            dependsOn: [],
+            outputKey: 'answer',
+          },
+        ],
+      },
+    };
+  }
+  return {
+    ok: true,
+    plan: {
+      ...base,
+      nodes: [
+        {
+          id: 'answer',
+          kind: 'llm',
+          action: 'llm_analyze',
+          description: 'Answer the question',
+          inputs: {},
+          params: { instructions },
+          outputSchema: ANSWER_SCHEMA,
+          dependsOn: [],
+          outputKey: 'answer',
+        },
+      ],
+    },
+  };
+}
