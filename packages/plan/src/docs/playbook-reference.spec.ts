@@ -62,11 +62,12 @@ describe('availabilityOf', () => {
     expect(availabilityOf(contract('save_to_workspace'), ['connector-runtime', 'output-router'])).toEqual({ runs: true, text: 'yes — served by output-router' });
   });
 
-  it("the orchestrator's own journal actions are unavailable until it runs them; its monitor actions run", () => {
+  it('the journal actions belong to the planner; the monitor actions run in the orchestrator itself', () => {
     expect(availabilityOf(contract('write_journal_entry'), ['connector-runtime'])).toEqual({
       runs: false,
-      text: 'no (`action_unavailable`): the orchestrator owns it but does not run it yet (it runs call_connector, transform_data, detect_new_data, get_monitor_watermark and set_monitor_watermark itself)',
+      text: 'no (`action_unavailable`): owned by planner; refused before a run starts when that service is not deployed',
     });
+    expect(availabilityOf(contract('query_journal'), ['connector-runtime', 'planner'])).toEqual({ runs: true, text: 'yes — served by planner' });
     expect(availabilityOf(contract('detect_new_data'), ['connector-runtime'])).toEqual({ runs: true, text: 'yes — the orchestrator runs it itself' });
   });
 
