@@ -39,6 +39,8 @@ const ACTION_OWNERS: Readonly<Record<string, string>> = {
   search_web: 'connector-runtime',
   crawl_url: 'connector-runtime',
   detect_new_entities: 'entity-resolution',
+  // The document index (vectors, BM25) lives in entity-resolution; output-router only stores the files.
+  find_file_by_vectors: 'entity-resolution',
 };
 
 /** The service that owns `action` (`plugin:<name>` tools: connector-runtime), or undefined when the registry does not know it. */
