@@ -93,7 +93,7 @@ async function quality(mode) {
   return { recall_at_8: r3(hit / n), mrr: r3(rr / n), p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
 }
 const qualityResults = {};
-for (const mode of ['dense', 'bm25', 'hybrid']) {
+for (const mode of (process.env.BENCH_MODES ?? "dense,bm25,hybrid").split(",")) {
   qualityResults[mode] = await quality(mode);
   console.log(`${mode.padEnd(6)} recall@8 ${qualityResults[mode].recall_at_8}  MRR ${qualityResults[mode].mrr}`);
 }
@@ -129,7 +129,8 @@ for (const size of sizes) {
   const qs = Array.from({ length: latencyQueries }, (_, i) => corpus.questions[(i * 7) % corpus.questions.length].question);
   await search.execute({ owner, query: qs[0], maxResults: 8 }); // loads the owner's vectors once
   const res = {};
-  for (const mode of ['hybrid', 'dense', 'bm25']) {
+  // BENCH_LATENCY_MODES_<size> (e.g. BENCH_LATENCY_MODES_100000=dense) limits the modes timed at one size.
+  for (const mode of (process.env[`BENCH_LATENCY_MODES_${size}`] ?? 'hybrid,dense,bm25').split(',')) {
     const lat = [];
     for (const q of qs) { const t = performance.now(); await search.execute({ owner, query: q, maxResults: 8, mode }); lat.push(performance.now() - t); }
     res[mode] = { p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
@@ -191,4 +192,4 @@ const result = {
 writeFileSync(join(here, '../results/rag.json'), `${JSON.stringify(result, null, 2)}\n`);
 console.log('wrote bench/results/rag.json');
 await kit.close();
-await db.drop();
+if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.name}`); else await db.drop();

@@ -198,17 +198,20 @@ export class DocumentIndexRepository {
     const [lx] = await sqlRows(this.db, `SELECT tsvector_to_array(to_tsvector('english', $1)) AS lex`, [query]);
     const lexemes: string[] = lx?.lex ?? [];
     if (!lexemes.length || (documentIds && !documentIds.length)) return [];
+    // One condition for every part: the GIN index answers the document frequencies and the candidates.
+    const scope = `c.owner_user_id = $1 AND c.kind = 'child' AND ($4::uuid[] IS NULL OR c.document_id = ANY($4::uuid[]))`;
     const rows = await sqlRows(
       this.db,
-      `WITH q AS (SELECT unnest($2::text[]) AS lex),
-       scope AS (SELECT id, tsv, len FROM doc_chunks WHERE owner_user_id = $1 AND kind = 'child' AND ($4::uuid[] IS NULL OR document_id = ANY($4::uuid[]))),
-       stats AS (SELECT count(*)::float8 AS n, greatest(avg(len), 1)::float8 AS avglen FROM scope),
-       df AS (SELECT q.lex, (SELECT count(*) FROM scope s WHERE s.tsv @@ quote_literal(q.lex)::tsquery)::float8 AS df FROM q),
-       hits AS (SELECT s.id, s.tsv, s.len FROM scope s WHERE s.tsv @@ to_tsquery('simple', $3))
-       SELECT h.id, sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5)) * (u.tf * 2.2) / (u.tf + 1.2 * (0.25 + 0.75 * h.len / stats.avglen))) AS score
+      `WITH stats AS MATERIALIZED (SELECT count(*)::float8 AS n, greatest(avg(c.len), 1)::float8 AS avglen FROM doc_chunks c WHERE ${scope}),
+       idf AS MATERIALIZED (
+         SELECT q.lex, ln(1 + (stats.n - x.df + 0.5) / (x.df + 0.5)) AS idf
+         FROM unnest($2::text[]) AS q(lex) CROSS JOIN stats
+         CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM doc_chunks c WHERE ${scope} AND c.tsv @@ quote_literal(q.lex)::tsquery) x),
+       hits AS MATERIALIZED (SELECT c.id, c.tsv, c.len FROM doc_chunks c WHERE ${scope} AND c.tsv @@ to_tsquery('simple', $3))
+       SELECT h.id, sum(idf.idf * (u.tf * 2.2) / (u.tf + 1.2 * (0.25 + 0.75 * h.len / stats.avglen))) AS score
        FROM hits h
        CROSS JOIN LATERAL (SELECT lexeme, coalesce(array_length(positions, 1), 1)::float8 AS tf FROM unnest(h.tsv)) u
-       JOIN df ON df.lex = u.lexeme
+       JOIN idf ON idf.lex = u.lexeme
        CROSS JOIN stats
        GROUP BY h.id ORDER BY score DESC, h.id LIMIT $5`,
       [owner, lexemes, lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | '), documentIds ? [...documentIds] : null, k],
