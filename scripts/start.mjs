@@ -202,7 +202,7 @@ async function main() {
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
     planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
-    'entity-resolution': { ...common, GRPC_PORT: String(ports['entity-resolution']), METRICS_PORT: String(metrics['entity-resolution']) },
+    'entity-resolution': { ...common, GRPC_PORT: String(ports['entity-resolution']), METRICS_PORT: String(metrics['entity-resolution']), OUTPUT_ROUTER_URL: `127.0.0.1:${ports['output-router']}` },
     orchestrator: {
       ACTION_SERVICES: actionServices,
       ...common,

@@ -206,6 +206,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     services['entity-resolution'] = new ServiceProcess('entity-resolution', {
       ...common('entity-resolution'),
       GRPC_PORT: String(ports.entityResolution),
+      // The document index reads uploaded files from output-router.
+      ...(options.outputRouter ? { OUTPUT_ROUTER_URL: `127.0.0.1:${ports.outputRouter}` } : {}),
     });
   }
   if (inProcess) {

@@ -11,6 +11,7 @@ import {
 import { entityActions } from './app/actions.js';
 import { Knowledge } from './app/knowledge.js';
 import { entityResolutionEnvSchema } from './config.js';
+import { startDocuments } from './documents/documents.module.js';
 import { EntityModule } from './grpc/entity.controller.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from './infra/migrations/index.js';
 import { PgGraphStore } from './infra/pg-graph-store.js';
@@ -29,8 +30,11 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
     autoThreshold: config.ER_AUTO_THRESHOLD,
     reviewThreshold: config.ER_REVIEW_THRESHOLD,
   });
-  const actions = new ActionDispatcher('entity-resolution', handlers, new PgActionRecords(kit.db));
   const auth = serviceAuthFromConfig(config, 'entity-resolution');
+  const documents = await startDocuments(kit, auth);
+  kit.onClose(() => documents.close());
+  handlers.push(...documents.handlers);
+  const actions = new ActionDispatcher('entity-resolution', handlers, new PgActionRecords(kit.db));
   const grpc = await startGrpcServer({
     module: {
       ...EntityModule.forRoot(new Knowledge(store, config.ER_MAX_ANALYZE_NODES)),

@@ -61,7 +61,7 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     kit.onClose(() => s3.close());
     blobs = s3;
   }
-  const documents = new Documents(new DocumentsRepository(db, blobs), config.OUTPUT_MAX_FILE_BYTES);
+  const documents = new Documents(new DocumentsRepository(db, blobs, kit), config.OUTPUT_MAX_FILE_BYTES);
   const inbox = new InboxRepository(kit.db);
   const tables = new WorkspaceTables(db);
   const deps: ActionDeps = {

@@ -48,6 +48,8 @@ const ACTION_OWNERS: Readonly<Record<string, string>> = {
   detect_new_files: 'output-router',
   detect_folder_changes: 'output-router',
   detect_new_team_posts: 'output-router',
+  // The document index (vectors, BM25) lives in entity-resolution; output-router only stores the files.
+  find_file_by_vectors: 'entity-resolution',
 };
 
 /** The service that owns `action` (`plugin:<name>` tools: connector-runtime), or undefined when the registry does not know it. */

@@ -36,10 +36,22 @@ export const CORE_ACTIONS: ActionContract[] = [
     },
   }),
   tool('search_documents', 'search', {
-    description: "Semantic search over user's document library (Qdrant)",
+    description: "Hybrid search (dense + BM25, reciprocal rank fusion) over the user's document library, with sources and confidence",
     inputs: { query: 'string! Search query' },
-    params: { max_results: 'integer=10', folder_id: 'string Restrict to folder', file_types: 'string[] Filter by type' },
-    outputs: { documents: 'document[]{document_id,title,snippet,score,folder_path}', count: 'integer' },
+    params: {
+      max_results: 'integer=8',
+      folder_path: 'string Restrict to a folder path (e.g. "/reports")',
+      file_types: 'string[] Filter by type (pdf, docx, xlsx, csv, markdown, text, html)',
+      document_ids: 'string[] Restrict to these documents',
+      mode: 'string="hybrid" "hybrid", "dense" or "bm25"',
+    },
+    outputs: {
+      documents: 'document[]{document_id,title,snippet,text,score,confidence,folder_path,file_type,chunk_id,page,section,source}',
+      sources: 'source[]{n,document_id,file,page,section,chunk_id}',
+      count: 'integer',
+      confidence: 'number Confidence of the best hit (0-1)',
+      query_analysis: 'object Filters read from the query (dates, doc types, names)',
+    },
   }),
   tool('search_web', 'search', {
     description: 'Web search via SearXNG',

@@ -122,10 +122,10 @@ export const FILE_ACTIONS: ActionContract[] = [
     outputs: { files: 'file_ref[]', count: 'integer' },
   }),
   tool('find_file_by_vectors', 'file', {
-    description: 'Find documents by semantic similarity',
-    inputs: { query: 'string!', scope: 'string', team_id: 'string' },
-    params: { max_results: 'integer', file_types: 'string[]', folder_id: 'string', min_score: 'number' },
-    outputs: { documents: 'document[]', count: 'integer' },
+    description: "Find the user's documents by similarity to a query (best chunk of each, from the document index)",
+    inputs: { query: 'string!', scope: 'string "my_docs" (the only indexed scope)', team_id: 'string Not indexed: refused' },
+    params: { max_results: 'integer=10', file_types: 'string[]', folder_path: 'string', min_score: 'number Minimum confidence (0-1)' },
+    outputs: { documents: 'document[]{document_id,title,folder_path,file_type,score,best_match}', count: 'integer' },
   }),
   tool(
     'patch_file',

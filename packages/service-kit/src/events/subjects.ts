@@ -35,6 +35,11 @@ export class Subjects {
     return `${this.p}af.connector.${connectorId}.${event}`;
   }
 
+  /** Workspace document events (output-router): `af.document.<documentId>.<created|updated|deleted>`. */
+  document(documentId: string, event: string): string {
+    return `${this.p}af.document.${documentId}.${event}`;
+  }
+
   runWorkAll(): string {
     return `${this.p}af.work.run.>`;
   }
@@ -45,7 +50,7 @@ export class Subjects {
     return [
       {
         name: `${s}AF_EVENTS`,
-        subjects: [`${this.p}af.run.>`, `${this.p}af.approval.>`, `${this.p}af.capability.>`, `${this.p}af.entity.>`, `${this.p}af.connector.>`],
+        subjects: [`${this.p}af.run.>`, `${this.p}af.approval.>`, `${this.p}af.capability.>`, `${this.p}af.entity.>`, `${this.p}af.connector.>`, `${this.p}af.document.>`],
         kind: 'events',
       },
       { name: `${s}AF_WORK`, subjects: [`${this.p}af.work.>`], kind: 'workqueue' },

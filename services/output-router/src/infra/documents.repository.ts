@@ -4,7 +4,7 @@
  * nothing, which callers report as NOT_FOUND.
  */
 import { randomUUID } from 'node:crypto';
-import { sqlRows, type Queryable } from '@af/service-kit';
+import { appendOutbox, sqlRows, type OutboxRow, type Queryable, type ServiceKit } from '@af/service-kit';
 import type { DocumentMeta, Folder, Origin } from '../domain/workspace.js';
 import type { BlobStore } from './blob-store.js';
 
@@ -44,7 +44,34 @@ export class DocumentsRepository {
   constructor(
     readonly db: Queryable & { transaction<T>(fn: (m: Queryable) => Promise<T>): Promise<T> },
     readonly blobs: BlobStore,
+    /** Where document created/updated/deleted events go (the outbox, in the same transaction); unset: none. */
+    private readonly events?: Pick<ServiceKit, 'subjects' | 'relay'>,
   ) {}
+
+  /** Appends `af.document.<id>.<type>` to the outbox inside `m` (the document index ingests from it). */
+  private async emit(m: Queryable, type: 'created' | 'updated' | 'deleted', owner: string, d: DocumentMeta): Promise<OutboxRow[]> {
+    if (!this.events) return [];
+    const payload = {
+      type,
+      documentId: d.id,
+      ownerUserId: owner,
+      version: d.version,
+      title: d.title,
+      contentType: d.contentType,
+      sizeBytes: d.sizeBytes,
+      folderPath: d.folderPath,
+    };
+    return appendOutbox(m as never, [{ subject: this.events.subjects.document(d.id, type), payload, msgId: `document:${d.id}:${d.version}:${type}` }]);
+  }
+
+  /** Runs `fn` in the caller's transaction, or in its own and then publishes the events it appended at once. */
+  private async tx<T>(q: Queryable | undefined, fn: (m: Queryable, rows: OutboxRow[]) => Promise<T>): Promise<T> {
+    const rows: OutboxRow[] = [];
+    if (q) return fn(q, rows);
+    const out = await this.db.transaction((m) => fn(m, rows));
+    if (rows.length) this.events?.relay.publishCommitted(rows);
+    return out;
+  }
 
   async listFolders(owner: string): Promise<Folder[]> {
     return (
@@ -144,7 +171,7 @@ export class DocumentsRepository {
 
   /** A new document at version 1. */
   async create(doc: NewDocument, q?: Queryable): Promise<DocumentMeta> {
-    const run = async (m: Queryable) => {
+    return this.tx(q, async (m, events) => {
       const id = randomUUID();
       const key = await this.blobs.put(doc.content, m);
       const source = {
@@ -170,9 +197,10 @@ export class DocumentsRepository {
         'INSERT INTO document_versions (document_id, version, blob_key, size_bytes, content_type) VALUES ($1, 1, $2, $3, $4)',
         [id, key, doc.content.byteLength, doc.contentType],
       );
-      return (await this.document(doc.owner, id, m))!;
-    };
-    return q ? run(q) : this.db.transaction(run);
+      const created = (await this.document(doc.owner, id, m))!;
+      events.push(...(await this.emit(m, 'created', doc.owner, created)));
+      return created;
+    });
   }
 
   /** A new version of an existing document (its previous versions are kept). */
@@ -183,7 +211,8 @@ export class DocumentsRepository {
     contentType: string,
     q?: Queryable,
   ): Promise<DocumentMeta | undefined> {
-    const run = async (m: Queryable) => {
+    if (!isUuid(id)) return undefined;
+    return this.tx(q, async (m, events) => {
       const [row] = await sqlRows(
         m,
         'SELECT version FROM documents WHERE owner_user_id = $1 AND id = $2 FOR UPDATE',
@@ -202,10 +231,10 @@ export class DocumentsRepository {
         'UPDATE documents SET version = $2, size_bytes = $3, content_type = $4, updated_at = now() WHERE id = $1',
         [id, version, content.byteLength, contentType],
       );
-      return this.document(owner, id, m);
-    };
-    if (!isUuid(id)) return undefined;
-    return q ? run(q) : this.db.transaction(run);
+      const updated = await this.document(owner, id, m);
+      if (updated) events.push(...(await this.emit(m, 'updated', owner, updated)));
+      return updated;
+    });
   }
 
   /** The bytes of one version (0: the latest). */
@@ -238,7 +267,7 @@ export class DocumentsRepository {
 
   /** Deletes a document, every version and their bytes. */
   async delete(owner: string, id: string, q?: Queryable): Promise<DocumentMeta | undefined> {
-    const run = async (m: Queryable) => {
+    return this.tx(q, async (m, events) => {
       const meta = await this.document(owner, id, m);
       if (!meta) return undefined;
       const keys = (
@@ -246,9 +275,9 @@ export class DocumentsRepository {
       ).map((r) => r.blob_key as string);
       await sqlRows(m, 'DELETE FROM documents WHERE owner_user_id = $1 AND id = $2', [owner, id]);
       await this.blobs.delete(keys, m);
+      events.push(...(await this.emit(m, 'deleted', owner, meta)));
       return meta;
-    };
-    return q ? run(q) : this.db.transaction(run);
+    });
   }
 }
 

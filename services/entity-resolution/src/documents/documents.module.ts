@@ -1,0 +1,67 @@
+/**
+ * The document index, composed: embedder and vector store chosen by config,
+ * the ingestion consumer (when output-router's address is known) and the two
+ * search actions. The service's bootstrap adds `handlers` to its
+ * ActionService and closes the module on shutdown.
+ */
+import { ConfigError, type ActionHandler, type PrincipalSigner, type ServiceKit } from '@af/service-kit';
+import type { EntityResolutionConfig } from '../config.js';
+import { IngestDocument } from './app/ingest-document.js';
+import { documentActions } from './app/document-actions.js';
+import { SearchDocuments } from './app/search-documents.js';
+import { DocumentEventsConsumer } from './infra/document-events.consumer.js';
+import { DocumentIndexRepository } from './infra/document-index.repository.js';
+import { createEmbedder } from './infra/embedders.js';
+import { EmbeddedVectorStore } from './infra/embedded-vector-store.js';
+import type { VectorStore } from './infra/ports.js';
+import { QdrantVectorStore } from './infra/qdrant-vector-store.js';
+import { workspaceDocuments } from './infra/workspace-documents.client.js';
+
+
+export interface DocumentsModule {
+  handlers: ActionHandler[];
+  close(): Promise<void>;
+}
+
+export async function startDocuments(kit: ServiceKit<EntityResolutionConfig>, auth: PrincipalSigner): Promise<DocumentsModule> {
+  const c = kit.config;
+  if (c.DOCS_VECTOR_STORE === 'qdrant' && !c.QDRANT_URL)
+    throw new ConfigError([{ variable: 'QDRANT_URL', reason: 'is required when DOCS_VECTOR_STORE is qdrant' }]);
+  if (c.DOCS_EMBEDDER === 'openai' && !c.DOCS_EMBEDDING_API_KEY)
+    throw new ConfigError([{ variable: 'DOCS_EMBEDDING_API_KEY', reason: 'is required when DOCS_EMBEDDER is openai' }]);
+  const db = kit.db as unknown as ConstructorParameters<typeof DocumentIndexRepository>[0];
+  const index = new DocumentIndexRepository(db);
+  const embedder = await createEmbedder({
+    provider: c.DOCS_EMBEDDER,
+    model: c.DOCS_EMBEDDING_MODEL,
+    dimensions: c.DOCS_EMBEDDING_DIMENSIONS,
+    openaiApiKey: c.DOCS_EMBEDDING_API_KEY,
+    openaiBaseUrl: c.DOCS_EMBEDDER === 'openai' ? c.DOCS_EMBEDDING_BASE_URL : undefined,
+    ollamaBaseUrl: c.DOCS_EMBEDDER === 'ollama' ? c.DOCS_EMBEDDING_BASE_URL : undefined,
+  });
+  const vectors: VectorStore =
+    c.DOCS_VECTOR_STORE === 'qdrant' ? new QdrantVectorStore(c.QDRANT_URL!, 'af_docs', c.QDRANT_API_KEY) : new EmbeddedVectorStore(kit.db);
+  let consumer: DocumentEventsConsumer | undefined;
+  if (c.OUTPUT_ROUTER_URL) {
+    const ingest = new IngestDocument(
+      index,
+      workspaceDocuments(c.OUTPUT_ROUTER_URL, auth),
+      embedder,
+      vectors,
+      { maxBytes: c.DOCS_MAX_INGEST_BYTES, chunkTokens: c.DOCS_CHUNK_TOKENS, embedBatch: 64 },
+      kit.log,
+    );
+    consumer = new DocumentEventsConsumer(kit, ingest);
+    await consumer.start();
+  }
+  kit.log.info(
+    { embedder: embedder.name, vectorStore: vectors.kind, lexical: 'postgres-bm25', ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)' },
+    'document index ready',
+  );
+  return {
+    handlers: documentActions(new SearchDocuments(index, embedder, vectors), embedder.name),
+    close: async () => {
+      await consumer?.stop();
+    },
+  };
+}

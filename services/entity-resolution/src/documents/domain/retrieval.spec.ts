@@ -1,0 +1,161 @@
+import { chunkDocument } from './chunking.js';
+import { extractiveDescription } from './describe.js';
+import { detectFormat } from './file-type.js';
+import { hitConfidence, reciprocalRankFusion } from './fusion.js';
+import { HashedEmbedder } from './hashed-embedder.js';
+import type { Block } from './parsed.js';
+import { analyseQuery, yearsIn } from './query-analysis.js';
+import { estimateTokens } from './text.js';
+import { BruteForceIndex } from './vector-index.js';
+
+describe('chunkDocument', () => {
+  const para = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about cranes and ships.`).join(' ');
+  const blocks: Block[] = [
+    { kind: 'heading', text: 'Handbook', level: 1, page: 1 },
+    { kind: 'heading', text: 'Safety', level: 2, page: 1 },
+    { kind: 'paragraph', text: para(10), page: 1 },
+    { kind: 'table', text: 'a | b\n1 | 2', page: 2 },
+    { kind: 'paragraph', text: para(10), page: 2 },
+    { kind: 'heading', text: 'Travel', level: 2, page: 3 },
+    { kind: 'paragraph', text: para(400), page: 3 },
+  ];
+  const chunks = chunkDocument(blocks, { targetTokens: 300 });
+
+  it('makes a parent per section and children linked to it, with heading paths and pages', () => {
+    const parents = chunks.filter((c) => c.kind === 'parent');
+    expect(parents.map((p) => p.section)).toEqual(['Handbook > Safety', 'Handbook > Travel']);
+    for (const c of chunks.filter((x) => x.kind === 'child')) {
+      const parent = chunks[c.parentOrdinal!]!;
+      expect(parent.kind).toBe('parent');
+      expect(c.section).toBe(parent.section);
+      expect(c.text.startsWith(c.section)).toBe(true);
+    }
+    expect(chunks.filter((c) => c.section === 'Handbook > Travel' && c.kind === 'child').every((c) => c.page === 3)).toBe(true);
+  });
+
+  it('keeps a table whole in a chunk of its own', () => {
+    const t = chunks.filter((c) => c.table);
+    expect(t).toHaveLength(1);
+    expect(t[0]!.text).toBe('Handbook > Safety\na | b\n1 | 2');
+    expect(t[0]!.page).toBe(2);
+  });
+
+  it('splits long text near the target size on sentence ends', () => {
+    const travel = chunks.filter((c) => c.section === 'Handbook > Travel' && c.kind === 'child');
+    expect(travel.length).toBeGreaterThan(5);
+    for (const c of travel) {
+      expect(c.tokens).toBeLessThanOrEqual(300 + 20);
+      expect(c.text.trim().endsWith('.')).toBe(true);
+    }
+  });
+
+  it('estimates about 1.3 tokens a word', () => {
+    expect(estimateTokens('one two three four five six seven eight nine ten')).toBe(13);
+  });
+});
+
+describe('HashedEmbedder', () => {
+  const e = new HashedEmbedder(256);
+  const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+  it('is deterministic and unit length', () => {
+    const a = e.embed('Quarterly budget for the Rotterdam terminal');
+    expect(Array.from(a)).toEqual(Array.from(e.embed('Quarterly budget for the Rotterdam terminal')));
+    expect(cos(a, a)).toBeCloseTo(1, 5);
+  });
+
+  it('puts word-form variants and typos closer than unrelated text', () => {
+    const q = e.embed('maintenance budget Rotterdam');
+    expect(cos(q, e.embed('the maintainance budgets of Rotterdam'))).toBeGreaterThan(cos(q, e.embed('canteen opening hours in spring')) + 0.3);
+  });
+
+  it('embeds empty text as the zero vector', () => {
+    expect(Array.from(e.embed('')).every((x) => x === 0)).toBe(true);
+  });
+});
+
+describe('BruteForceIndex', () => {
+  const unit = (xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs.map((x) => x / n)); };
+
+  it('returns the exact top k, honours the filter, updates and removes', () => {
+    const ix = new BruteForceIndex(3, 1);
+    ix.upsert('a', unit([1, 0, 0]));
+    ix.upsert('b', unit([0.9, 0.1, 0]));
+    ix.upsert('c', unit([0, 1, 0]));
+    ix.upsert('d', unit([0, 0, 1]));
+    expect(ix.search(unit([1, 0, 0]), 2).map((h) => h.id)).toEqual(['a', 'b']);
+    expect(ix.search(unit([1, 0, 0]), 2, (id) => id !== 'a').map((h) => h.id)).toEqual(['b', 'c']);
+    ix.upsert('a', unit([0, 0, 1]));
+    expect(ix.search(unit([0, 0, 1]), 2).map((h) => h.id).sort()).toEqual(['a', 'd']);
+    expect(ix.remove('b')).toBe(true);
+    expect(ix.remove('b')).toBe(false);
+    expect(ix.size).toBe(3);
+    expect(ix.search(unit([1, 0, 0]), 5).map((h) => h.id)).not.toContain('b');
+    expect(() => ix.upsert('x', new Float32Array(2))).toThrow('vector has 2 dimensions, the index 3');
+  });
+});
+
+describe('reciprocalRankFusion', () => {
+  it('ranks items both lists agree on first and keeps each list rank', () => {
+    const f = reciprocalRankFusion([[{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ id: 'c' }, { id: 'a' }]]);
+    expect(f.map((x) => x.id)).toEqual(['a', 'c', 'b']);
+    expect(f[0]!.ranks).toEqual([1, 2]);
+    expect(f[2]!.ranks).toEqual([2, undefined]);
+    expect(f[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 10);
+  });
+
+  it('gives higher confidence to a hit both retrievers found', () => {
+    expect(hitConfidence(0.6, [1, 1])).toBeGreaterThan(hitConfidence(0.6, [1, undefined]));
+    expect(hitConfidence(undefined, [undefined, 3])).toBeLessThan(0.5);
+  });
+});
+
+describe('analyseQuery', () => {
+  it('turns doc types, dates and file names into filters and keeps the rest as text', () => {
+    const a = analyseQuery('How many fuel filters are in the spreadsheet for March 2024?');
+    expect(a.filters).toEqual({ formats: ['xlsx', 'csv'], years: [2024] });
+    expect(a.dates).toEqual(['March 2024']);
+    expect(a.text).toBe('How many fuel filters are for March 2024?');
+    const b = analyseQuery('What does "travel policy" say in handbook.pdf about Anna Berg?');
+    expect(b.filters.titles).toEqual(['travel policy', 'handbook.pdf']);
+    expect(b.names).toEqual(['Anna Berg']);
+    expect(analyseQuery('decisions from 2023-05-14 in the pdf').filters).toEqual({ formats: ['pdf'], years: [2023] });
+  });
+
+  it('leaves a plain question alone', () => {
+    expect(analyseQuery('who leads the crane project')).toEqual({ text: 'who leads the crane project', filters: {}, names: [], dates: [] });
+  });
+
+  it('finds the years a text mentions', () => {
+    expect(yearsIn('Budget 2021 and 2024, code 3012, year 1899')).toEqual([2021, 2024]);
+  });
+});
+
+describe('detectFormat', () => {
+  const pdf = new TextEncoder().encode('%PDF-1.7 ...');
+  const zip = Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 1]);
+  it('reads the content first, then the declared type or extension', () => {
+    expect(detectFormat('application/octet-stream', 'x.bin', pdf)).toEqual({ ok: true, format: 'pdf' });
+    expect(detectFormat('', 'report.docx', zip)).toEqual({ ok: true, format: 'docx' });
+    expect(detectFormat('text/markdown', 'a', new TextEncoder().encode('# a'))).toEqual({ ok: true, format: 'markdown' });
+  });
+  it('refuses what it cannot read, saying why', () => {
+    expect(detectFormat('application/pdf', 'a.pdf', zip)).toEqual({ ok: false, reason: 'declared a PDF but the content does not start with %PDF-' });
+    expect(detectFormat('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'a.xlsx', pdf.subarray(1))).toMatchObject({ ok: false });
+    expect(detectFormat('application/json', 'a.json', new TextEncoder().encode('{}'))).toEqual({
+      ok: false,
+      reason: 'unsupported file type application/json (.json): supported are pdf, docx, xlsx, csv, markdown, text, html',
+    });
+    expect(detectFormat('text/plain', 'a.txt', Uint8Array.from([65, 0, 66]))).toEqual({ ok: false, reason: 'declared text/plain but the content is binary' });
+  });
+});
+
+describe('extractiveDescription', () => {
+  it('picks two or three covering sentences in document order', () => {
+    const text = 'The crane fleet at Rotterdam has six cranes. Crane maintenance happens every ninety days at Rotterdam. The canteen serves soup. Crane operators at Rotterdam need a licence. Weather was fine.';
+    const d = extractiveDescription(text);
+    expect(d).toContain('Crane maintenance happens every ninety days at Rotterdam.');
+    expect(d).not.toContain('Weather was fine');
+    expect(d.split('. ').length).toBeLessThanOrEqual(3);
+  });
+});
