@@ -85,6 +85,16 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
       },
     );
 
+  const er = program.command('er').description('entity resolution (the entity-resolution service pipeline)');
+  er.command('resolve')
+    .description('resolve PERSON / ORG records (JSONL) into clusters (JSONL); bad lines are reported and skipped')
+    .requiredOption('--in <file>', 'records, one JSON object a line: {record_id, entity_type, name, ...}')
+    .requiredOption('--out <file>', 'clusters, one line a record: {record_id, cluster_id, decided}')
+    .action(async (opts: { in: string; out: string }) => {
+      const { erResolve } = await import('./commands/er-resolve.js');
+      code = await erResolve(opts, deps.io);
+    });
+
   const plugin = program.command('plugin').description('develop plugin services (@af/plugin-sdk)');
   plugin
     .command('dev')

@@ -1,0 +1,21 @@
+/**
+ * Types of `@af/entity-resolution/batch` (the service package builds without
+ * declarations); they mirror services/entity-resolution/src/cli/resolve-file.ts,
+ * which the er e2e spec of this package runs for real.
+ */
+declare module '@af/entity-resolution/batch' {
+  export interface ResolveFileOptions {
+    inPath: string;
+    outPath: string;
+    onProgress?: (done: number, total: number) => void;
+    onBadLine?: (line: number, reason: string) => void;
+  }
+  export interface ResolveFileSummary {
+    records: number;
+    badLines: number;
+    clusters: number;
+    review: number;
+    seconds: number;
+  }
+  export function resolveFile(opts: ResolveFileOptions): Promise<ResolveFileSummary>;
+}
