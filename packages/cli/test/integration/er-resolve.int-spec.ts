@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { progressBar } from '../../src/commands/er-resolve';
+import { progressBar } from '../../src/commands/er-resolve.js';
 
 const af = join(__dirname, '..', '..', 'dist', 'main.js');
 let dir: string;
