@@ -230,7 +230,7 @@ export function fitModel(
   const person = fitType(records, 'PERSON', o);
   const org = fitType(records, 'ORG', o);
   return {
-    model: { PERSON: person.model, ORG: org.model, minTfU: opts.minTfU ?? 3e-5 },
+    model: { PERSON: person.model, ORG: org.model, minTfU: opts.minTfU ?? 1e-7 },
     report: [person.report, org.report],
   };
 }

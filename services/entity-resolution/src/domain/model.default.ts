@@ -152,5 +152,5 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
       },
     },
   },
-  minTfU: 0.00003,
+  minTfU: 1e-7,
 };
