@@ -1,5 +1,10 @@
 import { ActionExecutions1765000000000 } from '@af/service-kit';
 import { Init1764300000000 } from './1764300000000-init.js';
+import { TrigramSearch1766100000000 } from './1766100000000-trigram-search.js';
 
 /** Every entity-resolution migration, oldest first. */
-export const ENTITY_RESOLUTION_MIGRATIONS = [Init1764300000000, ActionExecutions1765000000000];
+export const ENTITY_RESOLUTION_MIGRATIONS = [
+  Init1764300000000,
+  ActionExecutions1765000000000,
+  TrigramSearch1766100000000,
+];
