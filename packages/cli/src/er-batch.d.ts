@@ -17,5 +17,19 @@ declare module '@af/entity-resolution/batch' {
     review: number;
     seconds: number;
   }
+  export interface ErRecord {
+    recordId: string;
+    source?: string;
+    entityType: 'PERSON' | 'ORG';
+    name: string;
+    aliases?: string[];
+    externalIds?: Partial<Record<'ein' | 'fec_id' | 'cik', string>>;
+    city?: string;
+    state?: string;
+    employer?: string;
+    title?: string;
+  }
+  export type LineResult = { ok: true; record: ErRecord } | { ok: false; line: number; reason: string };
+  export function parseLine(text: string, line: number): LineResult | undefined;
   export function resolveFile(opts: ResolveFileOptions): Promise<ResolveFileSummary>;
 }

@@ -16,6 +16,8 @@ import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import { Resolver } from '../domain/resolver.js';
 import { parseLine } from './record-line.js';
 
+export { parseLine, type LineResult } from './record-line.js';
+
 export interface ResolveFileOptions {
   inPath: string;
   outPath: string;
