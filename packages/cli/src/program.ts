@@ -41,9 +41,7 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
       writeErr: (s) => deps.io.err(s.trimEnd()),
     });
 
-  const connector = program
-    .command('connector')
-    .description('author connector definitions (YAML, see docs/connectors.md)');
+  const connector = program.command('connector').description('author connector definitions (YAML, see docs/connectors.md)');
   connector
     .command('validate')
     .description('check a connector YAML file; problems are printed as file:line:column: field: reason')
@@ -154,10 +152,9 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
         .default('127.0.0.1:50053'),
     )
     .addOption(
-      new Option(
-        '--token <token>',
-        'registration token (default: the one `pnpm start` keeps in .af-data/)',
-      ).env('PLUGIN_REGISTRATION_TOKEN'),
+      new Option('--token <token>', 'registration token (default: the one `pnpm start` keeps in .af-data/)').env(
+        'PLUGIN_REGISTRATION_TOKEN',
+      ),
     )
     // The plugin's own settings (what its `runPlugin` main reads) apply here too; an option overrides them.
     .addOption(new Option('--host <host>', 'interface to listen on').env('PLUGIN_HOST').default('127.0.0.1'))
@@ -167,19 +164,13 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
         .argParser(positiveInt('--port', 65535))
         .default(0),
     )
-    .addOption(
-      new Option('--advertise <host:port>', 'address the registry should call').env(
-        'PLUGIN_ADVERTISE_ADDRESS',
-      ),
-    )
+    .addOption(new Option('--advertise <host:port>', 'address the registry should call').env('PLUGIN_ADVERTISE_ADDRESS'))
     .addOption(
       new Option('--heartbeat <seconds>', 'heartbeat at least this often')
         .env('PLUGIN_HEARTBEAT_SECONDS')
         .argParser(positiveInt('--heartbeat', 3600)),
     )
-    .addOption(
-      new Option('--log-level <level>', "the plugin's own log level").env('LOG_LEVEL').default('warn'),
-    )
+    .addOption(new Option('--log-level <level>', "the plugin's own log level").env('LOG_LEVEL').default('warn'))
     .action(
       async (
         modulePath: string,
