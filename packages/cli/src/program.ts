@@ -85,6 +85,59 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
       },
     );
 
+  const er = program.command('er').description('entity resolution (the entity-resolution service pipeline)');
+  er.command('resolve')
+    .description(
+      'resolve PERSON / ORG records (JSONL) into clusters (JSONL); bad lines are reported and skipped',
+    )
+    .requiredOption('--in <file>', 'records, one JSON object a line: {record_id, entity_type, name, ...}')
+    .requiredOption('--out <file>', 'clusters, one line a record: {record_id, cluster_id, decided}')
+    .action(async (opts: { in: string; out: string }) => {
+      const { erResolve } = await import('./commands/er-resolve.js');
+      code = await erResolve(opts, deps.io);
+    });
+
+  er.command('load')
+    .description(
+      'load PERSON / ORG records (JSONL) into a running entity-resolution service, which resolves them into the graph',
+    )
+    .requiredOption('--in <file>', 'records, one JSON object a line (as for `af er resolve`)')
+    .addOption(
+      new Option('--er <host:port>', 'entity-resolution gRPC address')
+        .env('ENTITY_RESOLUTION_URL')
+        .default('127.0.0.1:50056'),
+    )
+    .option(
+      '--user <id>',
+      'whose graph (with SERVICE_AUTH_SECRET; an API key decides the user)',
+      'system:er-load',
+    )
+    .addOption(
+      new Option('--batch <n>', 'records per call').argParser(positiveInt('--batch', 10_000)).default(500),
+    )
+    .addOption(new Option('--api-key <key>', 'API key (exchanged at the gateway)').env('AF_API_KEY'))
+    .addOption(new Option('--gateway <url>', 'gateway URL for the API key').env('AF_GATEWAY_URL'))
+    .action(
+      async (opts: {
+        in: string;
+        er: string;
+        user: string;
+        batch: number;
+        apiKey?: string;
+        gateway?: string;
+      }) => {
+        if (opts.batch < 1) throw new CliError('--batch must be at least 1');
+        const { erLoad } = await import('./commands/er-load.js');
+        code = await erLoad(
+          {
+            ...opts,
+            ...(process.env.SERVICE_AUTH_SECRET ? { secret: process.env.SERVICE_AUTH_SECRET } : {}),
+          },
+          deps.io,
+        );
+      },
+    );
+
   const plugin = program.command('plugin').description('develop plugin services (@af/plugin-sdk)');
   plugin
     .command('dev')

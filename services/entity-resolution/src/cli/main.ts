@@ -10,11 +10,7 @@
  * goes to stderr. Exit 0 when every line was good, 1 when some were skipped,
  * 2 on a usage error.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { normaliseRecord } from '../domain/normalise.js';
-import { Resolver } from '../domain/resolver.js';
-import { parseLine } from './record-line.js';
+import { resolveFile } from './resolve-file.js';
 
 function usage(message: string): never {
   process.stderr.write(`${message}\nusage: er resolve --in <records.jsonl> --out <clusters.jsonl>\n`);
@@ -22,40 +18,14 @@ function usage(message: string): never {
 }
 
 async function resolve(inPath: string, outPath: string): Promise<number> {
-  const resolver = new Resolver();
-  const out = createWriteStream(outPath);
-  const lines = createInterface({ input: createReadStream(inPath), crlfDelay: Infinity });
-  const decided = new Map<string, 'auto' | 'review'>();
-  let n = 0;
-  let bad = 0;
-  let last = Date.now();
-  for await (const text of lines) {
-    n++;
-    const parsed = parseLine(text, n);
-    if (!parsed) continue;
-    if (!parsed.ok) {
-      bad++;
-      process.stderr.write(`line ${parsed.line}: ${parsed.reason} (skipped)\n`);
-      continue;
-    }
-    const res = resolver.add(normaliseRecord(parsed.record).record);
-    decided.set(res.recordId, res.decision === 'flag_review' ? 'review' : 'auto');
-    if (Date.now() - last > 1000) {
-      last = Date.now();
-      process.stderr.write(`\r${resolver.size} records resolved…`);
-    }
-  }
-  // Clusters are final only at the end: a later record may join an earlier one's cluster.
-  for (const c of resolver.clusters()) {
-    out.write(
-      `${JSON.stringify({ record_id: c.recordId, cluster_id: c.clusterId, decided: decided.get(c.recordId) ?? 'auto' })}\n`,
-    );
-  }
-  await new Promise<void>((resolve, reject) =>
-    out.end((err?: Error | null) => (err ? reject(err) : resolve())),
-  );
-  process.stderr.write(`\r${resolver.size} records resolved, ${bad} bad line(s) skipped\n`);
-  return bad > 0 ? 1 : 0;
+  const summary = await resolveFile({
+    inPath,
+    outPath,
+    onBadLine: (line, reason) => process.stderr.write(`line ${line}: ${reason} (skipped)\n`),
+    onProgress: (done, total) => process.stderr.write(`\r${done}/${total} records resolved…`),
+  });
+  process.stderr.write(`\r${summary.records} records resolved, ${summary.badLines} bad line(s) skipped\n`);
+  return summary.badLines > 0 ? 1 : 0;
 }
 
 const [command, ...rest] = process.argv.slice(2);

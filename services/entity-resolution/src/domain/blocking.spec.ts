@@ -15,8 +15,14 @@ describe('blockKeys', () => {
     const a = blockKeys(norm({ name: 'John Smith', state: 'CA' }));
     expect(shared(a, blockKeys(norm({ name: 'Smith, Jon', state: 'CA' })))).not.toEqual([]);
     expect(shared(a, blockKeys(norm({ name: 'John Smyth' })))).not.toEqual([]);
-    // First-letter typo of the surname: only the first-name + ending block survives.
-    expect(shared(a, blockKeys(norm({ name: 'John Xmith' })))).toEqual(['P:fe:john:ith']);
+    // First-letter typo of the surname: the first-name + ending block and the surname's one-deletion block survive.
+    expect(shared(a, blockKeys(norm({ name: 'John Xmith' })))).toEqual(['P:fe:john:ith', 'P:ld:mith']);
+    // A typo in both names: the Soundex block and the surname's one-deletion neighbourhood.
+    expect(shared(a, blockKeys(norm({ name: 'Jhon Smiht' })))).toEqual([
+      'P:sx:S530:j',
+      'P:ld:smih',
+      'P:ld:smit',
+    ]);
   });
   it('blocks organisations on rare words, not on stopwords or legal forms', () => {
     const keys = blockKeys(

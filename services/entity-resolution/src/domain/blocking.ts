@@ -46,6 +46,10 @@ export function blockKeys(r: NormalisedRecord): string[] {
       if (first.length > 1) keys.push(`${t}:fb:${first}:${last.slice(0, 2)}`);
       // Initials and nicknames of the first name: the exact surname (common surnames make oversized blocks, skipped).
       keys.push(`${t}:ln:${last}`);
+      // Any one typo in the surname (even with a typo or an initial in the first name): its one-deletion
+      // neighbourhood, since two spellings one edit apart always share a deletion.
+      if (last.length >= 4)
+        for (let i = 0; i < last.length; i++) keys.push(`${t}:ld:${last.slice(0, i)}${last.slice(i + 1)}`);
     }
   } else if (r.org) {
     const core = r.tokens;
@@ -66,34 +70,79 @@ export interface BlockIndexOptions {
 
 export const DEFAULT_BLOCKING: BlockIndexOptions = { maxBlockSize: 100, maxCandidates: 20 };
 
-/** In-memory block index over record positions (batch and bench; the service keeps the same keys in PostgreSQL). */
+/** How much sharing one block says: an id block outweighs any number of name blocks; a small block says more than a big one. */
+export function blockWeight(key: string, size: number): number {
+  return key.startsWith('id:') ? 100 : 1 / Math.log2(1 + size);
+}
+
+/**
+ * The bounded candidate list from the blocks a record shares: oversized name
+ * blocks skipped, members ranked by the summed weight of the blocks they
+ * share (ties: the later member first). The in-memory index and the
+ * PostgreSQL store both rank through this.
+ */
+export function rankCandidates<T>(
+  blocks: Iterable<readonly [key: string, members: readonly T[]]>,
+  opts: BlockIndexOptions = DEFAULT_BLOCKING,
+  tieBreak: (a: T, b: T) => number = () => 0,
+): T[] {
+  const score = new Map<T, number>();
+  for (const [key, members] of blocks) {
+    if (!key.startsWith('id:') && members.length > opts.maxBlockSize) continue;
+    const w = blockWeight(key, members.length);
+    for (const m of members) score.set(m, (score.get(m) ?? 0) + w);
+  }
+  return [...score.entries()]
+    .sort((a, b) => b[1] - a[1] || tieBreak(a[0], b[0]))
+    .slice(0, opts.maxCandidates)
+    .map(([m]) => m);
+}
+
+/** 32-bit FNV-1a: block keys are held as numbers (a rare collision only adds a candidate, which scoring rejects). */
+function hashKey(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // Id blocks live in the negative half of the space, so they are never capped (and stay small integers).
+  return key.startsWith('id:') ? -(h >>> 1) - 1 : h >>> 1;
+}
+const isIdHash = (h: number) => h < 0;
+
+/**
+ * In-memory block index over record positions (batch, CLI and bench; the
+ * service keeps the same keys in PostgreSQL). Compact for a million records:
+ * keys are hashed to numbers and a block of one is held as a bare number.
+ */
 export class BlockIndex {
-  private readonly blocks = new Map<string, number[]>();
+  private readonly blocks = new Map<number, number | number[]>();
 
   constructor(private readonly opts: BlockIndexOptions = DEFAULT_BLOCKING) {}
 
-  /** Records sharing a searchable block with `keys`, most shared blocks first, bounded. */
+  /** Records sharing a searchable block with `keys`, ranked and bounded by `rankCandidates`. */
   candidates(keys: readonly string[]): number[] {
-    const counts = new Map<number, number>();
+    const shared: Array<[string, number[]]> = [];
     for (const key of keys) {
-      const block = this.blocks.get(key);
-      if (!block) continue;
-      const isId = key.startsWith('id:');
-      if (!isId && block.length > this.opts.maxBlockSize) continue;
-      // Id agreement outweighs any number of name blocks.
-      const w = isId ? 100 : 1;
-      for (const pos of block) counts.set(pos, (counts.get(pos) ?? 0) + w);
+      const block = this.blocks.get(hashKey(key));
+      if (block === undefined) continue;
+      shared.push([key, typeof block === 'number' ? [block] : block]);
     }
-    const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
-    return ranked.slice(0, this.opts.maxCandidates).map(([pos]) => pos);
+    return rankCandidates(shared, this.opts, (a, b) => b - a);
   }
 
   add(pos: number, keys: readonly string[]): void {
     for (const key of keys) {
-      const block = this.blocks.get(key);
-      if (!block) this.blocks.set(key, [pos]);
+      const h = hashKey(key);
+      const block = this.blocks.get(h);
+      if (block === undefined) this.blocks.set(h, pos);
+      else if (typeof block === 'number') {
+        if (block !== pos) this.blocks.set(h, [block, pos]);
+      }
       // Past the searchable size a block only needs to stay "too big"; stop growing it to bound memory.
-      else if (key.startsWith('id:') || block.length <= this.opts.maxBlockSize) block.push(pos);
+      else if (isIdHash(h) || block.length <= this.opts.maxBlockSize) {
+        if (block[block.length - 1] !== pos) block.push(pos);
+      }
     }
   }
 }

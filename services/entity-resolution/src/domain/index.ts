@@ -15,3 +15,4 @@ export * from './merge-forest.js';
 export * from './extraction.js';
 export * from './cross-reference.js';
 export * from './graph-analytics.js';
+export * from './em.js';

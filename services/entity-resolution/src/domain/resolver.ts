@@ -8,7 +8,7 @@ import { DEFAULT_THRESHOLDS, type Decision, type Thresholds } from './decision.j
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
 import { resolveOne, type Candidate, type Outcome } from './resolve-one.js';
-import { DEFAULT_MODEL, type ScoringModel } from './scoring.js';
+import { DEFAULT_MODEL, tfValue, type ScoringModel } from './scoring.js';
 
 export interface Resolution {
   recordId: string;
@@ -34,9 +34,21 @@ export class Resolver {
   private readonly index: BlockIndex;
   private readonly nameCounts = new Map<string, number>();
   private readonly typeCounts = new Map<string, number>();
+  /** Name frequencies were counted over the whole input up front (batch), so `add` does not count again. */
+  private primed = false;
 
   constructor(private readonly opts: ResolverOptions = {}) {
     this.index = new BlockIndex(opts.blocking ?? DEFAULT_BLOCKING);
+  }
+
+  /**
+   * Batch mode: count name frequencies over the whole input before resolving,
+   * as Splink computes its term-frequency tables, so the first records are
+   * scored with the same frequencies as the last.
+   */
+  primeFrequencies(records: Iterable<NormalisedRecord>): void {
+    for (const r of records) this.count(r);
+    this.primed = true;
   }
 
   get size(): number {
@@ -54,11 +66,12 @@ export class Resolver {
         clusterIds: this.clusterIds.get(root) ?? {},
       };
     });
-    this.count(record);
+    if (!this.primed) this.count(record);
     const outcome = resolveOne(record, candidates, {
       thresholds: this.opts.thresholds ?? DEFAULT_THRESHOLDS,
       freq: (type, canonical) => this.frequency(type, canonical),
       model: this.opts.model ?? DEFAULT_MODEL,
+      population: this.population(record.entityType),
     });
     this.records.push(record);
     this.parent.push(pos);
@@ -117,15 +130,17 @@ export class Resolver {
     this.typeCounts.set(r.entityType, (this.typeCounts.get(r.entityType) ?? 0) + 1);
   }
 
+  /** Records of the type in the population (all input when primed); undefined until the estimate is stable. */
+  population(type: string): number | undefined {
+    const total = this.typeCounts.get(type) ?? 0;
+    return total < 1000 ? undefined : total;
+  }
+
   /** Share of records of the type with this canonical name; undefined until enough records give a stable estimate. */
-  private frequency(type: string, value: string): number | undefined {
+  frequency(type: string, value: string): number | undefined {
     const total = this.typeCounts.get(type) ?? 0;
     if (total < 1000) return undefined;
-    return (this.nameCounts.get(`${type}|${value}`) ?? 0) / total;
+    // The other records carrying the value: a pair's own two occurrences are no evidence against it.
+    return Math.max(0, (this.nameCounts.get(`${type}|${value}`) ?? 0) - 1) / total;
   }
-}
-
-/** The value whose frequency adjusts an exact name match: the surname of a person, the core name of an organisation. */
-export function tfValue(r: NormalisedRecord): string {
-  return r.person ? r.person.last : (r.org?.core ?? r.canonical);
 }

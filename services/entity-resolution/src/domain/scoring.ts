@@ -7,11 +7,17 @@
  * agreeing is weaker evidence than "Ezekiel Okonkwo"). The probability is
  * 2^W / (1 + 2^W). Missing values are neutral (weight 0), as in Splink.
  * Two different ids of one kind are a conflict: the pair can never merge.
+ *
+ * The levels are fixed here (`compareLevels`); the m / u values and the prior
+ * are a `ScoringModel`, fitted without labels by expectation–maximisation
+ * (`fitModel` in em.ts, u from random pairs, m and the prior by EM over
+ * blocked pairs, as Splink does). `DEFAULT_MODEL` is such a fit.
  */
+import { DEFAULT_FITTED_MODEL } from './model.default.js';
 import type { NormalisedRecord } from './normalise.js';
 import { soundex } from './phonetic.js';
-import { ID_KINDS } from './record.js';
-import { jaroWinkler, tokenSet } from './similarity.js';
+import { ID_KINDS, type ResolvableType } from './record.js';
+import { jaroWinkler, tokenSet, withinEdits } from './similarity.js';
 
 export interface Comparison {
   /** Feature → level name, e.g. `last_name: "exact"`. */
@@ -33,122 +39,173 @@ export interface Comparison {
 /** How often a name value (a surname, an organisation's core name) occurs among records of its type (0..1); undefined when unknown. */
 export type NameFrequency = (entityType: string, value: string) => number | undefined;
 
-export interface ScoringModel {
-  /** log2 of the prior odds that two blocked people match. */
+/** Feature → level → probability. */
+export type LevelTable = Record<string, Record<string, number>>;
+
+export interface TypeModel {
+  /** log2 of the prior odds that a random pair of this type is a match, in a population of `population` records. */
   priorLog2Odds: number;
-  /** The same for organisations: their blocks are narrower (rare words, ids), so a blocked pair is likelier a match. */
-  orgPriorLog2Odds: number;
+  /**
+   * Records of the type the prior was fitted on. A random pair's chance to match falls as 1/N (each
+   * record has a few duplicates among N), as the frequency of a name does, so scoring in a population
+   * of N records shifts the prior by log2(population / N).
+   */
+  population: number;
+  /** P(level | match) per feature. */
+  m: LevelTable;
+  /** P(level | non-match) per feature. */
+  u: LevelTable;
+}
+
+export interface ScoringModel {
+  PERSON: TypeModel;
+  ORG: TypeModel;
   /** Lowest u used for a term-frequency-adjusted exact match (bounds the weight of unique names). */
   minTfU: number;
 }
 
-export const DEFAULT_MODEL: ScoringModel = { priorLog2Odds: -10, orgPriorLog2Odds: -8, minTfU: 3e-5 };
+/** Every feature and its levels, best first; the scorer emits exactly these. */
+export const FEATURE_LEVELS: Record<ResolvableType, Record<string, readonly string[]>> = {
+  PERSON: {
+    external_id: ['same', 'not_shared'],
+    last_name: ['exact', 'one_edit', 'jw_0.92', 'jw_0.88', 'phonetic', 'different'],
+    first_name: ['exact', 'initial', 'one_edit', 'jw_0.88', 'different'],
+    middle: ['same', 'different'],
+    employer: ['same', 'different'],
+    title: ['same', 'different'],
+    state: ['same', 'different'],
+    city: ['same', 'different'],
+  },
+  ORG: {
+    external_id: ['same', 'not_shared'],
+    name: ['exact', 'one_edit', 'two_edits', 'token_set_1', 'token_set_0.8', 'token_set_0.6', 'different'],
+    legal_form: ['same', 'different'],
+    state: ['same', 'different'],
+    city: ['same', 'different'],
+  },
+};
 
-type Level = readonly [name: string, m: number, u: number];
-const w = (l: Level) => Math.log2(l[1] / l[2]);
+/** The feature whose `exact` level is term-frequency adjusted. */
+export const TF_FEATURE: Record<ResolvableType, string> = { PERSON: 'last_name', ORG: 'name' };
 
-// m / u per level, set from the labelled generator at medium corruption (see docs/entity-resolution.md).
-const LAST = {
-  exact: ['exact', 0.86, 0.003],
-  jw: ['jw_0.92', 0.08, 0.003],
-  jw2: ['jw_0.88', 0.03, 0.006],
-  phon: ['phonetic', 0.02, 0.02],
-  diff: ['different', 0.02, 0.973],
-} as const;
-const FIRST = {
-  exact: ['exact', 0.84, 0.03],
-  initial: ['initial', 0.08, 0.04],
-  jw: ['jw_0.9', 0.06, 0.01],
-  diff: ['different', 0.02, 0.92],
-} as const;
-const MIDDLE = { same: ['same', 0.6, 0.15], diff: ['different', 0.03, 0.4] } as const;
-const ORG = {
-  exact: ['exact', 0.75, 0.001],
-  strong: ['token_set_0.9', 0.17, 0.0005],
-  weak: ['token_set_0.7', 0.06, 0.01],
-  diff: ['different', 0.02, 0.9885],
-} as const;
-const FORM = { same: ['same', 0.85, 0.35], diff: ['different', 0.01, 0.3] } as const;
-const ID = { same: ['same', 0.95, 1e-8] } as const;
-const STATE = { same: ['same', 0.88, 0.06], diff: ['different', 0.12, 0.94] } as const;
-const CITY = { same: ['same', 0.75, 0.01], diff: ['different', 0.25, 0.99] } as const;
-const EMPLOYER = { same: ['same', 0.7, 0.01], diff: ['different', 0.3, 0.99] } as const;
-const TITLE = { same: ['same', 0.6, 0.1] } as const;
+export interface Levels {
+  levels: Record<string, string>;
+  conflict?: string;
+  sharedId?: string;
+}
 
-export function comparePair(
-  a: NormalisedRecord,
-  b: NormalisedRecord,
-  freq?: NameFrequency,
-  model: ScoringModel = DEFAULT_MODEL,
-): Comparison {
+/** The agreement level of every comparable attribute (no weights). */
+export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels {
   const levels: Record<string, string> = {};
-  const weights: Record<string, number> = {};
-  const put = (feature: string, level: Level, weight = w(level)) => {
-    levels[feature] = level[0];
-    weights[feature] = weight;
-  };
-  const tfExact = (feature: string, level: Level, value: string) => {
-    const f = freq?.(a.entityType, value);
-    const u = f === undefined ? level[2] : Math.max(f, model.minTfU);
-    put(feature, level, Math.log2(level[1] / u));
-  };
-
   let conflict: string | undefined;
   let sharedId: string | undefined;
   for (const kind of ID_KINDS) {
     const x = a.ids[kind];
     const y = b.ids[kind];
     if (!x || !y) continue;
-    if (x === y) {
-      sharedId ??= kind;
-      put(`id_${kind}`, ID.same);
-    } else conflict ??= kind;
+    if (x === y) sharedId ??= kind;
+    else conflict ??= kind;
   }
+  // Missing ids are the norm, so "not shared" is a level (weakly against), not missing data.
+  levels.external_id = sharedId ? 'same' : 'not_shared';
 
-  const jw = jaroWinkler(a.canonical, b.canonical);
   if (a.person && b.person) {
     const pa = a.person;
     const pb = b.person;
-    if (pa.last === pb.last) tfExact('last_name', LAST.exact, pa.last);
-    else if (jaroWinkler(pa.last, pb.last) >= 0.92) put('last_name', LAST.jw);
-    else if (jaroWinkler(pa.last, pb.last) >= 0.88) put('last_name', LAST.jw2);
-    else if (soundex(pa.last) === soundex(pb.last)) put('last_name', LAST.phon);
-    else put('last_name', LAST.diff);
-    if (pa.first && pb.first) {
-      if (pa.first === pb.first) put('first_name', FIRST.exact);
-      else if ((pa.first.length === 1 || pb.first.length === 1) && pa.first[0] === pb.first[0])
-        put('first_name', FIRST.initial);
-      else if (jaroWinkler(pa.first, pb.first) >= 0.9) put('first_name', FIRST.jw);
-      else put('first_name', FIRST.diff);
+    if (pa.last === pb.last) levels.last_name = 'exact';
+    else if (pa.last.length >= 4 && pb.last.length >= 4 && withinEdits(pa.last, pb.last, 1))
+      levels.last_name = 'one_edit';
+    else {
+      const jw = jaroWinkler(pa.last, pb.last);
+      if (jw >= 0.92) levels.last_name = 'jw_0.92';
+      else if (jw >= 0.88) levels.last_name = 'jw_0.88';
+      else if (soundex(pa.last) === soundex(pb.last)) levels.last_name = 'phonetic';
+      else levels.last_name = 'different';
     }
-    if (pa.middle && pb.middle) put('middle', pa.middle[0] === pb.middle[0] ? MIDDLE.same : MIDDLE.diff);
+    if (pa.first && pb.first) {
+      if (pa.first === pb.first) levels.first_name = 'exact';
+      else if ((pa.first.length === 1 || pb.first.length === 1) && pa.first[0] === pb.first[0])
+        levels.first_name = 'initial';
+      else if (pa.first.length >= 3 && pb.first.length >= 3 && withinEdits(pa.first, pb.first, 1))
+        levels.first_name = 'one_edit';
+      else if (jaroWinkler(pa.first, pb.first) >= 0.88) levels.first_name = 'jw_0.88';
+      else levels.first_name = 'different';
+    }
+    if (pa.middle && pb.middle) levels.middle = pa.middle[0] === pb.middle[0] ? 'same' : 'different';
     if (a.employer && b.employer)
-      put(
-        'employer',
-        tokenSet(a.employer.split(' '), b.employer.split(' ')) >= 0.8 ? EMPLOYER.same : EMPLOYER.diff,
-      );
-    if (a.title && b.title && a.title === b.title) put('title', TITLE.same);
+      levels.employer = tokenSet(a.employer.split(' '), b.employer.split(' ')) >= 0.8 ? 'same' : 'different';
+    if (a.title && b.title) levels.title = a.title === b.title ? 'same' : 'different';
   } else if (a.org && b.org) {
-    if (a.org.core === b.org.core) tfExact('name', ORG.exact, a.org.core);
+    const x = a.org.core;
+    const y = b.org.core;
+    if (x === y) levels.name = 'exact';
+    else if (withinEdits(x, y, 1)) levels.name = 'one_edit';
+    else if (Math.min(x.length, y.length) >= 12 && withinEdits(x, y, 2)) levels.name = 'two_edits';
     else {
       const ts = tokenSet(a.tokens, b.tokens);
-      const cjw = jaroWinkler(a.org.core, b.org.core);
-      // Token pairing forgives one typo per word, so it must agree with the whole-name similarity too.
-      if ((ts >= 0.9 && cjw >= 0.93) || cjw >= 0.97) put('name', ORG.strong);
-      else if (ts >= 0.7 || cjw >= 0.9) put('name', ORG.weak);
-      else put('name', ORG.diff);
+      levels.name =
+        ts >= 1 ? 'token_set_1' : ts >= 0.8 ? 'token_set_0.8' : ts >= 0.6 ? 'token_set_0.6' : 'different';
     }
     if (a.org.legalForm && b.org.legalForm)
-      put('legal_form', a.org.legalForm === b.org.legalForm ? FORM.same : FORM.diff);
+      levels.legal_form = a.org.legalForm === b.org.legalForm ? 'same' : 'different';
   }
-  if (a.state && b.state) put('state', a.state === b.state ? STATE.same : STATE.diff);
+  if (a.state && b.state) levels.state = a.state === b.state ? 'same' : 'different';
   // A city name says little across states (there is a Springfield in most of them).
   if (a.city && b.city && (!a.state || !b.state || a.state === b.state))
-    put('city', a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93 ? CITY.same : CITY.diff);
+    levels.city = a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93 ? 'same' : 'different';
+  return { levels, ...(conflict ? { conflict } : {}), ...(sharedId ? { sharedId } : {}) };
+}
 
-  let weight = a.entityType === 'ORG' ? model.orgPriorLog2Odds : model.priorLog2Odds;
-  for (const v of Object.values(weights)) weight += v;
-  const probability = conflict ? 0 : 1 / (1 + Math.pow(2, -weight));
+/** The value whose frequency adjusts an exact name match: the surname of a person, the core name of an organisation. */
+export function tfValue(r: NormalisedRecord): string {
+  return r.person ? r.person.last : (r.org?.core ?? r.canonical);
+}
+
+export const DEFAULT_MODEL: ScoringModel = DEFAULT_FITTED_MODEL;
+
+/** The probability a shared external id gives at least. */
+export const SHARED_ID_PROBABILITY = 0.999;
+
+/** Weight of one level: log2(m/u), with u replaced by the value's frequency for a TF-adjusted exact name. */
+export function levelWeight(tm: TypeModel, feature: string, level: string, tfU?: number): number {
+  const m = tm.m[feature]?.[level];
+  const u = tfU ?? tm.u[feature]?.[level];
+  if (m === undefined || u === undefined || m <= 0 || u <= 0) return 0;
+  return Math.log2(m / u);
+}
+
+export function comparePair(
+  a: NormalisedRecord,
+  b: NormalisedRecord,
+  freq?: NameFrequency,
+  model: ScoringModel = DEFAULT_MODEL,
+  /** Records of the type being resolved against, when known (scales the prior). */
+  population?: number,
+): Comparison {
+  const { levels, conflict, sharedId } = compareLevels(a, b);
+  const tm = model[a.entityType];
+  const weights: Record<string, number> = {};
+  let weight =
+    tm.priorLog2Odds +
+    (population && population > 0 ? Math.log2(tm.population / Math.max(population, 2)) : 0);
+  const tfFeature = TF_FEATURE[a.entityType];
+  for (const [feature, level] of Object.entries(levels)) {
+    let tfU: number | undefined;
+    if (feature === tfFeature && level === 'exact') {
+      const f = freq?.(a.entityType, tfValue(a));
+      if (f !== undefined) tfU = Math.max(f, model.minTfU);
+    }
+    const v = levelWeight(tm, feature, level, tfU);
+    weights[feature] = v;
+    weight += v;
+  }
+  // A shared id of one kind is a deterministic match rule (as ids are in Splink's deterministic
+  // linkage): near-certain whatever the names say; only a conflicting id of another kind forbids it.
+  const probability = conflict
+    ? 0
+    : sharedId
+      ? Math.max(SHARED_ID_PROBABILITY, 1 / (1 + Math.pow(2, -weight)))
+      : 1 / (1 + Math.pow(2, -weight));
   const method = sharedId ? 'external_id' : a.canonical === b.canonical ? 'exact_name' : 'fuzzy_name';
   return {
     levels,
@@ -157,7 +214,7 @@ export function comparePair(
     probability,
     ...(conflict ? { conflict } : {}),
     ...(sharedId ? { sharedId } : {}),
-    jaroWinkler: jw,
+    jaroWinkler: jaroWinkler(a.canonical, b.canonical),
     method,
   };
 }

@@ -1,5 +1,5 @@
 import { soundex } from './phonetic.js';
-import { jaro, jaroWinkler, tokenSet } from './similarity.js';
+import { jaro, jaroWinkler, tokenSet, withinEdits } from './similarity.js';
 
 describe('jaro / jaroWinkler', () => {
   it('matches the textbook values', () => {
@@ -55,4 +55,21 @@ describe('soundex', () => {
     ['Lee', 'L000'],
     ['', ''],
   ])('%s → %s', (w, code) => expect(soundex(w)).toBe(code));
+});
+
+describe('withinEdits', () => {
+  it.each([
+    ['smith', 'smith', 0, true],
+    ['smith', 'smyth', 1, true],
+    ['smith', 'smiht', 1, true],
+    ['smith', 'smth', 1, true],
+    ['smith', 'smithe', 1, true],
+    ['smith', 'smyht', 1, false],
+    ['smith', 'smyht', 2, true],
+    ['abc', 'abcdef', 2, false],
+    ['', 'a', 1, true],
+  ])('%s ~ %s within %d: %s', (a, b, k, ok) => {
+    expect(withinEdits(a, b, k)).toBe(ok);
+    expect(withinEdits(b, a, k)).toBe(ok);
+  });
 });

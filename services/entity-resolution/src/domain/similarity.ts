@@ -41,8 +41,50 @@ export function jaroWinkler(a: string, b: string): number {
 }
 
 /**
- * Token-set similarity: tokens are paired greedily by Jaro–Winkler ≥ 0.9
- * (so one typo per word still pairs), score = 2·paired / (|A| + |B|).
+ * Whether the optimal-string-alignment distance (insertions, deletions,
+ * substitutions, adjacent transpositions) between `a` and `b` is at most `k`.
+ * Banded, with an early exit: cheap for the small k the scorer asks about.
+ */
+export function withinEdits(a: string, b: string, k: number): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > k) return false;
+  let prev2 = new Array<number>(lb + 1).fill(0);
+  let prev = Array.from({ length: lb + 1 }, (_, j) => j);
+  let cur = new Array<number>(lb + 1).fill(0);
+  for (let i = 1; i <= la; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= lb; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let v = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (
+        i > 1 &&
+        j > 1 &&
+        a.charCodeAt(i - 1) === b.charCodeAt(j - 2) &&
+        a.charCodeAt(i - 2) === b.charCodeAt(j - 1)
+      )
+        v = Math.min(v, prev2[j - 2]! + 1);
+      cur[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > k) return false;
+    [prev2, prev, cur] = [prev, cur, prev2];
+  }
+  return prev[lb]! <= k;
+}
+
+/** Two words are one word with a typo: Jaro–Winkler ≥ 0.9, or one edit apart when both have four letters or more. */
+export function sameWord(x: string, y: string): boolean {
+  if (x === y) return true;
+  if (x.length >= 4 && y.length >= 4 && withinEdits(x, y, 1)) return true;
+  return jaroWinkler(x, y) >= 0.9;
+}
+
+/**
+ * Token-set similarity: tokens are paired greedily, exact first, then by
+ * `sameWord` (so one typo per word still pairs), score = 2·paired / (|A| + |B|).
  * Word order and duplicated words do not matter.
  */
 export function tokenSet(a: readonly string[], b: readonly string[]): number {
@@ -52,22 +94,20 @@ export function tokenSet(a: readonly string[], b: readonly string[]): number {
   if (A.length === 0 || B.length === 0) return 0;
   const used = new Uint8Array(B.length);
   let paired = 0;
+  const open: string[] = [];
   for (const x of A) {
-    let best = -1;
-    let bestScore = 0.9;
-    for (let j = 0; j < B.length; j++) {
-      if (used[j]) continue;
-      const y = B[j]!;
-      const s = x === y ? 1 : jaroWinkler(x, y);
-      if (s >= bestScore) {
-        bestScore = s;
-        best = j;
-        if (s === 1) break;
-      }
-    }
-    if (best >= 0) {
-      used[best] = 1;
+    const j = B.indexOf(x);
+    if (j >= 0) {
+      used[j] = 1;
       paired++;
+    } else open.push(x);
+  }
+  for (const x of open) {
+    for (let j = 0; j < B.length; j++) {
+      if (used[j] || !sameWord(x, B[j]!)) continue;
+      used[j] = 1;
+      paired++;
+      break;
     }
   }
   return (2 * paired) / (A.length + B.length);

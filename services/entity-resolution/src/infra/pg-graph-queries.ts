@@ -197,7 +197,11 @@ export class GraphQueries {
     };
   }
 
-  /** Roots whose member names, canonical names or aliases contain the query, best Jaro–Winkler first. */
+  /**
+   * Roots whose member names, canonical names or aliases contain the query or
+   * are trigram-similar to it (pg_trgm, so a misspelt query still finds the
+   * entity), best Jaro–Winkler first.
+   */
   async search(
     owner: string,
     queries: readonly string[],
@@ -211,9 +215,10 @@ export class GraphQueries {
       const rows: Row[] = await this.db.query(
         `SELECT DISTINCT e.root_id, e.name FROM entities e LEFT JOIN entity_aliases a ON a.entity_id = e.id
           WHERE e.owner = $1 AND (cardinality($4::text[]) = 0 OR e.type = ANY($4::text[]))
-            AND (e.name ILIKE $2 OR e.canonical_name LIKE $3 OR a.alias ILIKE $2 OR e.id::text = $5)
+            AND (e.name ILIKE $2 OR e.canonical_name LIKE $3 OR a.alias ILIKE $2 OR e.id::text = $5
+                 OR e.canonical_name % $6 OR lower(a.alias) % $7)
           LIMIT 500`,
-        [owner, like, folded, types, q],
+        [owner, like, folded, types, q, fold(q), q.toLowerCase()],
       );
       for (const r of rows) {
         const s = r.root_id === q ? 2 : jaroWinkler(fold(r.name), fold(q));

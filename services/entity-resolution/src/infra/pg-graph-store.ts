@@ -17,7 +17,7 @@ import type {
   ResolvedOne,
   ReviewRow,
 } from '../app/ports.js';
-import { blockKeys, DEFAULT_BLOCKING } from '../domain/blocking.js';
+import { blockKeys, DEFAULT_BLOCKING, rankCandidates } from '../domain/blocking.js';
 import type { Thresholds } from '../domain/decision.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
@@ -234,16 +234,7 @@ export class PgGraphStore implements GraphStore {
     );
     const byKey = new Map<string, string[]>();
     for (const r of rows) (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entity_id);
-    const score = new Map<string, number>();
-    for (const [key, ids] of byKey) {
-      const isId = key.startsWith('id:');
-      if (!isId && ids.length > DEFAULT_BLOCKING.maxBlockSize) continue;
-      for (const id of ids) score.set(id, (score.get(id) ?? 0) + (isId ? 100 : 1));
-    }
-    const top = [...score.entries()]
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, DEFAULT_BLOCKING.maxCandidates)
-      .map(([id]) => id);
+    const top = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b));
     if (top.length === 0) return [];
     const ents: Array<{ id: string; root_id: string; normalised: NormalisedRecord }> = await m.query(
       `SELECT id, root_id, normalised FROM entities WHERE owner = $1 AND id = ANY($2::uuid[]) AND type = $3`,

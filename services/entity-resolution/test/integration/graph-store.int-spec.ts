@@ -140,3 +140,23 @@ it('refuses a second reversal and a reversal of a decision that changed no link'
   await expect(store.reverse(owner, created!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
   await expect(store.reverse('someone-else', merge!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
 });
+
+it('finds entities by a misspelt name or alias through pg_trgm, only in the owner namespace', async () => {
+  const [ext] = await kit.db.query(`SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'`);
+  expect(ext).toEqual({ extname: 'pg_trgm' });
+  const owner = 'trigram';
+  await store.resolve(
+    owner,
+    { executionId: 't', nodeId: 'n' },
+    [
+      { recordId: '0', entityType: 'ORG', name: 'Riverside Health Alliance Inc', state: 'CA' },
+      { recordId: '1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', aliases: ['Zeke Okonkwo'] },
+    ],
+    DEFAULT_THRESHOLDS,
+  );
+  const [org] = await store.search(owner, ['riversdie helth aliance'], ['ORG'], 5);
+  expect(org?.name).toBe('Riverside Health Alliance Inc');
+  const [person] = await store.search(owner, ['zeke okonkow'], [], 5);
+  expect(person?.name).toBe('Ezekiel Okonkwo');
+  expect(await store.search('someone-else', ['riversdie helth aliance'], [], 5)).toEqual([]);
+});

@@ -1,6 +1,12 @@
 import { ActionExecutions1765000000000 } from '@af/service-kit';
 import { DocumentsIndex1766100000000 } from '../../documents/infra/documents-index.migration.js';
 import { Init1764300000000 } from './1764300000000-init.js';
+import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
 
 /** Every entity-resolution migration, oldest first. */
-export const ENTITY_RESOLUTION_MIGRATIONS = [Init1764300000000, ActionExecutions1765000000000, DocumentsIndex1766100000000];
+export const ENTITY_RESOLUTION_MIGRATIONS = [
+  Init1764300000000,
+  ActionExecutions1765000000000,
+  DocumentsIndex1766100000000,
+  TrigramSearch1766100000001,
+];

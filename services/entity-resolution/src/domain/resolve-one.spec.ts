@@ -1,0 +1,62 @@
+import { DEFAULT_THRESHOLDS } from './decision.js';
+import { normaliseRecord } from './normalise.js';
+import type { ErRecord } from './record.js';
+import { resolveOne, type Candidate } from './resolve-one.js';
+
+const rec = (id: string, r: Partial<ErRecord> & { name: string }) =>
+  normaliseRecord({ recordId: id, entityType: 'ORG', ...r }).record;
+const cand = (id: string, r: Partial<ErRecord> & { name: string }): Candidate => {
+  const record = rec(id, r);
+  return { record, clusterId: id, clusterIds: record.ids };
+};
+
+describe('resolveOne', () => {
+  const foundation = cand('f', {
+    name: 'Walton Family Foundation',
+    state: 'AR',
+    city: 'Bentonville',
+    externalIds: { ein: '11-1111111' },
+  });
+  const fund = cand('u', {
+    name: 'Walton Family Fund',
+    state: 'AR',
+    city: 'Bentonville',
+    externalIds: { ein: '22-2222222' },
+  });
+  it('merges a record that matches one cluster well', () => {
+    const out = resolveOne(
+      rec('x', { name: 'WALTON FAMILY FOUNDATION', state: 'AR', city: 'Bentonville' }),
+      [foundation],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(out.decision).toBe('auto_merge');
+    expect(out.clusterId).toBe('f');
+  });
+  it('sends to review a record that matches two clusters which cannot be one entity (sibling organisations)', () => {
+    const out = resolveOne(
+      rec('x', { name: 'Walton Family', state: 'AR', city: 'Bentonville' }),
+      [foundation, fund],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(out.probability).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.auto);
+    expect(out.decision).toBe('flag_review');
+  });
+  it('never joins a cluster holding another id of the same kind', () => {
+    const out = resolveOne(
+      rec('x', { name: 'Walton Family Foundation', state: 'AR', externalIds: { ein: '33-3333333' } }),
+      [foundation],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(out.decision).toBe('create_new');
+    expect(out.probability).toBe(0);
+  });
+  it('merges on a shared id whatever the name says', () => {
+    const out = resolveOne(
+      rec('x', { name: 'WFF Holdings', externalIds: { ein: '111111111' } }),
+      [foundation, fund],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(out.decision).toBe('auto_merge');
+    expect(out.clusterId).toBe('f');
+  });
+});
