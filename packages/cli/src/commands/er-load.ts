@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import type { CliIo } from '../io.js';
 import { CliError } from '../io.js';
+import { repoOnly } from './repo-only.js';
 import type { action as actionContracts } from '@af/contracts';
 import { progressBar } from './er-resolve.js';
 
@@ -31,7 +32,7 @@ export async function erLoad(
   io: CliIo,
   redraw: (text: string) => void = (t) => void process.stderr.write(t),
 ): Promise<number> {
-  const { parseLine } = await import('@af/entity-resolution/batch');
+  const { parseLine } = await repoOnly(() => import('@af/entity-resolution/batch'), '@af/entity-resolution');
   const input = createReadStream(opts.in);
   await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
@@ -68,7 +69,7 @@ export async function erLoad(
 
   // gRPC and the contracts are loaded on use: `af er resolve` needs neither.
   const { action } = await import('@af/contracts');
-  const { call, cliAuth, CliAuthError, createGrpcClient, AppError } = await import('@af/service-kit');
+  const { call, cliAuth, CliAuthError, createGrpcClient, AppError } = await repoOnly(() => import('@af/service-kit'), '@af/service-kit');
   let auth;
   try {
     auth = await cliAuth({

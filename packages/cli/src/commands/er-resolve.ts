@@ -7,6 +7,7 @@
  */
 import type { CliIo } from '../io.js';
 import { CliError } from '../io.js';
+import { repoOnly } from './repo-only.js';
 
 /** `[#####-----] 50% 500/1000` for a stderr progress line. */
 export function progressBar(done: number, total: number, width = 30): string {
@@ -21,7 +22,7 @@ export async function erResolve(
   /** Writes without a newline (the progress bar redraws itself); defaults to stderr. */
   redraw: (text: string) => void = (t) => void process.stderr.write(t),
 ): Promise<number> {
-  const { resolveFile } = await import('@af/entity-resolution/batch');
+  const { resolveFile } = await repoOnly(() => import('@af/entity-resolution/batch'), '@af/entity-resolution');
   let summary;
   try {
     summary = await resolveFile({

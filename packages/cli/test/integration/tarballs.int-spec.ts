@@ -95,6 +95,11 @@ it('runs the installed af: --version and connector validate', () => {
   const bad = af(['connector', 'validate', 'broken.connector.yaml']);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toMatch(/broken\.connector\.yaml:\d+:\d+: connection\.base_url: must use http or https/);
+  // The entity resolver stays in the repository: the installed CLI says where to run it.
+  writeFileSync(join(project, 'records.jsonl'), '{"record_id":"r1","source":"s","entity_type":"PERSON","name":"Ann Lee"}\n');
+  const er = af(['er', 'resolve', '--in', 'records.jsonl', '--out', 'clusters.jsonl']);
+  expect(er.code).toBe(1);
+  expect(er.stderr).toContain('only the Agent Factory repository has: run it there as `pnpm af er');
 });
 
 it('serves a plugin written against the installed SDK with af plugin dev; connector-runtime registers it and runs its tool', async () => {
