@@ -182,6 +182,9 @@ describe('runtime policies: golden runs', () => {
       steps_failed: 0,
       steps_skipped: 0,
       error_summary: 'policy guard: batch a is too big',
+      // A background run's end names who asked, so output-router can tell them.
+      requested_by: 'policy-user',
+      run_context: 'background',
     });
     expect(status(run)).toEqual({ a: 'completed', b: 'cancelled' });
     expect(run.policyFirings.map((f) => [f.key, f.status])).toEqual([['guard@a', 'applied']]);
