@@ -8,7 +8,7 @@ import { connectorRuntimeEnvSchema, type ConnectorRuntimeConfig } from '../../sr
 import { parseConnectorDefinition, type ConnectorDefinition } from '@af/connectors';
 import { ConnectorRepository } from '../../src/infra/connector.repository.js';
 import { ExecutionRepository } from '../../src/infra/execution.repository.js';
-import { Init1763800000000 } from '../../src/infra/migrations/1763800000000-init.js';
+import { CONNECTOR_RUNTIME_MIGRATIONS } from '../../src/infra/migrations/index.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<ConnectorRuntimeConfig>;
@@ -20,7 +20,7 @@ beforeAll(async () => {
     name: 'connector-runtime',
     envSchema: connectorRuntimeEnvSchema,
     env: { SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789', DATABASE_URL: db.url, NATS_URL: 'memory://conn-repo-test', CREDENTIALS_KEYS: keys, METRICS_PORT: '0', LOG_LEVEL: 'silent' },
-    migrations: [Init1763800000000],
+    migrations: CONNECTOR_RUNTIME_MIGRATIONS,
   });
 });
 
@@ -75,8 +75,13 @@ describe('ConnectorRepository', () => {
     const repo = new ConnectorRepository(kit, parseKeyring(keys));
     expect((await repo.list('alice')).map((c) => c.definition.id)).toEqual(['api-one', 'api-two']);
     expect(await repo.delete('bob', 'api-one')).toBe(false);
+    // OAuth tokens of the connector (the owner's grant and the owner's own connection) go with it; others stay.
+    const keysFor = ['oauth2:alice:api-two:grant', 'oauth2-user:alice:api-two', 'oauth2:alice:api-one:grant', 'oauth2:bob:api-two:grant'];
+    for (const key of keysFor) await sqlRows(kit.db, `INSERT INTO oauth_tokens (cache_key, ciphertext) VALUES ($1, 'x')`, [key]);
     expect(await repo.delete('alice', 'api-two')).toBe(true);
     expect(await sqlRows(kit.db, `SELECT 1 FROM connector_credentials WHERE connector_id = 'api-two'`)).toEqual([]);
+    const left = await sqlRows<{ cache_key: string }>(kit.db, 'SELECT cache_key FROM oauth_tokens ORDER BY cache_key');
+    expect(left.map((r) => r.cache_key)).toEqual(['oauth2:alice:api-one:grant', 'oauth2:bob:api-two:grant']);
   });
 
   it('hands back the same definition object while the stored definition is unchanged, a new one after an edit on any replica', async () => {

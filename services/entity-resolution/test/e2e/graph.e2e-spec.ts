@@ -370,14 +370,16 @@ describe('entity-resolution over gRPC', () => {
 });
 
 describe('ActionService', () => {
-  it('lists the six actions', async () => {
+  it('lists the six graph actions and the two document-index actions', async () => {
     const listed = await call(actions.listActions({}));
     expect(listed.actions.map((a) => a.name).sort()).toEqual([
       'analyze_graph',
       'cross_reference',
       'detect_new_entities',
       'extract_entities',
+      'find_file_by_vectors',
       'resolve_entities',
+      'search_documents',
       'search_knowledge_graph',
     ]);
   });
