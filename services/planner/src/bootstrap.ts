@@ -9,6 +9,8 @@ import { AgentRuns } from './app/agent-runs.js';
 import { Conversations } from './app/conversations.js';
 import { Journal } from './app/journal.js';
 import { JournalRepository } from './infra/journal.repository.js';
+import { AgentRunEndConsumer } from './infra/agent-run-end.consumer.js';
+import { orchestratorRuns } from './infra/orchestrator-runs.js';
 import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
@@ -75,7 +77,9 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
   const conversations = new Conversations(journalRepo);
   const journal = new Journal(journalRepo, profiles, profileRepo);
-  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log);
+  // Every agent run is journaled when it ends, read back from the orchestrator, whoever started it.
+  const endedRuns = config.ORCHESTRATOR_URL ? { runs: orchestratorRuns(config.ORCHESTRATOR_URL, auth), profiles: profileRepo } : undefined;
+  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns);
   // write_journal_entry and query_journal are served here, where the journal is (ActionService).
   const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 
@@ -96,6 +100,13 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     auth,
   });
   kit.onClose(() => grpc.close());
+  if (endedRuns) {
+    const runEnds = new AgentRunEndConsumer(kit, agentRuns);
+    kit.onClose(() => runEnds.stop());
+    await runEnds.start();
+  } else {
+    log.warn('ORCHESTRATOR_URL is not set: agent runs are journaled only when their starter hands them over (FinishAgentRun)');
+  }
   log.info({ grpcPort: config.GRPC_PORT, connectorChecks: Boolean(config.CONNECTOR_RUNTIME_URL), plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
   return { kit, registry, facets, close: () => kit.close() };
 }

@@ -13,6 +13,13 @@ export const plannerEnvSchema = baseEnvSchema.extend({
    * not checked.
    */
   CONNECTOR_RUNTIME_URL: grpcAddress().optional(),
+  /**
+   * gRPC address of the orchestrator: when an agent run ends (its `complete`
+   * frame, read by a durable consumer), the planner reads the run there and
+   * writes its journal entry, whoever started the run. Unset: only runs whose
+   * starter hands the finished run over (FinishAgentRun) are journaled.
+   */
+  ORCHESTRATOR_URL: grpcAddress().optional(),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

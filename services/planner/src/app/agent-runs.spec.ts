@@ -74,3 +74,75 @@ describe('AgentRuns.record and finish', () => {
     expect(repo.finishRun.mock.calls[0]![2]).toBe(false);
   });
 });
+
+describe('AgentRuns.journalEnded (any agent run, when it ends)', () => {
+  const ended = { status: 'completed', task_status: 'complete', nodes: [{ node_id: 'answer', kind: 'llm', status: 'completed', output: { answer: 'Yes.' } }] };
+
+  function serverSide(opts: { logged: boolean; model?: boolean }) {
+    let log: Record<string, unknown> | undefined = opts.logged
+      ? { run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'bob', team_id: 't1', query: 'q', strategy: 'direct', playbook_id: null, run_context: 'interactive', status: 'running' }
+      : undefined;
+    let entry: Record<string, unknown> | undefined;
+    const repo = {
+      run: async () => log && { ...log },
+      openRun: jest.fn(async (row: Record<string, unknown>) => {
+        log = { ...row, status: 'running' };
+      }),
+      entryOfRun: async () => entry,
+      finishRun: jest.fn(async (_id: string, e: Record<string, unknown>, isEnded: boolean) => {
+        await new Promise((r) => setTimeout(r, 10));
+        entry = { ...e, id: 'j1', created_at: new Date() };
+        if (isEnded) log = { ...log, status: 'finished' };
+        return entry;
+      }),
+    };
+    const source = { finished: jest.fn(async () => ended) };
+    const model = { invoke: jest.fn(async () => ({ content: 'The model summary.' })) };
+    const agentRuns = new AgentRuns(
+      { prepare: async () => prepared('direct') },
+      { authorize: async () => ({ view: { profile: { ...profile, handle: 'np' }, access: 'team' as const, permissions: [], sharedWith: [] } }) } as never,
+      { researchTools: async () => ({ tools: [] }) },
+      { history: async () => [] },
+      repo as never,
+      (opts.model ? model : undefined) as never,
+      { warn: () => undefined },
+      { runs: source, profiles: { get: async (id: string) => (id === 'p1' ? ({ id: 'p1', user_id: 'alice', handle: 'np' } as never) : undefined) } },
+    );
+    return { agentRuns, repo, source, model };
+  }
+
+  it('reads the ended run from the orchestrator as its invoker and writes the entry', async () => {
+    const { agentRuns, repo, source } = serverSide({ logged: true });
+    const entry = await agentRuns.journalEnded({ runId: 'r1', status: 'completed' });
+    expect(source.finished).toHaveBeenCalledWith('bob', 'r1');
+    expect(entry).toMatchObject({ id: 'j1', task_status: 'complete', invoked_by: 'bob', team_id: 't1' });
+    expect(repo.finishRun).toHaveBeenCalledTimes(1);
+  });
+
+  it('the gateway handing the run over and the run-end consumer at once write one entry, summarised once', async () => {
+    const { agentRuns, repo, model } = serverSide({ logged: true, model: true });
+    const [a, b] = await Promise.all([agentRuns.finish({ userId: 'bob', teamIds: ['t1'] }, 'r1', ended), agentRuns.journalEnded({ runId: 'r1', status: 'completed' })]);
+    expect(repo.finishRun).toHaveBeenCalledTimes(1);
+    expect(model.invoke).toHaveBeenCalledTimes(1);
+    expect(a.entry).toEqual(b);
+    expect(a.answer).toBe('Yes.');
+    // Later frames (a redelivery) leave it as it is.
+    await agentRuns.journalEnded({ runId: 'r1', status: 'completed' });
+    expect(repo.finishRun).toHaveBeenCalledTimes(1);
+  });
+
+  it('a run nobody logged (a schedule started it) is logged from its complete frame, then journaled', async () => {
+    const { agentRuns, repo } = serverSide({ logged: false });
+    const entry = await agentRuns.journalEnded({ runId: 'r1', status: 'completed', agentProfileId: 'p1', invokedBy: 'alice', runContext: 'scheduled', runName: 'Nightly' });
+    expect(repo.openRun).toHaveBeenCalledWith(expect.objectContaining({ run_id: 'r1', agent_profile_id: 'p1', owner_user_id: 'alice', invoked_by: 'alice', run_context: 'scheduled', query: 'Nightly' }));
+    expect(entry).toMatchObject({ run_context: 'scheduled' });
+  });
+
+  it('a run that is not an agent\'s, or whose profile is gone, is left alone', async () => {
+    const { agentRuns, repo, source } = serverSide({ logged: false });
+    expect(await agentRuns.journalEnded({ runId: 'r1', status: 'completed' })).toBeUndefined();
+    expect(await agentRuns.journalEnded({ runId: 'r1', status: 'completed', agentProfileId: 'gone', invokedBy: 'alice' })).toBeUndefined();
+    expect(repo.openRun).not.toHaveBeenCalled();
+    expect(source.finished).not.toHaveBeenCalled();
+  });
+});

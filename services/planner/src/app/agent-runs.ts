@@ -12,7 +12,8 @@ import { AppError } from '@af/service-kit';
 import { draftJournalEntry, finalAnswer, type FinishedRun } from '../domain/journal/journal-entry.js';
 import { agentPlan } from '../domain/profiles/agent-plan.js';
 import type { Caller } from '../domain/profiles/sharing.js';
-import type { JournalRepository, JournalRow } from '../infra/journal.repository.js';
+import type { ExecutionLogRow, JournalRepository, JournalRow } from '../infra/journal.repository.js';
+import type { ProfileRepository } from '../infra/profile.repository.js';
 import type { ProfileBindings } from '../infra/profile-bindings.js';
 import type { Conversations } from './conversations.js';
 import type { PreparedMessage, ProfileMessages } from './profile-messages.js';
@@ -28,6 +29,22 @@ export interface Logger {
   warn(obj: unknown, msg?: string): void;
 }
 
+/** An ended agent run as the orchestrator reports it (infra/orchestrator-runs.ts); undefined when it has no such run. */
+export interface EndedRunSource {
+  finished(invokedBy: string, runId: string): Promise<FinishedRun | undefined>;
+}
+
+/** What an agent run's `complete` frame says about it (the orchestrator adds the agent to it). */
+export interface RunEnd {
+  runId: string;
+  status: string;
+  agentProfileId?: string;
+  invokedBy?: string;
+  teamId?: string;
+  runContext?: string;
+  runName?: string;
+}
+
 export class AgentRuns {
   constructor(
     private readonly messages: Pick<ProfileMessages, 'prepare'>,
@@ -37,7 +54,12 @@ export class AgentRuns {
     private readonly repo: JournalRepository,
     private readonly model: BaseChatModel | undefined,
     private readonly log: Logger,
+    /** For journaling runs server-side when they end (journalEnded): the orchestrator's view and the profiles. */
+    private readonly ended?: { runs: EndedRunSource; profiles: Pick<ProfileRepository, 'get'> },
   ) {}
+
+  /** One journal write per run at a time in this process: the gateway's FinishAgentRun and the run-end consumer meet here. */
+  private readonly writing = new Map<string, Promise<{ entry: JournalRow; answer: string }>>();
 
   /** PrepareMessage with the plan to run; research / direct need a model (needsModel, no plan, without one). */
   async prepare(caller: Caller, message: string, agentProfileId: string, inputs: Record<string, unknown>, conversationId: string): Promise<PreparedMessage> {
@@ -93,9 +115,71 @@ export class AgentRuns {
     if (!log || log.invoked_by !== caller.userId) throw AppError.notFound('agent run', runId);
     const { view } = await this.profiles.authorize(caller, log.agent_profile_id, 'run');
     if (!run || !Array.isArray(run.nodes) || typeof run.status !== 'string') throw AppError.invalid('run', 'must be {status, nodes: [...], …}');
-    const draft = draftJournalEntry(run, { handle: view.profile.handle, strategy: log.strategy, ...(log.playbook_id ? { playbookId: log.playbook_id } : {}), query: log.query });
-    const llmSummary = await this.summarise(view.profile.handle, log.query, draft);
+    return this.write(log, view.profile.handle, run);
+  }
+
+  /**
+   * The journal entry of an agent run that ended, whoever started it and
+   * whether or not anyone still follows it (the planner's run-end consumer
+   * calls this for every agent run's `complete` frame). A run not logged yet
+   * (started other than through RecordAgentRun, e.g. by a schedule) gets its
+   * log row here. Once per run: an entry already final is left as it is.
+   * Answers undefined when the run is not an agent's or its profile is gone.
+   */
+  async journalEnded(end: RunEnd): Promise<JournalRow | undefined> {
+    if (!this.ended) return undefined;
+    let log = await this.repo.run(end.runId);
+    if (!log) {
+      if (!end.agentProfileId || !end.invokedBy) return undefined;
+      const profile = await this.ended.profiles.get(end.agentProfileId);
+      if (!profile) return undefined;
+      const context = (RUN_CONTEXTS as readonly string[]).includes(end.runContext ?? '') ? end.runContext! : 'interactive';
+      await this.repo.openRun({
+        run_id: end.runId,
+        agent_profile_id: profile.id,
+        owner_user_id: profile.user_id,
+        invoked_by: end.invokedBy,
+        team_id: end.teamId || null,
+        query: (end.runName ?? '').slice(0, 10_000),
+        strategy: 'pipeline',
+        playbook_id: null,
+        run_context: context,
+      });
+      log = await this.repo.run(end.runId);
+      if (!log) return undefined;
+    }
+    if (log.status === 'finished') return (await this.repo.entryOfRun(end.runId)) ?? undefined;
+    const profile = await this.ended.profiles.get(log.agent_profile_id);
+    if (!profile) return undefined;
+    const run = await this.ended.runs.finished(log.invoked_by, end.runId);
+    if (!run) return undefined;
+    return (await this.write(log, profile.handle, run)).entry;
+  }
+
+  /** Drafts, summarises and stores the entry; one at a time per run, and an ended run's final entry is not rewritten. */
+  private write(log: ExecutionLogRow, handle: string, run: FinishedRun): Promise<{ entry: JournalRow; answer: string }> {
+    const runId = log.run_id;
+    const pending = this.writing.get(runId);
+    const next = (pending ?? Promise.resolve(undefined)).catch(() => undefined).then(() => this.writeNow(runId, handle, run));
+    this.writing.set(runId, next);
+    const cleanup = () => {
+      if (this.writing.get(runId) === next) this.writing.delete(runId);
+    };
+    next.then(cleanup, cleanup);
+    return next;
+  }
+
+  private async writeNow(runId: string, handle: string, run: FinishedRun): Promise<{ entry: JournalRow; answer: string }> {
+    const log = await this.repo.run(runId);
+    if (!log) throw AppError.notFound('agent run', runId);
+    const draft = draftJournalEntry(run, { handle, strategy: log.strategy, ...(log.playbook_id ? { playbookId: log.playbook_id } : {}), query: log.query });
     const ended = ENDED.includes(run.status);
+    // Written already (by the consumer or an earlier call): the final entry stands, no second summary.
+    if (log.status === 'finished') {
+      const existing = await this.repo.entryOfRun(runId);
+      if (existing) return { entry: existing, answer: finalAnswer(run, draft.summary) };
+    }
+    const llmSummary = await this.summarise(handle, log.query, draft);
     const entry = await this.repo.finishRun(runId, {
       agent_profile_id: log.agent_profile_id,
       user_id: log.owner_user_id,

@@ -112,6 +112,11 @@ export class JournalRepository {
     });
   }
 
+  /** The run's own entry (not those its steps wrote), if written. */
+  async entryOfRun(runId: string): Promise<JournalRow | undefined> {
+    return (await sqlRows<JournalRow>(this.db, `SELECT * FROM agent_journal WHERE run_id = $1 AND summary_source <> 'action'`, [runId]))[0];
+  }
+
   /** An entry a playbook step wrote (write_journal_entry). */
   async insertEntry(entry: NewJournalEntry): Promise<JournalRow> {
     const [row] = await sqlRows<JournalRow>(
