@@ -104,6 +104,11 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     const runEnds = new AgentRunEndConsumer(kit, agentRuns);
     kit.onClose(() => runEnds.stop());
     await runEnds.start();
+    const journalSweep = setInterval(() => {
+      agentRuns.sweep(config.AGENT_JOURNAL_SWEEP_MS).catch((err) => log.warn({ err }, 'agent run sweep failed'));
+    }, config.AGENT_JOURNAL_SWEEP_MS);
+    journalSweep.unref();
+    kit.onClose(() => clearInterval(journalSweep));
   } else {
     log.warn('ORCHESTRATOR_URL is not set: agent runs are journaled only when their starter hands them over (FinishAgentRun)');
   }

@@ -20,6 +20,14 @@ export const plannerEnvSchema = baseEnvSchema.extend({
    * starter hands the finished run over (FinishAgentRun) are journaled.
    */
   ORCHESTRATOR_URL: grpcAddress().optional(),
+  /**
+   * How often the planner looks for agent runs still open in its log that
+   * have ended (their `complete` frame was missed, e.g. the in-process bus of
+   * the embedded mode, which does not cross processes) and journals them;
+   * only runs started at least this long ago are asked about. Needs
+   * ORCHESTRATOR_URL.
+   */
+  AGENT_JOURNAL_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

@@ -1,6 +1,7 @@
 import { AppError } from '@af/service-kit';
 import { AgentRuns } from './agent-runs.js';
 import type { PreparedMessage } from './profile-messages.js';
+import type { FinishedRun } from '../domain/journal/journal-entry.js';
 
 const profile = { id: 'p1', user_id: 'alice', handle: 'np', system_prompt_additions: 'Be brief.', max_research_rounds: 2 } as unknown as PreparedMessage['profile'];
 const prepared = (strategy: PreparedMessage['strategy']): PreparedMessage => ({ profile, query: 'who funds Acme?', strategy, reason: 'r', needsModel: false, notes: [], inputs: {}, extracted: [] });
@@ -89,6 +90,7 @@ describe('AgentRuns.journalEnded (any agent run, when it ends)', () => {
         log = { ...row, status: 'running' };
       }),
       entryOfRun: async () => entry,
+      staleOpenRuns: async () => (log?.status === 'running' ? ['r1'] : []),
       finishRun: jest.fn(async (_id: string, e: Record<string, unknown>, isEnded: boolean) => {
         await new Promise((r) => setTimeout(r, 10));
         entry = { ...e, id: 'j1', created_at: new Date() };
@@ -96,7 +98,7 @@ describe('AgentRuns.journalEnded (any agent run, when it ends)', () => {
         return entry;
       }),
     };
-    const source = { finished: jest.fn(async () => ended) };
+    const source = { finished: jest.fn(async (): Promise<FinishedRun | undefined> => ended) };
     const model = { invoke: jest.fn(async () => ({ content: 'The model summary.' })) };
     const agentRuns = new AgentRuns(
       { prepare: async () => prepared('direct') },
@@ -144,5 +146,15 @@ describe('AgentRuns.journalEnded (any agent run, when it ends)', () => {
     expect(await agentRuns.journalEnded({ runId: 'r1', status: 'completed', agentProfileId: 'gone', invokedBy: 'alice' })).toBeUndefined();
     expect(repo.openRun).not.toHaveBeenCalled();
     expect(source.finished).not.toHaveBeenCalled();
+  });
+
+  it('the sweep journals logged runs that ended without their frame being seen, and leaves running ones', async () => {
+    const { agentRuns, repo, source } = serverSide({ logged: true });
+    source.finished.mockResolvedValueOnce({ status: 'running', nodes: [] });
+    expect(await agentRuns.sweep(1_000)).toBe(0);
+    expect(repo.finishRun).not.toHaveBeenCalled();
+    expect(await agentRuns.sweep(1_000)).toBe(1);
+    expect(repo.finishRun).toHaveBeenCalledTimes(1);
+    expect(await agentRuns.sweep(1_000)).toBe(0);
   });
 });

@@ -152,8 +152,28 @@ export class AgentRuns {
     const profile = await this.ended.profiles.get(log.agent_profile_id);
     if (!profile) return undefined;
     const run = await this.ended.runs.finished(log.invoked_by, end.runId);
-    if (!run) return undefined;
+    // Not ended yet (a sweep asked too early): its entry is written when it ends.
+    if (!run || !ENDED.includes(run.status)) return undefined;
     return (await this.write(log, profile.handle, run)).entry;
+  }
+
+  /**
+   * Journals the logged runs still open after `olderThanMs` that have ended
+   * meanwhile: the safety net for a `complete` frame nobody received (the
+   * in-process bus of the embedded mode does not cross processes). How many
+   * entries it wrote.
+   */
+  async sweep(olderThanMs: number, limit = 50): Promise<number> {
+    if (!this.ended) return 0;
+    let written = 0;
+    for (const runId of await this.repo.staleOpenRuns(olderThanMs, limit)) {
+      try {
+        if (await this.journalEnded({ runId, status: '' })) written++;
+      } catch (err) {
+        this.log.warn({ err, runId }, 'agent run sweep: journal entry not written');
+      }
+    }
+    return written;
   }
 
   /** Drafts, summarises and stores the entry; one at a time per run, and an ended run's final entry is not rewritten. */
