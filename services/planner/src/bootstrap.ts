@@ -11,6 +11,7 @@ import { Journal } from './app/journal.js';
 import { JournalRepository } from './infra/journal.repository.js';
 import { AgentRunEndConsumer } from './infra/agent-run-end.consumer.js';
 import { orchestratorRuns } from './infra/orchestrator-runs.js';
+import { llmInputReader } from './infra/llm-input-reader.js';
 import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
@@ -74,12 +75,21 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const journalRepo = new JournalRepository(kit.db);
   const profileRepo = new ProfileRepository(kit.db);
   const profiles = new ProfilesService(profileRepo, playbooks, profileConnectors, async (_owner, id) => (await journalRepo.openRuns(id)).map((runId) => ({ kind: 'run', id: runId })));
-  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
+  // With a chat model, playbook inputs are read from the message by the model (checked, never invented); otherwise by fixed patterns.
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log);
   const conversations = new Conversations(journalRepo);
   const journal = new Journal(journalRepo, profiles, profileRepo);
   // Every agent run is journaled when it ends, read back from the orchestrator, whoever started it.
   const endedRuns = config.ORCHESTRATOR_URL ? { runs: orchestratorRuns(config.ORCHESTRATOR_URL, auth), profiles: profileRepo } : undefined;
-  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns);
+  // Research is offered the built-in actions this deployment serves (per the profile) besides its connectors.
+  const researchContext = {
+    served: (action: string) => {
+      const contract = actions.registry().get(action);
+      return contract ? actions.status(contract).available : false;
+    },
+    shares: (id: string) => profileRepo.shares(id),
+  };
+  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns, researchContext);
   // write_journal_entry and query_journal are served here, where the journal is (ActionService).
   const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 

@@ -3,20 +3,34 @@ import { AgentRuns } from './agent-runs.js';
 import type { PreparedMessage } from './profile-messages.js';
 import type { FinishedRun } from '../domain/journal/journal-entry.js';
 
-const profile = { id: 'p1', user_id: 'alice', handle: 'np', system_prompt_additions: 'Be brief.', max_research_rounds: 2 } as unknown as PreparedMessage['profile'];
+const profile = {
+  id: 'p1',
+  user_id: 'alice',
+  handle: 'np',
+  system_prompt_additions: 'Be brief.',
+  max_research_rounds: 2,
+  skills: [{ skill_type: 'built_in', skill_reference: 'research', is_enabled: true }],
+  knowledge_config: {},
+  journal_config: {},
+  team_config: { team_post_access: true },
+} as unknown as PreparedMessage['profile'];
 const prepared = (strategy: PreparedMessage['strategy']): PreparedMessage => ({ profile, query: 'who funds Acme?', strategy, reason: 'r', needsModel: false, notes: [], inputs: {}, extracted: [] });
 const log = { warn: () => undefined };
 
-function runs(opts: { strategy: PreparedMessage['strategy']; model?: unknown; tools?: string[]; runRow?: Record<string, unknown> }) {
+const share = (teamId: string, teamPostAccess: boolean) => ({ teamId, accessLevel: 'use' as const, teamFileAccess: false, teamPostAccess, journalVisibility: 'own_and_scheduled' as const, isActive: true });
+
+function runs(opts: { strategy: PreparedMessage['strategy']; model?: unknown; tools?: string[]; runRow?: Record<string, unknown>; teamId?: string; shares?: ReturnType<typeof share>[]; served?: (a: string) => boolean }) {
   const repo = { run: async () => opts.runRow, finishRun: jest.fn(async (_id: string, e: Record<string, unknown>, _ended: boolean) => ({ ...e, id: 'j1', created_at: new Date() })) };
   const agentRuns = new AgentRuns(
-    { prepare: async () => prepared(opts.strategy) },
+    { prepare: async () => ({ ...prepared(opts.strategy), ...(opts.teamId ? { teamId: opts.teamId } : {}) }) },
     { authorize: async () => ({ view: { profile, access: 'owner' as const, permissions: [], sharedWith: [] } }) },
     { researchTools: async () => ({ tools: opts.tools ?? [] }) },
     { history: async () => [{ role: 'user', content: 'earlier question' }] },
     repo as never,
     opts.model as never,
     log,
+    undefined,
+    { served: opts.served ?? ((a) => a !== 'search_knowledge_graph'), shares: async () => opts.shares ?? [] },
   );
   return { agentRuns, repo };
 }
@@ -30,14 +44,27 @@ describe('AgentRuns.prepare', () => {
     expect(out.plan).toBeUndefined();
   });
 
-  it('research with a model: one llm node over the bound endpoints, with the conversation history', async () => {
+  it('research with a model: one llm node over the bound endpoints and its built-in actions, with the conversation history', async () => {
     const out = await runs({ strategy: 'research', model: {}, tools: ['fec__search'] }).agentRuns.prepare(caller, '@np q', '', {}, 'c1');
-    expect(out.plan!.nodes[0]).toMatchObject({ action: 'research_with_tools', params: { tools: ['fec__search'], max_rounds: 2 } });
+    expect(out.plan!.nodes[0]).toMatchObject({ action: 'research_with_tools', params: { tools: ['fec__search', 'query_journal', 'write_journal_entry', 'search_documents'], max_rounds: 2 } });
     expect(String(out.plan!.nodes[0]!.params.instructions)).toContain('user: earlier question');
   });
 
+  it('research is offered the built-in actions of its skills; team tools only through a share that grants them', async () => {
+    const member = { userId: 'bob', teamIds: ['t1', 't2'] };
+    const granted = await runs({ strategy: 'research', model: {}, tools: ['fec__search'], teamId: 't1', shares: [share('t1', true), share('t2', true)] }).agentRuns.prepare(member, '@np q', '', {}, '');
+    expect(granted.plan!.nodes[0]!.params).toMatchObject({
+      tools: ['fec__search', 'query_journal', 'write_journal_entry', 'search_documents', 'search_team_posts', 'summarize_team_thread', 'write_team_post'],
+      team_ids: ['t1'],
+    });
+    expect(granted.notes).toContain("research tool 'search_knowledge_graph' not offered: no service of this deployment serves it");
+    const notGranted = await runs({ strategy: 'research', model: {}, tools: ['fec__search'], teamId: 't1', shares: [share('t1', false)] }).agentRuns.prepare(member, '@np q', '', {}, '');
+    expect(notGranted.plan!.nodes[0]!.params.tools).not.toContain('search_team_posts');
+    expect(notGranted.plan!.nodes[0]!.params.team_ids).toBeUndefined();
+  });
+
   it('research with nothing bound is refused saying to bind a connector', async () => {
-    await expect(runs({ strategy: 'research', model: {} }).agentRuns.prepare(caller, '@np q', '', {}, '')).rejects.toThrow(/bind a connector/);
+    await expect(runs({ strategy: 'research', model: {}, served: (a) => a.includes('journal') }).agentRuns.prepare(caller, '@np q', '', {}, '')).rejects.toThrow(/bind a connector/);
   });
 
   it('a playbook strategy is left as prepared', async () => {

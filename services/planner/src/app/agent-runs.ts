@@ -11,7 +11,8 @@ import { messageText, type BaseChatModel } from '@af/llm';
 import { AppError } from '@af/service-kit';
 import { draftJournalEntry, finalAnswer, type FinishedRun } from '../domain/journal/journal-entry.js';
 import { agentPlan } from '../domain/profiles/agent-plan.js';
-import type { Caller } from '../domain/profiles/sharing.js';
+import { researchActions } from '../domain/profiles/research-tools.js';
+import { teamToolGrants, type Caller, type TeamShare } from '../domain/profiles/sharing.js';
 import type { ExecutionLogRow, JournalRepository, JournalRow } from '../infra/journal.repository.js';
 import type { ProfileRepository } from '../infra/profile.repository.js';
 import type { ProfileBindings } from '../infra/profile-bindings.js';
@@ -56,6 +57,8 @@ export class AgentRuns {
     private readonly log: Logger,
     /** For journaling runs server-side when they end (journalEnded): the orchestrator's view and the profiles. */
     private readonly ended?: { runs: EndedRunSource; profiles: Pick<ProfileRepository, 'get'> },
+    /** What research may call beyond connectors: the actions the deployment serves, and the profile's team shares. */
+    private readonly research: { served: (action: string) => boolean; shares: (profileId: string) => Promise<TeamShare[]> } = { served: () => false, shares: async () => [] },
   ) {}
 
   /** One journal write per run at a time in this process: the gateway's FinishAgentRun and the run-end consumer meet here. */
@@ -67,10 +70,12 @@ export class AgentRuns {
     if (prepared.strategy !== 'research' && prepared.strategy !== 'direct') return prepared;
     if (!this.model) return { ...prepared, needsModel: true };
     let tools: string[] = [];
+    let offered: { actions: string[]; teamIds: string[]; withheld: string[] } = { actions: [], teamIds: [], withheld: [] };
     if (prepared.strategy === 'research') {
       const found = await this.bindings.researchTools(caller, prepared.profile.id);
       if ('unavailable' in found) throw new AppError('UNAVAILABLE', `agent '@${prepared.profile.handle}' cannot research: its connectors could not be listed: ${found.unavailable}`);
       tools = found.tools;
+      offered = await this.researchActionsFor(caller, prepared);
     }
     const history = conversationId ? await this.conversations.history(caller, conversationId) : [];
     const built = agentPlan({
@@ -80,10 +85,36 @@ export class AgentRuns {
       systemPrompt: prepared.profile.system_prompt_additions ?? null,
       maxRounds: prepared.profile.max_research_rounds,
       tools,
+      actions: offered.actions,
+      teamIds: offered.teamIds,
       history,
     });
     if (!built.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${prepared.profile.handle}' cannot answer with ${prepared.strategy}: ${built.reason}`);
-    return { ...prepared, plan: built.plan };
+    return { ...prepared, plan: built.plan, notes: [...prepared.notes, ...offered.withheld] };
+  }
+
+  /**
+   * The built-in actions research is offered: per the profile's skills and
+   * configs, team tools only as teamToolGrants allows — for a member the
+   * share's team, for the owner the teams it is shared with (actively) that
+   * they belong to and whose share grants it.
+   */
+  private async researchActionsFor(caller: Caller, prepared: PreparedMessage): Promise<{ actions: string[]; teamIds: string[]; withheld: string[] }> {
+    const p = prepared.profile;
+    const shares = (await this.research.shares(p.id)).filter((s) => s.isActive && caller.teamIds.includes(s.teamId));
+    const reach = prepared.teamId ? shares.filter((s) => s.teamId === prepared.teamId) : shares;
+    const grants = reach.map((s) => teamToolGrants(p.team_config, s));
+    const teamGrants = { files: grants.some((g) => g.files), posts: grants.some((g) => g.posts) };
+    const teamIds = reach.filter((_s, i) => grants[i]!.files || grants[i]!.posts).map((s) => s.teamId);
+    const out = researchActions({
+      builtInSkills: p.skills.filter((s) => s.skill_type === 'built_in' && s.is_enabled).map((s) => s.skill_reference),
+      knowledgeConfig: p.knowledge_config,
+      journalConfig: p.journal_config,
+      teamGrants,
+      teamIds,
+      served: this.research.served,
+    });
+    return { actions: out.actions, teamIds, withheld: out.withheld.map((w) => `research tool '${w.action}' not offered: ${w.reason}`) };
   }
 
   async record(caller: Caller, r: { runId: string; agentProfileId: string; query: string; strategy: string; playbookId: string; teamId: string; runContext: string }): Promise<void> {
