@@ -283,6 +283,26 @@ describe('deleting a profile', () => {
   });
 });
 
+describe('every template', () => {
+  it.each(['political-finance-tracker', 'corporate-intelligence-analyst'])(
+    "a profile from '%s', with the fixture connector bound and a playbook attached, answers \"@handle investigate X\" and journals it",
+    async (template) => {
+      const created = await as(alice).post(`${P}/from-template/${template}`);
+      expect(created.status).toBe(201);
+      const id = created.body.profile.id;
+      expect((await as(alice).put(`/api/agent-factory/connectors/fixture-api/bindings/${id}`, {})).status).toBe(200);
+      expect((await as(alice).post(`${P}/${id}/playbooks`, { playbook_id: 'investigate-org' })).status).toBe(201);
+      const res = await chat(alice, { message: `@${template} investigate the MacArthur Foundation` });
+      expect(res.status).toBe(200);
+      expect(byType(res.frames, 'strategy')!.payload).toMatchObject({ agent_profile_id: id, strategy: 'pipeline', playbook_id: 'investigate-org', inputs: { org_name: 'MacArthur Foundation' } });
+      expect(res.frames.map((f) => f.type)).toEqual(expect.arrayContaining(['run', 'node_start', 'node_complete', 'complete', 'journal', 'answer', 'done']));
+      expect(byType(res.frames, 'complete')!.payload.status).toBe('completed');
+      const journal = (await as(alice).get(`${P}/${id}/journal`)).body.entries;
+      expect(journal).toEqual([expect.objectContaining({ run_id: byType(res.frames, 'run')!.payload.run_id, task_status: 'complete', entities_mentioned: expect.arrayContaining(['MacArthur Foundation']) })]);
+    },
+  );
+});
+
 describe('the journal does not depend on anyone following the run', () => {
   it('a run whose gateway is killed mid-run still gets its journal entry, exactly once', async () => {
     const gate = api.hold('GET', '/filings');
