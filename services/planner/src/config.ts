@@ -22,8 +22,8 @@ export const plannerEnvSchema = baseEnvSchema.extend({
   ORCHESTRATOR_URL: grpcAddress().optional(),
   /**
    * How often the planner looks for agent runs still open in its log that
-   * have ended (their `complete` frame was missed, e.g. the in-process bus of
-   * the embedded mode, which does not cross processes) and journals them;
+   * have ended (their `complete` frame was missed, e.g. one the in-process
+   * bus of the embedded mode lost when the process stopped) and journals them;
    * only runs started at least this long ago are asked about. Needs
    * ORCHESTRATOR_URL.
    */

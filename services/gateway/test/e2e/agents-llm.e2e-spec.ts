@@ -63,7 +63,7 @@ beforeAll(async () => {
     env: {
       'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` },
       orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(NODE_SCRIPT) },
-      // The in-process bus does not cross processes: the planner's sweep finds ended runs nobody handed over.
+      // The in-process bus loses what it held when the process stops: the planner's sweep finds ended runs nobody journaled.
       planner: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(SUMMARY_SCRIPT), AGENT_JOURNAL_SWEEP_MS: '500' },
     },
   });

@@ -191,7 +191,8 @@ export class AgentRuns {
   /**
    * Journals the logged runs still open after `olderThanMs` that have ended
    * meanwhile: the safety net for a `complete` frame nobody received (the
-   * in-process bus of the embedded mode does not cross processes). How many
+   * in-process bus of the embedded mode loses what it held when the process
+   * stops). How many
    * entries it wrote.
    */
   async sweep(olderThanMs: number, limit = 50): Promise<number> {
