@@ -79,7 +79,8 @@ export function parseExtraction(answer: unknown): LongTermMemory | undefined {
 /** `next` merged into `kept`. */
 export function mergeMemory(kept: LongTermMemory, next: LongTermMemory): LongTermMemory {
   const projects = [...(next.critical_facts.recent_projects ?? []), ...(kept.critical_facts.recent_projects ?? [])];
-  const unique = [...new Map(projects.map((p) => [p.toLowerCase(), p])).values()].slice(0, 10);
+  const seen = new Set<string>();
+  const unique = projects.filter((p) => !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase())).slice(0, 10);
   return {
     critical_facts: { ...kept.critical_facts, ...next.critical_facts, ...(unique.length ? { recent_projects: unique } : {}) },
     preferences: { ...kept.preferences, ...next.preferences },

@@ -8,6 +8,12 @@ import { PlanGraphSchema, validatePlan, type PlanGraph, type PlanIssue, type Pla
 import type { LongTermMemory } from './memory.js';
 
 const RAG_RESULTS = 8;
+/** The seed's AgentOutput, as much of it as an llm agent writes: whether it did the task, what it found or did, and its data. */
+export const AGENT_OUTPUT_SCHEMA = {
+  type: 'object',
+  properties: { task_done: { type: 'boolean' }, result: { type: 'string' }, data: { type: 'object' } },
+  required: ['task_done', 'result'],
+};
 
 function realiseNode(node: PlanNode, memory: LongTermMemory, query: string): PlanNode {
   if (node.kind !== 'capability') return node;
@@ -24,6 +30,7 @@ function realiseNode(node: PlanNode, memory: LongTermMemory, query: string): Pla
         ...rest,
         kind: 'llm',
         action: 'research_with_tools',
+        outputSchema: AGENT_OUTPUT_SCHEMA,
         inputs: { task, entities: node.inputs.entities ?? {}, dependency_outputs, long_term_memory: memory },
         params: {
           tools: node.params.tools ?? [],
@@ -35,6 +42,7 @@ function realiseNode(node: PlanNode, memory: LongTermMemory, query: string): Pla
         ...rest,
         kind: 'llm',
         action: 'llm_analyze',
+        outputSchema: AGENT_OUTPUT_SCHEMA,
         inputs: { task, dependency_outputs, long_term_memory: memory },
         params: { instructions: `Summarise the dependency outputs for this task: ${task}. Use only what they contain.` },
       };
