@@ -9,7 +9,6 @@ import { orchestrator, type common, type query } from '@af/contracts';
 import { kahnLevels, planFromWire } from '@af/plan';
 import { call, followRunFrames, type Closeable } from '@af/service-kit';
 import type { GatewayDeps } from '../http/deps.js';
-import { uuidFrom } from '../agents/agent-runner.js';
 import { runForComposer, type RunFrame } from './query-events.js';
 
 const lower = (name: string, prefix: string) => name.replace(prefix, '').toLowerCase();
@@ -42,12 +41,10 @@ export class QueryRunner {
     return call(this.deps.clients.query.planQuery({ principal, query: input.query, conversationId: input.conversation_id ?? '', sessionId: input.session_id ?? '', streaming }), 120_000);
   }
 
-  /** Starts the plan as the caller's interactive run; a retry with the same idempotency key is the same run. */
-  async start(principal: common.Principal, planned: query.PlanQueryResponse, idempotencyKey: string | undefined): Promise<string> {
-    const key = idempotencyKey?.slice(0, 200) || planned.queryId;
-    const runId = idempotencyKey ? uuidFrom(`${principal.userId}:query:${key}`) : randomUUID();
+  /** Starts the plan as the caller's interactive run, one per query (the query id is the run's idempotency key). */
+  async start(principal: common.Principal, planned: query.PlanQueryResponse): Promise<string> {
     const { run } = await call(
-      this.deps.clients.orchestrator.startRun({ principal, plan: planned.plan, inputs: {}, idempotencyKey: key, runContext: 'interactive', outputContract: undefined, goalCondition: [], policies: [], runId }),
+      this.deps.clients.orchestrator.startRun({ principal, plan: planned.plan, inputs: {}, idempotencyKey: `query:${planned.queryId}`, runContext: 'interactive', outputContract: undefined, goalCondition: [], policies: [], runId: randomUUID() }),
     );
     return run!.id;
   }

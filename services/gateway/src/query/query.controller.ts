@@ -6,7 +6,7 @@
  * `GET /query/memory`. Bad input, an unknown conversation or session and a
  * deployment without a chat model are HTTP errors before anything runs.
  */
-import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { common } from '@af/contracts';
 import { AppError, call } from '@af/service-kit';
 import type { Request, Response } from 'express';
@@ -32,11 +32,11 @@ export class QueryController {
 
   @Post()
   @HttpCode(200)
-  async query(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
+  async query(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
     const input = parseBody(QuerySchema, body);
     const runner = this.runner();
     const planned = await runner.plan(principal, input, false);
-    const runId = await runner.start(principal, planned, key);
+    const runId = await runner.start(principal, planned);
     let timer: NodeJS.Timeout | undefined;
     const ended = await Promise.race([
       runner.ended(principal, runId).then(() => true),
@@ -56,11 +56,11 @@ export class QueryController {
   }
 
   @Post('stream')
-  async stream(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Req() req: Request, @Res() res: Response, @Headers('idempotency-key') key?: string) {
+  async stream(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Req() req: Request, @Res() res: Response) {
     const input = parseBody(QuerySchema, body);
     const runner = this.runner();
     const planned = await runner.plan(principal, input, true);
-    const runId = await runner.start(principal, planned, key);
+    const runId = await runner.start(principal, planned);
 
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();

@@ -9,7 +9,6 @@ export const QUERY_ROUTES: RouteDoc[] = [
   {
     method: 'post',
     path: '/query',
-    idempotent: true,
     response: R.QueryAnswer,
     status: '200',
     tag: 'Query',
@@ -21,7 +20,6 @@ export const QUERY_ROUTES: RouteDoc[] = [
   {
     method: 'post',
     path: '/query/stream',
-    idempotent: true,
     frames: R.QueryFrame,
     status: '200',
     tag: 'Query',
