@@ -55,7 +55,18 @@ const PLANNER_SCRIPT = [
   // 5. a plan naming an agent this deployment does not have, twice.
   { json: { execution_plan: [{ agent_id: 'code_agent_0', agent_name: 'code_agent', task: 'run code' }] } },
   { json: { execution_plan: [{ agent_id: 'code_agent_0', agent_name: 'code_agent', task: 'run code' }] } },
+  // 6. alice, streamed, approves the mail agent this time.
+  { json: { analysis: { intent: 'email' }, execution_plan: [mail('Email the Kestrel-7 service interval to harbour.master@example.com')] } },
+  nothing,
+  { json: { answer: 'I emailed the service interval to the harbour master.' } },
 ];
+
+/** The orchestrator's model: the approved mail agent's tool loop (send, then its AgentOutput). */
+const ORCHESTRATOR_SCRIPT = [
+  { toolCalls: [{ name: 'mail__send_message', args: { to: 'harbour.master@example.com', subject: 'Kestrel-7 service interval' } }] },
+  '{"task_done": true, "result": "Sent the Kestrel-7 service interval to harbour.master@example.com.", "data": {"action": "send"}}',
+];
+const CLIENT = { client_id: 'mail-app', client_secret: 'mail-app-secret-0123456789' };
 
 function mailConnector(base: string): string {
   return `
@@ -94,6 +105,7 @@ export function querySuite(bus: 'memory' | 'jetstream'): void {
   let pdfId = '';
   let bobNotesId = '';
   let conversationId = '';
+  const sent: unknown[] = [];
 
   const req = (user: GatewayUser, method: string, path: string, body?: unknown) => http(method, `${stack.gatewayUrl}${path}`, { token: user.token, ...(body !== undefined ? { body } : {}) });
 
@@ -116,11 +128,36 @@ export function querySuite(bus: 'memory' | 'jetstream'): void {
 
   beforeAll(async () => {
     provider = await startFixtureServer();
-    provider.route('POST', '/gmail/v1/users/me/messages/send', () => ({ json: { id: 'sent-1' } }));
-    stack = await startStack({ bus, outputRouter: true, entityResolution: true, env: { planner: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(PLANNER_SCRIPT) } } });
+    // A Gmail-shaped provider: consent that redirects back with a code, a token endpoint, and a send API that needs the user's token.
+    const codes = new Set<string>();
+    provider.route('GET', '/o/authorize', (r) => {
+      const q = r.query as Record<string, string>;
+      const back = new URL(q.redirect_uri!);
+      const code = `code-${codes.size + 1}`;
+      codes.add(code);
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', q.state!);
+      return { status: 302, headers: { location: back.toString() } };
+    });
+    provider.route('POST', '/o/token', (r) => {
+      const form = new URLSearchParams(r.body);
+      if (form.get('client_secret') !== CLIENT.client_secret || !codes.delete(form.get('code') ?? '')) return { status: 400, json: { error: 'invalid_grant' } };
+      return { json: { access_token: 'at-alice', refresh_token: 'rt-alice', token_type: 'Bearer', expires_in: 3600 } };
+    });
+    provider.route('POST', '/gmail/v1/users/me/messages/send', (r) => {
+      if (r.headers.authorization !== 'Bearer at-alice') return { status: 401, json: { error: 'invalid_token' } };
+      sent.push(JSON.parse(r.body || '{}'));
+      return { json: { id: `sent-${sent.length}` } };
+    });
+    stack = await startStack({
+      bus,
+      outputRouter: true,
+      entityResolution: true,
+      env: { planner: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(PLANNER_SCRIPT) }, orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(ORCHESTRATOR_SCRIPT) } },
+    });
     alice = await registerUser(stack.gatewayUrl, `query-alice-${bus}@example.com`);
     bob = await registerUser(stack.gatewayUrl, `query-bob-${bus}@example.com`);
-    expect((await req(alice, 'POST', '/api/agent-factory/connectors', { yaml: mailConnector(provider.url), credentials: { client_id: 'mail-app', client_secret: 'mail-app-secret-0123456789' } })).status).toBe(201);
+    expect((await req(alice, 'POST', '/api/agent-factory/connectors', { yaml: mailConnector(provider.url), credentials: CLIENT })).status).toBe(201);
     notesId = await upload(alice, 'ops-notes.md', 'text/markdown', NOTES);
     pdfId = await upload(alice, 'employee-handbook-2019.pdf', 'application/pdf', readFileSync(join(CORPUS, 'employee-handbook-2019.pdf')));
     bobNotesId = await upload(bob, 'bob-notes.md', 'text/markdown', BOB_NOTES);
@@ -270,6 +307,40 @@ export function querySuite(bus: 'memory' | 'jetstream'): void {
       expect([stream.status, stream.body.error.violations[0].field]).toEqual([400, 'query']);
       const unknownSession = await req(alice, 'POST', '/query', { query: 'hi', session_id: '00000000-0000-4000-8000-000000000000' });
       expect(unknownSession.status).toBe(404);
+    });
+  });
+  describe(`the mail agent after approval (${bus} bus)`, () => {
+    it("sends through the user's own OAuth connection once the user approves, and the answer says so", async () => {
+      const begun = await req(alice, 'GET', '/api/agent-factory/connectors/mail/oauth/auth-url');
+      expect(begun.status).toBe(200);
+      const back = await http('GET', begun.body.auth_url);
+      expect(back.body.connection).toMatchObject({ connector_id: 'mail', status: 'active' });
+
+      const approved: Array<Promise<{ status: number }>> = [];
+      const out = await readSse(
+        `${stack.gatewayUrl}/query/stream`,
+        { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        {
+          method: 'POST',
+          body: JSON.stringify({ query: 'Email the Kestrel-7 service interval to the harbour master.' }),
+          timeoutMs: 90_000,
+          until: (f) => {
+            const frame = JSON.parse(f.data) as Frame;
+            if (frame.type === 'hitl_required') approved.push(req(alice, 'POST', '/hitl/respond', { request_id: frame.payload.request_id, decision: 'approved' }));
+            return frame.type === 'done' || frame.type === 'error';
+          },
+        },
+      );
+      const frames = out.frames.map((f) => JSON.parse(f.data) as Frame);
+      const types = frames.map((f) => f.type);
+      expect(types).toEqual(expect.arrayContaining(['plan', 'hitl_required', 'hitl_approved', 'token', 'done']));
+      expect((await Promise.all(approved)).map((r) => r.status)).toEqual([200]);
+      expect(sent).toEqual([{ to: 'harbour.master@example.com', subject: 'Kestrel-7 service interval' }]);
+      const done = frames.find((f) => f.type === 'done')!.payload;
+      expect(done.not_done).toEqual([]);
+      expect(frames.find((f) => f.type === 'token')!.payload.text).toBe('I emailed the service interval to the harbour master.');
+      const run = (await req(alice, 'GET', `/api/v1/runs/${done.run_id}`)).body.run;
+      expect(run.nodes.find((n: any) => n.node_id === 'mail_agent_0').output).toMatchObject({ task_done: true, result: 'Sent the Kestrel-7 service interval to harbour.master@example.com.' });
     });
   });
 }
