@@ -30,6 +30,10 @@ import { plannerMigrations } from './infra/migrations/index.js';
 import { ProfileMessages } from './app/profile-messages.js';
 import { ProfilesService } from './app/profiles.service.js';
 import { ProfilesModule } from './grpc/profiles.controller.js';
+import { QueryPipeline } from './app/query-pipeline.js';
+import { QueryModule } from './grpc/query.controller.js';
+import { QueryRepository } from './infra/query.repository.js';
+import { connectorToolSource, noConnectorTools } from './infra/query-tools.js';
 import { noProfileBindings, profileBindings } from './infra/profile-bindings.js';
 import { ProfileRepository } from './infra/profile.repository.js';
 
@@ -91,6 +95,16 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   };
   const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns, researchContext);
   // write_journal_entry and query_journal are served here, where the journal is (ActionService).
+  // POST /query: the master agent's plans over the agents this deployment runs (docs/query.md).
+  const queries = new QueryPipeline({
+    ...(model ? { model } : {}),
+    repo: new QueryRepository(kit.db),
+    conversations,
+    tools: config.CONNECTOR_RUNTIME_URL ? connectorToolSource(config.CONNECTOR_RUNTIME_URL, auth, log) : noConnectorTools,
+    served: (action) => actionServices.served().some((s) => s.action === action),
+    checkActions: (plan) => actions.check(plan),
+    log,
+  });
   const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 
   const grpc = await startGrpcServer({
@@ -100,7 +114,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
       registry,
       facets,
       actions,
-      modules: [ProfilesModule.forRoot(profiles, { runs: agentRuns, journal, conversations }), ActionServiceModule.forRoot(journalActions, { auth, log })],
+      modules: [ProfilesModule.forRoot(profiles, { runs: agentRuns, journal, conversations }), QueryModule.forRoot(queries), ActionServiceModule.forRoot(journalActions, { auth, log })],
     }),
     packages: ['planner', 'action'],
     host: config.GRPC_HOST,
