@@ -185,7 +185,7 @@ const result = {
   corpus: { documents: docs.length, by_format: docs.reduce((a, d) => ((a[d.format] = (a[d.format] ?? 0) + 1), a), {}), pages, chunks, questions: corpus.questions.length, questions_with_typo: typos, seed: corpus.seed },
   embedder: embedder.name,
   vector_store: vectors.kind,
-  lexical: 'postgres-bm25 (english tsvector, k1 1.2, b 0.75)',
+  lexical: 'bm25 in memory over PostgreSQL english tsvector lexemes (k1 1.2, b 0.75)',
   fusion: 'reciprocal rank fusion, k = 60, 50 candidates per retriever',
   quality: qualityResults,
   ingestion: { seconds: r3(ingestSeconds), pages_per_second: r3(pages / ingestSeconds), chunks_per_second: r3(chunks / ingestSeconds) },
