@@ -54,12 +54,19 @@ export async function startDocuments(kit: ServiceKit<EntityResolutionConfig>, au
     consumer = new DocumentEventsConsumer(kit, ingest);
     await consumer.start();
   }
+  const search = new SearchDocuments(index, embedder, vectors, 50, c.DOCS_FUSION_DENSE_WEIGHT);
   kit.log.info(
-    { embedder: embedder.name, vectorStore: vectors.kind, lexical: 'postgres-bm25', ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)' },
+    {
+      embedder: embedder.name,
+      vectorStore: vectors.kind,
+      lexical: 'bm25 in memory over postgres english lexemes',
+      fusionDenseWeight: search.denseWeight,
+      ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)',
+    },
     'document index ready',
   );
   return {
-    handlers: documentActions(new SearchDocuments(index, embedder, vectors), embedder.name),
+    handlers: documentActions(search, embedder.name),
     close: async () => {
       await consumer?.stop();
     },

@@ -53,6 +53,14 @@ const snippet = (text: string, section: string) => {
   return body.length > 320 ? `${body.slice(0, 317)}…` : body;
 };
 
+/**
+ * The dense list's fusion weight when none is configured: 0.5 with the
+ * offline hashed embedder (its features are the query's words and letter
+ * n-grams, so its list is a noisier copy of BM25's: on bench/rag plain RRF
+ * loses to BM25 alone), 1 with a model embedder (plain RRF).
+ */
+export const defaultDenseWeight = (embedderName: string) => (embedderName.startsWith('offline-') ? 0.5 : 1);
+
 export class SearchDocuments {
   constructor(
     private readonly index: DocumentIndexRepository,
@@ -60,6 +68,8 @@ export class SearchDocuments {
     private readonly vectors: VectorStore,
     /** How many candidates each retriever contributes before fusion. */
     private readonly candidates = 50,
+    /** Weight of the dense list in the fusion (BM25 weighs 1); see `defaultDenseWeight`. */
+    readonly denseWeight = defaultDenseWeight(embedder.name),
   ) {}
 
   async execute(r: SearchRequest): Promise<SearchResult> {
@@ -77,7 +87,7 @@ export class SearchDocuments {
       mode === 'bm25' ? [] : this.embedder.embed([analysis.text]).then(([v]) => this.vectors.search(r.owner, v!, k, allowed)),
       mode === 'dense' ? [] : this.index.bm25(r.owner, analysis.text, k, allowed),
     ]);
-    const fused = reciprocalRankFusion([dense, lexical]).slice(0, r.maxResults);
+    const fused = reciprocalRankFusion([dense, lexical], 60, [mode === 'hybrid' ? this.denseWeight : 1, 1]).slice(0, r.maxResults);
     const cos = new Map(dense.map((d) => [d.id, d.score]));
     const rows = new Map((await this.index.chunks(r.owner, fused.map((f) => f.id))).map((c) => [c.id, c]));
     const hits: SearchHit[] = [];
