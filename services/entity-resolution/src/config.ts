@@ -21,6 +21,10 @@ export const documentsEnvSchema = z.object({
    * what BM25 finds), 1 with a model embedder (plain RRF).
    */
   DOCS_FUSION_DENSE_WEIGHT: z.coerce.number().min(0).max(10).optional(),
+  /** `llm`: rerank search_documents' fused top 20 with the chat model of the LLM_* variables (which must name one); `off` (default). */
+  DOCS_RERANK: z.enum(['off', 'llm']).default('off'),
+  /** Time the rerank model call may take before the fused order is kept. */
+  DOCS_RERANK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   QDRANT_URL: z.url().optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   /** Largest file the index reads; larger ones end as status failed / too_large. */

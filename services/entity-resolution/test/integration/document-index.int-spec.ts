@@ -9,6 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import type { Chunk } from '../../src/documents/domain/chunking.js';
 import { DocumentIndexRepository } from '../../src/documents/infra/document-index.repository.js';
+import { ScriptedChatModel } from '@af/llm';
+import { LlmReranker } from '../../src/documents/app/llm-rerank.js';
+import { SearchDocuments } from '../../src/documents/app/search-documents.js';
+import { EmbeddedVectorStore } from '../../src/documents/infra/embedded-vector-store.js';
+import { OfflineEmbedder } from '../../src/documents/infra/embedders.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { ServiceKit } from '@af/service-kit';
 import { entityResolutionEnvSchema } from '../../src/config.js';
@@ -94,5 +99,33 @@ describe('DocumentIndexRepository BM25', () => {
     expect(await b.bm25(alice, 'airship', 5)).toEqual([]);
     const all = await a.bm25(alice, 'crane maintenance', 50);
     expect(all.map((h) => h.id)).toEqual((await a.bm25InSql(alice, 'crane maintenance', 50)).map((h) => h.id));
+  });
+});
+
+describe('SearchDocuments with an LLM rerank (scripted model)', () => {
+  it("reorders the fused candidates as the model ranks them, trims to max results, and says what it did", async () => {
+    const owner = `dave-${randomUUID()}`;
+    const d = randomUUID();
+    const texts = ['crane maintenance every ninety days', 'crane operator licence rules', 'crane rental prices per day', 'canteen opening hours'];
+    await index(a, owner, d, 1, texts);
+    const embedder = new OfflineEmbedder(128);
+    const vectors = new EmbeddedVectorStore(kit.db as never);
+    const vecs = await embedder.embed(texts);
+    await vectors.upsert(owner, vecs.map((vector, i) => ({ id: `${d}:1:${i}`, documentId: d, vector, payload: { format: 'markdown', section: '', page: null, years: [] } })));
+    const fused = await new SearchDocuments(a, embedder, vectors).execute({ owner, query: 'crane', maxResults: 3 });
+    expect(fused.rerank).toBeUndefined();
+    const model = new ScriptedChatModel([{ json: { ranking: [3, 1] } }, { error: 'model down' }]);
+    const search = new SearchDocuments(a, embedder, vectors, 50, undefined, new LlmReranker(model, 'scripted'));
+    const r = await search.execute({ owner, query: 'crane', maxResults: 2 });
+    expect(r.rerank).toEqual({ model: 'scripted', status: 'reranked' });
+    expect(r.hits.map((h) => h.chunkId)).toEqual([fused.hits[2]!.chunkId, fused.hits[0]!.chunkId]);
+    expect(model.prompts[0]).toContain('crane operator licence rules');
+    // Only the owner's chunks are shown to the model (alice's crane chunks are not).
+    expect(model.prompts[0]!.split('"file"').length).toBe(model.prompts[0]!.split(`${d}.md`).length);
+    const down = await search.execute({ owner, query: 'crane', maxResults: 3 });
+    expect(down.rerank).toMatchObject({ status: 'kept_fused_order', reason: expect.stringContaining('model down') });
+    expect(down.hits.map((h) => h.chunkId)).toEqual(fused.hits.map((h) => h.chunkId));
+    const off = await search.execute({ owner, query: 'crane', maxResults: 3, rerank: false });
+    expect(off.rerank).toEqual({ model: 'scripted', status: 'not_asked' });
   });
 });
