@@ -141,7 +141,7 @@ for (const size of sizes) {
     for (const q of qs) { const t = performance.now(); await search.execute({ owner, query: q, maxResults: 8, mode }); lat.push(performance.now() - t); }
     res[mode] = { p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
   }
-  latency[size] = { chunks: have, ...res };
+  latency[size] = { chunks: have, ...res, loadavg_at_measure: loadavg().map(r3) };
   console.log(`size ${size}: ${JSON.stringify(res)}`);
 
   // In-memory index alone: brute force vs HNSW on the same vectors.
@@ -157,7 +157,21 @@ for (const size of sizes) {
   const bfLat = [];
   const exact = [];
   for (const v of qv) { const t = performance.now(); exact.push(bf.search(v, 8).map((x) => x.id)); bfLat.push(performance.now() - t); }
-  const vi = { brute_force: { p50_ms: r3(pct(bfLat, 50)), p95_ms: r3(pct(bfLat, 95)), build_ms: Math.round(bfBuild), recall_at_8_vs_exact: 1 } };
+  // Reference in the same run (same load): the row-by-row exact scan the column layout replaced.
+  const flat = new Float32Array(rows.length * dims);
+  vecsAll.forEach((v, i) => flat.set(v, i * dims));
+  const rowLat = [];
+  for (const v of qv.slice(0, 50)) {
+    const t = performance.now();
+    const sc = new Float32Array(rows.length);
+    for (let r = 0; r < rows.length; r++) { let s = 0; const off = r * dims; for (let j = 0; j < dims; j++) s += flat[off + j] * v[j]; sc[r] = s; }
+    rowLat.push(performance.now() - t);
+  }
+  const vi = {
+    brute_force: { layout: 'by column, sparse query', p50_ms: r3(pct(bfLat, 50)), p95_ms: r3(pct(bfLat, 95)), build_ms: Math.round(bfBuild), recall_at_8_vs_exact: 1 },
+    row_major_reference: { p50_ms: r3(pct(rowLat, 50)), p95_ms: r3(pct(rowLat, 95)), queries: rowLat.length },
+    loadavg_at_measure: loadavg().map(r3),
+  };
   // HNSW builds take minutes past ~20k points here: BENCH_HNSW_MAX (default 20000) bounds the sizes it is built at.
   if (hnsw && rows.length <= Number(process.env.BENCH_HNSW_MAX ?? 20000)) {
     const th = performance.now();

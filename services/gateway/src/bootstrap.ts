@@ -70,10 +70,16 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
   };
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, verify }));
   // Body-parser failures (bad JSON, too large, NUL / too deep) as our JSON error shape.
-  app.use((err: { status?: number; type?: string; message?: string; guard?: JsonGuardProblem }, _req: Request, res: Response, next: NextFunction) => {
+  app.use((err: { status?: number; type?: string; message?: string; guard?: JsonGuardProblem; length?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     if (err.guard) {
       res.status(400).json({ error: { code: 'INVALID_ARGUMENT', message: `${err.guard.field}: ${err.guard.reason}`, violations: [err.guard] } });
+      return;
+    }
+    if (err.type === 'entity.too.large') {
+      // Refused from the declared length, before the body is read.
+      const reason = `is ${err.length ?? 'more than'} bytes; the limit is ${config.BODY_LIMIT_BYTES} bytes (BODY_LIMIT_BYTES)`;
+      res.status(413).json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `request body: ${reason}`, violations: [{ field: '(body)', reason, code: 'payload_too_large' }] } });
       return;
     }
     const status = err.status ?? 400;
