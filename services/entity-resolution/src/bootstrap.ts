@@ -31,7 +31,7 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
     reviewThreshold: config.ER_REVIEW_THRESHOLD,
   });
   const auth = serviceAuthFromConfig(config, 'entity-resolution');
-  const documents = await startDocuments(kit, auth);
+  const documents = await startDocuments(kit, auth, env);
   kit.onClose(() => documents.close());
   handlers.push(...documents.handlers);
   const actions = new ActionDispatcher('entity-resolution', handlers, new PgActionRecords(kit.db));

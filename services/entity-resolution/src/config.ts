@@ -15,6 +15,16 @@ export const documentsEnvSchema = z.object({
   DOCS_EMBEDDING_BASE_URL: z.url().optional(),
   /** `embedded` (default; vectors in PostgreSQL, searched in memory) or `qdrant` (needs QDRANT_URL). */
   DOCS_VECTOR_STORE: z.enum(['embedded', 'qdrant']).default('embedded'),
+  /**
+   * Weight of the dense list in the reciprocal rank fusion (BM25 weighs 1).
+   * Unset: 0.5 with the offline embedder (itself lexical, a noisier copy of
+   * what BM25 finds), 1 with a model embedder (plain RRF).
+   */
+  DOCS_FUSION_DENSE_WEIGHT: z.coerce.number().min(0).max(10).optional(),
+  /** `llm`: rerank search_documents' fused top 20 with the chat model of the LLM_* variables (which must name one); `off` (default). */
+  DOCS_RERANK: z.enum(['off', 'llm']).default('off'),
+  /** Time the rerank model call may take before the fused order is kept. */
+  DOCS_RERANK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   QDRANT_URL: z.url().optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   /** Largest file the index reads; larger ones end as status failed / too_large. */
