@@ -87,6 +87,30 @@ export const CORE_ACTIONS: ActionContract[] = [
     },
     { sideEffect: true },
   ),
+  // output.auto_enrich_graph: the playbook compiler adds one after each connector step (playbook/enrich-nodes.ts).
+  tool(
+    'enrich_knowledge',
+    'entity',
+    {
+      description: "Feed the knowledge graph from a connector step's records (extract by the endpoint's entity_extraction hints, then resolve)",
+      inputs: { data: 'record[]! Records of the connector step' },
+      params: {
+        connector: 'string Connector id (provenance)',
+        endpoint: 'string Endpoint name (provenance)',
+        source_node: 'string The connector step whose records these are (provenance)',
+        entity_extraction: "record[] The endpoint's response_mapping.entity_extraction hints [{field, entity_type, relationship_type}]",
+      },
+      outputs: {
+        resolved: ENTITY,
+        merge_count: 'integer',
+        ambiguous: 'entity[] Entities that need human review',
+        relationship_count: 'integer',
+        skipped: 'record[] Values not resolved, with the reason',
+        count: 'integer',
+      },
+    },
+    { sideEffect: true },
+  ),
   tool('cross_reference', 'entity', {
     description: 'Match entities across two or more datasets',
     inputs: { dataset_a: 'record[]! First dataset', dataset_b: 'record[]! Second dataset' },
