@@ -25,31 +25,18 @@ import {
   searchParams,
 } from './action-inputs.js';
 import { parseOrThrow } from './parse.js';
-import type { EntityView, GraphStore, InputEntity } from './ports.js';
+import { enrichAction } from './enrich.js';
+import { entityOut, type ActionSettings } from './entity-out.js';
+import type { GraphStore, InputEntity } from './ports.js';
 
-export interface ActionSettings {
-  /** Largest `max_nodes` analyze_graph accepts. */
-  maxAnalyzeNodes: number;
-  autoThreshold: number;
-  reviewThreshold: number;
-}
+export { entityOut, type ActionSettings };
+
 
 const owner = (ctx: ActionContext) => {
   if (!ctx.principal.userId) throw new AppError('UNAUTHENTICATED', 'the call names no principal');
   return ctx.principal.userId;
 };
 
-export const entityOut = (v: EntityView) => ({
-  entity_id: v.id,
-  name: v.name,
-  canonical_name: v.canonicalName,
-  type: v.type,
-  subtype: v.subtype,
-  aliases: v.aliases,
-  external_ids: v.externalIds,
-  confidence: v.confidence,
-  merge_count: v.mergeCount,
-});
 
 function toInput(e: EntityInput | Omit<EntityInput, 'relationships'>, index: number): InputEntity {
   const input: InputEntity = {
@@ -283,5 +270,5 @@ export function entityActions(store: GraphStore, settings: ActionSettings): Acti
     },
   };
 
-  return [extract, resolve, cross, search, analyze, detect];
+  return [extract, resolve, enrichAction(store, settings), cross, search, analyze, detect];
 }
