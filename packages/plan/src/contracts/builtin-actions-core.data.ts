@@ -69,7 +69,12 @@ export const CORE_ACTIONS: ActionContract[] = [
     description: 'Extract named entities from data records',
     inputs: { data: 'record[]! Records to process' },
     params: { entity_types: 'string[] Types to extract ("auto" for all)', relationship_type: 'string Default relationship to assign' },
-    outputs: { entities: 'entity[]{name,type,source_field,source_record_index,confidence}', count: 'integer' },
+    outputs: {
+      entities: 'entity[]{name,type,source_field,source_record_index,confidence}',
+      count: 'integer',
+      method: 'string "rules", or "llm" when a model read the free text',
+      model: 'string The model that read the free text (method llm)',
+    },
   }),
   // Writes the knowledge graph (merges, new entities, review items): skipped in dry runs, later steps wait for it.
   tool(

@@ -118,6 +118,8 @@ export interface TextEntityExtractor {
 }
 
 export interface GraphStore {
+  /** Which adapter: `postgres` or `neo4j`. */
+  readonly kind: string;
   resolve(
     owner: string,
     prov: Provenance,

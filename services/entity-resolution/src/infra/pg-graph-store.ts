@@ -25,6 +25,7 @@ import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
 
 export class PgGraphStore implements GraphStore {
+  readonly kind = 'postgres';
   private readonly queries: GraphQueries;
 
   constructor(private readonly db: DataSource) {
