@@ -2,6 +2,7 @@ import { ActionExecutions1765000000000 } from '@af/service-kit';
 import { DocumentsIndex1766100000000 } from '../../documents/infra/documents-index.migration.js';
 import { Init1764300000000 } from './1764300000000-init.js';
 import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
+import { LinkOwner1766300000000 } from './1766300000000-link-owner.js';
 
 /** Every entity-resolution migration, oldest first. */
 export const ENTITY_RESOLUTION_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   ActionExecutions1765000000000,
   DocumentsIndex1766100000000,
   TrigramSearch1766100000001,
+  LinkOwner1766300000000,
 ];

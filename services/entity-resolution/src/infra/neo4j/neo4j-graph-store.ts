@@ -187,9 +187,10 @@ export class Neo4jGraphStore implements GraphStore {
     };
     if (outcome.decision === 'auto_merge' && outcome.clusterId) {
       const parent = outcome.clusterId;
-      await this.link(tx, owner, id, parent);
+      const logId = randomUUID();
+      await this.link(tx, owner, id, parent, logId);
       const targetName = await this.nameOf(tx, owner, parent);
-      await this.log(tx, { ...base, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true });
+      await this.log(tx, { ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true });
       await this.discover(tx, owner, prov, {
         type: 'entity_merge',
         name: input.name,
@@ -284,15 +285,16 @@ export class Neo4jGraphStore implements GraphStore {
   }
 
   /** Link root `child` under root `parent`: every member of the child's tree now reads through the parent's root. */
-  private async link(tx: Tx, owner: string, child: string, parent: string): Promise<void> {
+  /** `by`: the merge decision whose link this is (a split's reversal puts back the one it removed). */
+  private async link(tx: Tx, owner: string, child: string, parent: string, by: string | null): Promise<void> {
     await tx.run(
       `MATCH (c:Entity {user_id: $owner, id: $child}), (p:Entity {user_id: $owner, id: $parent})
-       SET c.parent_id = p.id, c.updated_at = datetime(), p.last_seen = datetime()
-       CREATE (c)-[:MERGED_INTO]->(p)
+       SET c.parent_id = p.id, c.link_log_id = $by, c.updated_at = datetime(), p.last_seen = datetime()
+       CREATE (c)-[:MERGED_INTO {decision: $by}]->(p)
        WITH c, p
        MATCH (m:Entity {user_id: $owner, root_id: c.id})
        SET m.root_id = p.root_id`,
-      { owner, child, parent },
+      { owner, child, parent, by },
     );
   }
 
@@ -301,7 +303,7 @@ export class Neo4jGraphStore implements GraphStore {
     await tx.run(
       `MATCH (c:Entity {user_id: $owner, id: $child})-[l:MERGED_INTO]->(:Entity)
        DELETE l
-       SET c.parent_id = null, c.updated_at = datetime()
+       SET c.parent_id = null, c.link_log_id = null, c.updated_at = datetime()
        WITH c
        MATCH (m:Entity {user_id: $owner})-[:MERGED_INTO*0..]->(c)
        SET m.root_id = c.id`,
@@ -335,6 +337,8 @@ export class Neo4jGraphStore implements GraphStore {
       details: Record<string, unknown>;
       link?: { child: string; parent: string };
       reversible: boolean;
+      id?: string;
+      linkOwner?: string | null;
     },
   ): Promise<LogRow> {
     const [r] = rows(
@@ -342,13 +346,14 @@ export class Neo4jGraphStore implements GraphStore {
         `CREATE (l:ResolutionLog {id: $id, user_id: $owner, execution_id: $run, action: $action, source_entity_id: $sourceId,
                                   source_entity_name: $sourceName, source_entity_type: $sourceType, target_entity_id: $targetId,
                                   target_entity_name: $targetName, confidence: $confidence, match_method: $method, match_details: $details,
-                                  link_child: $child, link_parent: $parent, is_reversible: $reversible, reversed_at: null, created_at: datetime()})
+                                  link_child: $child, link_parent: $parent, link_owner: $linkOwner, is_reversible: $reversible, reversed_at: null, created_at: datetime()})
          RETURN l {.*, created_at: toString(l.created_at), reversed_at: null} AS l`,
         {
-          id: randomUUID(),
+          id: e.id ?? randomUUID(),
           owner: e.owner,
           run: e.executionId,
           action: e.action,
+          linkOwner: e.linkOwner ?? null,
           sourceId: e.sourceId,
           sourceName: e.sourceName,
           sourceType: e.sourceType,
@@ -412,8 +417,10 @@ export class Neo4jGraphStore implements GraphStore {
         const parent = await this.rootOf(tx, owner, review.candidateEntityId);
         if (!child || !parent) throw new AppError('FAILED_PRECONDITION', `an entity of review ${id} no longer exists`);
         if (child !== parent) {
-          await this.link(tx, owner, child, parent);
+          const logId = randomUUID();
+          await this.link(tx, owner, child, parent, logId);
           log = await this.log(tx, {
+            id: logId,
             owner,
             executionId: review.executionId,
             action: 'user_merge',
@@ -458,17 +465,25 @@ export class Neo4jGraphStore implements GraphStore {
       if (!entry.is_reversible || !entry.link_child || !entry.link_parent)
         throw new AppError('FAILED_PRECONDITION', `a ${entry.action} decision changes no link and cannot be reversed`);
       const [current] = rows(
-        await tx.run(`MATCH (e:Entity {user_id: $owner, id: $id}) RETURN e.parent_id AS parent_id`, { owner, id: entry.link_child }),
+        await tx.run(`MATCH (e:Entity {user_id: $owner, id: $id}) RETURN e.parent_id AS parent_id, e.link_log_id AS link_log_id`, {
+          owner,
+          id: entry.link_child,
+        }),
       );
       if (entry.action === 'user_split') {
         if (current?.parent_id) throw new AppError('FAILED_PRECONDITION', 'the split-off entity has been merged elsewhere since');
         const parentRoot = await this.rootOf(tx, owner, entry.link_parent);
         if (!parentRoot || parentRoot === entry.link_child)
           throw new AppError('FAILED_PRECONDITION', 'the entity it was split from no longer holds it');
-        await this.link(tx, owner, entry.link_child, entry.link_parent);
+        await this.link(tx, owner, entry.link_child, entry.link_parent, entry.link_owner ?? null);
       } else {
         if (current?.parent_id !== entry.link_parent)
           throw new AppError('FAILED_PRECONDITION', `the merge of decision ${logId} is no longer in place`);
+        if (current?.link_log_id && current.link_log_id !== entry.id)
+          throw new AppError(
+            'FAILED_PRECONDITION',
+            `the link of decision ${logId} was split off; the link in place now is decision ${current.link_log_id}'s`,
+          );
         await this.unlink(tx, owner, entry.link_child);
       }
       const [updated] = rows(
@@ -485,7 +500,7 @@ export class Neo4jGraphStore implements GraphStore {
   split(owner: string, memberId: string): Promise<LogRow> {
     return this.write(async (tx) => {
       const [row] = rows(
-        await tx.run(`MATCH (e:Entity {user_id: $owner, id: $id}) RETURN e.parent_id AS parent_id, e.name AS name, e.type AS type`, {
+        await tx.run(`MATCH (e:Entity {user_id: $owner, id: $id}) RETURN e.parent_id AS parent_id, e.link_log_id AS link_log_id, e.name AS name, e.type AS type`, {
           owner,
           id: memberId,
         }),
@@ -509,6 +524,7 @@ export class Neo4jGraphStore implements GraphStore {
         details: {},
         link: { child: memberId, parent },
         reversible: true,
+        linkOwner: row.link_log_id ?? null,
       });
     });
   }
