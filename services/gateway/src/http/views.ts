@@ -53,6 +53,7 @@ export function runView(run: orchestrator.Run): z.infer<typeof R.Run> {
     connectors_called: run.connectorsCalled ?? [],
     entities_discovered: run.entitiesDiscovered ?? 0,
     outputs_produced: run.outputsProduced ?? [],
+    plan: { nodes: (run.plan?.nodes ?? []).map((n) => ({ id: n.id, kind: n.kind, action: n.action || null })), edges: (run.plan?.edges ?? []) as z.infer<typeof R.Run>['plan']['edges'] },
   };
 }
 
