@@ -6,7 +6,6 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, type Violation } from '../api/client';
-import { rememberRunSource } from '../api/run-playbooks';
 import { ErrorBanner, Loading } from '../components/ui';
 import { errorsByField } from '../forms/schema';
 import { SchemaForm } from '../forms/SchemaForm';
@@ -168,7 +167,6 @@ function PlaybookEditor({ playbookId }: { playbookId: string | null }) {
         body: { playbook_id: stored.id, playbook_revision: stored.revision, inputs },
         headers: { 'idempotency-key': crypto.randomUUID() },
       });
-      rememberRunSource(r.run.id, { playbookId: stored.id, revision: stored.revision });
       navigate(`/runs/${r.run.id}`);
     } catch (err) {
       if (err instanceof ApiError) {

@@ -91,7 +91,7 @@ export function actionView(a: planner.ActionContract): z.infer<typeof R.ActionCo
 
 /** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */
 export function runSummaryView(run: orchestrator.Run): z.infer<typeof R.RunSummary> {
-  const { nodes: _nodes, outputs: _outputs, inputs: _inputs, ...rest } = runView(run);
+  const { nodes: _nodes, outputs: _outputs, inputs: _inputs, plan: _plan, ...rest } = runView(run);
   return rest;
 }
 
