@@ -358,6 +358,23 @@ it('shows a validation error under the step while editing a playbook', async () 
   expect(await seriousViolations()).toEqual([]);
 });
 
+it('completes playbook keys and values from the JSON Schema while typing', async () => {
+  await go('/playbooks/new');
+  const editor = page.getByRole('combobox', { name: 'Playbook YAML' });
+  await editor.fill('id: completion-e2e\nname: Completion\n');
+  await editor.press('End');
+  await editor.pressSequentially('exec');
+  await page.getByRole('option', { name: /execution_mode/ }).waitFor();
+  expect(await editor.getAttribute('aria-expanded')).toBe('true');
+  await shot('playbook-completion');
+  expect(await seriousViolations()).toEqual([]);
+  await editor.press('Enter');
+  await editor.pressSequentially('det');
+  await page.getByRole('option', { name: 'deterministic' }).waitFor();
+  await editor.press('Enter');
+  expect(await editor.inputValue()).toBe('id: completion-e2e\nname: Completion\nexecution_mode: deterministic');
+});
+
 it('creates a schedule (a bad cron shows its error under the field) and pauses it', async () => {
   await go('/schedules');
   const form = page.getByRole('form', { name: 'New schedule' });
@@ -501,15 +518,21 @@ steps:
 
 it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
   await go('/workspace');
+  await page.getByLabel('Folder name').fill('Reports');
+  await page.getByRole('button', { name: 'Create folder' }).click();
+  await page.locator('[data-folder="/Reports"]').waitFor();
   const form = page.getByRole('form', { name: 'New document' });
   await form.getByLabel('Content', { exact: true }).fill('# Sorted\n\n1, 2, 3');
   await form.getByRole('button', { name: 'Save document' }).click();
   const titleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
   await titleError.waitFor();
   await form.getByLabel('Title').fill('Sorted numbers');
+  await form.getByLabel('Folder').selectOption({ label: '/Reports' });
   await form.getByRole('button', { name: 'Save document' }).click();
   await page.getByRole('button', { name: 'Open Sorted numbers' }).click();
   await page.getByRole('region', { name: 'Document Sorted numbers' }).getByText('1, 2, 3').waitFor();
+  const docs = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/workspace/documents`, { token: await token() })).body.documents;
+  expect(docs.find((d: any) => d.title === 'Sorted numbers').folder_path).toBe('/Reports');
   await shot('workspace');
   expect(await seriousViolations()).toEqual([]);
 });
@@ -529,6 +552,67 @@ it('creates a team and adds a member; an unknown email is named under the field'
   await card.getByText('grace@example.com · member').waitFor();
   await shot('teams');
   expect(await seriousViolations()).toEqual([]);
+});
+
+it('edits a connector as YAML (a wrong value is named with its line while typing) and binds it to an agent', async () => {
+  await go('/connectors');
+  await page.getByRole('button', { name: 'Edit Orgs API' }).click();
+  const form = page.getByRole('form', { name: 'Edit Orgs API' });
+  const yaml = form.getByLabel('Connector YAML');
+  await page.locator('#connector-validation[data-valid=true]').waitFor();
+  const good = await yaml.inputValue();
+  await yaml.fill(good.replace('method: GET', 'method: FETCH'));
+  const problem = page.locator('#connector-validation .problems li');
+  await problem.first().waitFor();
+  expect(await problem.first().textContent()).toMatch(/method/);
+  await shot('connector-yaml-error');
+  expect(await seriousViolations()).toEqual([]);
+  await yaml.fill(good.replace('Organisations (a local fixture)', 'Organisations, edited in the console'));
+  await page.locator('#connector-validation[data-valid=true]').waitFor();
+  await form.getByRole('button', { name: 'Save connector' }).click();
+  await form.getByText('Saved.').waitFor();
+  const t = await token();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/connectors/orgs-api`, { token: t })).body.connector.description).toBe('Organisations, edited in the console');
+
+  await page.getByRole('button', { name: 'Bindings of Orgs API' }).click();
+  const panel = page.getByRole('region', { name: 'Bindings of Orgs API' });
+  const sorter = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  await panel.getByLabel('Agent').selectOption(sorter.agent_profile_id);
+  await panel.getByLabel(/Allowed endpoints/).fill('search_orgs');
+  await panel.getByRole('button', { name: 'Bind' }).click();
+  await panel.locator('[data-binding="@sorter"]').waitFor();
+  await shot('connector-bindings');
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/agent-factory/connectors/bindings`, { token: t });
+  expect(body.bindings).toEqual([expect.objectContaining({ connector_id: 'orgs-api', allowed_endpoints: ['search_orgs'] })]);
+});
+
+it('shows an agent\'s journal, edits its profile (bad output config JSON under the field) and shares it with a team', async () => {
+  const t = await token();
+  const agent = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  await go('/agents');
+  await page.getByRole('link', { name: agent.name }).first().click();
+  await page.getByRole('heading', { name: /@sorter/ }).waitFor();
+  await page.locator('[data-journal-entry]').first().waitFor();
+  expect(await page.locator('[data-journal-entry]').first().textContent()).toMatch(/complete/);
+  const form = page.getByRole('form', { name: 'Edit the profile' });
+  await form.getByLabel(/^Output config/).fill('{ "destinations": [');
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await form.locator('.field-error', { hasText: 'is not valid JSON' }).waitFor();
+  await form.getByLabel(/^Output config/).fill('{}');
+  await form.getByLabel('Description').fill('Sorts what it is given');
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await form.getByText('Saved.').waitFor();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/profiles/${agent.agent_profile_id}`, { token: t })).body.profile.description).toBe('Sorts what it is given');
+
+  const sharing = page.getByRole('form', { name: 'Share with a team' });
+  await sharing.getByLabel('Team').selectOption({ label: 'Research' });
+  await sharing.getByLabel('Journal visibility').selectOption('full');
+  await sharing.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('listitem', { name: 'Shared with Research' }).waitFor();
+  await shot('agent-detail');
+  expect(await seriousViolations()).toEqual([]);
+  const shares = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/profiles/${agent.agent_profile_id}/shares`, { token: t })).body.shares;
+  expect(shares).toEqual([expect.objectContaining({ access_level: 'use', journal_visibility: 'full' })]);
 });
 
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {
