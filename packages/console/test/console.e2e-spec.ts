@@ -556,7 +556,7 @@ it('creates a team and adds a member; an unknown email is named under the field'
 
 it('edits a connector as YAML (a wrong value is named with its line while typing) and binds it to an agent', async () => {
   await go('/connectors');
-  await page.getByRole('button', { name: 'Edit Orgs API' }).click();
+  await page.getByRole('button', { name: 'Edit YAML of Orgs API' }).click();
   const form = page.getByRole('form', { name: 'Edit Orgs API' });
   const yaml = form.getByLabel('Connector YAML');
   await page.locator('#connector-validation[data-valid=true]').waitFor();
@@ -577,7 +577,7 @@ it('edits a connector as YAML (a wrong value is named with its line while typing
   await page.getByRole('button', { name: 'Bindings of Orgs API' }).click();
   const panel = page.getByRole('region', { name: 'Bindings of Orgs API' });
   const sorter = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
-  await panel.getByLabel('Agent').selectOption(sorter.agent_profile_id);
+  await panel.getByLabel('Agent', { exact: true }).selectOption(sorter.agent_profile_id);
   await panel.getByLabel(/Allowed endpoints/).fill('search_orgs');
   await panel.getByRole('button', { name: 'Bind' }).click();
   await panel.locator('[data-binding="@sorter"]').waitFor();

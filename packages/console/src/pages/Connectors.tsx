@@ -71,7 +71,7 @@ export default function ConnectorsPage() {
                 <button onClick={() => setTesting(c)} aria-label={`Test ${c.name}`}>
                   Test
                 </button>
-                <button onClick={() => setEditing(c)} aria-label={`Edit ${c.name}`}>
+                <button onClick={() => setEditing(c)} aria-label={`Edit YAML of ${c.name}`}>
                   Edit YAML
                 </button>
                 <button onClick={() => setBinding(c)} aria-label={`Bindings of ${c.name}`}>
