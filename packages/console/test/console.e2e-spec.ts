@@ -400,6 +400,54 @@ it('creates a schedule (a bad cron shows its error under the field) and pauses i
   expect(await seriousViolations()).toEqual([]);
 });
 
+it('backfills a schedule\'s past fires and sets and resets a monitor\'s watermark (a wrong value shows its error)', async () => {
+  const t = await token();
+  const hour = (new Date().getUTCHours() + 12) % 24;
+  const monitor = await http('POST', `${stack.gatewayUrl}/api/agent-factory/monitors`, {
+    token: t,
+    body: {
+      name: 'New orgs',
+      // Polls fall outside these hours (12 h from now), so nothing fires while the test runs.
+      monitor_config: { interval: '1h', active_hours: { start: `${String(hour).padStart(2, '0')}:00`, end: `${String(hour).padStart(2, '0')}:30`, timezone: 'UTC' } },
+      target: { plan: { nodes: [{ id: 'detect', kind: 'tool', action: 'detect_new_data', inputs: { connector: 'orgs-api', endpoint: 'search_orgs' }, params: { extra_params: { q: 'acme' } } }] } },
+    },
+  });
+  expect(monitor.status).toBe(201);
+  await go('/runs');
+  await go('/schedules');
+
+  const schedule = page.getByRole('article', { name: 'Schedule Nightly sort' });
+  await schedule.getByRole('button', { name: 'Backfill a past range…' }).click();
+  const backfill = schedule.getByRole('form', { name: 'Backfill' });
+  const day = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString().slice(0, 10);
+  await backfill.getByLabel('From').fill(`${day(3)}T00:00`);
+  await backfill.getByLabel('To').fill(`${day(1)}T00:00`);
+  await backfill.getByRole('button', { name: 'Queue fires' }).click();
+  await backfill.getByText(/Queued [1-9]\d* fire\(s\); 0 already recorded/).waitFor();
+  const id = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules`, { token: t })).body.schedules.find((x: any) => x.name === 'Nightly sort').id;
+  const fires = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules/${id}/fires`, { token: t })).body.fires;
+  expect(fires.some((f: any) => f.kind === 'backfill')).toBe(true);
+
+  const card = page.getByRole('article', { name: 'Monitor New orgs' });
+  await card.locator('[data-monitor-stats]').waitFor();
+  const form = card.getByRole('form', { name: 'Set a watermark' });
+  await form.getByLabel('Detection step').fill('detect');
+  await form.getByLabel('Kind').selectOption('timestamp');
+  await form.getByLabel('Value').fill('yesterday');
+  await form.getByRole('button', { name: 'Set watermark' }).click();
+  await form.locator('[role=alert]').first().waitFor();
+  expect(await form.locator('[role=alert]').first().textContent()).toMatch(/\S/);
+  await shot('monitor-watermark-error');
+  await form.getByLabel('Value').fill('2026-01-01T00:00:00.000Z');
+  await form.getByRole('button', { name: 'Set watermark' }).click();
+  await card.locator('[data-watermark=detect]', { hasText: '2026-01-01T00:00:00.000Z' }).waitFor();
+  await shot('monitors');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Reset detect' }).click();
+  await card.getByText('None yet: the first check records them.').waitFor();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/monitors/${monitor.body.monitor.id}/watermarks`, { token: t })).body.watermarks).toEqual([]);
+});
+
 it('approves a merge in entity review and undoes it from the resolution log', async () => {
   const t = await token();
   const yaml = `id: enrich-officers
