@@ -59,6 +59,7 @@ export class AgentRuns {
       maxRounds: prepared.profile.max_research_rounds,
       tools,
       history,
+      destinations: prepared.profile.output_config?.destinations ?? [],
     });
     if (!built.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${prepared.profile.handle}' cannot answer with ${prepared.strategy}: ${built.reason}`);
     return { ...prepared, plan: built.plan };
