@@ -78,7 +78,7 @@ export class WorkspaceController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const b = parseBody(S.CreateFolderBody, body);
-    const r = await call(this.ws().createFolder({ principal, name: b.name, parentId: b.parent_id ?? '' }));
+    const r = await call(this.ws().createFolder({ principal, name: b.name, parentId: b.parent_id ?? '', teamId: b.team_id ?? '' }));
     res.status(r.created ? 201 : 200);
     return { folder: folderView(r.folder!), created: r.created };
   }

@@ -13,6 +13,7 @@ export const VersionQuery = z.strictObject({ version: z.coerce.number().int().mi
 export const CreateFolderBody = z.strictObject({
   name: z.string().min(1).max(200),
   parent_id: z.string().optional(),
+  team_id: z.string().min(1).max(200).optional().meta({ description: "Share this top-level folder with a team you belong to: the team's members read its documents (read_team_file, search_team_files)" }),
 });
 
 /** Text content as it is, or any content as base64; exactly one of them. */

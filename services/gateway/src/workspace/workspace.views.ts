@@ -8,6 +8,7 @@ export const folderView = (f: output.Folder): z.infer<typeof R.WorkspaceFolder> 
   name: f.name,
   parent_id: f.parentId || null,
   path: f.path,
+  team_id: f.teamId || null,
   created_at: f.createdAt,
 });
 

@@ -42,14 +42,20 @@ export class OutputController implements output.OutputServiceController {
   }
 
   async createFolder(req: output.CreateFolderRequest): Promise<output.CreateFolderResponse> {
-    const owner = principalOf(req.principal).userId;
+    const principal = principalOf(req.principal);
+    const owner = principal.userId;
     const name = req.name.trim();
     if (!name || name.includes('/') || name === '.' || name === '..' || name.length > 200)
       throw AppError.invalid('name', 'must be 1-200 characters without "/"');
     const parent = req.parentId
       ? await this.d.documents.folderOrFail(owner, req.parentId, 'parent_id')
       : null;
-    const { folder, created } = await this.d.documents.repo.ensureFolder(owner, name, parent);
+    const teamId = req.teamId?.trim() ?? '';
+    if (teamId && parent) throw AppError.invalid('team_id', 'is for a top-level folder; a sub-folder belongs to its parent\'s team');
+    // Sharing with a team one is not a member of: that team does not exist for the caller.
+    if (teamId && !principal.teamIds.includes(teamId))
+      throw new AppError('NOT_FOUND', `team_id: team ${teamId} not found`, { violations: [{ field: 'team_id', reason: 'not found' }] });
+    const { folder, created } = await this.d.documents.repo.ensureFolder(owner, name, parent, undefined, teamId || null);
     return { folder: toWireFolder(folder), created };
   }
 

@@ -14,6 +14,7 @@ export const WorkspaceFolder = component(
     name: z.string(),
     parent_id: z.string().nullable().meta({ description: 'null: a top-level folder' }),
     path: z.string().meta({ description: '`/`-joined names from the top, e.g. `/Reports/2026`' }),
+    team_id: z.string().nullable().meta({ description: "the team this folder is shared with (its members read its documents); null: yours only" }),
     created_at: timestamp,
   }),
   { description: 'A folder of your workspace' },

@@ -26,6 +26,8 @@ export interface Folder {
   /** `/`-joined names from the top, e.g. `/Reports/2026`. */
   path: string;
   createdAt: string;
+  /** Set: a team's shared folder (its members read its documents with read_team_file / search_team_files). */
+  teamId: string;
 }
 
 export interface Document {
@@ -55,6 +57,8 @@ export interface CreateFolderRequest {
   principal: Principal | undefined;
   name: string;
   parentId: string;
+  /** A top-level folder shared with this team (the caller must be a member); sub-folders inherit their parent's team. */
+  teamId: string;
 }
 
 export interface CreateFolderResponse {
@@ -272,7 +276,7 @@ export interface GetExportResponse {
 export const AGENTFACTORY_OUTPUT_V1_PACKAGE_NAME = "agentfactory.output.v1";
 
 function createBaseFolder(): Folder {
-  return { id: "", name: "", parentId: "", path: "", createdAt: "" };
+  return { id: "", name: "", parentId: "", path: "", createdAt: "", teamId: "" };
 }
 
 export const Folder: MessageFns<Folder> = {
@@ -291,6 +295,9 @@ export const Folder: MessageFns<Folder> = {
     }
     if (message.createdAt !== "") {
       writer.uint32(42).string(message.createdAt);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(50).string(message.teamId);
     }
     return writer;
   },
@@ -348,6 +355,14 @@ export const Folder: MessageFns<Folder> = {
             message.createdAt = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -375,6 +390,11 @@ export const Folder: MessageFns<Folder> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -394,6 +414,9 @@ export const Folder: MessageFns<Folder> = {
     }
     if (message.createdAt !== "") {
       obj.createdAt = message.createdAt;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
@@ -748,7 +771,7 @@ export const ListFoldersResponse: MessageFns<ListFoldersResponse> = {
 };
 
 function createBaseCreateFolderRequest(): CreateFolderRequest {
-  return { principal: undefined, name: "", parentId: "" };
+  return { principal: undefined, name: "", parentId: "", teamId: "" };
 }
 
 export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
@@ -761,6 +784,9 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
     }
     if (message.parentId !== "") {
       writer.uint32(26).string(message.parentId);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(34).string(message.teamId);
     }
     return writer;
   },
@@ -802,6 +828,14 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
             message.parentId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -823,6 +857,11 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
         : isSet(object.parent_id)
         ? globalThis.String(object.parent_id)
         : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -836,6 +875,9 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
     }
     if (message.parentId !== "") {
       obj.parentId = message.parentId;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
