@@ -444,6 +444,39 @@ describe('todos and team posts', () => {
       (await refusal(node('search', alice)('search_team_posts', { query: 'x', team_id: team }))).code,
     ).toBe('NOT_FOUND');
   });
+
+  it('broadcasts to a team once per node, for members only', async () => {
+    const team = `team-${randomUUID()}`;
+    const runId = randomUUID();
+    const sent = await node('tell', alice, runId, [team])('broadcast_to_team', { message: 'Board meets Friday', team_id: team });
+    expect(sent).toMatchObject({ success: true, delivered_to: 1 });
+    const again = await node('tell', alice, runId, [team])('broadcast_to_team', { message: 'Board meets Friday', team_id: team }, {}, 2);
+    expect(again.post_id).toBe(sent.post_id);
+    const seen = await node('search', bob, randomUUID(), [team])('search_team_posts', { query: 'board', team_id: team });
+    expect(seen.posts.map((p: any) => p.post_id)).toEqual([sent.post_id]);
+    expect((await refusal(node('tell', bob)('broadcast_to_team', { message: 'x', team_id: team }))).code).toBe('NOT_FOUND');
+    expect(
+      (await refusal(node('tell', alice, randomUUID(), [team])('broadcast_to_team', { message: 'x', team_id: team }, { channel: 'sms' }))).violations[0]!.field,
+    ).toBe('params.channel');
+  });
+});
+
+describe('the folder destination', () => {
+  it('creates the folder path when missing and files the rendering in it; a missing folder id is named', async () => {
+    const title = `filed-${randomUUID().slice(0, 8)}`;
+    const out = await node('file')(
+      'route_output',
+      { data: { note: 'filed away' } },
+      { destinations: [{ type: 'folder', config: { folder: 'Reports/2026', filename_template: `${title}_{date}` } }, { type: 'folder', config: { folder_id: randomUUID() } }] },
+    );
+    expect(out.routing_report.map((r: any) => [r.destination, r.status])).toEqual([
+      ['folder', 'success'],
+      ['folder', 'error'],
+    ]);
+    expect(out.routing_report[1].error.code).toBe('NOT_FOUND');
+    const docs = (await req(alice, 'GET', `/api/agent-factory/workspace/documents?query=${title}`)).body.documents;
+    expect(docs).toEqual([expect.objectContaining({ folder_path: '/Reports/2026', title: expect.stringMatching(new RegExp(`^${title}_\\d{4}-\\d{2}-\\d{2}`)) })]);
+  });
 });
 
 describe('team folders', () => {
