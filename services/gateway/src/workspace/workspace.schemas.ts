@@ -53,6 +53,11 @@ export const MarkReadBody = z.strictObject({
 });
 export const ListTodosQuery = z.strictObject({ state: z.string().max(20).optional() });
 export const ListPostsQuery = z.strictObject({ thread_id: z.string().optional() });
+export const TeamFilesQuery = z.strictObject({
+  query: z.string().min(1).max(1000).optional(),
+  folder_path: z.string().min(1).max(500).optional(),
+  max_results: z.coerce.number().int().min(1).max(100).optional(),
+});
 export const ListRowsQuery = z.strictObject({
   page_size: z.coerce.number().int().min(1).max(1000).optional(),
   page_token: z.string().max(500).optional(),

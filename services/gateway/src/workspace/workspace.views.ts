@@ -25,6 +25,13 @@ export const documentView = (d: output.Document): z.infer<typeof R.WorkspaceDocu
   updated_at: d.updatedAt,
 });
 
+export const teamFileView = (f: output.TeamFile): z.infer<typeof R.TeamFile> => ({
+  document: documentView(f.document!),
+  author: f.author,
+  snippet: f.snippet,
+  score: f.score,
+});
+
 export const notificationView = (n: output.Notification): z.infer<typeof R.Notification> => ({
   id: n.id,
   title: n.title,

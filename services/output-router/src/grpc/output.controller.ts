@@ -3,6 +3,7 @@ import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { output } from '@af/contracts';
 import { AppError, sqlRows } from '@af/service-kit';
 import type { Documents } from '../app/documents.js';
+import { TeamFiles } from '../app/team-files.js';
 import type { InboxRepository } from '../infra/inbox.repository.js';
 import { isUuid } from '../infra/documents.repository.js';
 import type { WorkspaceTables } from '../infra/workspace-tables.js';
@@ -185,6 +186,28 @@ export class OutputController implements output.OutputServiceController {
         })
       ).map(toWirePost),
     };
+  }
+
+  async listTeamFiles(req: output.ListTeamFilesRequest): Promise<output.ListTeamFilesResponse> {
+    const query = req.query?.trim() ?? '';
+    if (query.length > 1000) throw AppError.invalid('query', 'must be at most 1000 characters');
+    if (req.maxResults < 0 || req.maxResults > 100) throw AppError.invalid('max_results', 'must be between 1 and 100');
+    const hits = await new TeamFiles(this.d.documents.repo).search(
+      principalOf(req.principal),
+      {
+        teamId: req.teamId,
+        ...(query ? { query } : {}),
+        ...(req.folderPath ? { folderPath: req.folderPath } : {}),
+        maxResults: req.maxResults || (query ? 10 : 100),
+      },
+      { team: 'team_id', query: 'query' },
+    );
+    return { files: hits.map((h) => ({ document: toWireDocument(h.meta), author: h.meta.author, snippet: h.snippet, score: h.score })) };
+  }
+
+  async getTeamFile(req: output.GetTeamFileRequest): Promise<output.GetTeamFileResponse> {
+    const got = await new TeamFiles(this.d.documents.repo).read(principalOf(req.principal), req.teamId, req.documentId, { team: 'team_id', document: 'document_id' });
+    return { file: { document: toWireDocument(got.meta), author: got.meta.author, snippet: '', score: 0 }, content: got.content };
   }
 
   async listTables(req: output.ListTablesRequest): Promise<output.ListTablesResponse> {

@@ -525,6 +525,19 @@ describe('team folders', () => {
     expect((await refusal(asBob('search_team_files', { team_id: team }))).violations[0]!.field).toBe('inputs.query');
     expect((await refusal(asBob('search_team_files', { query: 'x', team_id: team }, { max_results: 0 }))).violations[0]!.field).toBe('params.max_results');
 
+    // The same files through the gateway, for members only.
+    const listed = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files`);
+    expect([listed.status, listed.body.files.map((f: any) => f.document.id).sort()]).toEqual([200, [plan, budget].sort()]);
+    const searched = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files?query=river`);
+    expect(searched.body.files).toEqual([expect.objectContaining({ author: alice.id, snippet: expect.stringContaining('river budget'), document: expect.objectContaining({ id: plan }) })]);
+    const one = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${budget}`);
+    expect([one.status, one.body.content, one.body.file.document.folder_path]).toEqual([200, 'Numbers for the year.', '/Desk files/Budgets']);
+    expect((await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${privateDoc}`)).status).toBe(404);
+    expect((await req(carol, 'GET', `/api/agent-factory/workspace/teams/${team}/files`)).status).toBe(404);
+    expect((await req(carol, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${plan}`)).status).toBe(404);
+    const badQuery = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files?max_results=500`);
+    expect([badQuery.status, badQuery.body.error.violations[0].field]).toEqual([400, 'max_results']);
+
     // The team's posts through the gateway: members see them, anyone else gets 404.
     const post = await node('post', alice, randomUUID(), [team])('write_team_post', { content: 'Budget files are in Desk files', team_id: team });
     const asMember = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/posts`);

@@ -109,6 +109,21 @@ export const DocumentDetail = z.strictObject({
   content: z.string().nullable().meta({ description: 'The text for text/* and application/json documents; null otherwise (use /download)' }),
 });
 export const DocumentAnswer = z.strictObject({ document: WorkspaceDocument });
+export const TeamFile = component(
+  'TeamFile',
+  z.strictObject({
+    document: WorkspaceDocument,
+    author: z.string().meta({ description: "The user id of the document's owner" }),
+    snippet: z.string().meta({ description: 'With ?query=: the text around the first match; empty otherwise' }),
+    score: z.number().meta({ description: 'With ?query=: title words count 3, each occurrence in the text 1; 0 otherwise' }),
+  }),
+  { description: "A document in a team's shared folders" },
+);
+export const TeamFileList = z.strictObject({ files: z.array(TeamFile) });
+export const TeamFileDetail = z.strictObject({
+  file: TeamFile,
+  content: z.string().nullable().meta({ description: 'The text for text/* and application/json documents; null otherwise' }),
+});
 export const NotificationList = z.strictObject({
   notifications: z.array(Notification),
   unread_count: z.number().int(),

@@ -9,19 +9,14 @@
 import { AppError, type ActionHandler } from '@af/service-kit';
 import { z } from 'zod';
 import { isTextType } from '../../domain/content-policy.js';
-import { queryTerms, scoreFile } from '../../domain/team-file-search.js';
 import { summarizeThread } from '../../domain/thread-summary.js';
 import { parse } from '../parse.js';
+import { TeamFiles } from '../team-files.js';
 import type { ActionDeps } from './context.js';
 import { memberOf } from './inbox-actions.js';
 
 /** The most posts of one thread a summary reads. */
 const MAX_THREAD_POSTS = 1000;
-/** The most documents of a team (newest first) one search reads. */
-const MAX_SEARCHED_FILES = 500;
-
-/** `Reports/2026`, `/Reports/2026/` → `/Reports/2026`. */
-const folderPath = (p: string) => `/${p.split('/').filter(Boolean).join('/')}`;
 
 export function teamActions(d: ActionDeps): ActionHandler[] {
   const summarize: ActionHandler = {
@@ -52,6 +47,7 @@ export function teamActions(d: ActionDeps): ActionHandler[] {
     },
   };
 
+  const files = new TeamFiles(d.documents.repo);
   const search: ActionHandler = {
     name: 'search_team_files',
     sideEffects: false,
@@ -66,25 +62,20 @@ export function teamActions(d: ActionDeps): ActionHandler[] {
         ctx.params,
         'params',
       );
-      memberOf(ctx, i.team_id, 'inputs.team_id');
-      const terms = queryTerms(i.query);
-      if (!terms.length) throw AppError.invalid('inputs.query', 'has no words to search for');
-      let docs = await d.documents.repo.teamDocuments(i.team_id, {
-        ...(p.folder_path ? { folderPath: folderPath(p.folder_path) } : {}),
-        limit: MAX_SEARCHED_FILES,
-      });
-      if (p.file_types?.length) {
-        const want = p.file_types.map((t) => t.toLowerCase().replace(/^\./, ''));
-        docs = docs.filter((doc) => want.some((t) => doc.contentType === t || doc.title.toLowerCase().endsWith(`.${t}`) || doc.contentType.endsWith(`/${t}`)));
-      }
-      const hits = [];
-      for (const doc of docs) {
-        const text = isTextType(doc.contentType) ? (await d.documents.repo.teamDocument(i.team_id, doc.id))?.content.toString('utf8') : undefined;
-        const hit = scoreFile({ title: doc.title, ...(text !== undefined ? { text } : {}) }, terms);
-        if (hit) hits.push({ document_id: doc.id, title: doc.title, snippet: hit.snippet, score: hit.score, folder_path: doc.folderPath, author: doc.author, updated_at: doc.updatedAt.toISOString() });
-      }
-      hits.sort((a, b) => b.score - a.score || b.updated_at.localeCompare(a.updated_at));
-      const documents = hits.slice(0, p.max_results);
+      const hits = await files.search(
+        ctx.principal,
+        { teamId: i.team_id, query: i.query, maxResults: p.max_results, ...(p.folder_path ? { folderPath: p.folder_path } : {}), ...(p.file_types ? { fileTypes: p.file_types } : {}) },
+        { team: 'inputs.team_id', query: 'inputs.query' },
+      );
+      const documents = hits.map((h) => ({
+        document_id: h.meta.id,
+        title: h.meta.title,
+        snippet: h.snippet,
+        score: h.score,
+        folder_path: h.meta.folderPath,
+        author: h.meta.author,
+        updated_at: h.meta.updatedAt.toISOString(),
+      }));
       return { documents, count: documents.length };
     },
   };
@@ -95,12 +86,7 @@ export function teamActions(d: ActionDeps): ActionHandler[] {
     async execute(ctx) {
       const i = parse(z.object({ document_id: z.string().min(1), team_id: z.string().min(1) }), ctx.inputs, 'inputs');
       const p = parse(z.object({ max_length: z.number().int().min(1).max(10_000_000).optional() }), ctx.params, 'params');
-      memberOf(ctx, i.team_id, 'inputs.team_id');
-      const got = await d.documents.repo.teamDocument(i.team_id, i.document_id);
-      if (!got)
-        throw new AppError('NOT_FOUND', `inputs.document_id: document ${i.document_id} not found in the shared folders of team ${i.team_id}`, {
-          violations: [{ field: 'inputs.document_id', reason: 'not found' }],
-        });
+      const got = await files.read(ctx.principal, i.team_id, i.document_id, { team: 'inputs.team_id', document: 'inputs.document_id' });
       if (!isTextType(got.meta.contentType))
         throw new AppError('FAILED_PRECONDITION', `inputs.document_id: document ${i.document_id} is ${got.meta.contentType}, not text`);
       const full = got.content.toString('utf8');
