@@ -79,11 +79,12 @@ export const SERVICE_ENV = {
   },
   planner: {
     // CONNECTOR_RUNTIME_URL: validation checks a playbook's connectors against the caller's.
-    required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL'],
-    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS', ...LLM_OPTIONAL],
+    // ORCHESTRATOR_URL: agent runs are journaled when they end, read back from the orchestrator.
+    required: [...COMMON_REQUIRED, 'CONNECTOR_RUNTIME_URL', 'ORCHESTRATOR_URL'],
+    optional: [...COMMON_OPTIONAL, 'CAPABILITY_EGRESS_ALLOW', 'ACTION_SERVICES', 'ACTION_REFRESH_MS', 'AGENT_JOURNAL_SWEEP_MS', ...LLM_OPTIONAL],
     secret: [...COMMON_SECRET, 'LLM_API_KEY'],
     ports: { GRPC_PORT: 'grpc', METRICS_PORT: 'metrics' },
-    targets: { CONNECTOR_RUNTIME_URL: 'connector-runtime' },
+    targets: { CONNECTOR_RUNTIME_URL: 'connector-runtime', ORCHESTRATOR_URL: 'orchestrator' },
     http: false,
   },
   orchestrator: {

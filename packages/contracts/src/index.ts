@@ -8,6 +8,7 @@ export * as common from './gen/agentfactory/common/v1/common.js';
 export * as plan from './gen/agentfactory/plan/v1/plan.js';
 export * as planner from './gen/agentfactory/planner/v1/planner.js';
 export * as profiles from './gen/agentfactory/planner/v1/profiles.js';
+export * as query from './gen/agentfactory/planner/v1/query.js';
 export * as orchestrator from './gen/agentfactory/orchestrator/v1/orchestrator.js';
 export * as orchestratorEvents from './gen/agentfactory/orchestrator/v1/events.js';
 export * as schedules from './gen/agentfactory/orchestrator/v1/schedules.js';

@@ -17,7 +17,7 @@ export type ProtoPackage = 'common' | 'planner' | 'orchestrator' | 'connector' |
 
 const files: Record<ProtoPackage, string[]> = {
   common: ['agentfactory/common/v1/common.proto'],
-  planner: ['agentfactory/planner/v1/planner.proto', 'agentfactory/planner/v1/profiles.proto'],
+  planner: ['agentfactory/planner/v1/planner.proto', 'agentfactory/planner/v1/profiles.proto', 'agentfactory/planner/v1/query.proto'],
   orchestrator: ['agentfactory/orchestrator/v1/orchestrator.proto', 'agentfactory/orchestrator/v1/events.proto', 'agentfactory/orchestrator/v1/schedules.proto'],
   connector: ['agentfactory/connector/v1/connector.proto'],
   approval: ['agentfactory/approval/v1/approval.proto', 'agentfactory/approval/v1/events.proto'],

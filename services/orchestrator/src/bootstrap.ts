@@ -8,7 +8,8 @@ import { flexPlanSource, PolicyCommands, playbookPlanSource } from './app/policy
 import { RunCommands } from './app/run-commands.js';
 import { RunPolicies } from './app/run-policies.js';
 import { orchestratorEnvSchema } from './config.js';
-import { NodeExecutors } from './domain/node-executor.js';
+import { NodeExecutors, type NodeContext } from './domain/node-executor.js';
+import { actionTools } from './infra/action-tools.js';
 import { transformDataExecutor } from './app/executors/transform-data.executor.js';
 import { approvalExecutor, delayExecutor } from './app/executors/waiting.executors.js';
 import { humanExecutor } from './app/executors/human.executor.js';
@@ -64,9 +65,14 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   // The planner's capability registry: AI agents' endpoints and human capabilities' holders.
   const registry = config.PLANNER_URL ? capabilityRegistryClient(config.PLANNER_URL, auth) : undefined;
   const hitl = { approvals: config.APPROVAL_URL ? approvalClient(config.APPROVAL_URL, auth) : noApprovalService, waits: new ApprovalWaitsStore(kit) };
+  // Research tools: the run owner's connector endpoints and the built-in actions the planner offered (served where they live).
+  const actionPort: { current?: ActionServices } = {};
+  const byConnector = connectorTools(connectors, limits);
+  const byAction = actionTools(() => actionPort.current);
+  const researchTools = async (ctx: NodeContext) => [...(await byConnector(ctx)), ...(await byAction(ctx))];
   const executors = new NodeExecutors()
     .register('tool:call_connector', callConnectorExecutor(connectors, limits))
-    .register('llm', hitlGated(clarifying(createLlmExecutor({ model, tools: connectorTools(connectors, limits), onReport: (r) => kit.log.info(r, 'llm node') }), hitl), hitl))
+    .register('llm', hitlGated(clarifying(createLlmExecutor({ model, tools: researchTools, onReport: (r) => kit.log.info(r, 'llm node') }), hitl), hitl))
     .register('tool:transform_data', transformDataExecutor, { pure: true })
     .register('transform:evaluate_condition', evaluateConditionExecutor, { pure: true, raw: true })
     .register('approval', approvalExecutor(hitl))
@@ -85,6 +91,7 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   // Built-in actions run in the service that owns their data; this is the fallback for every `tool` action not registered above.
   const actions = new ActionServices(config.ACTION_SERVICES, kit.log, auth, { refreshMs: config.ACTION_REFRESH_MS });
   await actions.start();
+  actionPort.current = actions;
   kit.onClose(() => actions.stop());
   // A read-only served action's completion rides on the run's next statement (a replay after a crash does nothing twice).
   executors.register('tool', actionExecutor(actions), { readOnly: (node) => actions.servedNow(servedActionName(node))?.sideEffects === false });

@@ -9,6 +9,9 @@ import { AgentRuns } from './app/agent-runs.js';
 import { Conversations } from './app/conversations.js';
 import { Journal } from './app/journal.js';
 import { JournalRepository } from './infra/journal.repository.js';
+import { AgentRunEndConsumer } from './infra/agent-run-end.consumer.js';
+import { orchestratorRuns } from './infra/orchestrator-runs.js';
+import { llmInputReader } from './infra/llm-input-reader.js';
 import { ActionAvailability } from './app/action-availability.js';
 import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
@@ -27,6 +30,10 @@ import { plannerMigrations } from './infra/migrations/index.js';
 import { ProfileMessages } from './app/profile-messages.js';
 import { ProfilesService } from './app/profiles.service.js';
 import { ProfilesModule } from './grpc/profiles.controller.js';
+import { QueryPipeline } from './app/query-pipeline.js';
+import { QueryModule } from './grpc/query.controller.js';
+import { QueryRepository } from './infra/query.repository.js';
+import { connectorToolSource, noConnectorTools } from './infra/query-tools.js';
 import { noProfileBindings, profileBindings } from './infra/profile-bindings.js';
 import { ProfileRepository } from './infra/profile.repository.js';
 
@@ -72,11 +79,32 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const journalRepo = new JournalRepository(kit.db);
   const profileRepo = new ProfileRepository(kit.db);
   const profiles = new ProfilesService(profileRepo, playbooks, profileConnectors, async (_owner, id) => (await journalRepo.openRuns(id)).map((runId) => ({ kind: 'run', id: runId })));
-  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model));
+  // With a chat model, playbook inputs are read from the message by the model (checked, never invented); otherwise by fixed patterns.
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log);
   const conversations = new Conversations(journalRepo);
   const journal = new Journal(journalRepo, profiles, profileRepo);
-  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log);
+  // Every agent run is journaled when it ends, read back from the orchestrator, whoever started it.
+  const endedRuns = config.ORCHESTRATOR_URL ? { runs: orchestratorRuns(config.ORCHESTRATOR_URL, auth), profiles: profileRepo } : undefined;
+  // Research is offered the built-in actions this deployment serves (per the profile) besides its connectors.
+  const researchContext = {
+    served: (action: string) => {
+      const contract = actions.registry().get(action);
+      return contract ? actions.status(contract).available : false;
+    },
+    shares: (id: string) => profileRepo.shares(id),
+  };
+  const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns, researchContext);
   // write_journal_entry and query_journal are served here, where the journal is (ActionService).
+  // POST /query: the master agent's plans over the agents this deployment runs (docs/query.md).
+  const queries = new QueryPipeline({
+    ...(model ? { model } : {}),
+    repo: new QueryRepository(kit.db),
+    conversations,
+    tools: config.CONNECTOR_RUNTIME_URL ? connectorToolSource(config.CONNECTOR_RUNTIME_URL, auth, log) : noConnectorTools,
+    served: (action) => actionServices.served().some((s) => s.action === action),
+    checkActions: (plan) => actions.check(plan),
+    log,
+  });
   const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 
   const grpc = await startGrpcServer({
@@ -86,7 +114,7 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
       registry,
       facets,
       actions,
-      modules: [ProfilesModule.forRoot(profiles, { runs: agentRuns, journal, conversations }), ActionServiceModule.forRoot(journalActions, { auth, log })],
+      modules: [ProfilesModule.forRoot(profiles, { runs: agentRuns, journal, conversations }), QueryModule.forRoot(queries), ActionServiceModule.forRoot(journalActions, { auth, log })],
     }),
     packages: ['planner', 'action'],
     host: config.GRPC_HOST,
@@ -96,6 +124,18 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     auth,
   });
   kit.onClose(() => grpc.close());
+  if (endedRuns) {
+    const runEnds = new AgentRunEndConsumer(kit, agentRuns);
+    kit.onClose(() => runEnds.stop());
+    await runEnds.start();
+    const journalSweep = setInterval(() => {
+      agentRuns.sweep(config.AGENT_JOURNAL_SWEEP_MS).catch((err) => log.warn({ err }, 'agent run sweep failed'));
+    }, config.AGENT_JOURNAL_SWEEP_MS);
+    journalSweep.unref();
+    kit.onClose(() => clearInterval(journalSweep));
+  } else {
+    log.warn('ORCHESTRATOR_URL is not set: agent runs are journaled only when their starter hands them over (FinishAgentRun)');
+  }
   log.info({ grpcPort: config.GRPC_PORT, connectorChecks: Boolean(config.CONNECTOR_RUNTIME_URL), plannerRuntime: config.FLEX_PLANNER_RUNTIME, llm: describeLlmConfig(llmConfig) }, 'planner ready');
   return { kit, registry, facets, close: () => kit.close() };
 }

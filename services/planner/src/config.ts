@@ -13,6 +13,21 @@ export const plannerEnvSchema = baseEnvSchema.extend({
    * not checked.
    */
   CONNECTOR_RUNTIME_URL: grpcAddress().optional(),
+  /**
+   * gRPC address of the orchestrator: when an agent run ends (its `complete`
+   * frame, read by a durable consumer), the planner reads the run there and
+   * writes its journal entry, whoever started the run. Unset: only runs whose
+   * starter hands the finished run over (FinishAgentRun) are journaled.
+   */
+  ORCHESTRATOR_URL: grpcAddress().optional(),
+  /**
+   * How often the planner looks for agent runs still open in its log that
+   * have ended (their `complete` frame was missed, e.g. one the in-process
+   * bus of the embedded mode lost when the process stopped) and journals them;
+   * only runs started at least this long ago are asked about. Needs
+   * ORCHESTRATOR_URL.
+   */
+  AGENT_JOURNAL_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

@@ -23,6 +23,8 @@ export interface ActionCall {
   inputs: Record<string, unknown>;
   params: Record<string, unknown>;
   userId: string;
+  /** The caller's teams (team actions check membership); none when not given. */
+  teamIds?: readonly string[];
   idempotencyKey: string;
   runId: string;
   nodeId: string;
@@ -125,7 +127,7 @@ export class ActionServices implements ActionPort {
       inputs: c.inputs,
       params: c.params,
       idempotencyKey: c.idempotencyKey,
-      principal: { userId: c.userId, teamIds: [] },
+      principal: { userId: c.userId, teamIds: [...(c.teamIds ?? [])] },
       timeoutMs: c.timeoutMs,
       runId: c.runId,
       nodeId: c.nodeId,

@@ -53,6 +53,7 @@ describe('consoleStatic', () => {
         ['/api', HTML, 'GET'],
         ['/healthz', HTML, 'GET'],
         ['/hitl/respond', HTML, 'GET'],
+        ['/query/memory', HTML, 'GET'],
         ['/assets/missing.js', HTML, 'GET'],
         ['/no/such/route', 'application/json', 'GET'],
         ['/runs', HTML, 'POST'],

@@ -2,7 +2,7 @@
  * The console (packages/console, a single-page app) at `/`: its built files
  * from CONSOLE_DIR, and index.html for every other page a browser asks for
  * (a GET accepting text/html) outside the API, so the app's own routes
- * (/runs/…, /inbox) load on a reload. `/api`, `/hitl` and `/healthz` are never
+ * (/runs/…, /inbox) load on a reload. `/api`, `/hitl`, `/query` and `/healthz` are never
  * touched, and API clients still get the JSON 404 for unknown paths. When the
  * console has not been built, such a page answers 503 with how to build it.
  */
@@ -30,7 +30,7 @@ const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <p>Build it with <code>pnpm build</code> (or <code>pnpm --filter @af/console build</code>) at the repository root, then reload.
 The API is at <a href="/api/docs">/api/docs</a>.</p></main></body></html>`;
 
-const isApi = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/healthz' || path.startsWith('/hitl/') || path === '/hitl';
+const isApi = (path: string) => path === '/api' || path.startsWith('/api/') || path === '/healthz' || path.startsWith('/hitl/') || path === '/hitl' || path === '/query' || path.startsWith('/query/');
 
 export function consoleStatic(dir: string) {
   const files = express.static(dir, {

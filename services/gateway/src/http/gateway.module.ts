@@ -20,6 +20,7 @@ import { ENTITY_RESOLUTION_CONTROLLERS, entityResolutionProviders } from '../ent
 import { SchedulesController } from '../schedules/schedules.controller.js';
 import { MonitorsController } from '../monitors/monitors.controller.js';
 import { AgentsController, ChatController } from '../agents/agents.controller.js';
+import { QueryController } from '../query/query.controller.js';
 
 @Controller()
 class MetaController {
@@ -36,7 +37,7 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController, AgentsController, ChatController],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController, AgentsController, ChatController, QueryController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard, ...entityResolutionProviders(deps)],
     };
   }

@@ -35,6 +35,7 @@ import { AttachPlaybookSchema, ProfileBodySchema, ProfileOverridesSchema, ShareS
 import { ENTITY_RESOLUTION_ROUTES } from '../entity-resolution/entity-resolution.routes.js';
 import { SCHEDULE_ROUTES } from '../schedules/schedule.routes.js';
 import { AGENT_ROUTES } from '../agents/agents.routes.js';
+import { QUERY_ROUTES } from '../query/query.routes.js';
 
 export type { RouteDoc };
 
@@ -183,6 +184,7 @@ export const ROUTES: RouteDoc[] = [
   ...WORKSPACE_ROUTES,
   ...SCHEDULE_ROUTES,
   ...AGENT_ROUTES,
+  ...QUERY_ROUTES,
 ];
 
 /** Routes outside the API proper: health and these docs. */

@@ -1,4 +1,4 @@
-import { approval, connector, orchestrator, planner, profiles } from '@af/contracts';
+import { approval, connector, orchestrator, planner, profiles, query } from '@af/contracts';
 import { createGrpcClient, type PrincipalSigner } from '@af/service-kit';
 import type { GatewayConfig } from '../config.js';
 
@@ -7,6 +7,7 @@ export interface Clients {
   planner: planner.PlannerServiceClient;
   registry: planner.CapabilityRegistryServiceClient;
   profiles: profiles.AgentProfileServiceClient;
+  query: query.QueryServiceClient;
   orchestrator: orchestrator.OrchestratorServiceClient;
   connectors: connector.ConnectorServiceClient;
   plugins: connector.PluginRegistryServiceClient;
@@ -23,6 +24,7 @@ export function createClients(config: GatewayConfig, auth: PrincipalSigner): Cli
     planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL, { auth }),
     registry: createGrpcClient('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, config.PLANNER_URL, { auth }),
     profiles: createGrpcClient('planner', profiles.AGENT_PROFILE_SERVICE_NAME, config.PLANNER_URL, { auth }),
+    query: createGrpcClient('planner', query.QUERY_SERVICE_NAME, config.PLANNER_URL, { auth }),
     orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL, { auth }),
     connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),
     plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),

@@ -13,6 +13,7 @@ const SERVICE_NAMES: Record<keyof Clients, string> = {
   planner: 'planner',
   registry: 'planner',
   profiles: 'planner',
+  query: 'planner',
   orchestrator: 'orchestrator',
   connectors: 'connector-runtime',
   plugins: 'connector-runtime',

@@ -282,3 +282,60 @@ describe('deleting a profile', () => {
     expect((await as(alice).del(`${P}/${id}`)).status).toBe(204);
   });
 });
+
+describe('every template', () => {
+  it.each(['political-finance-tracker', 'corporate-intelligence-analyst'])(
+    "a profile from '%s', with the fixture connector bound and a playbook attached, answers \"@handle investigate X\" and journals it",
+    async (template) => {
+      const created = await as(alice).post(`${P}/from-template/${template}`);
+      expect(created.status).toBe(201);
+      const id = created.body.profile.id;
+      expect((await as(alice).put(`/api/agent-factory/connectors/fixture-api/bindings/${id}`, {})).status).toBe(200);
+      expect((await as(alice).post(`${P}/${id}/playbooks`, { playbook_id: 'investigate-org' })).status).toBe(201);
+      const res = await chat(alice, { message: `@${template} investigate the MacArthur Foundation` });
+      expect(res.status).toBe(200);
+      expect(byType(res.frames, 'strategy')!.payload).toMatchObject({ agent_profile_id: id, strategy: 'pipeline', playbook_id: 'investigate-org', inputs: { org_name: 'MacArthur Foundation' } });
+      expect(res.frames.map((f) => f.type)).toEqual(expect.arrayContaining(['run', 'node_start', 'node_complete', 'complete', 'journal', 'answer', 'done']));
+      expect(byType(res.frames, 'complete')!.payload.status).toBe('completed');
+      const journal = (await as(alice).get(`${P}/${id}/journal`)).body.entries;
+      expect(journal).toEqual([expect.objectContaining({ run_id: byType(res.frames, 'run')!.payload.run_id, task_status: 'complete', entities_mentioned: expect.arrayContaining(['MacArthur Foundation']) })]);
+    },
+  );
+});
+
+describe('the journal does not depend on anyone following the run', () => {
+  it('a run whose gateway is killed mid-run still gets its journal entry, exactly once', async () => {
+    const gate = api.hold('GET', '/filings');
+    const res = await chat(alice, { message: '@nonprofit-investigator investigate the Hewlett Foundation' }, (f) => f.event === 'run');
+    const runId = byType(res.frames, 'run')!.payload.run_id;
+    await gate.arrived();
+    // Nobody follows the run any more: the gateway that streamed it is gone (SIGKILL, no clean-up).
+    await stack.services.gateway.kill();
+    gate.release();
+    await stack.services.gateway.start();
+    const ofRun = async () => ((await as(alice).get(`${P}/${npId}/journal?page_size=200`)).body.entries as Array<{ run_id: string; task_status: string; summary: string }>).filter((e) => e.run_id === runId);
+    let entries = await ofRun();
+    for (const until = Date.now() + 20_000; entries.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) entries = await ofRun();
+    expect(entries).toEqual([expect.objectContaining({ task_status: 'complete', summary: expect.stringContaining('Hewlett Foundation') })]);
+    expect((await as(alice).get(`/api/v1/runs/${runId}`)).body.run).toMatchObject({ status: 'completed', agent_profile_id: npId });
+    // Written once: a later look finds the same single entry.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await ofRun()).toEqual(entries);
+  });
+
+  it('a cancelled agent run is journaled too, with the step that did not run', async () => {
+    const gate = api.hold('GET', '/filings');
+    const res = await chat(alice, { message: '@nonprofit-investigator investigate the Packard Foundation' }, (f) => f.event === 'run');
+    const runId = byType(res.frames, 'run')!.payload.run_id;
+    await gate.arrived();
+    expect((await as(alice).post(`/api/v1/runs/${runId}/cancel`)).status).toBe(200);
+    gate.release();
+    let entry: { task_status?: string; detail_entries?: unknown[] } | undefined;
+    for (const until = Date.now() + 15_000; !entry && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      entry = ((await as(alice).get(`${P}/${npId}/journal?page_size=200`)).body.entries as Array<{ run_id: string }>).find((e) => e.run_id === runId);
+    }
+    // One step ran, the other was cancelled: the run's own task status, partial.
+    expect(entry).toMatchObject({ task_status: 'partial' });
+    expect(entry!.detail_entries).toEqual(expect.arrayContaining([expect.objectContaining({ step: 'get_filings', status: 'cancelled' })]));
+  });
+});

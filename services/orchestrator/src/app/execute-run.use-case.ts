@@ -42,7 +42,7 @@ import { OutputMap } from '../domain/scope.js';
 import { Semaphore } from '../domain/semaphore.js';
 import { nextTimer, WaitFor } from '../domain/waiting.js';
 import { locateNode, parseInstanceId } from '../domain/instance-id.js';
-import { agentFacts } from '../domain/agent-facts.js';
+import { agentFacts, agentFramePayload } from '../domain/agent-facts.js';
 import { outcomePayload, taskOutcome, waitsOnPerson } from '../domain/task-outcome.js';
 import { skipsOnUpstreamFailure, UPSTREAM_FAILED, upstreamFailure } from '../domain/upstream.js';
 import { LeaseLostError, type Frame, type LeasedRun, type RunExecutionStore } from '../infra/run-execution.store.js';
@@ -606,7 +606,9 @@ export class ExecuteRun {
         : {};
     // A monitor cycle's watermarks and suppressed status commit with the completion (monitor-run-hooks.ts).
     const monitor = status === 'completed' ? monitorCompletion(x, this.log) : undefined;
-    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended, ...monitor?.framePayload };
+    // An agent's run names the agent on its end, so the planner journals it whoever started it.
+    const agent = agentFramePayload(x.run.agent);
+    const frame = { ...runTimes(x.run.createdAt, x.run.activeMs, x.started, Date.now()), ...payload, ...outcomePayload(outcome), ...routed, ...unattended, ...agent, ...monitor?.framePayload };
     // An agent's run keeps what it called, found and produced on its row (domain/agent-facts.ts).
     const facts = x.run.agent ? agentFacts(x.run.plan.nodes, x.states, (n) => x.outputs.get(n.id)) : undefined;
     const children = await this.store.finish(x.run.id, this.options.owner, status, error, frame, {

@@ -1,5 +1,5 @@
 import type { PlanNode } from '@af/plan';
-import { agentFacts } from './agent-facts.js';
+import { agentFacts, agentFramePayload } from './agent-facts.js';
 
 const node = (id: string, action: string, params: Record<string, unknown> = {}, kind: PlanNode['kind'] = 'tool'): PlanNode =>
   ({ id, kind, action, params, inputs: {}, dependsOn: [] }) as PlanNode;
@@ -46,5 +46,16 @@ describe('agentFacts', () => {
 
   it('finds nothing in a run whose steps did not run', () => {
     expect(agentFacts(nodes, new Map(), () => undefined)).toEqual({ connectorsCalled: [], entitiesDiscovered: 0, outputsProduced: [] });
+  });
+});
+
+describe('agentFramePayload', () => {
+  it('names the agent, who invoked it and the team on the complete frame', () => {
+    expect(agentFramePayload({ profileId: 'p1', invokedBy: 'bob', teamId: 't1' })).toEqual({ agent_profile_id: 'p1', invoked_by: 'bob', team_id: 't1' });
+    expect(agentFramePayload({ profileId: 'p1', invokedBy: 'alice', teamId: null })).toEqual({ agent_profile_id: 'p1', invoked_by: 'alice' });
+  });
+
+  it('is empty for a run that is not an agent\'s', () => {
+    expect(agentFramePayload(null)).toEqual({});
   });
 });

@@ -79,3 +79,13 @@ export function agentFacts(nodes: readonly PlanNode[], states: ReadonlyMap<strin
   }
   return { connectorsCalled, entitiesDiscovered, outputsProduced };
 }
+
+/**
+ * What an agent run's `complete` frame says about the agent (the planner
+ * writes the journal entry of any agent run from it, whoever started the
+ * run); empty for runs that are not an agent's.
+ */
+export function agentFramePayload(agent: { profileId: string; invokedBy: string; teamId: string | null } | null | undefined): Record<string, string> {
+  if (!agent) return {};
+  return { agent_profile_id: agent.profileId, invoked_by: agent.invokedBy, ...(agent.teamId ? { team_id: agent.teamId } : {}) };
+}

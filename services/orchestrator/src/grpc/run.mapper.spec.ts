@@ -71,3 +71,32 @@ describe('taskStatusName', () => {
     expect(taskStatusName(orchestrator.TaskStatus.TASK_STATUS_UNSPECIFIED)).toBe('unspecified');
   });
 });
+
+describe('toWireRun', () => {
+  it('names each top-level node\'s kind and action (the journal reads them)', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const run = {
+      id: 'r1',
+      userId: 'u',
+      status: 'completed' as const,
+      runContext: 'interactive',
+      plan: { nodes: [{ id: 'find', kind: 'tool', action: 'call_connector' }, { id: 'answer', kind: 'llm', action: 'llm_analyze' }] },
+      planVersion: 1,
+      inputs: {},
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+      nodes: [
+        { nodeId: 'find', status: 'completed', attempt: 1, error: null, startedAt: now, finishedAt: now },
+        { nodeId: 'answer', status: 'completed', attempt: 1, error: null, startedAt: now, finishedAt: now },
+      ],
+      outputs: {},
+      iterations: [],
+    };
+    const wire = toWireRun(run as never);
+    expect(wire.nodes.map((n) => [n.nodeId, n.kind, n.action])).toEqual([
+      ['find', 'tool', 'call_connector'],
+      ['answer', 'llm', 'llm_analyze'],
+    ]);
+  });
+});

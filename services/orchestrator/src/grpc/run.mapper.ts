@@ -68,6 +68,7 @@ const NODE_STATUS: Record<NodeStatus, orchestrator.NodeStatus> = {
 export function toWireRun(run: Run | RunView): orchestrator.Run {
   const view = 'nodes' in run ? run : undefined;
   const outputKeys = new Map(run.plan.nodes.map((n) => [n.id, n.outputKey ?? n.id]));
+  const planNodes = new Map(run.plan.nodes.map((n) => [n.id, n]));
   const byId = view ? outputsById(view) : new Map<string, unknown>();
   return {
     id: run.id,
@@ -75,7 +76,11 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
     userId: run.userId,
     runContext: run.runContext,
     planVersion: run.planVersion,
-    nodes: (view?.nodes ?? []).map((n) => toWireNode(n, outputKeys.get(n.nodeId) ?? n.nodeId, byId.has(n.nodeId) ? JSON.stringify(byId.get(n.nodeId)) : '')),
+    nodes: (view?.nodes ?? []).map((n) => ({
+      ...toWireNode(n, outputKeys.get(n.nodeId) ?? n.nodeId, byId.has(n.nodeId) ? JSON.stringify(byId.get(n.nodeId)) : ''),
+      kind: planNodes.get(n.nodeId)?.kind ?? '',
+      action: planNodes.get(n.nodeId)?.action ?? '',
+    })),
     outputs: view?.outputs ?? {},
     error: run.error ?? '',
     createdAt: run.createdAt.toISOString(),
@@ -145,6 +150,8 @@ function toWireNode(n: NodeState, outputKey: string, outputJson: string): orches
     waitUntil: n.waitUntil?.toISOString() ?? '',
     skipReason: n.skipReason ?? '',
     childRunId: n.childRunId ?? '',
+    kind: '',
+    action: '',
   };
 }
 

@@ -7,6 +7,7 @@
 import { AppError, sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
 import type { PlanGraph } from '@af/plan';
 import type { EntityManager } from 'typeorm';
+import { agentFramePayload } from '../domain/agent-facts.js';
 import { replanChanges, type ReplanChange, type ReplanViolation } from '../domain/replan.js';
 import type { NodeState, NodeStatus, PlanVersionInfo, PolicyFiring, RunStatus } from '../domain/run-state.js';
 import type { PolicyAction } from '../domain/runtime-policy.js';
@@ -54,6 +55,10 @@ interface RunLockRow {
   lease_owner: string | null;
   rollback: unknown;
   parent_run_id: string | null;
+  agent_profile_id?: string | null;
+  invoked_by?: string | null;
+  agent_team_id?: string | null;
+  user_id?: string;
 }
 
 export class PolicyStore {
@@ -210,7 +215,11 @@ export class PolicyStore {
    */
   async triggerManual(runId: string, firing: FiringRecord & { payload: Record<string, unknown> }, frames: Frame[], gateId?: string): Promise<{ children: string[] }> {
     return this.kit.transaction(async (m, emit) => {
-      const [run] = await sqlRows<RunLockRow>(m, 'SELECT status, plan, plan_version, lease_owner, rollback, parent_run_id FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+      const [run] = await sqlRows<RunLockRow>(
+        m,
+        'SELECT status, plan, plan_version, lease_owner, rollback, parent_run_id, agent_profile_id, invoked_by, agent_team_id, user_id FROM runs WHERE id = $1 FOR UPDATE',
+        [runId],
+      );
       if (!run) throw AppError.notFound('run', runId);
       if (TERMINAL.has(run.status)) throw new AppError('FAILED_PRECONDITION', `run ${runId} is ${run.status}; policies fire only on an unfinished run`);
       await sqlRows(m, `INSERT INTO policy_firings (run_id, key, policy_id, trigger, action, status, applied_at) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, 'applied', now())`, [
@@ -228,7 +237,13 @@ export class PolicyStore {
         await sqlRows(m, `UPDATE runs SET status = 'failed', error = $2, lease_owner = NULL, lease_until = NULL, updated_at = now() WHERE id = $1`, [runId, error]);
         await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [runId]);
         const outcome = await recordOutcome(m, runId, 'failed', error);
-        await this.appendEvent(m, emit, runId, 'complete', null, { status: 'failed', error, policyId: firing.policyId, ...outcomePayload(outcome) });
+        await this.appendEvent(m, emit, runId, 'complete', null, {
+          status: 'failed',
+          error,
+          policyId: firing.policyId,
+          ...outcomePayload(outcome),
+          ...(run.agent_profile_id ? agentFramePayload({ profileId: run.agent_profile_id, invokedBy: run.invoked_by ?? run.user_id ?? '', teamId: run.agent_team_id ?? null }) : {}),
+        });
         children = (await sqlRows<{ id: string }>(m, `SELECT id FROM runs WHERE parent_run_id = $1 AND status IN ('queued','running','waiting','paused')`, [runId])).map((r) => r.id);
         if (run.parent_run_id) {
           await sqlRows(m, `UPDATE runs SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'waiting'`, [run.parent_run_id]);

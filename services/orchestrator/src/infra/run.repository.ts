@@ -13,7 +13,7 @@ import { locateNode, parseInstanceId } from '../domain/instance-id.js';
 import { outcomePayload, type TaskStatus } from '../domain/task-outcome.js';
 import { preparedRows } from './prepared.js';
 import { recordOutcome } from './run-outcome.sql.js';
-import type { AgentFacts } from '../domain/agent-facts.js';
+import { agentFramePayload, type AgentFacts } from '../domain/agent-facts.js';
 
 
 type Emit = (...msgs: OutboxMessage[]) => void;
@@ -469,10 +469,10 @@ export class RunRepository {
    */
   async cancel(runId: string, reason?: string): Promise<boolean> {
     return this.kit.transaction(async (m, emit) => {
-      const rows = await sqlRows<{ id: string; parent_run_id: string | null }>(
+      const rows = await sqlRows<{ id: string; parent_run_id: string | null; agent_profile_id: string | null; invoked_by: string | null; agent_team_id: string | null; user_id: string }>(
         m,
         `UPDATE runs SET status = 'cancelled', lease_owner = NULL, lease_until = NULL, updated_at = now()
-          WHERE id = $1 AND status IN ${ACTIVE} RETURNING id, parent_run_id`,
+          WHERE id = $1 AND status IN ${ACTIVE} RETURNING id, parent_run_id, agent_profile_id, invoked_by, agent_team_id, user_id`,
         [runId],
       );
       if (rows.length === 0) return false;
@@ -490,7 +490,9 @@ export class RunRepository {
         await sqlRows(m, `UPDATE node_states SET status = 'cancelled', finished_at = now(), wait_until = NULL WHERE run_id = $1 AND status IN ('pending','running','waiting')`, [id]);
         const why = id === runId ? reason : 'parent_cancelled';
         const outcome = await recordOutcome(m, id, 'cancelled', why ?? null);
-        await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}), ...outcomePayload(outcome) });
+        const r = rows[0]!;
+        const agent = id === runId && r.agent_profile_id ? agentFramePayload({ profileId: r.agent_profile_id, invokedBy: r.invoked_by ?? r.user_id, teamId: r.agent_team_id }) : {};
+        await this.appendEvent(m, emit, id, 'complete', undefined, { status: 'cancelled', ...(why ? { reason: why } : {}), ...outcomePayload(outcome), ...agent });
       }
       const parent = rows[0]!.parent_run_id;
       if (parent) await this.wakeParent(m, emit, parent, runId);

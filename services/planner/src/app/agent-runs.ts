@@ -11,8 +11,10 @@ import { messageText, type BaseChatModel } from '@af/llm';
 import { AppError } from '@af/service-kit';
 import { draftJournalEntry, finalAnswer, type FinishedRun } from '../domain/journal/journal-entry.js';
 import { agentPlan } from '../domain/profiles/agent-plan.js';
-import type { Caller } from '../domain/profiles/sharing.js';
-import type { JournalRepository, JournalRow } from '../infra/journal.repository.js';
+import { researchActions } from '../domain/profiles/research-tools.js';
+import { teamToolGrants, type Caller, type TeamShare } from '../domain/profiles/sharing.js';
+import type { ExecutionLogRow, JournalRepository, JournalRow } from '../infra/journal.repository.js';
+import type { ProfileRepository } from '../infra/profile.repository.js';
 import type { ProfileBindings } from '../infra/profile-bindings.js';
 import type { Conversations } from './conversations.js';
 import type { PreparedMessage, ProfileMessages } from './profile-messages.js';
@@ -28,6 +30,22 @@ export interface Logger {
   warn(obj: unknown, msg?: string): void;
 }
 
+/** An ended agent run as the orchestrator reports it (infra/orchestrator-runs.ts); undefined when it has no such run. */
+export interface EndedRunSource {
+  finished(invokedBy: string, runId: string): Promise<FinishedRun | undefined>;
+}
+
+/** What an agent run's `complete` frame says about it (the orchestrator adds the agent to it). */
+export interface RunEnd {
+  runId: string;
+  status: string;
+  agentProfileId?: string;
+  invokedBy?: string;
+  teamId?: string;
+  runContext?: string;
+  runName?: string;
+}
+
 export class AgentRuns {
   constructor(
     private readonly messages: Pick<ProfileMessages, 'prepare'>,
@@ -37,7 +55,14 @@ export class AgentRuns {
     private readonly repo: JournalRepository,
     private readonly model: BaseChatModel | undefined,
     private readonly log: Logger,
+    /** For journaling runs server-side when they end (journalEnded): the orchestrator's view and the profiles. */
+    private readonly ended?: { runs: EndedRunSource; profiles: Pick<ProfileRepository, 'get'> },
+    /** What research may call beyond connectors: the actions the deployment serves, and the profile's team shares. */
+    private readonly research: { served: (action: string) => boolean; shares: (profileId: string) => Promise<TeamShare[]> } = { served: () => false, shares: async () => [] },
   ) {}
+
+  /** One journal write per run at a time in this process: the gateway's FinishAgentRun and the run-end consumer meet here. */
+  private readonly writing = new Map<string, Promise<{ entry: JournalRow; answer: string }>>();
 
   /** PrepareMessage with the plan to run; research / direct need a model (needsModel, no plan, without one). */
   async prepare(caller: Caller, message: string, agentProfileId: string, inputs: Record<string, unknown>, conversationId: string): Promise<PreparedMessage> {
@@ -45,10 +70,12 @@ export class AgentRuns {
     if (prepared.strategy !== 'research' && prepared.strategy !== 'direct') return prepared;
     if (!this.model) return { ...prepared, needsModel: true };
     let tools: string[] = [];
+    let offered: { actions: string[]; teamIds: string[]; withheld: string[] } = { actions: [], teamIds: [], withheld: [] };
     if (prepared.strategy === 'research') {
       const found = await this.bindings.researchTools(caller, prepared.profile.id);
       if ('unavailable' in found) throw new AppError('UNAVAILABLE', `agent '@${prepared.profile.handle}' cannot research: its connectors could not be listed: ${found.unavailable}`);
       tools = found.tools;
+      offered = await this.researchActionsFor(caller, prepared);
     }
     const history = conversationId ? await this.conversations.history(caller, conversationId) : [];
     const built = agentPlan({
@@ -58,11 +85,37 @@ export class AgentRuns {
       systemPrompt: prepared.profile.system_prompt_additions ?? null,
       maxRounds: prepared.profile.max_research_rounds,
       tools,
+      actions: offered.actions,
+      teamIds: offered.teamIds,
       history,
       destinations: prepared.profile.output_config?.destinations ?? [],
     });
     if (!built.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${prepared.profile.handle}' cannot answer with ${prepared.strategy}: ${built.reason}`);
-    return { ...prepared, plan: built.plan };
+    return { ...prepared, plan: built.plan, notes: [...prepared.notes, ...offered.withheld] };
+  }
+
+  /**
+   * The built-in actions research is offered: per the profile's skills and
+   * configs, team tools only as teamToolGrants allows — for a member the
+   * share's team, for the owner the teams it is shared with (actively) that
+   * they belong to and whose share grants it.
+   */
+  private async researchActionsFor(caller: Caller, prepared: PreparedMessage): Promise<{ actions: string[]; teamIds: string[]; withheld: string[] }> {
+    const p = prepared.profile;
+    const shares = (await this.research.shares(p.id)).filter((s) => s.isActive && caller.teamIds.includes(s.teamId));
+    const reach = prepared.teamId ? shares.filter((s) => s.teamId === prepared.teamId) : shares;
+    const grants = reach.map((s) => teamToolGrants(p.team_config, s));
+    const teamGrants = { files: grants.some((g) => g.files), posts: grants.some((g) => g.posts) };
+    const teamIds = reach.filter((_s, i) => grants[i]!.files || grants[i]!.posts).map((s) => s.teamId);
+    const out = researchActions({
+      builtInSkills: p.skills.filter((s) => s.skill_type === 'built_in' && s.is_enabled).map((s) => s.skill_reference),
+      knowledgeConfig: p.knowledge_config,
+      journalConfig: p.journal_config,
+      teamGrants,
+      teamIds,
+      served: this.research.served,
+    });
+    return { actions: out.actions, teamIds, withheld: out.withheld.map((w) => `research tool '${w.action}' not offered: ${w.reason}`) };
   }
 
   async record(caller: Caller, r: { runId: string; agentProfileId: string; query: string; strategy: string; playbookId: string; teamId: string; runContext: string }): Promise<void> {
@@ -94,9 +147,92 @@ export class AgentRuns {
     if (!log || log.invoked_by !== caller.userId) throw AppError.notFound('agent run', runId);
     const { view } = await this.profiles.authorize(caller, log.agent_profile_id, 'run');
     if (!run || !Array.isArray(run.nodes) || typeof run.status !== 'string') throw AppError.invalid('run', 'must be {status, nodes: [...], …}');
-    const draft = draftJournalEntry(run, { handle: view.profile.handle, strategy: log.strategy, ...(log.playbook_id ? { playbookId: log.playbook_id } : {}), query: log.query });
-    const llmSummary = await this.summarise(view.profile.handle, log.query, draft);
+    return this.write(log, view.profile.handle, run);
+  }
+
+  /**
+   * The journal entry of an agent run that ended, whoever started it and
+   * whether or not anyone still follows it (the planner's run-end consumer
+   * calls this for every agent run's `complete` frame). A run not logged yet
+   * (started other than through RecordAgentRun, e.g. by a schedule) gets its
+   * log row here. Once per run: an entry already final is left as it is.
+   * Answers undefined when the run is not an agent's or its profile is gone.
+   */
+  async journalEnded(end: RunEnd): Promise<JournalRow | undefined> {
+    if (!this.ended) return undefined;
+    let log = await this.repo.run(end.runId);
+    if (!log) {
+      if (!end.agentProfileId || !end.invokedBy) return undefined;
+      const profile = await this.ended.profiles.get(end.agentProfileId);
+      if (!profile) return undefined;
+      const context = (RUN_CONTEXTS as readonly string[]).includes(end.runContext ?? '') ? end.runContext! : 'interactive';
+      await this.repo.openRun({
+        run_id: end.runId,
+        agent_profile_id: profile.id,
+        owner_user_id: profile.user_id,
+        invoked_by: end.invokedBy,
+        team_id: end.teamId || null,
+        query: (end.runName ?? '').slice(0, 10_000),
+        strategy: 'pipeline',
+        playbook_id: null,
+        run_context: context,
+      });
+      log = await this.repo.run(end.runId);
+      if (!log) return undefined;
+    }
+    if (log.status === 'finished') return (await this.repo.entryOfRun(end.runId)) ?? undefined;
+    const profile = await this.ended.profiles.get(log.agent_profile_id);
+    if (!profile) return undefined;
+    const run = await this.ended.runs.finished(log.invoked_by, end.runId);
+    // Not ended yet (a sweep asked too early): its entry is written when it ends.
+    if (!run || !ENDED.includes(run.status)) return undefined;
+    return (await this.write(log, profile.handle, run)).entry;
+  }
+
+  /**
+   * Journals the logged runs still open after `olderThanMs` that have ended
+   * meanwhile: the safety net for a `complete` frame nobody received (the
+   * in-process bus of the embedded mode loses what it held when the process
+   * stops). How many
+   * entries it wrote.
+   */
+  async sweep(olderThanMs: number, limit = 50): Promise<number> {
+    if (!this.ended) return 0;
+    let written = 0;
+    for (const runId of await this.repo.staleOpenRuns(olderThanMs, limit)) {
+      try {
+        if (await this.journalEnded({ runId, status: '' })) written++;
+      } catch (err) {
+        this.log.warn({ err, runId }, 'agent run sweep: journal entry not written');
+      }
+    }
+    return written;
+  }
+
+  /** Drafts, summarises and stores the entry; one at a time per run, and an ended run's final entry is not rewritten. */
+  private write(log: ExecutionLogRow, handle: string, run: FinishedRun): Promise<{ entry: JournalRow; answer: string }> {
+    const runId = log.run_id;
+    const pending = this.writing.get(runId);
+    const next = (pending ?? Promise.resolve(undefined)).catch(() => undefined).then(() => this.writeNow(runId, handle, run));
+    this.writing.set(runId, next);
+    const cleanup = () => {
+      if (this.writing.get(runId) === next) this.writing.delete(runId);
+    };
+    next.then(cleanup, cleanup);
+    return next;
+  }
+
+  private async writeNow(runId: string, handle: string, run: FinishedRun): Promise<{ entry: JournalRow; answer: string }> {
+    const log = await this.repo.run(runId);
+    if (!log) throw AppError.notFound('agent run', runId);
+    const draft = draftJournalEntry(run, { handle, strategy: log.strategy, ...(log.playbook_id ? { playbookId: log.playbook_id } : {}), query: log.query });
     const ended = ENDED.includes(run.status);
+    // Written already (by the consumer or an earlier call): the final entry stands, no second summary.
+    if (log.status === 'finished') {
+      const existing = await this.repo.entryOfRun(runId);
+      if (existing) return { entry: existing, answer: finalAnswer(run, draft.summary) };
+    }
+    const llmSummary = await this.summarise(handle, log.query, draft);
     const entry = await this.repo.finishRun(runId, {
       agent_profile_id: log.agent_profile_id,
       user_id: log.owner_user_id,

@@ -6,7 +6,8 @@
  */
 import type { PlanGraph } from '@af/plan';
 import { AppError } from '@af/service-kit';
-import { extractInputs, type ClarifyRequest, type ExtractedValue, type InputType, type PlaybookInput } from '../domain/profiles/input-extraction.js';
+import { extractInputs, type ClarifyRequest, type ExtractedValue, type Extraction, type InputType, type PlaybookInput } from '../domain/profiles/input-extraction.js';
+import type { InputReader } from '../infra/llm-input-reader.js';
 import { parseMention } from '../domain/profiles/mention.js';
 import type { Strategy } from '../domain/profiles/profile.schema.js';
 import type { Caller } from '../domain/profiles/sharing.js';
@@ -40,6 +41,9 @@ export class ProfileMessages {
     private readonly profiles: Pick<ProfilesService, 'authorize' | 'resolve'>,
     private readonly playbooks: Pick<Playbooks, 'compileStored'>,
     private readonly hasModel: boolean,
+    /** With a chat model: reads `extract_from: query` inputs from the message (infra/llm-input-reader.ts); without, the fixed patterns. */
+    private readonly readInputs?: InputReader,
+    private readonly log?: { warn(obj: unknown, msg?: string): void },
   ) {}
 
   async prepare(caller: Caller, message: string, agentProfileId: string, provided: Record<string, unknown>): Promise<PreparedMessage> {
@@ -61,7 +65,7 @@ export class ProfileMessages {
     const selection = selectStrategy({ query, strategy: profile.strategy, playbooks, builtInSkills: builtIns, hasModel: this.hasModel });
     if (!selection.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${profile.handle}' cannot answer: ${selection.reason}`);
     const plan = selection.playbookId ? plans.get(selection.playbookId) : undefined;
-    const extraction = plan ? extractInputs(query, inputsOf(plan), provided) : { values: provided, extracted: [] as ExtractedValue[] };
+    const extraction = plan ? await this.extract(query, inputsOf(plan), provided, notes) : { values: provided, extracted: [] as ExtractedValue[] };
     return {
       profile,
       query,
@@ -76,6 +80,19 @@ export class ProfileMessages {
       ...(plan ? { plan } : {}),
       ...(teamId ? { teamId } : {}),
     };
+  }
+
+  /** The model reads the inputs the message should give when one is configured; its failure falls back to the patterns, said in a note. */
+  private async extract(query: string, inputs: PlaybookInput[], provided: Record<string, unknown>, notes: string[]): Promise<Extraction> {
+    const fromQuery = inputs.filter((i) => i.extractFrom === 'query' && (provided[i.name] === undefined || provided[i.name] === null || provided[i.name] === ''));
+    if (!this.readInputs || fromQuery.length === 0) return extractInputs(query, inputs, provided);
+    try {
+      return extractInputs(query, inputs, provided, await this.readInputs(query, fromQuery));
+    } catch (err) {
+      this.log?.warn({ err }, 'the model could not read the inputs; the fixed patterns are used');
+      notes.push(`the model could not read the inputs (${err instanceof Error ? err.message.slice(0, 200) : String(err)}); they were found by the fixed patterns`);
+      return extractInputs(query, inputs, provided);
+    }
   }
 
   private async agent(caller: Caller, message: string, agentProfileId: string): Promise<{ profile: ProfileView['profile']; query: string; teamId?: string }> {

@@ -112,6 +112,21 @@ export class JournalRepository {
     });
   }
 
+  /** Open runs started more than `olderThanMs` ago, oldest first (the sweep asks the orchestrator whether they ended). */
+  async staleOpenRuns(olderThanMs: number, limit: number): Promise<string[]> {
+    const rows = await sqlRows<{ run_id: string }>(
+      this.db,
+      `SELECT run_id FROM agent_execution_log WHERE status = 'running' AND started_at < now() - make_interval(secs => $1::double precision / 1000) ORDER BY started_at LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows.map((r) => r.run_id);
+  }
+
+  /** The run's own entry (not those its steps wrote), if written. */
+  async entryOfRun(runId: string): Promise<JournalRow | undefined> {
+    return (await sqlRows<JournalRow>(this.db, `SELECT * FROM agent_journal WHERE run_id = $1 AND summary_source <> 'action'`, [runId]))[0];
+  }
+
   /** An entry a playbook step wrote (write_journal_entry). */
   async insertEntry(entry: NewJournalEntry): Promise<JournalRow> {
     const [row] = await sqlRows<JournalRow>(

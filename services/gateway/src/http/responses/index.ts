@@ -10,3 +10,4 @@ export * from './profiles.js';
 export * from './entity-resolution.js';
 export * from './workspace.js';
 export * from './agents.js';
+export * from './query.js';

@@ -2,9 +2,10 @@
  * The plan a `research` or `direct` answer runs as: one llm node.
  *
  * - research: `research_with_tools` over the connector endpoints bound to the
- *   profile (`<connector>__<endpoint>` tools, the profile's
- *   `max_research_rounds`); with no endpoint bound there is nothing to
- *   research with, and the caller is told so.
+ *   profile (`<connector>__<endpoint>` tools) and the built-in actions it is
+ *   offered (research-tools.ts; `team_ids` the teams team tools act on), with
+ *   the profile's `max_research_rounds`; with nothing to research with
+ *   beyond its journal, the caller is told so.
  * - direct: `llm_analyze`.
  *
  * Both answer in `{answer}`. A profile with `output_config.destinations`
@@ -17,6 +18,7 @@
  * messages are part of the instructions. Pure.
  */
 import { OUTPUT_NODE_METADATA, type PlanGraph, type PlanNode } from '@af/plan';
+import { hasResearchSources } from './research-tools.js';
 
 export interface AgentPlanInput {
   strategy: 'research' | 'direct';
@@ -26,6 +28,10 @@ export interface AgentPlanInput {
   maxRounds?: number;
   /** `<connector>__<endpoint>` names bound to the profile (research). */
   tools: readonly string[];
+  /** Built-in actions offered as tools too (research; domain/profiles/research-tools.ts). */
+  actions?: readonly string[];
+  /** The teams team tools act on (research). */
+  teamIds?: readonly string[];
   /** Earlier messages of the conversation, oldest first. */
   history?: ReadonlyArray<{ role: string; content: string }>;
   /** The profile's `output_config.destinations` (checked when the profile was saved). */
@@ -60,7 +66,8 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
     metadata: { agent_strategy: input.strategy, ...(input.destinations?.length ? { [OUTPUT_NODE_METADATA]: OUTPUT_NODE } : {}) },
   };
   if (input.strategy === 'research') {
-    if (!input.tools.length) return { ok: false, reason: 'research needs connector endpoints bound to the agent, and none is: bind a connector to it' };
+    const actions = input.actions ?? [];
+    if (!hasResearchSources(input.tools, actions)) return { ok: false, reason: 'research needs connector endpoints bound to the agent, and none is: bind a connector to it' };
     return {
       ok: true,
       plan: {
@@ -72,7 +79,10 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
             action: 'research_with_tools',
             description: 'Research the question with the agent\'s connectors',
             inputs: {},
-            params: { tools: [...input.tools], instructions, ...(input.systemPrompt?.trim() ? { system_prompt: input.systemPrompt.trim() } : {}), max_rounds: input.maxRounds ?? 3 },
+            params: {
+              tools: [...input.tools, ...actions],
+              ...(input.teamIds?.length ? { team_ids: [...input.teamIds] } : {}),
+              instructions, ...(input.systemPrompt?.trim() ? { system_prompt: input.systemPrompt.trim() } : {}), max_rounds: input.maxRounds ?? 3 },
             outputSchema: ANSWER_SCHEMA,
             dependsOn: [],
             outputKey: 'answer',

@@ -1,4 +1,4 @@
-import { extractInputs, findDates, findNames, findNumbers, type PlaybookInput } from './input-extraction.js';
+import { acceptModelValue, extractInputs, findDates, findNames, findNumbers, type PlaybookInput } from './input-extraction.js';
 
 const input = (name: string, type: PlaybookInput['type'], over: Partial<PlaybookInput> = {}): PlaybookInput => ({ name, type, required: false, extractFrom: 'query', ...over });
 const names = (text: string) => findNames(text).map((f) => f.value);
@@ -97,5 +97,42 @@ describe('extractInputs', () => {
   it('empty or null explicit values do not count as given', () => {
     const out = extractInputs('', [input('org', 'entity_name', { required: true, enum: ['a', 'b'] }), input('n', 'list', { required: true })], { org: '', n: null });
     expect(out.clarify?.questions.map((q) => q.question)).toEqual(["Which org should I use for 'org'? One of: a, b.", "Which n should I use for 'n' (one or more, comma separated)?"]);
+  });
+});
+
+describe('inputs read by the model (modelValues)', () => {
+  const org: PlaybookInput = { name: 'org_name', type: 'entity_name', required: true, extractFrom: 'query' };
+  const since: PlaybookInput = { name: 'since', type: 'date', required: false, extractFrom: 'query' };
+  const kind: PlaybookInput = { name: 'kind', type: 'string', required: false, extractFrom: 'query', enum: ['Grants', 'Filings'] };
+
+  it('takes the model\'s values where the patterns find nothing (lower-case names), marked rule model', () => {
+    const out = extractInputs('what does the omidyar foundation fund since march 5 2024?', [org, since], {}, { org_name: 'Omidyar Foundation', since: '2024-03-05' });
+    expect(out.values).toEqual({ org_name: 'Omidyar Foundation', since: '2024-03-05' });
+    expect(out.extracted).toEqual([
+      { name: 'org_name', value: 'Omidyar Foundation', source: 'query', rule: 'model' },
+      { name: 'since', value: '2024-03-05', source: 'query', rule: 'model' },
+    ]);
+    expect(out.clarify).toBeUndefined();
+  });
+
+  it('a name the message does not contain is invented: dropped, and the required input asked for', () => {
+    const out = extractInputs('investigate something for me', [org], {}, { org_name: 'Gates Foundation' });
+    expect(out.values).toEqual({});
+    expect(out.clarify?.questions).toEqual([expect.objectContaining({ input: 'org_name' })]);
+  });
+
+  it('null from the model is missing (no fallback to guessing by patterns); given values still win', () => {
+    expect(extractInputs('investigate the Ford Foundation', [org], {}, { org_name: null }).clarify).toBeDefined();
+    expect(extractInputs('investigate the Ford Foundation', [org], { org_name: 'Given' }, { org_name: 'Ford Foundation' }).values).toEqual({ org_name: 'Given' });
+  });
+
+  it('acceptModelValue checks dates, numbers, lists and enums', () => {
+    expect(acceptModelValue(since, '2024-02-30', 'q')).toBeUndefined();
+    expect(acceptModelValue(since, 'March 5, 2024', 'q')).toBe('2024-03-05');
+    expect(acceptModelValue({ name: 'n', type: 'number', required: false }, '1,250.5', 'q')).toBe(1250.5);
+    expect(acceptModelValue({ name: 'n', type: 'number', required: false }, 'many', 'q')).toBeUndefined();
+    expect(acceptModelValue({ name: 'l', type: 'list', required: false }, ['Acme', 'Zeta'], 'compare acme and beta')).toEqual(['Acme']);
+    expect(acceptModelValue(kind, 'grants', 'show grants')).toBe('Grants');
+    expect(acceptModelValue(kind, 'loans', 'show loans')).toBeUndefined();
   });
 });

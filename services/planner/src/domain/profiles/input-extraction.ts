@@ -34,8 +34,8 @@ export interface ExtractedValue {
   name: string;
   value: unknown;
   source: 'provided' | 'query' | 'default';
-  /** Which pattern found it (query values). */
-  rule?: 'iso_date' | 'month_day_year' | 'day_month_year' | 'number' | 'quoted' | 'capitalised';
+  /** Which pattern found it (query values), or `model` when the chat model read it from the message. */
+  rule?: 'iso_date' | 'month_day_year' | 'day_month_year' | 'number' | 'quoted' | 'capitalised' | 'model';
 }
 
 export interface ClarifyRequest {
@@ -69,7 +69,15 @@ interface Found {
   at: number;
 }
 
-export function extractInputs(query: string, inputs: readonly PlaybookInput[], provided: Record<string, unknown> = {}): Extraction {
+/**
+ * Fills the inputs: given values win, then the message (`extract_from:
+ * query`), then defaults; a required input still missing is a clarify
+ * request. From the message: with `modelValues` (what the chat model read,
+ * by input name) only those values are taken, each checked by
+ * acceptModelValue — a value the model did not give or that fails the check
+ * is missing, never made up; without, the fixed patterns.
+ */
+export function extractInputs(query: string, inputs: readonly PlaybookInput[], provided: Record<string, unknown> = {}, modelValues?: Record<string, unknown>): Extraction {
   const values: Record<string, unknown> = {};
   const extracted: ExtractedValue[] = [];
   const pools = new Map<string, Found[]>();
@@ -84,7 +92,14 @@ export function extractInputs(query: string, inputs: readonly PlaybookInput[], p
       extracted.push({ name: input.name, value: provided[input.name], source: 'provided' });
       continue;
     }
-    if (input.extractFrom === 'query') {
+    if (input.extractFrom === 'query' && modelValues) {
+      const value = acceptModelValue(input, modelValues[input.name], query);
+      if (value !== undefined) {
+        values[input.name] = value;
+        extracted.push({ name: input.name, value, source: 'query', rule: 'model' });
+        continue;
+      }
+    } else if (input.extractFrom === 'query') {
       const hit = take(input, pool);
       if (hit) {
         values[input.name] = hit.value;
@@ -102,6 +117,40 @@ export function extractInputs(query: string, inputs: readonly PlaybookInput[], p
   if (missing.length === 0) return { values, extracted };
   const questions = missing.map((i) => ({ input: i.name, type: i.type, question: questionFor(i) }));
   return { values, extracted, clarify: { type: 'clarify', message: questions.map((q) => q.question).join(' '), questions } };
+}
+
+/**
+ * A value the model read from the message, checked against the input: a
+ * date is a real date (as YYYY-MM-DD), a number a finite number, a name or
+ * string one that occurs in the message (any case; so the model cannot
+ * invent one), a list such names; an enum input only an allowed value, in
+ * the enum's spelling. Anything else: undefined (missing).
+ */
+export function acceptModelValue(input: PlaybookInput, value: unknown, query: string): unknown {
+  if (value === undefined || value === null || value === '') return undefined;
+  const inQuery = (s: string) => s.trim().length > 0 && s.length <= 200 && query.toLowerCase().includes(s.trim().toLowerCase());
+  const allowed = (v: unknown) => {
+    if (!input.enum) return v;
+    return input.enum.find((e) => e === v || (typeof e === 'string' && typeof v === 'string' && e.toLowerCase() === v.toLowerCase()));
+  };
+  switch (input.type) {
+    case 'date': {
+      if (typeof value !== 'string') return undefined;
+      const [d] = findDates(value);
+      return d ? allowed(d.value) : undefined;
+    }
+    case 'number': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' ? findNumbers(value)[0]?.value : undefined;
+      return typeof n === 'number' && Number.isFinite(n) ? allowed(n) : undefined;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) return undefined;
+      const items = value.filter((v): v is string => typeof v === 'string' && inQuery(v)).map((v) => allowed(v.trim())).filter((v) => v !== undefined);
+      return items.length ? items : undefined;
+    }
+    default:
+      return typeof value === 'string' && (input.enum || inQuery(value)) ? allowed(value.trim()) : undefined;
+  }
 }
 
 function take(input: PlaybookInput, pool: (kind: 'date' | 'number' | 'name') => Found[]): Found | undefined {

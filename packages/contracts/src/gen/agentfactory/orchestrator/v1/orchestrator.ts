@@ -276,6 +276,12 @@ export interface NodeState {
   skipReason: string;
   /** Subflow nodes: the child run they started. */
   childRunId: string;
+  /**
+   * The plan node's kind (tool, llm, approval, …) and, for tool nodes, its
+   * action (GetRun, top-level nodes only; empty otherwise).
+   */
+  kind: string;
+  action: string;
 }
 
 export interface Run {
@@ -560,6 +566,8 @@ function createBaseNodeState(): NodeState {
     waitUntil: "",
     skipReason: "",
     childRunId: "",
+    kind: "",
+    action: "",
   };
 }
 
@@ -597,6 +605,12 @@ export const NodeState: MessageFns<NodeState> = {
     }
     if (message.childRunId !== "") {
       writer.uint32(90).string(message.childRunId);
+    }
+    if (message.kind !== "") {
+      writer.uint32(98).string(message.kind);
+    }
+    if (message.action !== "") {
+      writer.uint32(106).string(message.action);
     }
     return writer;
   },
@@ -702,6 +716,22 @@ export const NodeState: MessageFns<NodeState> = {
             message.childRunId = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -759,6 +789,8 @@ export const NodeState: MessageFns<NodeState> = {
         : isSet(object.child_run_id)
         ? globalThis.String(object.child_run_id)
         : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
     };
   },
 
@@ -796,6 +828,12 @@ export const NodeState: MessageFns<NodeState> = {
     }
     if (message.childRunId !== "") {
       obj.childRunId = message.childRunId;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
     }
     return obj;
   },
