@@ -8,6 +8,12 @@
 //
 // Some questions carry a typo or a different word form (as people type them),
 // some name a document type or a year (query analysis turns those into filters).
+// Beside the question worded like its fact, each fact has a paraphrase a user
+// would type (other word forms and words: "who is in charge of" for "has
+// led", "renegotiating port fees" for "port fee renegotiation"), and about a
+// third a question with the distinctive name misspelt (a codename, product
+// or topic, where the lexical index has nothing to match). Those extra
+// questions come from a second generator, so the documents do not change.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,13 +80,44 @@ const docs = [];
 const questions = [];
 const usedProjects = new Set();
 
-function fact(doc, section, sentence, question, protect = []) {
+const extras = [];
+
+/** A fact, its question as worded, and (for the second pass) a paraphrase and the name a user may misspell. */
+function fact(doc, section, sentence, question, protect = [], paraphrase, name) {
   section.body.push(sentence);
   let q = question;
   const r = rnd();
   if (r < 0.2) q = typo(q, protect);
   questions.push({ id: `q${questions.length + 1}`, question: q, document: doc.file, section: section.heading, answer: sentence, ...(q !== question ? { variant: 'typo' } : {}) });
+  if (paraphrase) extras.push({ document: doc.file, section: section.heading, answer: sentence, question, paraphrase, name });
 }
+
+// Other word forms of the generated phrases, as a user would put them.
+const ACTION_PARAPHRASE = {
+  'report a safety incident': 'reporting safety incidents',
+  'submit travel expenses': 'handing in a travel expense claim',
+  'complete the data protection training': 'finishing data-protection trainings',
+  'return company equipment': 'handing back company devices and equipment',
+  'register a visitor': 'registering visitors',
+  'file an overtime request': 'filing overtime requests',
+  'request a security badge': 'requesting security badges',
+  'archive signed contracts': 'archiving a signed contract',
+};
+const TOPIC_PARAPHRASE = {
+  'warehouse automation': 'automating the warehouses',
+  'fleet fuel hedging': 'hedging fuel for the fleet',
+  'supplier audit': 'auditing suppliers',
+  'crew rotation': 'rotating crews',
+  'port fee renegotiation': 'renegotiating port fees',
+  'cold chain monitoring': 'monitoring the cold chain',
+  'cybersecurity drill': 'cyber-security drills',
+  'carbon reporting': 'reporting carbon emissions',
+  'spare parts pooling': 'pooling spare parts',
+  'customs pre-clearance': 'pre-clearing customs',
+  'hull cleaning schedule': 'scheduling hull cleanings',
+  'satellite connectivity': 'satellite connections',
+};
+const plural = (p) => (p.endsWith('s') ? p : `${p}s`);
 
 // PDF handbooks: policies with deadlines and owners.
 for (let d = 0; d < 8; d++) {
@@ -91,9 +128,9 @@ for (let d = 0; d < 8; d++) {
     const code = `HR-${year % 100}${String(k + 1).padStart(2, '0')}`;
     const sec = { heading: `${k + 1}. Policy ${code}`, body: [filler(int(2, 4))] };
     const days = int(2, 45);
-    fact(doc, sec, `Policy ${code} (${year}): employees must ${action} within ${days} days of ${event}.`, `How many days do employees have to ${action} under policy ${code}?`, [code]);
+    fact(doc, sec, `Policy ${code} (${year}): employees must ${action} within ${days} days of ${event}.`, `How many days do employees have to ${action} under policy ${code}?`, [code], `What is the deadline for ${ACTION_PARAPHRASE[action]} according to ${code}?`);
     const owner = person();
-    fact(doc, sec, `The ${DEPTS[(d + k) % DEPTS.length]} department, represented by ${owner}, owns policy ${code}.`, `Who represents the department that owns policy ${code}?`, [code]);
+    fact(doc, sec, `The ${DEPTS[(d + k) % DEPTS.length]} department, represented by ${owner}, owns policy ${code}.`, `Who represents the department that owns policy ${code}?`, [code], `Which person speaks for the team responsible for ${code}?`);
     sec.body.push(filler(int(3, 8)));
     doc.sections.push(sec);
   }
@@ -116,11 +153,11 @@ for (let d = 0; d < 10; d++) {
     { heading: 'Risks', body: [filler(3)] },
     { heading: 'Milestones', body: [filler(2)] },
   ];
-  fact(doc, secs[0], `Project ${name} moves the ${pick(DEPTS)} workload of the ${site} terminal to a shared platform by ${pick(MONTHS)} ${year + 1}.`, `Which terminal is project ${name} moving to a shared platform?`, [name]);
-  fact(doc, secs[1], `${lead} has led project ${name} since ${pick(MONTHS)} ${year}, reporting to ${person()}.`, `Who leads project ${name}?`, [name, lead]);
-  fact(doc, secs[2], `The approved budget of project ${name} for ${year} is EUR ${eur()}, of which ${int(10, 60)} percent is for external contractors.`, `What is the approved budget of project ${name} in ${year}?`, [name]);
-  fact(doc, secs[3], `The main risk for ${name} is ${pick(['a delayed customs integration', 'vendor lock-in on the scanning hardware', 'staff turnover in the night shift', 'unclear data ownership', 'an ageing crane control system'])}, rated ${pick(['high', 'medium', 'low'])} by the steering group.`, `What is the main risk for project ${name}?`, [name]);
-  fact(doc, secs[4], `Milestone ${int(2, 6)} of ${name}, the ${pick(['go-live', 'pilot start', 'data migration', 'acceptance test'])}, is planned for week ${int(2, 51)} of ${year + 1}.`, `When is the next milestone of project ${name} planned?`, [name]);
+  fact(doc, secs[0], `Project ${name} moves the ${pick(DEPTS)} workload of the ${site} terminal to a shared platform by ${pick(MONTHS)} ${year + 1}.`, `Which terminal is project ${name} moving to a shared platform?`, [name], `Where is the terminal whose workload ${name} migrates?`, name);
+  fact(doc, secs[1], `${lead} has led project ${name} since ${pick(MONTHS)} ${year}, reporting to ${person()}.`, `Who leads project ${name}?`, [name, lead], `Who is in charge of ${name}?`, name);
+  fact(doc, secs[2], `The approved budget of project ${name} for ${year} is EUR ${eur()}, of which ${int(10, 60)} percent is for external contractors.`, `What is the approved budget of project ${name} in ${year}?`, [name], `How much money was approved for ${name} in ${year}?`, name);
+  fact(doc, secs[3], `The main risk for ${name} is ${pick(['a delayed customs integration', 'vendor lock-in on the scanning hardware', 'staff turnover in the night shift', 'unclear data ownership', 'an ageing crane control system'])}, rated ${pick(['high', 'medium', 'low'])} by the steering group.`, `What is the main risk for project ${name}?`, [name], `What is the biggest threat to ${name}?`, name);
+  fact(doc, secs[4], `Milestone ${int(2, 6)} of ${name}, the ${pick(['go-live', 'pilot start', 'data migration', 'acceptance test'])}, is planned for week ${int(2, 51)} of ${year + 1}.`, `When is the next milestone of project ${name} planned?`, [name], `In which week is the ${name} milestone scheduled?`, name);
   doc.sections = secs;
   doc.table = [['Item', 'Owner', 'Status'], ...Array.from({ length: 4 }, () => [pick(['Contract', 'Hardware', 'Training', 'Data model', 'Interfaces']), person(), pick(['done', 'open', 'late'])])];
   docs.push(doc);
@@ -140,7 +177,9 @@ for (let d = 0; d < 6; d++) {
       const qty = int(3, 900);
       rows.push([sku, p, wh, qty, int(2, 50)]);
       const row = [sku, p, wh, String(qty)].join(' | ');
-      questions.push({ id: `q${questions.length + 1}`, question: rnd() < 0.5 ? `How many ${p} units are in stock at ${site} in the spreadsheet?` : `Stock level of ${p} in the ${site} inventory ${year}`, document: doc.file, section: sheetName, answer: row });
+      const question = rnd() < 0.5 ? `How many ${p} units are in stock at ${site} in the spreadsheet?` : `Stock level of ${p} in the ${site} inventory ${year}`;
+      questions.push({ id: `q${questions.length + 1}`, question, document: doc.file, section: sheetName, answer: row });
+      extras.push({ document: doc.file, section: sheetName, answer: row, question, paraphrase: `How many ${plural(p)} does ${site} have on hand in ${year}?`, name: p });
     }
     doc.sheets.push({ name: sheetName, rows });
   }
@@ -158,13 +197,35 @@ for (let d = 0; d < 8; d++) {
     const day = int(1, 28);
     const sec = { heading: `${day} ${month} ${year}: ${topic}`, body: [filler(int(1, 3))] };
     const decision = pick(DECISIONS);
-    fact(doc, sec, `Decision on ${topic} (${dept}, ${month} ${year}): the team agreed to ${decision}.`, `What did the ${dept} team decide about ${topic} in ${month} ${year}?`, [topic]);
+    fact(doc, sec, `Decision on ${topic} (${dept}, ${month} ${year}): the team agreed to ${decision}.`, `What did the ${dept} team decide about ${topic} in ${month} ${year}?`, [topic], `What was decided on ${TOPIC_PARAPHRASE[topic]} by ${dept} in ${month} ${year}?`, topic);
     const who = person();
-    fact(doc, sec, `Action item: ${who} prepares the ${topic} follow-up for the ${dept} meeting after ${month} ${day}.`, `Who prepares the ${topic} follow-up for the ${dept} team?`, [topic, who]);
+    fact(doc, sec, `Action item: ${who} prepares the ${topic} follow-up for the ${dept} meeting after ${month} ${day}.`, `Who prepares the ${topic} follow-up for the ${dept} team?`, [topic, who], `Who is preparing the follow-up on ${TOPIC_PARAPHRASE[topic]} for ${dept}?`, topic);
     sec.body.push(filler(int(1, 4)));
     doc.sections.push(sec);
   }
   docs.push(doc);
+}
+
+// ---- second pass: paraphrases and misspelt names (own generator: the documents above stay as they are) ----
+let s2 = (seed * 7919 + 1) >>> 0;
+const rnd2 = () => ((s2 = (Math.imul(s2, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+/** The name with two adjacent letters of its longest word swapped (not the first letter). */
+function misspell(name) {
+  const ws = name.split(' ');
+  const i = ws.reduce((b, w, j) => (w.length > ws[b].length ? j : b), 0);
+  const w = ws[i];
+  if (w.length < 5) return name;
+  const j = 1 + Math.floor(rnd2() * (w.length - 3));
+  ws[i] = w.slice(0, j) + w[j + 1] + w[j] + w.slice(j + 2);
+  return ws.join(' ');
+}
+for (const x of extras) {
+  questions.push({ id: `q${questions.length + 1}`, question: x.paraphrase, document: x.document, section: x.section, answer: x.answer, variant: 'paraphrase' });
+  if (x.name && rnd2() < 0.35) {
+    const wrong = misspell(x.name);
+    const q = x.question.replace(x.name, wrong);
+    if (q !== x.question) questions.push({ id: `q${questions.length + 1}`, question: q, document: x.document, section: x.section, answer: x.answer, variant: 'misspelt-name' });
+  }
 }
 
 // ---- writers ----

@@ -39,7 +39,7 @@ const { SearchDocuments } = await imp('documents/app/search-documents.js');
 const { BruteForceIndex } = await imp('documents/domain/vector-index.js');
 const { HashedEmbedder } = await imp('documents/domain/hashed-embedder.js');
 
-const sizes = (process.argv[2] ?? '10000,100000').split(',').map(Number);
+const sizes = (process.argv[2] ?? '10000,100000').split(',').map(Number).filter((n) => n > 0); // 0: quality only
 const latencyQueries = Number(process.argv[3] ?? 200);
 const corpus = JSON.parse(readFileSync(join(here, 'questions.json'), 'utf8'));
 
@@ -55,6 +55,8 @@ const index = new DocumentIndexRepository(kit.db);
 const vectors = new EmbeddedVectorStore(kit.db);
 const embedder = new OfflineEmbedder(512);
 const search = new SearchDocuments(index, embedder, vectors);
+// The same search with plain (equal-weight) RRF, reported beside the default weighting.
+const plainRrf = new SearchDocuments(index, embedder, vectors, 50, 1);
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
 const r3 = (x) => Math.round(x * 1000) / 1000;
 const owner = 'bench-user';
@@ -77,27 +79,31 @@ console.log(`ingested ${docs.length} documents, ${pages} pages, ${chunks} chunks
 // ---- quality ----
 const squash = (s) => s.replace(/\s+/g, '').toLowerCase();
 const byFile = new Map([...files].map(([id, d]) => [d.file, id]));
-async function quality(mode) {
+async function quality(mode, searcher = search) {
   let hit = 0;
   let rr = 0;
   const lat = [];
+  const byVariant = {};
   for (const q of corpus.questions) {
     const t = performance.now();
-    const r = await search.execute({ owner, query: q.question, maxResults: 8, mode });
+    const r = await searcher.execute({ owner, query: q.question, maxResults: 8, mode });
     lat.push(performance.now() - t);
     const want = squash(q.answer);
     const rank = r.hits.findIndex((h) => h.documentId === byFile.get(q.document) && squash(h.text).includes(want));
-    if (rank >= 0) { hit++; rr += 1 / (rank + 1); }
+    const v = (byVariant[q.variant ?? 'as-worded'] ??= { questions: 0, hit: 0, rr: 0 });
+    v.questions++;
+    if (rank >= 0) { hit++; rr += 1 / (rank + 1); v.hit++; v.rr += 1 / (rank + 1); }
   }
   const n = corpus.questions.length;
-  return { recall_at_8: r3(hit / n), mrr: r3(rr / n), p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
+  const variants = Object.fromEntries(Object.entries(byVariant).map(([k, v]) => [k, { questions: v.questions, recall_at_8: r3(v.hit / v.questions), mrr: r3(v.rr / v.questions) }]));
+  return { recall_at_8: r3(hit / n), mrr: r3(rr / n), p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)), by_variant: variants };
 }
 const qualityResults = {};
-for (const mode of (process.env.BENCH_MODES ?? "dense,bm25,hybrid").split(",")) {
-  qualityResults[mode] = await quality(mode);
-  console.log(`${mode.padEnd(6)} recall@8 ${qualityResults[mode].recall_at_8}  MRR ${qualityResults[mode].mrr}`);
+for (const mode of (process.env.BENCH_MODES ?? 'dense,bm25,hybrid,hybrid_plain_rrf').split(',')) {
+  qualityResults[mode] = mode === 'hybrid_plain_rrf' ? await quality('hybrid', plainRrf) : await quality(mode);
+  console.log(`${mode.padEnd(6)} recall@8 ${qualityResults[mode].recall_at_8}  MRR ${qualityResults[mode].mrr}  ${Object.entries(qualityResults[mode].by_variant).map(([k, v]) => `${k} ${v.recall_at_8}/${v.mrr}`).join('  ')}`);
 }
-const typos = corpus.questions.filter((q) => q.variant === 'typo').length;
+const variantCounts = corpus.questions.reduce((a, q) => ((a[q.variant ?? 'as-worded'] = (a[q.variant ?? 'as-worded'] ?? 0) + 1), a), {});
 
 // ---- latency at size ----
 const WORDS = [...new Set(corpus.questions.flatMap((q) => q.answer.toLowerCase().split(/[^a-z]+/)).filter((w) => w.length > 2))];
@@ -135,7 +141,7 @@ for (const size of sizes) {
     for (const q of qs) { const t = performance.now(); await search.execute({ owner, query: q, maxResults: 8, mode }); lat.push(performance.now() - t); }
     res[mode] = { p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
   }
-  latency[size] = { chunks: have, ...res };
+  latency[size] = { chunks: have, ...res, loadavg_at_measure: loadavg().map(r3) };
   console.log(`size ${size}: ${JSON.stringify(res)}`);
 
   // In-memory index alone: brute force vs HNSW on the same vectors.
@@ -151,7 +157,21 @@ for (const size of sizes) {
   const bfLat = [];
   const exact = [];
   for (const v of qv) { const t = performance.now(); exact.push(bf.search(v, 8).map((x) => x.id)); bfLat.push(performance.now() - t); }
-  const vi = { brute_force: { p50_ms: r3(pct(bfLat, 50)), p95_ms: r3(pct(bfLat, 95)), build_ms: Math.round(bfBuild), recall_at_8_vs_exact: 1 } };
+  // Reference in the same run (same load): the row-by-row exact scan the column layout replaced.
+  const flat = new Float32Array(rows.length * dims);
+  vecsAll.forEach((v, i) => flat.set(v, i * dims));
+  const rowLat = [];
+  for (const v of qv.slice(0, 50)) {
+    const t = performance.now();
+    const sc = new Float32Array(rows.length);
+    for (let r = 0; r < rows.length; r++) { let s = 0; const off = r * dims; for (let j = 0; j < dims; j++) s += flat[off + j] * v[j]; sc[r] = s; }
+    rowLat.push(performance.now() - t);
+  }
+  const vi = {
+    brute_force: { layout: 'by column, sparse query', p50_ms: r3(pct(bfLat, 50)), p95_ms: r3(pct(bfLat, 95)), build_ms: Math.round(bfBuild), recall_at_8_vs_exact: 1 },
+    row_major_reference: { p50_ms: r3(pct(rowLat, 50)), p95_ms: r3(pct(rowLat, 95)), queries: rowLat.length },
+    loadavg_at_measure: loadavg().map(r3),
+  };
   // HNSW builds take minutes past ~20k points here: BENCH_HNSW_MAX (default 20000) bounds the sizes it is built at.
   if (hnsw && rows.length <= Number(process.env.BENCH_HNSW_MAX ?? 20000)) {
     const th = performance.now();
@@ -182,17 +202,17 @@ const result = {
   bench: 'rag',
   date: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model, memGiB: Math.round(totalmem() / 2 ** 30), loadavg: loadavg().map(r3), node: process.version },
-  corpus: { documents: docs.length, by_format: docs.reduce((a, d) => ((a[d.format] = (a[d.format] ?? 0) + 1), a), {}), pages, chunks, questions: corpus.questions.length, questions_with_typo: typos, seed: corpus.seed },
+  corpus: { documents: docs.length, by_format: docs.reduce((a, d) => ((a[d.format] = (a[d.format] ?? 0) + 1), a), {}), pages, chunks, questions: corpus.questions.length, questions_by_variant: variantCounts, seed: corpus.seed },
   embedder: embedder.name,
   vector_store: vectors.kind,
-  lexical: 'postgres-bm25 (english tsvector, k1 1.2, b 0.75)',
-  fusion: 'reciprocal rank fusion, k = 60, 50 candidates per retriever',
+  lexical: 'bm25 in memory over PostgreSQL english tsvector lexemes (k1 1.2, b 0.75)',
+  fusion: `weighted reciprocal rank fusion, k = 60, dense weight ${search.denseWeight}, BM25 weight 1, 50 candidates per retriever (hybrid_plain_rrf: equal weights)`,
   quality: qualityResults,
   ingestion: { seconds: r3(ingestSeconds), pages_per_second: r3(pages / ingestSeconds), chunks_per_second: r3(chunks / ingestSeconds) },
   latency,
   vector_index: vectorIndexes,
 };
-writeFileSync(join(here, '../results/rag.json'), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(process.env.BENCH_OUT ?? join(here, '../results/rag.json'), `${JSON.stringify(result, null, 2)}\n`);
 }
 writeResult();
 console.log('wrote bench/results/rag.json');

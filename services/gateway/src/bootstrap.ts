@@ -68,12 +68,29 @@ export async function bootstrapGateway(env: NodeJS.ProcessEnv = process.env) {
     const problem = checkJsonBody(buf, config.JSON_MAX_DEPTH);
     if (problem) throw Object.assign(new Error(`${problem.field}: ${problem.reason}`), { type: 'json.guard', guard: problem });
   };
+  const tooLarge = (res: Response, length: number | undefined) => {
+    const limit = `the limit is ${config.BODY_LIMIT_BYTES} bytes (BODY_LIMIT_BYTES)`;
+    const reason = length === undefined ? `is larger than allowed; ${limit}` : `is ${length} bytes; ${limit}`;
+    res.status(413).json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `request body: ${reason}`, violations: [{ field: '(body)', reason, code: 'payload_too_large' }] } });
+  };
+  // A declared length over the limit is refused before a byte of the body is read; the connection is closed rather than drained.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const declared = Number(req.headers['content-length']);
+    if (!(declared > config.BODY_LIMIT_BYTES)) return next();
+    res.setHeader('connection', 'close');
+    tooLarge(res, declared);
+  });
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, verify }));
   // Body-parser failures (bad JSON, too large, NUL / too deep) as our JSON error shape.
-  app.use((err: { status?: number; type?: string; message?: string; guard?: JsonGuardProblem }, _req: Request, res: Response, next: NextFunction) => {
+  app.use((err: { status?: number; type?: string; message?: string; guard?: JsonGuardProblem; length?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     if (err.guard) {
       res.status(400).json({ error: { code: 'INVALID_ARGUMENT', message: `${err.guard.field}: ${err.guard.reason}`, violations: [err.guard] } });
+      return;
+    }
+    if (err.type === 'entity.too.large') {
+      // A body without a declared length that grew past the limit.
+      tooLarge(res, err.length);
       return;
     }
     const status = err.status ?? 400;

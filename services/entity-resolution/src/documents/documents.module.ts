@@ -4,9 +4,11 @@
  * search actions. The service's bootstrap adds `handlers` to its
  * ActionService and closes the module on shutdown.
  */
+import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { ConfigError, type ActionHandler, type PrincipalSigner, type ServiceKit } from '@af/service-kit';
 import type { EntityResolutionConfig } from '../config.js';
 import { IngestDocument } from './app/ingest-document.js';
+import { LlmReranker } from './app/llm-rerank.js';
 import { documentActions } from './app/document-actions.js';
 import { SearchDocuments } from './app/search-documents.js';
 import { DocumentEventsConsumer } from './infra/document-events.consumer.js';
@@ -23,7 +25,26 @@ export interface DocumentsModule {
   close(): Promise<void>;
 }
 
-export async function startDocuments(kit: ServiceKit<EntityResolutionConfig>, auth: PrincipalSigner): Promise<DocumentsModule> {
+/** The LLM reranker when DOCS_RERANK is `llm`: the LLM_* variables must then name a model. */
+export async function createReranker(c: Pick<EntityResolutionConfig, 'DOCS_RERANK' | 'DOCS_RERANK_TIMEOUT_MS'>, env: Record<string, unknown>): Promise<LlmReranker | undefined> {
+  if (c.DOCS_RERANK !== 'llm') return undefined;
+  let llm;
+  try {
+    llm = llmConfigFromEnv(env);
+  } catch (err) {
+    if (err instanceof LlmConfigError) throw new ConfigError(err.problems.map((p) => ({ variable: p.field, reason: p.reason })));
+    throw err;
+  }
+  if (llm.provider === 'none') throw new ConfigError([{ variable: 'LLM_PROVIDER', reason: 'must name a model when DOCS_RERANK is llm' }]);
+  const model = await createChatModel(llm);
+  return new LlmReranker(model!, describeLlmConfig(llm), c.DOCS_RERANK_TIMEOUT_MS);
+}
+
+export async function startDocuments(
+  kit: ServiceKit<EntityResolutionConfig>,
+  auth: PrincipalSigner,
+  env: Record<string, unknown> = process.env,
+): Promise<DocumentsModule> {
   const c = kit.config;
   if (c.DOCS_VECTOR_STORE === 'qdrant' && !c.QDRANT_URL)
     throw new ConfigError([{ variable: 'QDRANT_URL', reason: 'is required when DOCS_VECTOR_STORE is qdrant' }]);
@@ -54,12 +75,21 @@ export async function startDocuments(kit: ServiceKit<EntityResolutionConfig>, au
     consumer = new DocumentEventsConsumer(kit, ingest);
     await consumer.start();
   }
+  const rerank = await createReranker(c, env);
+  const search = new SearchDocuments(index, embedder, vectors, 50, c.DOCS_FUSION_DENSE_WEIGHT, rerank);
   kit.log.info(
-    { embedder: embedder.name, vectorStore: vectors.kind, lexical: 'postgres-bm25', ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)' },
+    {
+      embedder: embedder.name,
+      vectorStore: vectors.kind,
+      lexical: 'bm25 in memory over postgres english lexemes',
+      fusionDenseWeight: search.denseWeight,
+      rerank: rerank ? rerank.name : 'off',
+      ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)',
+    },
     'document index ready',
   );
   return {
-    handlers: documentActions(new SearchDocuments(index, embedder, vectors), embedder.name),
+    handlers: documentActions(search, embedder.name),
     close: async () => {
       await consumer?.stop();
     },

@@ -12,6 +12,7 @@
  * Needs `pnpm build`.
  */
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { http, registerUser, startStack, type GatewayUser, type Stack } from '@af/testing';
 
@@ -134,6 +135,33 @@ describe('documents: upload → ingested → search_documents', () => {
     expect(g.error).toContain('DOCS_MAX_INGEST_BYTES');
     expect([j.status, j.error_code]).toEqual(['failed', 'unsupported_type']);
     expect(j.error).toContain('unsupported file type application/json');
+  });
+
+  it('refuses a 200 MB upload up front with 413 naming the limit, and stores nothing', async () => {
+    const declared = 200 * 1024 * 1024;
+    const started = Date.now();
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const r = httpRequest(
+        `${stack.gatewayUrl}/api/agent-factory/workspace/documents`,
+        { method: 'POST', headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json', 'content-length': String(declared) } },
+        (out) => {
+          let text = '';
+          out.on('data', (c) => (text += c));
+          out.on('end', () => resolve({ status: out.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      r.on('error', reject);
+      // The first 64 KiB of a base64 PDF upload; the gateway answers from the declared length.
+      r.write(`{"title":"huge.pdf","content_type":"application/pdf","content_base64":"${'A'.repeat(64 * 1024)}`);
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(res.body.error.violations).toEqual([
+      { field: '(body)', reason: `is ${declared} bytes; the limit is ${2 * 1024 * 1024} bytes (BODY_LIMIT_BYTES)`, code: 'payload_too_large' },
+    ]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const [{ n }] = await stack.db.query<any>("SELECT count(*)::int AS n FROM entity_resolution.doc_index_documents WHERE title = 'huge.pdf'");
+    expect(n).toBe(0);
   });
 
   it('refuses bad search inputs naming the field', async () => {

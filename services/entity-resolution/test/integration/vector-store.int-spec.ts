@@ -72,6 +72,25 @@ function vectorStoreContract(name: string, make: () => VectorStore) {
 
 vectorStoreContract('embedded (PostgreSQL + in-memory brute force)', () => new EmbeddedVectorStore({ query: (sql: string, params?: unknown[]) => db.query(sql, params) }));
 
+describe('embedded vector store replicas', () => {
+  it("see each other's writes through the owner's generation, and their own in place", async () => {
+    const q = { query: (sql: string, params?: unknown[]) => db.query(sql, params) };
+    const one = new EmbeddedVectorStore(q);
+    const two = new EmbeddedVectorStore(q);
+    const owner = `carol-${randomUUID()}`;
+    const d1 = randomUUID();
+    const d2 = randomUUID();
+    expect(await two.search(owner, e.embed('crane'), 5)).toEqual([]); // two caches the empty owner
+    await one.upsert(owner, points(d1, ['crane maintenance every ninety days']));
+    expect((await two.search(owner, e.embed('crane maintenance'), 5)).map((h) => h.id)).toEqual([`${d1}:1:0`]);
+    await two.upsert(owner, points(d2, ['crane operator licence rules']));
+    expect((await one.search(owner, e.embed('crane'), 5)).map((h) => h.id).sort()).toEqual([`${d1}:1:0`, `${d2}:1:0`].sort());
+    await one.deleteDocument(owner, d2);
+    expect((await two.search(owner, e.embed('crane'), 5)).map((h) => h.id)).toEqual([`${d1}:1:0`]);
+    expect((await one.search(owner, e.embed('crane'), 5)).map((h) => h.id)).toEqual([`${d1}:1:0`]);
+  });
+});
+
 const qdrant = process.env.QDRANT_URL;
 // Needs a Qdrant server we cannot run here: runs when QDRANT_URL is set.
 const contract = qdrant ? vectorStoreContract : (name: string, make: () => VectorStore) => describe.skip(`vector store contract: ${name} (set QDRANT_URL)`, () => void make);

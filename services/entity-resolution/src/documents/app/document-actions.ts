@@ -99,7 +99,7 @@ export function documentActions(search: SearchDocuments, embedderName: string): 
         count: r.hits.length,
         confidence: r.confidence,
         query_analysis: { text: r.analysis.text, filters: r.analysis.filters, names: r.analysis.names, dates: r.analysis.dates },
-        retrieval: { mode: p.mode, embedder: embedderName },
+        retrieval: { mode: p.mode, embedder: embedderName, ...(r.rerank ? { rerank: r.rerank } : {}) },
       };
     },
   };
@@ -116,6 +116,8 @@ export function documentActions(search: SearchDocuments, embedderName: string): 
         owner: owner(ctx),
         query,
         maxResults: Math.min(50, p.max_results * 5),
+        // One entry per file from many chunks: the chunk order within the top matters little, no model call.
+        rerank: false,
         ...(formats ? { formats } : {}),
         ...(p.folder_path ? { folderPath: p.folder_path } : {}),
       });

@@ -8,6 +8,7 @@ import { hitConfidence, reciprocalRankFusion } from '../domain/fusion.js';
 import { analyseQuery, type QueryAnalysis } from '../domain/query-analysis.js';
 import type { DocumentIndexRepository } from '../infra/document-index.repository.js';
 import type { Embedder, VectorStore } from '../infra/ports.js';
+import type { LlmReranker } from './llm-rerank.js';
 
 export type SearchMode = 'hybrid' | 'dense' | 'bm25';
 
@@ -21,6 +22,8 @@ export interface SearchRequest {
   documentIds?: string[];
   /** Skip query analysis (the bench measures the retrievers themselves). */
   analyse?: boolean;
+  /** Rerank with the model when one is configured (default true). */
+  rerank?: boolean;
 }
 
 export interface SearchHit {
@@ -46,12 +49,25 @@ export interface SearchResult {
   hits: SearchHit[];
   analysis: QueryAnalysis;
   confidence: number;
+  /** Present when a reranker is configured: what it did with this query. */
+  rerank?: { model: string; status: 'reranked' | 'kept_fused_order' | 'not_asked'; reason?: string };
 }
+
+/** How many fused candidates the reranker sees (it answers the top `maxResults`, at most 8 by default). */
+const RERANK_CANDIDATES = 20;
 
 const snippet = (text: string, section: string) => {
   const body = section && text.startsWith(section) ? text.slice(section.length).trim() : text;
   return body.length > 320 ? `${body.slice(0, 317)}…` : body;
 };
+
+/**
+ * The dense list's fusion weight when none is configured: 0.5 with the
+ * offline hashed embedder (its features are the query's words and letter
+ * n-grams, so its list is a noisier copy of BM25's: on bench/rag plain RRF
+ * loses to BM25 alone), 1 with a model embedder (plain RRF).
+ */
+export const defaultDenseWeight = (embedderName: string) => (embedderName.startsWith('offline-') ? 0.5 : 1);
 
 export class SearchDocuments {
   constructor(
@@ -60,6 +76,9 @@ export class SearchDocuments {
     private readonly vectors: VectorStore,
     /** How many candidates each retriever contributes before fusion. */
     private readonly candidates = 50,
+    /** Weight of the dense list in the fusion (BM25 weighs 1); see `defaultDenseWeight`. */
+    readonly denseWeight = defaultDenseWeight(embedder.name),
+    private readonly reranker?: LlmReranker,
   ) {}
 
   async execute(r: SearchRequest): Promise<SearchResult> {
@@ -77,9 +96,23 @@ export class SearchDocuments {
       mode === 'bm25' ? [] : this.embedder.embed([analysis.text]).then(([v]) => this.vectors.search(r.owner, v!, k, allowed)),
       mode === 'dense' ? [] : this.index.bm25(r.owner, analysis.text, k, allowed),
     ]);
-    const fused = reciprocalRankFusion([dense, lexical]).slice(0, r.maxResults);
+    const rerank = this.reranker && r.rerank !== false;
+    let fused = reciprocalRankFusion([dense, lexical], 60, [mode === 'hybrid' ? this.denseWeight : 1, 1]).slice(0, rerank ? Math.max(RERANK_CANDIDATES, r.maxResults) : r.maxResults);
     const cos = new Map(dense.map((d) => [d.id, d.score]));
     const rows = new Map((await this.index.chunks(r.owner, fused.map((f) => f.id))).map((c) => [c.id, c]));
+    let reranked: SearchResult['rerank'];
+    if (this.reranker) reranked = { model: this.reranker.name, status: 'not_asked' };
+    if (rerank && this.reranker) {
+      const candidates = fused.flatMap((f) => {
+        const c = rows.get(f.id);
+        return c ? [{ chunkId: c.id, title: c.title, section: c.section, text: c.text }] : [];
+      });
+      const outcome = await this.reranker.rerank(analysis.text, candidates);
+      const byId = new Map(fused.map((f) => [f.id, f]));
+      fused = outcome.order.map((id) => byId.get(id)!);
+      reranked = { model: this.reranker.name, status: outcome.status, ...(outcome.reason ? { reason: outcome.reason } : {}) };
+    }
+    fused = fused.slice(0, r.maxResults);
     const hits: SearchHit[] = [];
     for (const f of fused) {
       const c = rows.get(f.id);
@@ -105,6 +138,6 @@ export class SearchDocuments {
         confidence: hitConfidence(cos.get(f.id), ranks),
       });
     }
-    return { hits, analysis, confidence: hits[0]?.confidence ?? 0 };
+    return { hits, analysis, confidence: hits[0]?.confidence ?? 0, ...(reranked ? { rerank: reranked } : {}) };
   }
 }

@@ -1,7 +1,9 @@
 /**
- * Reciprocal rank fusion (Cormack et al. 2009): each list adds 1 / (k + rank)
- * for every item it ranks. Scores of different scales (cosine, ts_rank) never
- * need calibrating against each other, which is why it is the default.
+ * Weighted reciprocal rank fusion (Cormack et al. 2009): each list adds
+ * weight / (k + rank) for every item it ranks. Scores of different scales
+ * (cosine, BM25) never need calibrating against each other, which is why it
+ * is the default; the weights say how far each retriever is trusted (equal
+ * weights are plain RRF).
  */
 
 export interface Ranked {
@@ -15,7 +17,7 @@ export interface Fused {
   ranks: Array<number | undefined>;
 }
 
-export function reciprocalRankFusion(lists: Ranked[][], k = 60): Fused[] {
+export function reciprocalRankFusion(lists: Ranked[][], k = 60, weights: readonly number[] = []): Fused[] {
   const by = new Map<string, Fused>();
   lists.forEach((list, li) => {
     list.forEach((item, i) => {
@@ -26,10 +28,10 @@ export function reciprocalRankFusion(lists: Ranked[][], k = 60): Fused[] {
       }
       if (f.ranks[li] !== undefined) return;
       f.ranks[li] = i + 1;
-      f.score += 1 / (k + i + 1);
+      f.score += (weights[li] ?? 1) / (k + i + 1);
     });
   });
-  return [...by.values()].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+  return [...by.values()].filter((f) => f.score > 0).sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
 /**

@@ -104,6 +104,15 @@ describe('reciprocalRankFusion', () => {
     expect(f[0]!.score).toBeCloseTo(1 / 61 + 1 / 62, 10);
   });
 
+  it('weighs each list: a half-weight list moves its items down, a zero-weight list adds none', () => {
+    const lists = [[{ id: 'x' }, { id: 'a' }], [{ id: 'a' }, { id: 'b' }]];
+    expect(reciprocalRankFusion(lists, 60, [1, 1]).map((f) => f.id)).toEqual(['a', 'x', 'b']);
+    const half = reciprocalRankFusion(lists, 60, [0.5, 1]);
+    expect(half.map((f) => f.id)).toEqual(['a', 'b', 'x']);
+    expect(half[0]!.score).toBeCloseTo(0.5 / 62 + 1 / 61, 10);
+    expect(reciprocalRankFusion(lists, 60, [0, 1]).map((f) => f.id)).toEqual(['a', 'b']);
+  });
+
   it('gives higher confidence to a hit both retrievers found', () => {
     expect(hitConfidence(0.6, [1, 1])).toBeGreaterThan(hitConfidence(0.6, [1, undefined]));
     expect(hitConfidence(undefined, [undefined, 3])).toBeLessThan(0.5);

@@ -1,9 +1,15 @@
 /**
- * Exact cosine search over unit vectors in one contiguous Float32Array
- * (brute force: a dot product per row, a bounded min-heap for the top k).
- * Measured against an HNSW graph in bench/rag: at the sizes one user's
- * library reaches it answers well inside the latency target with perfect
- * recall, no index build, and deletes that are just a swap with the last row.
+ * Exact cosine search over unit vectors held column by column: one
+ * Float32Array per dimension, a row per chunk. A query adds
+ * `q[j] * column[j]` into one score array for every dimension where the
+ * query is not zero, then a bounded min-heap keeps the top k. The offline
+ * embedder's query vectors are sparse (a question touches ~70 of 512
+ * dimensions), so a search reads a seventh of the matrix; a dense query
+ * (an API embedder) costs the same as a row-by-row dot product. Measured
+ * in bench/rag against the row-major loop (100 ms → 13 ms at 100k chunks)
+ * and an HNSW graph (hnswlib-node: faster, but 45 % of the exact top 8 on
+ * this data): exact search with perfect recall, no index build, and
+ * deletes that are a swap with the last row.
  */
 
 export interface VectorHit {
@@ -12,15 +18,18 @@ export interface VectorHit {
 }
 
 export class BruteForceIndex {
-  private data: Float32Array;
+  private cols: Float32Array[];
+  private capacity: number;
   private ids: string[] = [];
   private readonly pos = new Map<string, number>();
+  private scratch = new Float32Array(0);
 
   constructor(
     readonly dimensions: number,
     capacity = 1024,
   ) {
-    this.data = new Float32Array(dimensions * capacity);
+    this.capacity = Math.max(16, capacity);
+    this.cols = Array.from({ length: dimensions }, () => new Float32Array(this.capacity));
   }
 
   get size(): number {
@@ -36,15 +45,20 @@ export class BruteForceIndex {
     let at = this.pos.get(id);
     if (at === undefined) {
       at = this.ids.length;
-      if ((at + 1) * this.dimensions > this.data.length) {
-        const grown = new Float32Array(Math.max(this.data.length * 2, (at + 1) * this.dimensions));
-        grown.set(this.data);
-        this.data = grown;
-      }
+      if (at >= this.capacity) this.grow(Math.max(this.capacity * 2, at + 1));
       this.ids.push(id);
       this.pos.set(id, at);
     }
-    this.data.set(vector, at * this.dimensions);
+    for (let j = 0; j < this.dimensions; j++) this.cols[j]![at] = vector[j]!;
+  }
+
+  private grow(capacity: number): void {
+    this.cols = this.cols.map((c) => {
+      const g = new Float32Array(capacity);
+      g.set(c);
+      return g;
+    });
+    this.capacity = capacity;
   }
 
   remove(id: string): boolean {
@@ -53,7 +67,7 @@ export class BruteForceIndex {
     const last = this.ids.length - 1;
     if (at !== last) {
       const lastId = this.ids[last]!;
-      this.data.copyWithin(at * this.dimensions, last * this.dimensions, (last + 1) * this.dimensions);
+      for (const c of this.cols) c[at] = c[last]!;
       this.ids[at] = lastId;
       this.pos.set(lastId, at);
     }
@@ -64,14 +78,18 @@ export class BruteForceIndex {
 
   /** The k rows most similar to `query` (dot product = cosine for unit vectors) that pass `accept`. */
   search(query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
-    const d = this.dimensions;
+    const n = this.ids.length;
+    if (this.scratch.length < n) this.scratch = new Float32Array(this.capacity);
+    const scores = this.scratch.subarray(0, n);
+    scores.fill(0);
+    for (let j = 0; j < this.dimensions; j++) {
+      const w = query[j]!;
+      if (w !== 0) axpy(scores, this.cols[j]!, w, n);
+    }
     const heapIds: number[] = [];
     const heapScores: number[] = [];
-    const data = this.data;
-    for (let row = 0; row < this.ids.length; row++) {
-      let s = 0;
-      const off = row * d;
-      for (let j = 0; j < d; j++) s += data[off + j]! * query[j]!;
+    for (let row = 0; row < n; row++) {
+      const s = scores[row]!;
       if (heapIds.length === k && s <= heapScores[0]!) continue;
       if (accept && !accept(this.ids[row]!)) continue;
       if (heapIds.length < k) {
@@ -86,8 +104,13 @@ export class BruteForceIndex {
     }
     return heapIds
       .map((row, i) => ({ id: this.ids[row]!, score: heapScores[i]! }))
-      .sort((a, b) => b.score - a.score);
+      .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   }
+}
+
+/** scores += w * column, over the first n rows (kept apart so V8 optimises the loop on its own). */
+function axpy(scores: Float32Array, column: Float32Array, w: number, n: number): void {
+  for (let r = 0; r < n; r++) scores[r]! += w * column[r]!;
 }
 
 function swap(a: number[], b: number[], i: number, j: number) {
