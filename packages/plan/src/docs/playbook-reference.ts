@@ -33,7 +33,6 @@ import { PLAYBOOK_KEY_DOCS, STEP_KEY_DOCS, INPUT_KEY_DOCS, CATEGORY_DOCS } from 
  */
 export const NOT_SERVED_YET: Readonly<Record<string, readonly string[]>> = {
   'connector-runtime': ['*'],
-  'output-router': ['read_team_file', 'search_team_files'],
 };
 
 const servedBy = (owner: string, action: string) => !(NOT_SERVED_YET[owner] ?? []).some((a) => a === '*' || a === action);
