@@ -200,7 +200,7 @@ async function main() {
     'output-router': { ...common, GRPC_PORT: String(ports['output-router']), METRICS_PORT: String(metrics['output-router']), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`, ENTITY_RESOLUTION_URL: `127.0.0.1:${ports['entity-resolution']}` },
     'connector-runtime': { ...common, ...demo?.connectorEnv, PLUGIN_REGISTRATION_TOKEN: pluginRegistrationToken(), GRPC_PORT: String(ports.connector), METRICS_PORT: String(metrics.connector) },
     // Plugin tools run in connector-runtime (ActionService); the planner refuses what none of ACTION_SERVICES serves.
-    planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}` },
+    planner: { ACTION_SERVICES: actionServices, ...common, GRPC_PORT: String(ports.planner), METRICS_PORT: String(metrics.planner), CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`, ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
     approval: { ...common, GRPC_PORT: String(ports.approval), METRICS_PORT: String(metrics.approval), ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrator}` },
     'entity-resolution': { ...common, GRPC_PORT: String(ports['entity-resolution']), METRICS_PORT: String(metrics['entity-resolution']), OUTPUT_ROUTER_URL: `127.0.0.1:${ports['output-router']}` },
     orchestrator: {

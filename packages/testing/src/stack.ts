@@ -166,6 +166,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.planner),
       // Validation checks the connectors a playbook names against the caller's.
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
+      // An agent profile a schedule targets is not deleted (the orchestrator owns schedules).
+      ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
     }),
     approval: new ServiceProcess('approval', {
       // Timeouts in tests are seconds: sweep often.

@@ -13,6 +13,13 @@ export const plannerEnvSchema = baseEnvSchema.extend({
    * not checked.
    */
   CONNECTOR_RUNTIME_URL: grpcAddress().optional(),
+  /**
+   * gRPC address of the orchestrator, which owns schedules: deleting an agent
+   * profile that a schedule targets is refused (asked at each delete; the
+   * orchestrator unreachable refuses the delete). Unset: schedules are not
+   * checked, and a fire of a schedule whose profile was deleted fails.
+   */
+  ORCHESTRATOR_URL: grpcAddress().optional(),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

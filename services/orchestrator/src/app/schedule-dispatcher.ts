@@ -13,7 +13,7 @@ import { dueAt } from '../domain/schedules/jitter.js';
 import { shouldPoll } from '../domain/monitors/monitor-cycle.js';
 import { advanceSchedule, startRetryDelayMs } from '../domain/schedules/schedule-advance.js';
 import { toTiming } from '../domain/schedules/schedule-definition.js';
-import type { ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
+import type { ClaimCursor, ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
 import type { CreateRunInput } from './run-commands.js';
 
 export type Clock = () => Date;
@@ -70,6 +70,8 @@ export class ScheduleDispatcher {
     const report: TickReport = { claimed: 0, started: 0, skipped: 0, buffered: 0, failed: 0, missed: 0, retrying: 0 };
     const now = this.opts.clock();
     const worker = async () => {
+      // Each worker goes on from where its last claim of this tick stopped (the next tick starts over).
+      const cursor: ClaimCursor = { after: null };
       // Until a claim comes back short: with SKIP LOCKED an empty claim means the rest is held by others or not due.
       for (let i = 0; i < 10_000 && !this.stopped; i++) {
         const n = await this.store.claim(
@@ -81,6 +83,7 @@ export class ScheduleDispatcher {
             const at = this.opts.clock().getTime();
             for (const f of fires) this.observeLag?.(Math.max(0, at - f.readyAt.getTime()));
           },
+          cursor,
         );
         report.claimed += n;
         if (n < this.opts.batch) break;
