@@ -60,6 +60,10 @@ it('a fire runs the agent on the rendered query, as a scheduled run of the agent
   expect(made.body.schedule.definition.target).toEqual({ agent_profile_id: npId, inputs: {} });
   const fired = await as(alice).post(`${S}/${made.body.schedule.id}/run-now`, {});
   expect(fired.status).toBe(202);
+  // The fire is dispatched on the next tick: its run exists from then on.
+  for (const until = Date.now() + 15_000; (await as(alice).get(`/api/v1/runs/${fired.body.run_id}`)).status === 404; await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > until) throw new Error(`run ${fired.body.run_id} was not created within 15 s: ${JSON.stringify((await as(alice).get(`${S}/${made.body.schedule.id}/fires`)).body)}`);
+  }
   const run = await waitForRun(stack, alice, fired.body.run_id);
   expect(run).toMatchObject({ id: fired.body.run_id, status: 'completed', run_context: 'scheduled', agent_profile_id: npId });
   // The planner picked the attached playbook and extracted its input from the rendered query.
