@@ -50,6 +50,8 @@ export interface TickReport {
 }
 
 const MAX_PENDING_PER_STEP = 200;
+/** The shortest wait between two ticks. */
+const MIN_WAKE_MS = 100;
 
 export class ScheduleDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -101,8 +103,18 @@ export class ScheduleDispatcher {
           if (r.claimed) this.log.debug({ ...r }, 'schedule tick');
         })
         .catch((err) => this.log.error({ err }, 'schedule tick failed'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.opts.pollMs);
+        // The next tick at the next due instant when that is sooner than pollMs (a fire due at 09:00 is
+        // claimed at 09:00, not up to pollMs later), never sooner than MIN_WAKE_MS (a due schedule another
+        // replica holds must not make this one spin).
+        .then(() => this.store.nextDueAt())
+        .catch((err) => {
+          this.log.warn({ err }, 'next schedule due time unknown');
+          return null;
+        })
+        .then((next) => {
+          if (this.stopped) return;
+          const until = next ? next.getTime() - this.opts.clock().getTime() : this.opts.pollMs;
+          this.timer = setTimeout(loop, Math.min(this.opts.pollMs, Math.max(MIN_WAKE_MS, until)));
         });
     };
     loop();

@@ -442,6 +442,17 @@ export class ScheduleStore {
     return row ? toSchedule(row) : null;
   }
 
+  /** The earliest instant a schedule that is not paused is due or has a fire ready (null: nothing pending). */
+  async nextDueAt(): Promise<Date | null> {
+    const [row] = await sqlRows<{ at: string | null }>(
+      this.claimDb ?? this.kit.db,
+      `SELECT LEAST((SELECT min(due_at) FROM schedules WHERE NOT paused AND due_at IS NOT NULL),
+                    (SELECT min(f.ready_at) FROM schedule_fires f JOIN schedules s ON s.id = f.schedule_id AND NOT s.paused
+                      WHERE f.status IN ('queued','buffered'))) AS at`,
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
   /** Schedules whose target is the agent profile: `userId`'s (oldest first, up to `limit`) and how many of other owners. */
   async usingAgentProfile(userId: string, agentProfileId: string, limit: number): Promise<{ own: Array<{ id: string; name: string }>; others: number }> {
     const rows = await sqlRows<{ id: string; name: string; mine: boolean; others: number }>(
