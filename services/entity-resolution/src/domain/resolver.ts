@@ -9,6 +9,7 @@ import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
 import { resolveOne, type Candidate, type Outcome } from './resolve-one.js';
 import { DEFAULT_MODEL, tfValue, type ScoringModel } from './scoring.js';
+import { statsPopulation, termFrequency } from './term-stats.js';
 
 export interface Resolution {
   recordId: string;
@@ -172,15 +173,12 @@ export class Resolver {
 
   /** Records of the type in the population (all input when primed); undefined until the estimate is stable. */
   population(type: string): number | undefined {
-    const total = this.typeCounts.get(type) ?? 0;
-    return total < 1000 ? undefined : total;
+    return statsPopulation(this.typeCounts.get(type) ?? 0);
   }
 
   /** Share of records of the type with this canonical name; undefined until enough records give a stable estimate. */
   frequency(type: string, value: string): number | undefined {
-    const total = this.typeCounts.get(type) ?? 0;
-    if (total < 1000) return undefined;
     // The other records carrying the value: a pair's own two occurrences are no evidence against it.
-    return Math.max(0, (this.nameCounts.get(`${type}|${value}`) ?? 0) - 1) / total;
+    return termFrequency((this.nameCounts.get(`${type}|${value}`) ?? 0) - 1, this.typeCounts.get(type) ?? 0);
   }
 }

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
+import { normaliseRecord } from '../../src/domain/normalise.js';
 import { entityResolutionEnvSchema, type EntityResolutionConfig } from '../../src/config.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { PgGraphStore } from '../../src/infra/pg-graph-store.js';
@@ -159,4 +160,31 @@ it('finds entities by a misspelt name or alias through pg_trgm, only in the owne
   const [person] = await store.search(owner, ['zeke okonkow'], [], 5);
   expect(person?.name).toBe('Ezekiel Okonkwo');
   expect(await store.search('someone-else', ['riversdie helth aliance'], [], 5)).toEqual([]);
+});
+
+it('counts term frequencies and the population from the stored graph, per owner, for single-record scoring', async () => {
+  const owner = 'term-stats';
+  const people = ['Ada', 'Grace', 'Alan'].map((first, i) => ({
+    recordId: String(i),
+    entityType: 'PERSON' as const,
+    name: `${first} Quillfeather`,
+    state: ['CA', 'NY', 'TX'][i]!,
+  }));
+  await store.resolve(
+    owner,
+    { executionId: 't', nodeId: 'n' },
+    [...people, { recordId: '9', entityType: 'ORG', name: 'Quillfeather Holdings Inc' }],
+    DEFAULT_THRESHOLDS,
+  );
+  const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Mary Quillfeather' }).record;
+  expect(await store.termStats(kit.db, owner, probe)).toEqual({ others: 3, population: 3 });
+  // Another namespace has none of it.
+  expect(await store.termStats(kit.db, 'someone-else', probe)).toEqual({ others: 0, population: 0 });
+  // The organisation's core name is counted apart from the surname.
+  const org = normaliseRecord({
+    recordId: 'q',
+    entityType: 'ORG',
+    name: 'QUILLFEATHER HOLDINGS CORP',
+  }).record;
+  expect(await store.termStats(kit.db, owner, org)).toEqual({ others: 1, population: 1 });
 });

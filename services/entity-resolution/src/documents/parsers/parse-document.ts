@@ -8,7 +8,11 @@ import { parsePdf } from './pdf.parser.js';
 import { parseSpreadsheet } from './sheet.parser.js';
 import { parseMarkdown, parsePlainText } from './text.parser.js';
 
-export async function parseDocument(bytes: Uint8Array, contentType: string, title: string): Promise<ParsedDocument> {
+export async function parseDocument(
+  bytes: Uint8Array,
+  contentType: string,
+  title: string,
+): Promise<ParsedDocument> {
   if (bytes.byteLength === 0) throw new ParseError('empty', 'the file is empty');
   const decision = detectFormat(contentType, title, bytes);
   if (!decision.ok) throw new ParseError('unsupported_type', decision.reason);
@@ -23,7 +27,10 @@ export async function parseDocument(bytes: Uint8Array, contentType: string, titl
       try {
         html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
       } catch (err) {
-        throw new ParseError('corrupt', `the DOCX file cannot be read: ${(err as Error)?.message ?? String(err)}`);
+        throw new ParseError(
+          'corrupt',
+          `the DOCX file cannot be read: ${(err as Error)?.message ?? String(err)}`,
+        );
       }
       parsed = parseHtml(html, 'docx');
       break;
