@@ -18,11 +18,7 @@ export const documentsEnvSchema = z.object({
   QDRANT_URL: z.url().optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   /** Largest file the index reads; larger ones end as status failed / too_large. */
-  DOCS_MAX_INGEST_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .default(50 * 1024 * 1024),
+  DOCS_MAX_INGEST_BYTES: z.coerce.number().int().min(1024).default(50 * 1024 * 1024),
   /** Target size of a chunk in tokens. */
   DOCS_CHUNK_TOKENS: z.coerce.number().int().min(64).max(8192).default(1024),
   /** output-router's gRPC address: where document bytes are read. Unset: documents are not ingested (search still answers). */
@@ -40,5 +36,6 @@ export const entityResolutionEnvSchema = baseEnvSchema.extend({
   /** Largest `max_nodes` analyze_graph and graph queries accept. */
   ER_MAX_ANALYZE_NODES: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
 });
+
 
 export type EntityResolutionConfig = z.infer<typeof entityResolutionEnvSchema>;

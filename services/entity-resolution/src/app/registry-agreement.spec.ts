@@ -7,17 +7,10 @@
 import { defaultActionRegistry } from '@af/plan';
 import { entityActions } from './actions.js';
 
-const handlers = entityActions({} as never, {
-  maxAnalyzeNodes: 1000,
-  autoThreshold: 0.9,
-  reviewThreshold: 0.5,
-});
+const handlers = entityActions({} as never, { maxAnalyzeNodes: 1000, autoThreshold: 0.9, reviewThreshold: 0.5 });
 
-it.each(handlers.map((h) => [h.name, h.sideEffects] as const))(
-  '%s: side effects as the registry says (%s)',
-  (name, sideEffects) => {
-    const contract = defaultActionRegistry().get(name);
-    expect(contract).toBeDefined();
-    expect(contract!.sideEffect === true).toBe(sideEffects);
-  },
-);
+it.each(handlers.map((h) => [h.name, h.sideEffects] as const))('%s: side effects as the registry says (%s)', (name, sideEffects) => {
+  const contract = defaultActionRegistry().get(name);
+  expect(contract).toBeDefined();
+  expect(contract!.sideEffect === true).toBe(sideEffects);
+});

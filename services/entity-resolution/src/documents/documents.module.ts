@@ -17,24 +17,18 @@ import type { VectorStore } from './infra/ports.js';
 import { QdrantVectorStore } from './infra/qdrant-vector-store.js';
 import { workspaceDocuments } from './infra/workspace-documents.client.js';
 
+
 export interface DocumentsModule {
   handlers: ActionHandler[];
   close(): Promise<void>;
 }
 
-export async function startDocuments(
-  kit: ServiceKit<EntityResolutionConfig>,
-  auth: PrincipalSigner,
-): Promise<DocumentsModule> {
+export async function startDocuments(kit: ServiceKit<EntityResolutionConfig>, auth: PrincipalSigner): Promise<DocumentsModule> {
   const c = kit.config;
   if (c.DOCS_VECTOR_STORE === 'qdrant' && !c.QDRANT_URL)
-    throw new ConfigError([
-      { variable: 'QDRANT_URL', reason: 'is required when DOCS_VECTOR_STORE is qdrant' },
-    ]);
+    throw new ConfigError([{ variable: 'QDRANT_URL', reason: 'is required when DOCS_VECTOR_STORE is qdrant' }]);
   if (c.DOCS_EMBEDDER === 'openai' && !c.DOCS_EMBEDDING_API_KEY)
-    throw new ConfigError([
-      { variable: 'DOCS_EMBEDDING_API_KEY', reason: 'is required when DOCS_EMBEDDER is openai' },
-    ]);
+    throw new ConfigError([{ variable: 'DOCS_EMBEDDING_API_KEY', reason: 'is required when DOCS_EMBEDDER is openai' }]);
   const db = kit.db as unknown as ConstructorParameters<typeof DocumentIndexRepository>[0];
   const index = new DocumentIndexRepository(db);
   const embedder = await createEmbedder({
@@ -46,9 +40,7 @@ export async function startDocuments(
     ollamaBaseUrl: c.DOCS_EMBEDDER === 'ollama' ? c.DOCS_EMBEDDING_BASE_URL : undefined,
   });
   const vectors: VectorStore =
-    c.DOCS_VECTOR_STORE === 'qdrant'
-      ? new QdrantVectorStore(c.QDRANT_URL!, 'af_docs', c.QDRANT_API_KEY)
-      : new EmbeddedVectorStore(kit.db);
+    c.DOCS_VECTOR_STORE === 'qdrant' ? new QdrantVectorStore(c.QDRANT_URL!, 'af_docs', c.QDRANT_API_KEY) : new EmbeddedVectorStore(kit.db);
   let consumer: DocumentEventsConsumer | undefined;
   if (c.OUTPUT_ROUTER_URL) {
     const ingest = new IngestDocument(
@@ -63,12 +55,7 @@ export async function startDocuments(
     await consumer.start();
   }
   kit.log.info(
-    {
-      embedder: embedder.name,
-      vectorStore: vectors.kind,
-      lexical: 'postgres-bm25',
-      ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)',
-    },
+    { embedder: embedder.name, vectorStore: vectors.kind, lexical: 'postgres-bm25', ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)' },
     'document index ready',
   );
   return {

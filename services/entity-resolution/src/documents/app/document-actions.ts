@@ -10,19 +10,10 @@ import { SUPPORTED_FORMATS } from '../domain/file-type.js';
 import type { SearchDocuments, SearchHit } from './search-documents.js';
 
 const FILE_TYPES = [...SUPPORTED_FORMATS, 'md', 'txt', 'htm', 'spreadsheet'] as const;
-const FORMAT_OF: Record<string, string[]> = {
-  md: ['markdown'],
-  txt: ['text'],
-  htm: ['html'],
-  spreadsheet: ['xlsx', 'csv'],
-};
+const FORMAT_OF: Record<string, string[]> = { md: ['markdown'], txt: ['text'], htm: ['html'], spreadsheet: ['xlsx', 'csv'] };
 const toFormats = (types?: string[]) => types?.flatMap((t) => FORMAT_OF[t] ?? [t]);
 
-const queryInputs = z
-  .object({
-    query: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters'),
-  })
-  .loose();
+const queryInputs = z.object({ query: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters') }).loose();
 const searchParams = z
   .object({
     max_results: z.number().int().min(1).max(50).default(8),
@@ -34,9 +25,7 @@ const searchParams = z
   })
   .strict();
 const findInputs = queryInputs.extend({
-  scope: z
-    .literal('my_docs', { error: 'only "my_docs" is searchable: the index holds each user\'s own documents' })
-    .optional(),
+  scope: z.literal('my_docs', { error: 'only "my_docs" is searchable: the index holds each user\'s own documents' }).optional(),
   team_id: z.never({ error: 'team documents are not indexed; leave team_id out' }).optional(),
 });
 const findParams = z
@@ -57,10 +46,7 @@ const owner = (ctx: ActionContext) => {
 /** folder_id names a workspace folder, which the index knows by path: refused up front rather than ignored. */
 function noFolderId(p: { folder_id?: string | undefined }) {
   if (p.folder_id)
-    throw AppError.invalid(
-      'params.folder_id',
-      'the document index filters by folder path: use params.folder_path (e.g. "/reports")',
-    );
+    throw AppError.invalid('params.folder_id', 'the document index filters by folder path: use params.folder_path (e.g. "/reports")');
 }
 
 const source = (h: SearchHit, n: number) => ({
@@ -112,12 +98,7 @@ export function documentActions(search: SearchDocuments, embedderName: string): 
         sources: r.hits.map((h, i) => source(h, i + 1)),
         count: r.hits.length,
         confidence: r.confidence,
-        query_analysis: {
-          text: r.analysis.text,
-          filters: r.analysis.filters,
-          names: r.analysis.names,
-          dates: r.analysis.dates,
-        },
+        query_analysis: { text: r.analysis.text, filters: r.analysis.filters, names: r.analysis.names, dates: r.analysis.dates },
         retrieval: { mode: p.mode, embedder: embedderName },
       };
     },

@@ -61,25 +61,16 @@ export class IngestDocument {
     if (!claimed) return 'skipped';
     const fail = async (code: string, message: string): Promise<IngestOutcome> => {
       await this.index.fail(owner, e.documentId, e.version, code, message);
-      this.log.warn(
-        { documentId: e.documentId, version: e.version, code, reason: message },
-        'document not indexed',
-      );
+      this.log.warn({ documentId: e.documentId, version: e.version, code, reason: message }, 'document not indexed');
       return 'failed';
     };
     if (e.sizeBytes > this.settings.maxBytes)
-      return fail(
-        'too_large',
-        `the file has ${e.sizeBytes} bytes, more than the indexing limit of ${this.settings.maxBytes} (DOCS_MAX_INGEST_BYTES)`,
-      );
+      return fail('too_large', `the file has ${e.sizeBytes} bytes, more than the indexing limit of ${this.settings.maxBytes} (DOCS_MAX_INGEST_BYTES)`);
     await this.index.progress(owner, e.documentId, e.version, { status: 'parsing', progress: 0.05 });
     const bytes = await this.source.content(owner, e.documentId, e.version);
     if (!bytes) return 'superseded';
     if (bytes.byteLength > this.settings.maxBytes)
-      return fail(
-        'too_large',
-        `the file has ${bytes.byteLength} bytes, more than the indexing limit of ${this.settings.maxBytes} (DOCS_MAX_INGEST_BYTES)`,
-      );
+      return fail('too_large', `the file has ${bytes.byteLength} bytes, more than the indexing limit of ${this.settings.maxBytes} (DOCS_MAX_INGEST_BYTES)`);
     let parsed;
     try {
       parsed = await parseDocument(bytes, e.contentType, e.title);
@@ -88,18 +79,10 @@ export class IngestDocument {
       return fail('corrupt', `the file cannot be read: ${(err as Error)?.message ?? String(err)}`);
     }
     const chunks = chunkDocument(parsed.blocks, { targetTokens: this.settings.chunkTokens });
-    const body = parsed.blocks
-      .filter((b) => b.kind !== 'heading')
-      .map((b) => b.text)
-      .join('\n');
+    const body = parsed.blocks.filter((b) => b.kind !== 'heading').map((b) => b.text).join('\n');
     const description = extractiveDescription(body);
     const children = chunks.filter((c) => c.kind === 'child');
-    await this.index.progress(owner, e.documentId, e.version, {
-      status: 'embedding',
-      progress: 0.1,
-      chunksTotal: children.length,
-      chunksDone: 0,
-    });
+    await this.index.progress(owner, e.documentId, e.version, { status: 'embedding', progress: 0.1, chunksTotal: children.length, chunksDone: 0 });
     const years = yearsIn(`${e.title}\n${body}`);
     // Replace, not merge: the previous version's vectors go before this version's arrive.
     await this.vectors.deleteDocument(owner, e.documentId);
@@ -127,27 +110,12 @@ export class IngestDocument {
       owner,
       e.documentId,
       e.version,
-      {
-        format: parsed.format,
-        pageCount: parsed.pageCount,
-        description,
-        descriptionSource: 'extractive',
-        years,
-        embedder: this.embedder.name,
-      },
+      { format: parsed.format, pageCount: parsed.pageCount, description, descriptionSource: 'extractive', years, embedder: this.embedder.name },
       chunks,
     );
     if (!committed) return 'superseded';
     this.log.info(
-      {
-        documentId: e.documentId,
-        version: e.version,
-        format: parsed.format,
-        pages: parsed.pageCount,
-        chunks: children.length,
-        embedder: this.embedder.name,
-        vectorStore: this.vectors.kind,
-      },
+      { documentId: e.documentId, version: e.version, format: parsed.format, pages: parsed.pageCount, chunks: children.length, embedder: this.embedder.name, vectorStore: this.vectors.kind },
       'document indexed',
     );
     return 'indexed';

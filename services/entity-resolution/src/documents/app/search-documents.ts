@@ -63,8 +63,7 @@ export class SearchDocuments {
   ) {}
 
   async execute(r: SearchRequest): Promise<SearchResult> {
-    const analysis: QueryAnalysis =
-      r.analyse === false ? { text: r.query, filters: {}, names: [], dates: [] } : analyseQuery(r.query);
+    const analysis: QueryAnalysis = r.analyse === false ? { text: r.query, filters: {}, names: [], dates: [] } : analyseQuery(r.query);
     const formats = r.formats?.length ? r.formats : analysis.filters.formats;
     const allowed = await this.index.filterDocuments(r.owner, {
       ...analysis.filters,
@@ -75,21 +74,12 @@ export class SearchDocuments {
     const mode = r.mode ?? 'hybrid';
     const k = Math.max(this.candidates, r.maxResults);
     const [dense, lexical] = await Promise.all([
-      mode === 'bm25'
-        ? []
-        : this.embedder.embed([analysis.text]).then(([v]) => this.vectors.search(r.owner, v!, k, allowed)),
+      mode === 'bm25' ? [] : this.embedder.embed([analysis.text]).then(([v]) => this.vectors.search(r.owner, v!, k, allowed)),
       mode === 'dense' ? [] : this.index.bm25(r.owner, analysis.text, k, allowed),
     ]);
     const fused = reciprocalRankFusion([dense, lexical]).slice(0, r.maxResults);
     const cos = new Map(dense.map((d) => [d.id, d.score]));
-    const rows = new Map(
-      (
-        await this.index.chunks(
-          r.owner,
-          fused.map((f) => f.id),
-        )
-      ).map((c) => [c.id, c]),
-    );
+    const rows = new Map((await this.index.chunks(r.owner, fused.map((f) => f.id))).map((c) => [c.id, c]));
     const hits: SearchHit[] = [];
     for (const f of fused) {
       const c = rows.get(f.id);

@@ -80,10 +80,7 @@ export function chunkDocument(blocks: Block[], options: ChunkOptions = {}): Chun
   const out: Chunk[] = [];
   for (const sec of sections(blocks)) {
     const parentOrdinal = out.length;
-    const opening = sec.blocks
-      .map((b) => b.text)
-      .join('\n')
-      .slice(0, parentChars);
+    const opening = sec.blocks.map((b) => b.text).join('\n').slice(0, parentChars);
     const parentText = sec.path ? `${sec.path}\n${opening}` : opening;
     const pages = sec.blocks.map((b) => b.page).filter((p): p is number => p !== undefined);
     out.push({

@@ -34,8 +34,7 @@ export const SUPPORTED_FORMATS = ['pdf', 'docx', 'xlsx', 'csv', 'markdown', 'tex
 
 export type FormatDecision = { ok: true; format: DocumentFormat } | { ok: false; reason: string };
 
-const isZip = (b: Uint8Array) =>
-  b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 const isPdf = (b: Uint8Array) => b.length >= 5 && String.fromCharCode(...b.subarray(0, 5)) === '%PDF-';
 
 /** Printable text: no NUL bytes in the first 4 KiB. */
@@ -51,14 +50,9 @@ export function detectFormat(contentType: string, title: string, bytes: Uint8Arr
   const ext = /\.([a-z0-9]+)$/i.exec(title)?.[1]?.toLowerCase() ?? '';
   const declared = BY_TYPE[type] ?? BY_EXT[ext];
   if (isPdf(bytes)) return { ok: true, format: 'pdf' };
-  if (declared === 'pdf')
-    return { ok: false, reason: 'declared a PDF but the content does not start with %PDF-' };
+  if (declared === 'pdf') return { ok: false, reason: 'declared a PDF but the content does not start with %PDF-' };
   if (declared === 'docx' || declared === 'xlsx') {
-    if (!isZip(bytes))
-      return {
-        ok: false,
-        reason: `declared ${declared.toUpperCase()} but the content is not an Office (zip) file`,
-      };
+    if (!isZip(bytes)) return { ok: false, reason: `declared ${declared.toUpperCase()} but the content is not an Office (zip) file` };
     return { ok: true, format: declared };
   }
   if (declared) {

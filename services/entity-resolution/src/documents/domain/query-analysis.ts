@@ -28,16 +28,10 @@ export interface QueryAnalysis {
 }
 
 const TYPE_WORDS: Array<[RegExp, DocumentFormat[]]> = [
-  [
-    /\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:spreadsheets?|excel|xlsx|workbooks?|sheets?)\b/gi,
-    ['xlsx', 'csv'],
-  ],
+  [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:spreadsheets?|excel|xlsx|workbooks?|sheets?)\b/gi, ['xlsx', 'csv']],
   [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*csv(?:\s+files?)?\b/gi, ['csv']],
   [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*pdfs?(?:\s+files?)?\b/gi, ['pdf']],
-  [
-    /\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:word\s+(?:documents?|files?)|docx(?:\s+files?)?)\b/gi,
-    ['docx'],
-  ],
+  [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:word\s+(?:documents?|files?)|docx(?:\s+files?)?)\b/gi, ['docx']],
   [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:markdown|md)(?:\s+(?:notes?|files?))?\b/gi, ['markdown']],
   [/\b(?:in|from|within)\s+(?:the|a|my|our)?\s*(?:web\s*pages?|html(?:\s+files?)?)\b/gi, ['html']],
 ];

@@ -9,8 +9,7 @@ import { estimateTokens } from './text.js';
 import { BruteForceIndex } from './vector-index.js';
 
 describe('chunkDocument', () => {
-  const para = (n: number) =>
-    Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about cranes and ships.`).join(' ');
+  const para = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about cranes and ships.`).join(' ');
   const blocks: Block[] = [
     { kind: 'heading', text: 'Handbook', level: 1, page: 1 },
     { kind: 'heading', text: 'Safety', level: 2, page: 1 },
@@ -31,11 +30,7 @@ describe('chunkDocument', () => {
       expect(c.section).toBe(parent.section);
       expect(c.text.startsWith(c.section)).toBe(true);
     }
-    expect(
-      chunks
-        .filter((c) => c.section === 'Handbook > Travel' && c.kind === 'child')
-        .every((c) => c.page === 3),
-    ).toBe(true);
+    expect(chunks.filter((c) => c.section === 'Handbook > Travel' && c.kind === 'child').every((c) => c.page === 3)).toBe(true);
   });
 
   it('keeps a table whole in a chunk of its own', () => {
@@ -71,9 +66,7 @@ describe('HashedEmbedder', () => {
 
   it('puts word-form variants and typos closer than unrelated text', () => {
     const q = e.embed('maintenance budget Rotterdam');
-    expect(cos(q, e.embed('the maintainance budgets of Rotterdam'))).toBeGreaterThan(
-      cos(q, e.embed('canteen opening hours in spring')) + 0.3,
-    );
+    expect(cos(q, e.embed('the maintainance budgets of Rotterdam'))).toBeGreaterThan(cos(q, e.embed('canteen opening hours in spring')) + 0.3);
   });
 
   it('embeds empty text as the zero vector', () => {
@@ -82,10 +75,7 @@ describe('HashedEmbedder', () => {
 });
 
 describe('BruteForceIndex', () => {
-  const unit = (xs: number[]) => {
-    const n = Math.hypot(...xs);
-    return Float32Array.from(xs.map((x) => x / n));
-  };
+  const unit = (xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs.map((x) => x / n)); };
 
   it('returns the exact top k, honours the filter, updates and removes', () => {
     const ix = new BruteForceIndex(3, 1);
@@ -96,12 +86,7 @@ describe('BruteForceIndex', () => {
     expect(ix.search(unit([1, 0, 0]), 2).map((h) => h.id)).toEqual(['a', 'b']);
     expect(ix.search(unit([1, 0, 0]), 2, (id) => id !== 'a').map((h) => h.id)).toEqual(['b', 'c']);
     ix.upsert('a', unit([0, 0, 1]));
-    expect(
-      ix
-        .search(unit([0, 0, 1]), 2)
-        .map((h) => h.id)
-        .sort(),
-    ).toEqual(['a', 'd']);
+    expect(ix.search(unit([0, 0, 1]), 2).map((h) => h.id).sort()).toEqual(['a', 'd']);
     expect(ix.remove('b')).toBe(true);
     expect(ix.remove('b')).toBe(false);
     expect(ix.size).toBe(3);
@@ -112,10 +97,7 @@ describe('BruteForceIndex', () => {
 
 describe('reciprocalRankFusion', () => {
   it('ranks items both lists agree on first and keeps each list rank', () => {
-    const f = reciprocalRankFusion([
-      [{ id: 'a' }, { id: 'b' }, { id: 'c' }],
-      [{ id: 'c' }, { id: 'a' }],
-    ]);
+    const f = reciprocalRankFusion([[{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ id: 'c' }, { id: 'a' }]]);
     expect(f.map((x) => x.id)).toEqual(['a', 'c', 'b']);
     expect(f[0]!.ranks).toEqual([1, 2]);
     expect(f[2]!.ranks).toEqual([2, undefined]);
@@ -137,19 +119,11 @@ describe('analyseQuery', () => {
     const b = analyseQuery('What does "travel policy" say in handbook.pdf about Anna Berg?');
     expect(b.filters.titles).toEqual(['travel policy', 'handbook.pdf']);
     expect(b.names).toEqual(['Anna Berg']);
-    expect(analyseQuery('decisions from 2023-05-14 in the pdf').filters).toEqual({
-      formats: ['pdf'],
-      years: [2023],
-    });
+    expect(analyseQuery('decisions from 2023-05-14 in the pdf').filters).toEqual({ formats: ['pdf'], years: [2023] });
   });
 
   it('leaves a plain question alone', () => {
-    expect(analyseQuery('who leads the crane project')).toEqual({
-      text: 'who leads the crane project',
-      filters: {},
-      names: [],
-      dates: [],
-    });
+    expect(analyseQuery('who leads the crane project')).toEqual({ text: 'who leads the crane project', filters: {}, names: [], dates: [] });
   });
 
   it('finds the years a text mentions', () => {
@@ -163,39 +137,22 @@ describe('detectFormat', () => {
   it('reads the content first, then the declared type or extension', () => {
     expect(detectFormat('application/octet-stream', 'x.bin', pdf)).toEqual({ ok: true, format: 'pdf' });
     expect(detectFormat('', 'report.docx', zip)).toEqual({ ok: true, format: 'docx' });
-    expect(detectFormat('text/markdown', 'a', new TextEncoder().encode('# a'))).toEqual({
-      ok: true,
-      format: 'markdown',
-    });
+    expect(detectFormat('text/markdown', 'a', new TextEncoder().encode('# a'))).toEqual({ ok: true, format: 'markdown' });
   });
   it('refuses what it cannot read, saying why', () => {
-    expect(detectFormat('application/pdf', 'a.pdf', zip)).toEqual({
-      ok: false,
-      reason: 'declared a PDF but the content does not start with %PDF-',
-    });
-    expect(
-      detectFormat(
-        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-        'a.xlsx',
-        pdf.subarray(1),
-      ),
-    ).toMatchObject({ ok: false });
+    expect(detectFormat('application/pdf', 'a.pdf', zip)).toEqual({ ok: false, reason: 'declared a PDF but the content does not start with %PDF-' });
+    expect(detectFormat('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'a.xlsx', pdf.subarray(1))).toMatchObject({ ok: false });
     expect(detectFormat('application/json', 'a.json', new TextEncoder().encode('{}'))).toEqual({
       ok: false,
-      reason:
-        'unsupported file type application/json (.json): supported are pdf, docx, xlsx, csv, markdown, text, html',
+      reason: 'unsupported file type application/json (.json): supported are pdf, docx, xlsx, csv, markdown, text, html',
     });
-    expect(detectFormat('text/plain', 'a.txt', Uint8Array.from([65, 0, 66]))).toEqual({
-      ok: false,
-      reason: 'declared text/plain but the content is binary',
-    });
+    expect(detectFormat('text/plain', 'a.txt', Uint8Array.from([65, 0, 66]))).toEqual({ ok: false, reason: 'declared text/plain but the content is binary' });
   });
 });
 
 describe('extractiveDescription', () => {
   it('picks two or three covering sentences in document order', () => {
-    const text =
-      'The crane fleet at Rotterdam has six cranes. Crane maintenance happens every ninety days at Rotterdam. The canteen serves soup. Crane operators at Rotterdam need a licence. Weather was fine.';
+    const text = 'The crane fleet at Rotterdam has six cranes. Crane maintenance happens every ninety days at Rotterdam. The canteen serves soup. Crane operators at Rotterdam need a licence. Weather was fine.';
     const d = extractiveDescription(text);
     expect(d).toContain('Crane maintenance happens every ninety days at Rotterdam.');
     expect(d).not.toContain('Weather was fine');

@@ -32,8 +32,7 @@ export class BruteForceIndex {
   }
 
   upsert(id: string, vector: Float32Array): void {
-    if (vector.length !== this.dimensions)
-      throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
+    if (vector.length !== this.dimensions) throw new Error(`vector has ${vector.length} dimensions, the index ${this.dimensions}`);
     let at = this.pos.get(id);
     if (at === undefined) {
       at = this.ids.length;

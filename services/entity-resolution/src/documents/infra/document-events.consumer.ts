@@ -50,25 +50,19 @@ export class DocumentEventsConsumer {
     const filter = `${p}af.document.*.*`;
     if (this.kit.config.NATS_URL.startsWith('memory:')) {
       this.sub = await this.kit.bus.subscribe(filter, (m) => {
-        this.chain = this.chain
-          .then(() => this.handle(m.data))
-          .catch((err) => this.kit.log.warn({ err }, 'document event not handled'));
+        this.chain = this.chain.then(() => this.handle(m.data)).catch((err) => this.kit.log.warn({ err }, 'document event not handled'));
       });
       return;
     }
-    this.sub = await this.kit.bus.consume(
-      filter,
-      { durable: 'entity-resolution-document-index', ackWaitMs: 120_000, maxInFlight: 2 },
-      async (item) => {
-        try {
-          await this.handle(item.data);
-          item.ack();
-        } catch (err) {
-          this.kit.log.warn({ err, redeliveries: item.redeliveries }, 'document event failed; retried later');
-          item.nak(Math.min(60_000, 1000 * 2 ** Math.min(item.redeliveries, 6)));
-        }
-      },
-    );
+    this.sub = await this.kit.bus.consume(filter, { durable: 'entity-resolution-document-index', ackWaitMs: 120_000, maxInFlight: 2 }, async (item) => {
+      try {
+        await this.handle(item.data);
+        item.ack();
+      } catch (err) {
+        this.kit.log.warn({ err, redeliveries: item.redeliveries }, 'document event failed; retried later');
+        item.nak(Math.min(60_000, 1000 * 2 ** Math.min(item.redeliveries, 6)));
+      }
+    });
   }
 
   async stop(): Promise<void> {

@@ -74,22 +74,12 @@ export class DocumentIndexRepository {
   constructor(readonly db: Tx) {}
 
   async get(owner: string, documentId: string, q: Queryable = this.db): Promise<IndexedDocument | undefined> {
-    const [r] = await sqlRows(
-      q,
-      'SELECT * FROM doc_index_documents WHERE owner_user_id = $1 AND document_id = $2',
-      [owner, documentId],
-    );
+    const [r] = await sqlRows(q, 'SELECT * FROM doc_index_documents WHERE owner_user_id = $1 AND document_id = $2', [owner, documentId]);
     return r ? toDoc(r) : undefined;
   }
 
   async list(owner: string, limit = 100): Promise<IndexedDocument[]> {
-    return (
-      await sqlRows(
-        this.db,
-        'SELECT * FROM doc_index_documents WHERE owner_user_id = $1 ORDER BY updated_at DESC LIMIT $2',
-        [owner, limit],
-      )
-    ).map(toDoc);
+    return (await sqlRows(this.db, 'SELECT * FROM doc_index_documents WHERE owner_user_id = $1 ORDER BY updated_at DESC LIMIT $2', [owner, limit])).map(toDoc);
   }
 
   /**
@@ -98,10 +88,7 @@ export class DocumentIndexRepository {
    * version). An older or already indexed version answers false: that is
    * what makes redelivered events harmless.
    */
-  async claim(
-    owner: string,
-    d: { documentId: string; version: number; title: string; contentType: string; folderPath: string },
-  ): Promise<boolean> {
+  async claim(owner: string, d: { documentId: string; version: number; title: string; contentType: string; folderPath: string }): Promise<boolean> {
     const rows = await sqlRows(
       this.db,
       `INSERT INTO doc_index_documents (owner_user_id, document_id, version, title, content_type, folder_path, status)
@@ -118,35 +105,16 @@ export class DocumentIndexRepository {
     return rows.length > 0;
   }
 
-  async progress(
-    owner: string,
-    documentId: string,
-    version: number,
-    patch: { status: IndexStatus; progress: number; chunksTotal?: number; chunksDone?: number },
-  ): Promise<void> {
+  async progress(owner: string, documentId: string, version: number, patch: { status: IndexStatus; progress: number; chunksTotal?: number; chunksDone?: number }): Promise<void> {
     await sqlRows(
       this.db,
       `UPDATE doc_index_documents SET status = $4, progress = $5, chunks_total = coalesce($6, chunks_total), chunks_done = coalesce($7, chunks_done), updated_at = now()
        WHERE owner_user_id = $1 AND document_id = $2 AND version = $3`,
-      [
-        owner,
-        documentId,
-        version,
-        patch.status,
-        patch.progress,
-        patch.chunksTotal ?? null,
-        patch.chunksDone ?? null,
-      ],
+      [owner, documentId, version, patch.status, patch.progress, patch.chunksTotal ?? null, patch.chunksDone ?? null],
     );
   }
 
-  async fail(
-    owner: string,
-    documentId: string,
-    version: number,
-    code: string,
-    message: string,
-  ): Promise<void> {
+  async fail(owner: string, documentId: string, version: number, code: string, message: string): Promise<void> {
     await sqlRows(
       this.db,
       `UPDATE doc_index_documents SET status = 'failed', error_code = $4, error = $5, updated_at = now()
@@ -160,47 +128,19 @@ export class DocumentIndexRepository {
     owner: string,
     documentId: string,
     version: number,
-    meta: {
-      format: string;
-      pageCount: number;
-      description: string;
-      descriptionSource: string;
-      years: number[];
-      embedder: string;
-    },
+    meta: { format: string; pageCount: number; description: string; descriptionSource: string; years: number[]; embedder: string },
     chunks: Chunk[],
   ): Promise<boolean> {
     return this.db.transaction(async (m) => {
       await sqlRows(m, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`doc-index:${documentId}`]);
-      const [cur] = await sqlRows(
-        m,
-        'SELECT version, status FROM doc_index_documents WHERE owner_user_id = $1 AND document_id = $2',
-        [owner, documentId],
-      );
+      const [cur] = await sqlRows(m, 'SELECT version, status FROM doc_index_documents WHERE owner_user_id = $1 AND document_id = $2', [owner, documentId]);
       if (!cur || Number(cur.version) !== version || cur.status === 'deleted') return false;
-      await sqlRows(m, 'DELETE FROM doc_chunks WHERE owner_user_id = $1 AND document_id = $2', [
-        owner,
-        documentId,
-      ]);
+      await sqlRows(m, 'DELETE FROM doc_chunks WHERE owner_user_id = $1 AND document_id = $2', [owner, documentId]);
       for (let i = 0; i < chunks.length; i += 200) {
         const part = chunks.slice(i, i + 200);
         const values: unknown[] = [];
         const rows = part.map((c, j) => {
-          values.push(
-            `${documentId}:${version}:${c.ordinal}`,
-            owner,
-            documentId,
-            version,
-            c.ordinal,
-            c.kind,
-            c.parentOrdinal ?? null,
-            c.text,
-            c.section,
-            c.page ?? null,
-            c.pageEnd ?? null,
-            c.table,
-            c.tokens,
-          );
+          values.push(`${documentId}:${version}:${c.ordinal}`, owner, documentId, version, c.ordinal, c.kind, c.parentOrdinal ?? null, c.text, c.section, c.page ?? null, c.pageEnd ?? null, c.table, c.tokens);
           const b = j * 13;
           const ph = Array.from({ length: 13 }, (_, k) => `$${b + k + 1}`);
           return `(${ph.join(', ')}, array_length(regexp_split_to_array(trim(${ph[7]}), '\\s+'), 1), to_tsvector('english', ${ph[7]}))`;
@@ -216,18 +156,7 @@ export class DocumentIndexRepository {
         `UPDATE doc_index_documents SET status = 'indexed', progress = 1, chunks_total = $4, chunks_done = $4, format = $5, page_count = $6,
            description = $7, description_source = $8, years = $9, embedder = $10, error = NULL, error_code = NULL, updated_at = now()
          WHERE owner_user_id = $1 AND document_id = $2 AND version = $3`,
-        [
-          owner,
-          documentId,
-          version,
-          chunks.filter((c) => c.kind === 'child').length,
-          meta.format,
-          meta.pageCount,
-          meta.description,
-          meta.descriptionSource,
-          meta.years,
-          meta.embedder,
-        ],
+        [owner, documentId, version, chunks.filter((c) => c.kind === 'child').length, meta.format, meta.pageCount, meta.description, meta.descriptionSource, meta.years, meta.embedder],
       );
       return true;
     });
@@ -237,10 +166,7 @@ export class DocumentIndexRepository {
   async remove(owner: string, documentId: string, version: number): Promise<void> {
     await this.db.transaction(async (m) => {
       await sqlRows(m, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`doc-index:${documentId}`]);
-      await sqlRows(m, 'DELETE FROM doc_chunks WHERE owner_user_id = $1 AND document_id = $2', [
-        owner,
-        documentId,
-      ]);
+      await sqlRows(m, 'DELETE FROM doc_chunks WHERE owner_user_id = $1 AND document_id = $2', [owner, documentId]);
       await sqlRows(
         m,
         `INSERT INTO doc_index_documents (owner_user_id, document_id, version, status) VALUES ($1, $2, $3, 'deleted')
@@ -251,10 +177,7 @@ export class DocumentIndexRepository {
   }
 
   /** Indexed documents of `owner` passing the filters (undefined: no filter asked, every document qualifies). */
-  async filterDocuments(
-    owner: string,
-    f: QueryFilters & { folderPath?: string; documentIds?: string[] },
-  ): Promise<string[] | undefined> {
+  async filterDocuments(owner: string, f: QueryFilters & { folderPath?: string; documentIds?: string[] }): Promise<string[] | undefined> {
     const where = [`owner_user_id = $1`, `status = 'indexed'`];
     const params: unknown[] = [owner];
     const add = (sql: (n: number) => string, v: unknown) => {
@@ -263,34 +186,16 @@ export class DocumentIndexRepository {
     };
     if (f.formats?.length) add((n) => `format = ANY($${n})`, f.formats);
     if (f.years?.length) add((n) => `years && $${n}::int[]`, f.years);
-    if (f.titles?.length)
-      add(
-        (n) =>
-          `EXISTS (SELECT 1 FROM unnest($${n}::text[]) t WHERE lower(title) LIKE '%' || lower(t) || '%')`,
-        f.titles,
-      );
+    if (f.titles?.length) add((n) => `EXISTS (SELECT 1 FROM unnest($${n}::text[]) t WHERE lower(title) LIKE '%' || lower(t) || '%')`, f.titles);
     if (f.folderPath) add((n) => `(folder_path = $${n} OR folder_path LIKE $${n} || '/%')`, f.folderPath);
     if (f.documentIds) add((n) => `document_id::text = ANY($${n})`, f.documentIds);
     if (params.length === 1) return undefined;
-    return (
-      await sqlRows(
-        this.db,
-        `SELECT document_id FROM doc_index_documents WHERE ${where.join(' AND ')}`,
-        params,
-      )
-    ).map((r) => r.document_id as string);
+    return (await sqlRows(this.db, `SELECT document_id FROM doc_index_documents WHERE ${where.join(' AND ')}`, params)).map((r) => r.document_id as string);
   }
 
   /** Okapi BM25 over the owner's child chunks (see the class comment). */
-  async bm25(
-    owner: string,
-    query: string,
-    k: number,
-    documentIds?: readonly string[],
-  ): Promise<Array<{ id: string; score: number }>> {
-    const [lx] = await sqlRows(this.db, `SELECT tsvector_to_array(to_tsvector('english', $1)) AS lex`, [
-      query,
-    ]);
+  async bm25(owner: string, query: string, k: number, documentIds?: readonly string[]): Promise<Array<{ id: string; score: number }>> {
+    const [lx] = await sqlRows(this.db, `SELECT tsvector_to_array(to_tsvector('english', $1)) AS lex`, [query]);
     const lexemes: string[] = lx?.lex ?? [];
     if (!lexemes.length || (documentIds && !documentIds.length)) return [];
     // One condition for every part: the GIN index answers the document frequencies and the candidates.
@@ -309,13 +214,7 @@ export class DocumentIndexRepository {
        JOIN idf ON idf.lex = u.lexeme
        CROSS JOIN stats
        GROUP BY h.id ORDER BY score DESC, h.id LIMIT $5`,
-      [
-        owner,
-        lexemes,
-        lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | '),
-        documentIds ? [...documentIds] : null,
-        k,
-      ],
+      [owner, lexemes, lexemes.map((l) => `'${l.replace(/'/g, "''")}'`).join(' | '), documentIds ? [...documentIds] : null, k],
     );
     return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
   }

@@ -28,11 +28,7 @@ export class EmbeddedVectorStore implements VectorStore {
   ) {}
 
   private async stamp(owner: string): Promise<string> {
-    const [r] = await sqlRows(
-      this.db,
-      'SELECT count(*) AS n, coalesce(max(seq), 0) AS s FROM doc_vectors WHERE owner_user_id = $1',
-      [owner],
-    );
+    const [r] = await sqlRows(this.db, 'SELECT count(*) AS n, coalesce(max(seq), 0) AS s FROM doc_vectors WHERE owner_user_id = $1', [owner]);
     return `${r.n}:${r.s}`;
   }
 
@@ -40,9 +36,7 @@ export class EmbeddedVectorStore implements VectorStore {
     const stamp = await this.stamp(owner);
     const hit = this.cache.get(owner);
     if (hit && hit.stamp === stamp) return hit;
-    const rows = await sqlRows(this.db, 'SELECT id, vector FROM doc_vectors WHERE owner_user_id = $1', [
-      owner,
-    ]);
+    const rows = await sqlRows(this.db, 'SELECT id, vector FROM doc_vectors WHERE owner_user_id = $1', [owner]);
     const dims = rows.length ? (rows[0].vector as Buffer).byteLength / 4 : 1;
     const index = new BruteForceIndex(dims, Math.max(16, rows.length));
     for (const r of rows) index.upsert(r.id, fromBytes(r.vector));
@@ -75,11 +69,7 @@ export class EmbeddedVectorStore implements VectorStore {
   }
 
   async deleteDocument(owner: string, documentId: string): Promise<void> {
-    const gone = await sqlRows(
-      this.db,
-      'DELETE FROM doc_vectors WHERE owner_user_id = $1 AND document_id = $2 RETURNING id',
-      [owner, documentId],
-    );
+    const gone = await sqlRows(this.db, 'DELETE FROM doc_vectors WHERE owner_user_id = $1 AND document_id = $2 RETURNING id', [owner, documentId]);
     await this.refresh(owner, (index) => {
       for (const r of gone) index.remove(r.id);
     });

@@ -63,10 +63,7 @@ export async function createEmbedder(s: EmbedderSettings): Promise<Embedder> {
   if (s.provider === 'ollama') {
     const { OllamaEmbeddings } = await import('@langchain/ollama');
     const model = s.model ?? 'nomic-embed-text';
-    return new LangchainEmbedder(
-      `ollama:${model}`,
-      new OllamaEmbeddings({ model, ...(s.ollamaBaseUrl ? { baseUrl: s.ollamaBaseUrl } : {}) }),
-    );
+    return new LangchainEmbedder(`ollama:${model}`, new OllamaEmbeddings({ model, ...(s.ollamaBaseUrl ? { baseUrl: s.ollamaBaseUrl } : {}) }));
   }
   return new OfflineEmbedder(s.dimensions);
 }

@@ -20,12 +20,7 @@ export interface VectorStore {
   upsert(owner: string, points: VectorPoint[]): Promise<void>;
   deleteDocument(owner: string, documentId: string): Promise<void>;
   /** The k nearest chunks of `owner` (cosine), restricted to `documentIds` when given. */
-  search(
-    owner: string,
-    vector: Float32Array,
-    k: number,
-    documentIds?: readonly string[],
-  ): Promise<Array<{ id: string; score: number }>>;
+  search(owner: string, vector: Float32Array, k: number, documentIds?: readonly string[]): Promise<Array<{ id: string; score: number }>>;
 }
 
 /** The document id of a chunk id. */

@@ -45,11 +45,7 @@ export class QdrantVectorStore implements VectorStore {
             ['section', 'keyword'],
             ['years', 'integer'],
           ] as const)
-            await this.client.createPayloadIndex(name, {
-              field_name: field,
-              field_schema: schema,
-              wait: true,
-            });
+            await this.client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true });
         }
       })();
       p.catch(() => this.ready.delete(name));
@@ -76,10 +72,7 @@ export class QdrantVectorStore implements VectorStore {
     const name = this.collection(owner);
     const { exists } = await this.client.collectionExists(name);
     if (!exists) return;
-    await this.client.delete(name, {
-      wait: true,
-      filter: { must: [{ key: 'document_id', match: { value: documentId } }] },
-    });
+    await this.client.delete(name, { wait: true, filter: { must: [{ key: 'document_id', match: { value: documentId } }] } });
   }
 
   async search(owner: string, vector: Float32Array, k: number, documentIds?: readonly string[]) {
@@ -91,9 +84,7 @@ export class QdrantVectorStore implements VectorStore {
       query: Array.from(vector),
       limit: k,
       with_payload: ['chunk_id'],
-      ...(documentIds
-        ? { filter: { must: [{ key: 'document_id', match: { any: [...documentIds] } }] } }
-        : {}),
+      ...(documentIds ? { filter: { must: [{ key: 'document_id', match: { any: [...documentIds] } }] } } : {}),
     });
     return points.map((h) => ({ id: String((h.payload as { chunk_id: string }).chunk_id), score: h.score }));
   }

@@ -4,17 +4,11 @@ import { AppError, call, createGrpcClient, type PrincipalSigner } from '@af/serv
 import type { DocumentSource } from '../app/ingest-document.js';
 
 export function workspaceDocuments(address: string, auth: PrincipalSigner): DocumentSource {
-  const client = createGrpcClient<output.OutputServiceClient>('output', output.OUTPUT_SERVICE_NAME, address, {
-    auth,
-    readyWaitMs: 10_000,
-  });
+  const client = createGrpcClient<output.OutputServiceClient>('output', output.OUTPUT_SERVICE_NAME, address, { auth, readyWaitMs: 10_000 });
   return {
     async content(owner, documentId, version) {
       try {
-        const res = await call(
-          client.getDocument({ principal: { userId: owner, teamIds: [] }, documentId, version }),
-          60_000,
-        );
+        const res = await call(client.getDocument({ principal: { userId: owner, teamIds: [] }, documentId, version }), 60_000);
         return res.content;
       } catch (err) {
         // Deleted (or that version gone) since the event: nothing to index.

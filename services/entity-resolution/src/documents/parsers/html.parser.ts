@@ -7,22 +7,7 @@
 import { Parser } from 'htmlparser2';
 import type { Block, DocumentFormat, ParsedDocument } from '../domain/parsed.js';
 
-const BLOCK = new Set([
-  'p',
-  'div',
-  'li',
-  'section',
-  'article',
-  'blockquote',
-  'pre',
-  'br',
-  'tr',
-  'dd',
-  'dt',
-  'main',
-  'header',
-  'footer',
-]);
+const BLOCK = new Set(['p', 'div', 'li', 'section', 'article', 'blockquote', 'pre', 'br', 'tr', 'dd', 'dt', 'main', 'header', 'footer']);
 const SKIP = new Set(['script', 'style', 'template', 'noscript', 'head']);
 
 export function parseHtml(html: string, format: DocumentFormat = 'html'): ParsedDocument {
@@ -37,8 +22,7 @@ export function parseHtml(html: string, format: DocumentFormat = 'html'): Parsed
   let inTitle = false;
   const flush = () => {
     const t = text.replace(/\s+/g, ' ').trim();
-    if (t)
-      blocks.push(heading ? { kind: 'heading', text: t, level: heading } : { kind: 'paragraph', text: t });
+    if (t) blocks.push(heading ? { kind: 'heading', text: t, level: heading } : { kind: 'paragraph', text: t });
     text = '';
   };
   const parser = new Parser(

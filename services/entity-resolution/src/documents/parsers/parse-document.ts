@@ -8,11 +8,7 @@ import { parsePdf } from './pdf.parser.js';
 import { parseSpreadsheet } from './sheet.parser.js';
 import { parseMarkdown, parsePlainText } from './text.parser.js';
 
-export async function parseDocument(
-  bytes: Uint8Array,
-  contentType: string,
-  title: string,
-): Promise<ParsedDocument> {
+export async function parseDocument(bytes: Uint8Array, contentType: string, title: string): Promise<ParsedDocument> {
   if (bytes.byteLength === 0) throw new ParseError('empty', 'the file is empty');
   const decision = detectFormat(contentType, title, bytes);
   if (!decision.ok) throw new ParseError('unsupported_type', decision.reason);
@@ -27,10 +23,7 @@ export async function parseDocument(
       try {
         html = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
       } catch (err) {
-        throw new ParseError(
-          'corrupt',
-          `the DOCX file cannot be read: ${(err as Error)?.message ?? String(err)}`,
-        );
+        throw new ParseError('corrupt', `the DOCX file cannot be read: ${(err as Error)?.message ?? String(err)}`);
       }
       parsed = parseHtml(html, 'docx');
       break;

@@ -41,17 +41,13 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     doc = await getDocumentProxy(new Uint8Array(bytes));
   } catch (err) {
     const name = (err as Error)?.name ?? '';
-    if (name === 'PasswordException')
-      throw new ParseError('encrypted', 'the PDF is encrypted (password protected)');
+    if (name === 'PasswordException') throw new ParseError('encrypted', 'the PDF is encrypted (password protected)');
     throw new ParseError('corrupt', `the PDF cannot be read: ${(err as Error)?.message ?? String(err)}`);
   }
   try {
     const { items, totalPages } = await extractTextItems(doc);
     const blocks: Block[] = [];
-    const allSizes = items
-      .flat()
-      .filter((i) => i.str.trim())
-      .map((i) => i.fontSize);
+    const allSizes = items.flat().filter((i) => i.str.trim()).map((i) => i.fontSize);
     const body = median(allSizes) || 10;
     items.forEach((pageItems, p) => {
       const page = p + 1;

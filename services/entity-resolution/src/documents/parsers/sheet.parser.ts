@@ -39,20 +39,13 @@ function sheetBlocks(ws: ExcelJS.Worksheet, page: number, rowsPerBlock: number):
   return blocks;
 }
 
-export async function parseSpreadsheet(
-  bytes: Uint8Array,
-  format: 'xlsx' | 'csv',
-  rowsPerBlock = 40,
-): Promise<ParsedDocument> {
+export async function parseSpreadsheet(bytes: Uint8Array, format: 'xlsx' | 'csv', rowsPerBlock = 40): Promise<ParsedDocument> {
   const wb = new ExcelJS.Workbook();
   try {
     if (format === 'xlsx') await wb.xlsx.load(Buffer.from(bytes) as never);
     else await wb.csv.read(Readable.from([Buffer.from(bytes)]));
   } catch (err) {
-    throw new ParseError(
-      'corrupt',
-      `the ${format.toUpperCase()} file cannot be read: ${(err as Error)?.message ?? String(err)}`,
-    );
+    throw new ParseError('corrupt', `the ${format.toUpperCase()} file cannot be read: ${(err as Error)?.message ?? String(err)}`);
   }
   const blocks: Block[] = [];
   wb.worksheets.forEach((ws, i) => blocks.push(...sheetBlocks(ws, i + 1, rowsPerBlock)));

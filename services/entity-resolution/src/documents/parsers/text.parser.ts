@@ -20,16 +20,7 @@ export function parseMarkdown(src: string): ParsedDocument {
     if (rows.length)
       blocks.push({
         kind: 'table',
-        text: rows
-          .map((l) =>
-            l
-              .trim()
-              .replace(/^\||\|$/g, '')
-              .split('|')
-              .map((c) => c.trim())
-              .join(' | '),
-          )
-          .join('\n'),
+        text: rows.map((l) => l.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim()).join(' | ')).join('\n'),
       });
     table = [];
   };
