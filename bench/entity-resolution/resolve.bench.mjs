@@ -83,7 +83,7 @@ function pairCompleteness(records, labels) {
 // Sizes from this many records on are streamed: the generator (deterministic per seed) runs twice, once
 // to count name frequencies and once to resolve, so only the resolver's own compact state is held.
 // The naive baseline and pair completeness (which hold every record's keys) run at the smaller sizes only.
-const STREAM_FROM = 500_000;
+const STREAM_FROM = Number(process.env.ER_STREAM_FROM ?? 500_000);
 
 function streamed(n) {
   const records = () => (function* () {
@@ -92,7 +92,11 @@ function streamed(n) {
   const labels = new Int32Array(n);
   let t0 = process.hrtime.bigint();
   let i = 0;
-  for (const r of generateRecords({ records: n, seed, corruption })) labels[i++] = Number(r.entityId.slice(1));
+  // Record numbers are given at creation and records come out shuffled: label by record number.
+  for (const r of generateRecords({ records: n, seed, corruption })) {
+    labels[Number(r.recordId.slice(1)) - 1] = Number(r.entityId.slice(1));
+    i++;
+  }
   const genMs = ms(t0);
   const resolver = new Resolver();
   t0 = process.hrtime.bigint();
@@ -100,6 +104,8 @@ function streamed(n) {
   const primeMs = ms(t0);
   const lat = new Float64Array(n);
   const entityOf = (recordId) => labels[Number(recordId.slice(1)) - 1];
+  // Record number → input position, for the review links (no string map over a million records).
+  const posOfNo = new Int32Array(n);
   let review = 0;
   let reviewTrue = 0;
   const reviewLinks = [];
@@ -112,7 +118,8 @@ function streamed(n) {
     const s = process.hrtime.bigint();
     normMs += Number(s - s0) / 1e6;
     const res = resolver.add(rec);
-    lat[i++] = Number(process.hrtime.bigint() - s) / 1e6;
+    lat[i] = Number(process.hrtime.bigint() - s) / 1e6;
+    posOfNo[Number(rec.recordId.slice(1)) - 1] = i++;
     if (res.decision === 'flag_review') {
       review++;
       if (entityOf(res.outcome.candidate.recordId) === entityOf(res.recordId)) {
@@ -123,20 +130,44 @@ function streamed(n) {
     if (i % 100000 === 0) console.error(`${i} records, ${Math.round(ms(t0) / 1000)} s, rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`);
   }
   const resolveMs = ms(t0) - normMs - genMs;
-  return { resolver, lat, labels: (id) => String(entityOf(id)), review, reviewTrue, reviewLinks, genMs, normMs: normMs + primeMs / 2, resolveMs: resolveMs + primeMs / 2 };
+  return { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs: normMs + primeMs / 2, resolveMs: resolveMs + primeMs / 2 };
+}
+
+// Pairwise and B-cubed quality from typed arrays: cluster[i] and entity[i] per record (numbers).
+function numericQuality(cluster, entity) {
+  const n = cluster.length;
+  const count = (xs) => { const m = new Map(); for (let i = 0; i < n; i++) m.set(xs[i], (m.get(xs[i]) ?? 0) + 1); return m; };
+  const byCluster = count(cluster);
+  const byEntity = count(entity);
+  const cell = new Map();
+  for (let i = 0; i < n; i++) { const k = cluster[i] * 4194304 + entity[i]; cell.set(k, (cell.get(k) ?? 0) + 1); }
+  const pairs = (x) => (x * (x - 1)) / 2;
+  let tp = 0; for (const c of cell.values()) tp += pairs(c);
+  let pred = 0; for (const c of byCluster.values()) pred += pairs(c);
+  let truth = 0; for (const c of byEntity.values()) truth += pairs(c);
+  let bp = 0; let br = 0;
+  for (let i = 0; i < n; i++) { const c = cell.get(cluster[i] * 4194304 + entity[i]); bp += c / byCluster.get(cluster[i]); br += c / byEntity.get(entity[i]); }
+  const f1 = (p, r) => (p + r === 0 ? 0 : (2 * p * r) / (p + r));
+  const precision = pred ? tp / pred : 1; const recall = truth ? tp / truth : 1;
+  return { precision, recall, f1: f1(precision, recall), bcubedPrecision: bp / n, bcubedRecall: br / n, bcubedF1: f1(bp / n, br / n) };
 }
 
 const results = [];
 for (const n of sizes) {
   if (n >= STREAM_FROM) {
-    const { resolver, lat, labels, review, reviewTrue, reviewLinks, genMs, normMs, resolveMs } = streamed(n);
-    const clusters = resolver.clusters();
-    const auto = clusterQuality(clusters.map((c) => ({ ...c, entityId: labels(c.recordId) })));
-    const cid = new Map(clusters.map((c) => [c.recordId, c.clusterId]));
-    const up = new Map();
-    const find = (x) => (up.has(x) && up.get(x) !== x ? find(up.get(x)) : x);
-    for (const [rec, cand] of reviewLinks) up.set(find(cid.get(rec)), find(cand));
-    const withReview = clusterQuality(clusters.map((c) => ({ recordId: c.recordId, clusterId: find(c.clusterId), entityId: labels(c.recordId) })));
+    const { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs, resolveMs } = streamed(n);
+    const roots = resolver.rootPositions();
+    // Entity of each record in input order (labels are by record number).
+    const entity = new Int32Array(n);
+    for (let no = 0; no < n; no++) entity[posOfNo[no]] = labels[no];
+    const auto = numericQuality(roots, entity);
+    // A correct reviewer merges every true review item's record cluster into the candidate's.
+    const up = new Int32Array(n).map((_, k) => k);
+    const find = (x) => { while (up[x] !== x) { up[x] = up[up[x]]; x = up[x]; } return x; };
+    for (const [rec, cand] of reviewLinks) up[find(roots[posOfNo[Number(rec.slice(1)) - 1]])] = find(roots[posOfNo[Number(cand.slice(1)) - 1]]);
+    const merged = new Int32Array(n);
+    for (let k = 0; k < n; k++) merged[k] = find(roots[k]);
+    const withReview = numericQuality(merged, entity);
     const sorted = Array.from(lat).sort((a, b) => a - b);
     const last = Array.from(lat.subarray(Math.floor(n * 0.9))).sort((a, b) => a - b);
     const row = {

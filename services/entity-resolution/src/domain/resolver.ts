@@ -106,6 +106,13 @@ export class Resolver {
     };
   }
 
+  /** The position (input order) of every record's cluster root, compactly (no objects per record). */
+  rootPositions(): Int32Array {
+    const out = new Int32Array(this.records.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.find(i);
+    return out;
+  }
+
   /** Current cluster of every record, in input order. */
   clusters(): Array<{ recordId: string; clusterId: string }> {
     return this.records.map((r, i) => ({
