@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const domain = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
-const { generateRecords, normaliseRecord, Resolver, blockKeys, comparePair } = domain;
+const { generateRecords, normaliseRecord, Resolver, blockKeys, comparePair, clusterQuality } = domain;
 
 const n = Number(process.argv[2] ?? 100000);
 const corruption = process.argv[3] ?? 'medium';
@@ -33,6 +33,8 @@ resolver.primeFrequencies(records);
 const seenByEntity = new Map();
 const earlierPos = new Map();
 let pos = 0;
+let reviews = 0;
+const reviewLinks = [];
 const buckets = new Map();
 const put = (name, item) => {
   const b = buckets.get(name) ?? { count: 0, byType: {}, byPattern: new Map(), examples: [] };
@@ -68,6 +70,10 @@ for (const rec of records) {
   const freq = (t, v) => resolver.frequency(t, v);
   const res = resolver.add(rec);
   const out = res.outcome;
+  if (res.decision === 'flag_review') {
+    reviews++;
+    if (entity(out.candidate.recordId) === e) reviewLinks.push([res.recordId, res.reviewClusterId]);
+  }
   const type = rec.entityType;
   if (res.decision === 'auto_merge' && entity(out.candidate.recordId) !== e) {
     const truePeer = earlier[0];
@@ -85,7 +91,7 @@ for (const rec of records) {
   } else if (res.decision === 'create_new' && earlier.length > 0) {
     // Why was no earlier record of the entity chosen?
     const peer = earlier[earlier.length - 1];
-    const cmp = comparePair(rec, peer, freq);
+    const cmp = comparePair(rec, peer, freq, undefined, resolver.population(rec.entityType));
     const keys = new Set(blockKeys(rec));
     const shared = blockKeys(peer).filter((k) => keys.has(k));
     const wasCandidate = earlierPos.get(e).some((p) => candPos.has(p));
@@ -116,3 +122,13 @@ for (const [name, b] of [...buckets.entries()].sort((a, b) => b[1].count - a[1].
     console.log(`   ${c}\t${p}`);
   for (const ex of b.examples) console.log(`  - ${ex.text}`);
 }
+
+// Headline figures, as the bench computes them.
+const clusters = resolver.clusters();
+const auto = clusterQuality(clusters.map((c) => ({ ...c, entityId: entity(c.recordId) })));
+const cid = new Map(clusters.map((c) => [c.recordId, c.clusterId]));
+const up = new Map();
+const find = (x) => (up.has(x) && up.get(x) !== x ? find(up.get(x)) : x);
+for (const [rec, cand] of reviewLinks) up.set(find(cid.get(rec)), find(cand));
+const withReview = clusterQuality(clusters.map((c) => ({ recordId: c.recordId, clusterId: find(c.clusterId), entityId: entity(c.recordId) })));
+console.log(`\nauto precision ${auto.precision.toFixed(4)} recall ${auto.recall.toFixed(4)} b3 f1 ${auto.bcubedF1.toFixed(4)} | with review recall ${withReview.recall.toFixed(4)} | review share ${(reviews / n).toFixed(4)}`);

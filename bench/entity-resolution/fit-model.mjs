@@ -29,6 +29,7 @@ const table = (t) =>
 const typeModel = (tm) => ({
   priorLog2Odds: round(tm.priorLog2Odds),
   population: tm.population,
+  duplicates: round(tm.duplicates),
   m: table(tm.m),
   u: table(tm.u),
 });

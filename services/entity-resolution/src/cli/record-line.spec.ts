@@ -18,6 +18,14 @@ describe('parseLine', () => {
       },
     });
   });
+  it('reads context items', () => {
+    expect(
+      parseLine(
+        '{"record_id": "a", "entity_type": "PERSON", "name": "Ann Lee", "context": ["Acme Corp", "doc:1"]}',
+        2,
+      ),
+    ).toMatchObject({ ok: true, record: { context: ['Acme Corp', 'doc:1'] } });
+  });
   it('skips blank lines', () => {
     expect(parseLine('   ', 3)).toBeUndefined();
   });
@@ -33,6 +41,8 @@ describe('parseLine', () => {
       'external_ids.ein: an EIN has nine digits',
     ],
     ['{"record_id": "a", "entity_type": "ORG", "name": "x", "colour": "red"}', '(line): Unrecognized key'],
+    ['{"record_id": "a", "entity_type": "ORG", "name": "x", "context": "acme"}', 'context:'],
+    ['{"record_id": "a", "entity_type": "ORG", "name": "x", "context": [""]}', 'context.0:'],
   ])('reports %s with its line number', (text, reason) => {
     const out = parseLine(text, 12);
     expect(out).toMatchObject({ ok: false, line: 12 });

@@ -1,7 +1,7 @@
 /**
  * One input line of `er resolve`: `{record_id, source, entity_type: PERSON|ORG,
  * name, aliases?, external_ids?: {ein?, fec_id?, cik?}, city?, state?,
- * employer?, title?}`. A bad line is reported with its number and reason.
+ * employer?, title?, context?: string[]}`. A bad line is reported with its number and reason.
  */
 import { z } from 'zod';
 import { canonicalIds } from '../domain/external-ids.js';
@@ -18,6 +18,7 @@ const lineSchema = z.strictObject({
   state: z.string().max(100).optional(),
   employer: z.string().max(500).optional(),
   title: z.string().max(200).optional(),
+  context: z.array(z.string().min(1).max(500)).max(200).optional(),
 });
 
 export type LineResult = { ok: true; record: ErRecord } | { ok: false; line: number; reason: string };
@@ -52,6 +53,7 @@ export function parseLine(text: string, line: number): LineResult | undefined {
       ...(v.state ? { state: v.state } : {}),
       ...(v.employer ? { employer: v.employer } : {}),
       ...(v.title ? { title: v.title } : {}),
+      ...(v.context ? { context: v.context } : {}),
     },
   };
 }

@@ -16,13 +16,23 @@ describe('blockKeys', () => {
     expect(shared(a, blockKeys(norm({ name: 'Smith, Jon', state: 'CA' })))).not.toEqual([]);
     expect(shared(a, blockKeys(norm({ name: 'John Smyth' })))).not.toEqual([]);
     // First-letter typo of the surname: the first-name + ending block and the surname's one-deletion block survive.
-    expect(shared(a, blockKeys(norm({ name: 'John Xmith' })))).toEqual(['P:fe:john:ith', 'P:ld:mith']);
+    expect(shared(a, blockKeys(norm({ name: 'John Xmith' })))).toEqual(['P:fe:john:ith', 'P:ld:j:mith']);
     // A typo in both names: the Soundex block and the surname's one-deletion neighbourhood.
     expect(shared(a, blockKeys(norm({ name: 'Jhon Smiht' })))).toEqual([
       'P:sx:S530:j',
-      'P:ld:smih',
-      'P:ld:smit',
+      'P:ld:j:smih',
+      'P:ld:j:smit',
     ]);
+    // An inserted or deleted letter: the shorter spelling is one of the longer one's deletions.
+    expect(shared(a, blockKeys(norm({ name: 'John Smiith' })))).toContain('P:ld:j:smith');
+    expect(
+      shared(blockKeys(norm({ name: 'Barbara King' })), blockKeys(norm({ name: 'Barbara Kig' }))),
+    ).toContain('P:ld:b:kig');
+  });
+  it('puts an organisation with a typo or an abbreviation in one word beside its other spellings', () => {
+    const a = blockKeys(norm({ entityType: 'ORG', name: 'Mielvale Policy League PAC' }));
+    const b = blockKeys(norm({ entityType: 'ORG', name: 'Mcielvale Policy League' }));
+    expect(shared(a, b)).toContain('O:dr:policy league');
   });
   it('blocks organisations on rare words, not on stopwords or legal forms', () => {
     const keys = blockKeys(

@@ -47,9 +47,14 @@ export function blockKeys(r: NormalisedRecord): string[] {
       // Initials and nicknames of the first name: the exact surname (common surnames make oversized blocks, skipped).
       keys.push(`${t}:ln:${last}`);
       // Any one typo in the surname (even with a typo or an initial in the first name): its one-deletion
-      // neighbourhood, since two spellings one edit apart always share a deletion.
-      if (last.length >= 4)
-        for (let i = 0; i < last.length; i++) keys.push(`${t}:ld:${last.slice(0, i)}${last.slice(i + 1)}`);
+      // neighbourhood plus the surname itself, since two spellings one insertion, deletion or
+      // substitution apart always share one of these. Qualified by the first initial (which the
+      // typos of the sources keep) so that common surnames still make searchable blocks.
+      if (last.length >= 3) {
+        keys.push(`${t}:ld:${f}:${last}`);
+        for (let i = 0; i < last.length; i++)
+          keys.push(`${t}:ld:${f}:${last.slice(0, i)}${last.slice(i + 1)}`);
+      }
     }
   } else if (r.org) {
     const core = r.tokens;
@@ -57,6 +62,10 @@ export function blockKeys(r: NormalisedRecord): string[] {
     if (core.length > 0) keys.push(`${t}:sx:${core.slice(0, 2).map(soundex).join('')}`);
     // A typo in a one-word core: its first two letters with the next word (stopwords included).
     if (core.length > 1) keys.push(`${t}:f2:${(core[0] ?? '').slice(0, 2)}:${core[1]}`);
+    // A typo (or an abbreviation) in any one word of the core: the core with that word left out.
+    if (core.length > 2)
+      for (let i = 0; i < core.length; i++)
+        keys.push(`${t}:dr:${[...core.slice(0, i), ...core.slice(i + 1)].join(' ')}`);
   }
   return [...new Set(keys)];
 }
@@ -116,7 +125,8 @@ const isIdHash = (h: number) => h < 0;
  * keys are hashed to numbers and a block of one is held as a bare number.
  */
 export class BlockIndex {
-  private readonly blocks = new Map<number, number | number[]>();
+  /** Sharded by the hash's low bits: one Map holds at most 2^24 entries, a million records file ~15 million keys. */
+  private readonly shards = Array.from({ length: 16 }, () => new Map<number, number | number[]>());
 
   constructor(private readonly opts: BlockIndexOptions = DEFAULT_BLOCKING) {}
 
@@ -124,7 +134,8 @@ export class BlockIndex {
   candidates(keys: readonly string[]): number[] {
     const shared: Array<[string, number[]]> = [];
     for (const key of keys) {
-      const block = this.blocks.get(hashKey(key));
+      const h = hashKey(key);
+      const block = this.shards[h & 15]!.get(h);
       if (block === undefined) continue;
       shared.push([key, typeof block === 'number' ? [block] : block]);
     }
@@ -134,10 +145,11 @@ export class BlockIndex {
   add(pos: number, keys: readonly string[]): void {
     for (const key of keys) {
       const h = hashKey(key);
-      const block = this.blocks.get(h);
-      if (block === undefined) this.blocks.set(h, pos);
+      const shard = this.shards[h & 15]!;
+      const block = shard.get(h);
+      if (block === undefined) shard.set(h, pos);
       else if (typeof block === 'number') {
-        if (block !== pos) this.blocks.set(h, [block, pos]);
+        if (block !== pos) shard.set(h, [block, pos]);
       }
       // Past the searchable size a block only needs to stay "too big"; stop growing it to bound memory.
       else if (isIdHash(h) || block.length <= this.opts.maxBlockSize) {

@@ -70,6 +70,8 @@ function shares(counts: Map<string, Map<string, number>>, type: ResolvableType):
     const c = counts.get(feature) ?? new Map<string, number>();
     let total = 0;
     for (const l of levels) total += c.get(l) ?? 0;
+    // A feature never observed (no record carried it) gets no table: scoring falls back to its prior, if any.
+    if (total === 0) continue;
     out[feature] = {};
     for (const l of levels) out[feature]![l] = ((c.get(l) ?? 0) + 0.5) / (total + 0.5 * levels.length);
   }
@@ -147,13 +149,21 @@ function fitType(
   const two = em([...byId.values()], one.m, u, new Set(['external_id']), type, opts.iterations);
   const m: LevelTable = { ...one.m };
   for (const f of nameFeatures) m[f] = two.m[f]!;
+  for (const f of Object.keys(m)) if (!u[f]) delete m[f];
   // The prior is that of a random pair, as the weights are against random pairs: the matches among
   // blocked pairs (session 1's share) over all pairs of the sample.
   const allPairs = (recs.length * (recs.length - 1)) / 2;
   const matches = Math.max(1, one.lambda * blockedPairs);
   const prior = matches / Math.max(allPairs, matches + 1);
   return {
-    model: { priorLog2Odds: Math.log2(prior / (1 - prior)), population: recs.length, m, u },
+    model: {
+      priorLog2Odds: Math.log2(prior / (1 - prior)),
+      population: recs.length,
+      // Every match pair gives each of its two records one duplicate.
+      duplicates: (2 * matches) / Math.max(1, recs.length),
+      m,
+      u,
+    },
     report: {
       entityType: type,
       records: recs.length,

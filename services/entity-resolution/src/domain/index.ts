@@ -16,3 +16,4 @@ export * from './extraction.js';
 export * from './cross-reference.js';
 export * from './graph-analytics.js';
 export * from './em.js';
+export * from './term-stats.js';

@@ -3,18 +3,20 @@
  * without labels (`fitModel`) on 60000 generated records at medium corruption,
  * seed 1 (the bench uses other seeds). Regenerate with
  * `node bench/entity-resolution/fit-model.mjs 60000 1` after a build.
- * Fit: PERSON 327380 blocked pairs, lambda 0.0828, 69 iterations; ORG 304574 blocked pairs, lambda 0.0755, 80 iterations.
+ * Fit: PERSON 263687 blocked pairs, lambda 0.1047, 70 iterations; ORG 371705 blocked pairs, lambda 0.0633, 80 iterations.
  */
 import type { ScoringModel } from './scoring.js';
 
 export const DEFAULT_FITTED_MODEL: ScoringModel = {
   PERSON: {
-    priorLog2Odds: -14.02,
+    priorLog2Odds: -13.99,
     population: 30000,
+    duplicates: 1.84,
     m: {
       external_id: {
-        same: 0.007716,
-        not_shared: 0.9923,
+        same: 0.007586,
+        other_kinds: 0.00001811,
+        not_shared: 0.9924,
       },
       last_name: {
         exact: 0.7864,
@@ -33,28 +35,29 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
       },
       middle: {
         same: 0.9999,
-        different: 0.0001252,
+        different: 0.0001332,
       },
       employer: {
-        same: 0.7747,
-        different: 0.2253,
+        same: 0.7777,
+        different: 0.2223,
       },
       title: {
-        same: 0.5337,
-        different: 0.4663,
+        same: 0.5334,
+        different: 0.4666,
       },
       state: {
-        same: 0.8976,
-        different: 0.1024,
+        same: 0.8953,
+        different: 0.1047,
       },
       city: {
-        same: 0.7505,
-        different: 0.2495,
+        same: 0.755,
+        different: 0.245,
       },
     },
     u: {
       external_id: {
         same: 0.000007504,
+        other_kinds: 0.000002501,
         not_shared: 1,
       },
       last_name: {
@@ -95,12 +98,14 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
     },
   },
   ORG: {
-    priorLog2Odds: -13.73,
+    priorLog2Odds: -13.7,
     population: 25019,
+    duplicates: 1.88,
     m: {
       external_id: {
-        same: 0.1766,
-        not_shared: 0.8234,
+        same: 0.1726,
+        other_kinds: 0.005839,
+        not_shared: 0.8215,
       },
       name: {
         exact: 0.7277,
@@ -113,21 +118,22 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
       },
       legal_form: {
         same: 0.9998,
-        different: 0.0002119,
+        different: 0.0001636,
       },
       state: {
-        same: 0.9296,
-        different: 0.07036,
+        same: 0.9203,
+        different: 0.07968,
       },
       city: {
-        same: 0.8102,
-        different: 0.1898,
+        same: 0.8078,
+        different: 0.1922,
       },
     },
     u: {
       external_id: {
         same: 0.00004251,
-        not_shared: 1,
+        other_kinds: 0.06642,
+        not_shared: 0.9335,
       },
       name: {
         exact: 0.0001162,

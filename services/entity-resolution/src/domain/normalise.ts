@@ -84,6 +84,8 @@ export interface NormalisedRecord {
   employer: string;
   title: string;
   source: string;
+  /** Folded, de-duplicated context items (absent when the record has none). */
+  context?: string[];
 }
 
 export function normaliseRecord(rec: ErRecord): { record: NormalisedRecord; problems: IdProblem[] } {
@@ -98,6 +100,7 @@ export function normaliseRecord(rec: ErRecord): { record: NormalisedRecord; prob
     employer: rec.employer ? normaliseOrg(rec.employer).core : '',
     title: fold(rec.title ?? ''),
     source: rec.source ?? '',
+    ...(rec.context && rec.context.length > 0 ? { context: normaliseContext(rec.context) } : {}),
   };
   if (rec.entityType === 'PERSON') {
     const person = normalisePerson(rec.name);
@@ -108,4 +111,15 @@ export function normaliseRecord(rec: ErRecord): { record: NormalisedRecord; prob
   }
   const org = normaliseOrg(rec.name);
   return { record: { ...base, canonical: org.canonical, tokens: tokens(org.core), org }, problems };
+}
+
+/** Context items folded (case, accents, punctuation) and de-duplicated, at most 200 kept. */
+export function normaliseContext(items: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const item of items) {
+    const f = fold(item);
+    if (f) out.add(f);
+    if (out.size >= 200) break;
+  }
+  return [...out].sort();
 }

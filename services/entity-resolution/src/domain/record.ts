@@ -22,4 +22,10 @@ export interface ErRecord {
   state?: string;
   employer?: string;
   title?: string;
+  /**
+   * What the record was seen with: names or ids of related entities (its employer's EIN, the committee
+   * it gave to, a co-signer) and documents it appears in. Two records sharing context are more likely
+   * one entity; the scorer's `context` comparison counts the shared items.
+   */
+  context?: string[];
 }

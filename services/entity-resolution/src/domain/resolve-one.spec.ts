@@ -60,3 +60,25 @@ describe('resolveOne', () => {
     expect(out.clusterId).toBe('f');
   });
 });
+
+describe('resolveOne against a cluster', () => {
+  it('scores a record against the whole cluster: its other records give the place and the legal form', () => {
+    const record = rec('x', { name: 'Lorsonmar Family Foundation', state: 'PA', city: 'Miburg' });
+    const one = cand('a', { name: 'Lorsonmar Family Foundation', state: 'TN', city: 'Newport' });
+    const two = { ...cand('b', { name: 'Lorsonmar Family', state: 'PA', city: 'Miburg' }), clusterId: 'a' };
+    const alone = resolveOne(record, [one], { thresholds: DEFAULT_THRESHOLDS });
+    const together = resolveOne(record, [one, two], { thresholds: DEFAULT_THRESHOLDS });
+    expect(together.clusterId).toBe('a');
+    expect(together.probability).toBeGreaterThan(alone.probability);
+    expect(together.comparison?.levels.state).toBe('same');
+    expect(together.comparison?.levels.city).toBe('same');
+  });
+  it('compares ids with every id the cluster holds', () => {
+    const record = rec('x', { name: 'Summit Energy Group', state: 'IL', externalIds: { ein: '78-1416994' } });
+    const pac = cand('p', { name: 'Summit Energy Group PAC', state: 'IL' });
+    const out = resolveOne(record, [{ ...pac, clusterIds: { fec_id: 'C75714332' } }], {
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    expect(out.comparison?.levels.external_id).toBe('other_kinds');
+  });
+});

@@ -6,7 +6,16 @@
 import { decide, effectiveThresholds, type Decision, type Thresholds } from './decision.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
-import { comparePair, type Comparison, type NameFrequency, type ScoringModel } from './scoring.js';
+import {
+  clusterLevels,
+  idLevel,
+  compareLevels,
+  weigh,
+  type Comparison,
+  type Levels,
+  type NameFrequency,
+  type ScoringModel,
+} from './scoring.js';
 
 export interface Candidate {
   record: NormalisedRecord;
@@ -44,17 +53,55 @@ export function resolveOne(
     population?: number;
   },
 ): Outcome {
+  // Every candidate compared, grouped by cluster.
+  const groups = new Map<string, Array<{ c: Candidate; lv: Levels; cmp: Comparison }>>();
+  for (const c of candidates) {
+    if (c.record.entityType !== record.entityType || c.record.recordId === record.recordId) continue;
+    const lv = compareLevels(record, c.record);
+    const cmp = weigh(record, c.record, lv, opts.freq, opts.model, opts.population);
+    const g = groups.get(c.clusterId);
+    if (g) g.push({ c, lv, cmp });
+    else groups.set(c.clusterId, [{ c, lv, cmp }]);
+  }
   let best: { c: Candidate; cmp: Comparison; p: number } | undefined;
   // The best candidate of each other cluster, for the ambiguity check.
   const byCluster = new Map<string, { c: Candidate; p: number }>();
-  for (const c of candidates) {
-    if (c.record.entityType !== record.entityType || c.record.recordId === record.recordId) continue;
-    const cmp = comparePair(record, c.record, opts.freq, opts.model, opts.population);
+  for (const [clusterId, members] of groups) {
+    let top = members[0]!;
+    for (const m of members) if (m.cmp.probability > top.cmp.probability) top = m;
+    // The record against the cluster: the best pair's names, the best of every other attribute.
+    let cmp =
+      members.length === 1 || top.cmp.conflict
+        ? top.cmp
+        : weigh(
+            record,
+            top.c.record,
+            clusterLevels(
+              top.lv,
+              members.filter((m) => m !== top && !m.lv.conflict).map((m) => m.lv),
+              record.entityType,
+            ),
+            opts.freq,
+            opts.model,
+            opts.population,
+          );
+    // The ids of the whole cluster, not only of its best record, decide the id level.
+    if (!cmp.sharedId && !cmp.conflict && cmp.levels.external_id) {
+      const level = idLevel(record.ids, top.c.clusterIds);
+      if (level !== cmp.levels.external_id)
+        cmp = weigh(
+          record,
+          top.c.record,
+          { levels: { ...cmp.levels, external_id: level } },
+          opts.freq,
+          opts.model,
+          opts.population,
+        );
+    }
     // A cluster whose ids conflict with the record's is no candidate at all, however alike the names.
-    const p = idsConflict(record.ids, c.clusterIds) ? 0 : cmp.probability;
-    if (!best || p > best.p) best = { c, cmp, p };
-    const seen = byCluster.get(c.clusterId);
-    if (!seen || p > seen.p) byCluster.set(c.clusterId, { c, p });
+    const p = idsConflict(record.ids, top.c.clusterIds) ? 0 : cmp.probability;
+    if (!best || p > best.p) best = { c: top.c, cmp, p };
+    byCluster.set(clusterId, { c: top.c, p });
   }
   if (!best) return { decision: 'create_new', probability: 0 };
   let decision = decide(best.p, best.p === 0 && best.cmp.conflict !== undefined, opts.thresholds);

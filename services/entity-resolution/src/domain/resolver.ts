@@ -9,6 +9,7 @@ import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
 import { resolveOne, type Candidate, type Outcome } from './resolve-one.js';
 import { DEFAULT_MODEL, tfValue, type ScoringModel } from './scoring.js';
+import { statsPopulation, termFrequency } from './term-stats.js';
 
 export interface Resolution {
   recordId: string;
@@ -26,6 +27,8 @@ export interface ResolverOptions {
   blocking?: BlockIndexOptions;
   model?: ScoringModel;
 }
+
+const NO_IDS: ExternalIds = Object.freeze({});
 
 export class Resolver {
   private readonly records: NormalisedRecord[] = [];
@@ -55,16 +58,17 @@ export class Resolver {
     return this.records.length;
   }
 
-  add(record: NormalisedRecord): Resolution {
+  add(input: NormalisedRecord): Resolution {
+    const record = this.compact(input);
     const pos = this.records.length;
     const keys = blockKeys(record);
+    // Cluster id → root position, for the candidates of this record only (no index over all clusters).
+    const roots = new Map<string, number>();
     const candidates: Candidate[] = this.index.candidates(keys).map((p) => {
       const root = this.find(p);
-      return {
-        record: this.records[p]!,
-        clusterId: this.records[root]!.recordId,
-        clusterIds: this.clusterIds.get(root) ?? {},
-      };
+      const clusterId = this.records[root]!.recordId;
+      roots.set(clusterId, root);
+      return { record: this.records[p]!, clusterId, clusterIds: this.clusterIds.get(root) ?? NO_IDS };
     });
     if (!this.primed) this.count(record);
     const outcome = resolveOne(record, candidates, {
@@ -75,15 +79,19 @@ export class Resolver {
     });
     this.records.push(record);
     this.parent.push(pos);
-    this.clusterPos.set(record.recordId, pos);
-    this.clusterIds.set(pos, { ...record.ids });
+    // Only clusters holding ids get an entry (most people carry none): memory stays flat at 1M records.
+    const hasIds = Object.keys(record.ids).length > 0;
+    if (hasIds) this.clusterIds.set(pos, { ...record.ids });
     this.index.add(pos, keys);
     let clusterId = record.recordId;
     if (outcome.decision === 'auto_merge' && outcome.clusterId !== undefined) {
-      const root = this.find(this.positionOfCluster(outcome.clusterId));
+      const root = roots.get(outcome.clusterId);
+      if (root === undefined) throw new Error(`unknown cluster ${outcome.clusterId}`);
       this.parent[pos] = root;
-      this.clusterIds.set(root, { ...record.ids, ...this.clusterIds.get(root) });
-      this.clusterIds.delete(pos);
+      if (hasIds) {
+        this.clusterIds.set(root, { ...record.ids, ...this.clusterIds.get(root) });
+        this.clusterIds.delete(pos);
+      }
       clusterId = this.records[root]!.recordId;
     }
     return {
@@ -98,6 +106,13 @@ export class Resolver {
     };
   }
 
+  /** The position (input order) of every record's cluster root, compactly (no objects per record). */
+  rootPositions(): Int32Array {
+    const out = new Int32Array(this.records.length);
+    for (let i = 0; i < out.length; i++) out[i] = this.find(i);
+    return out;
+  }
+
   /** Current cluster of every record, in input order. */
   clusters(): Array<{ recordId: string; clusterId: string }> {
     return this.records.map((r, i) => ({
@@ -106,12 +121,45 @@ export class Resolver {
     }));
   }
 
-  private readonly clusterPos = new Map<string, number>();
-
-  private positionOfCluster(clusterId: string): number {
-    const known = this.clusterPos.get(clusterId);
+  /** One copy of every repeated string (places, titles, first names, tokens) and no empty id objects. */
+  private readonly strings = new Map<string, string>();
+  private intern(s: string): string {
+    if (s.length === 0) return '';
+    const known = this.strings.get(s);
     if (known !== undefined) return known;
-    throw new Error(`unknown cluster ${clusterId}`);
+    if (this.strings.size < 4_000_000) this.strings.set(s, s);
+    return s;
+  }
+
+  private compact(r: NormalisedRecord): NormalisedRecord {
+    const i = (s: string) => this.intern(s);
+    const person = r.person
+      ? {
+          first: i(r.person.first),
+          middle: i(r.person.middle),
+          last: i(r.person.last),
+          canonical: r.person.canonical,
+        }
+      : undefined;
+    const org = r.org
+      ? { core: r.org.core, legalForm: i(r.org.legalForm), canonical: r.org.canonical }
+      : undefined;
+    return {
+      recordId: r.recordId,
+      entityType: r.entityType,
+      name: r.name,
+      canonical: person?.canonical ?? org?.canonical ?? r.canonical,
+      tokens: r.tokens.map(i),
+      ...(person ? { person } : {}),
+      ...(org ? { org } : {}),
+      ids: Object.keys(r.ids).length > 0 ? r.ids : NO_IDS,
+      city: i(r.city),
+      state: i(r.state),
+      employer: i(r.employer),
+      title: i(r.title),
+      source: i(r.source),
+      ...(r.context ? { context: r.context.map(i) } : {}),
+    };
   }
 
   private find(p: number): number {
@@ -132,15 +180,12 @@ export class Resolver {
 
   /** Records of the type in the population (all input when primed); undefined until the estimate is stable. */
   population(type: string): number | undefined {
-    const total = this.typeCounts.get(type) ?? 0;
-    return total < 1000 ? undefined : total;
+    return statsPopulation(this.typeCounts.get(type) ?? 0);
   }
 
   /** Share of records of the type with this canonical name; undefined until enough records give a stable estimate. */
   frequency(type: string, value: string): number | undefined {
-    const total = this.typeCounts.get(type) ?? 0;
-    if (total < 1000) return undefined;
     // The other records carrying the value: a pair's own two occurrences are no evidence against it.
-    return Math.max(0, (this.nameCounts.get(`${type}|${value}`) ?? 0) - 1) / total;
+    return termFrequency((this.nameCounts.get(`${type}|${value}`) ?? 0) - 1, this.typeCounts.get(type) ?? 0);
   }
 }

@@ -1,7 +1,14 @@
 import { decide, effectiveThresholds, MIN_AUTO_THRESHOLD } from './decision.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
-import { comparePair } from './scoring.js';
+import {
+  DEFAULT_MODEL,
+  clusterLevels,
+  comparePair,
+  compareLevels,
+  idLevel,
+  sharedContext,
+} from './scoring.js';
 
 let n = 0;
 const rec = (r: Partial<ErRecord> & { name: string }) =>
@@ -119,5 +126,75 @@ describe('decide', () => {
   });
   it('never merges or reviews a conflict', () => {
     expect(decide(1, true)).toBe('create_new');
+  });
+});
+
+describe('id level', () => {
+  it('tells ids of other kinds from missing ids', () => {
+    expect(idLevel({ ein: '12-3456789' }, { fec_id: 'C00000001' })).toBe('other_kinds');
+    expect(idLevel({ ein: '12-3456789' }, {})).toBe('not_shared');
+    expect(idLevel({}, {})).toBe('not_shared');
+    expect(idLevel({ ein: '1' }, { ein: '1' }, 'ein')).toBe('same');
+  });
+  it('weighs a corporation against a committee (EIN against FEC id) below the same pair without ids', () => {
+    const corp = { entityType: 'ORG' as const, name: 'Summit Energy Group', state: 'IL' };
+    const withIds = comparePair(
+      rec({ ...corp, externalIds: { ein: '78-1416994' } }),
+      rec({ ...corp, name: 'Summit Energy Group PAC', externalIds: { fec_id: 'C75714332' } }),
+    );
+    const without = comparePair(rec(corp), rec({ ...corp, name: 'Summit Energy Group PAC' }));
+    expect(withIds.levels.external_id).toBe('other_kinds');
+    expect(withIds.probability).toBeLessThan(without.probability);
+  });
+});
+
+describe('context comparison', () => {
+  const base = { name: 'Maria Lopez', state: 'TX' };
+  it('counts shared related entities and documents, case and punctuation folded', () => {
+    expect(sharedContext(['a', 'b', 'c'], ['b', 'c', 'd'])).toBe(2);
+    const a = rec({ ...base, context: ['Acme Corp', 'doc:17', 'Lopez for Texas'] });
+    const b = rec({ ...base, context: ['ACME CORP.', 'doc:17'] });
+    expect(compareLevels(a, b).levels.context).toBe('two_or_more');
+    expect(compareLevels(a, rec({ ...base, context: ['doc:17'] })).levels.context).toBe('one');
+    expect(compareLevels(a, rec({ ...base, context: ['other'] })).levels.context).toBe('none');
+  });
+  it('is missing data when either record has no context', () => {
+    expect(compareLevels(rec({ ...base, context: ['x'] }), rec(base)).levels.context).toBeUndefined();
+  });
+  it('raises the probability with shared context and lowers it with none shared', () => {
+    const a = { ...base, city: 'Austin' };
+    const b = { name: 'M. Lopez', state: 'TX' };
+    const plain = p(a, b);
+    const shared = p({ ...a, context: ['acme corp', 'doc:1'] }, { ...b, context: ['Acme Corp', 'doc:1'] });
+    const none = p({ ...a, context: ['acme corp'] }, { ...b, context: ['other inc'] });
+    expect(shared).toBeGreaterThan(plain);
+    expect(none).toBeLessThan(plain);
+    expect(shared).toBeGreaterThan(0.9);
+  });
+});
+
+describe('term frequency', () => {
+  it("does not count a name's own duplicates as evidence that it is common", () => {
+    const a = rec({ entityType: 'ORG', name: 'Vinnorridge Arts Partners Trust', state: 'IL' });
+    const b = rec({ entityType: 'ORG', name: 'Vinnorridge Arts Partners Trust', city: 'Fairview' });
+    const population = 40_000;
+    // Three other records carry the name: about two of them are the entity's own duplicates.
+    const three = comparePair(a, b, () => 3 / population, undefined, population);
+    const thirty = comparePair(a, b, () => 30 / population, undefined, population);
+    expect(three.weights.name).toBeGreaterThan(thirty.weights.name! + 3);
+    // Above the weight of the raw frequency: the expected duplicates came off the count.
+    expect(three.weights.name).toBeGreaterThan(
+      Math.log2(DEFAULT_MODEL.ORG.m.name!.exact! / (3 / population)) + 0.5,
+    );
+  });
+});
+
+describe('clusterLevels', () => {
+  it('takes the names of the best pair and the best level of every other attribute over the cluster', () => {
+    const best = { levels: { last_name: 'exact', first_name: 'exact', state: 'different' } };
+    const other = { levels: { last_name: 'different', first_name: 'initial', state: 'same', city: 'same' } };
+    const out = clusterLevels(best, [other], 'PERSON');
+    expect(out.levels).toEqual({ last_name: 'exact', first_name: 'exact', state: 'same', city: 'same' });
+    expect(clusterLevels(best, [], 'PERSON')).toBe(best);
   });
 });

@@ -16,7 +16,7 @@
 import { DEFAULT_FITTED_MODEL } from './model.default.js';
 import type { NormalisedRecord } from './normalise.js';
 import { soundex } from './phonetic.js';
-import { ID_KINDS, type ResolvableType } from './record.js';
+import { ID_KINDS, type ExternalIds, type ResolvableType } from './record.js';
 import { jaroWinkler, tokenSet, withinEdits } from './similarity.js';
 
 export interface Comparison {
@@ -51,6 +51,12 @@ export interface TypeModel {
    * of N records shifts the prior by log2(population / N).
    */
   population: number;
+  /**
+   * Other records of the same entity one record has on average (from the fit: 2·λ·blocked pairs / records).
+   * A name's frequency counts the entity's own duplicates, which are no evidence that the name is common:
+   * the term-frequency u takes the expected duplicates carrying the exact name off the count.
+   */
+  duplicates?: number;
   /** P(level | match) per feature. */
   m: LevelTable;
   /** P(level | non-match) per feature. */
@@ -67,7 +73,7 @@ export interface ScoringModel {
 /** Every feature and its levels, best first; the scorer emits exactly these. */
 export const FEATURE_LEVELS: Record<ResolvableType, Record<string, readonly string[]>> = {
   PERSON: {
-    external_id: ['same', 'not_shared'],
+    external_id: ['same', 'other_kinds', 'not_shared'],
     last_name: ['exact', 'one_edit', 'jw_0.92', 'jw_0.88', 'phonetic', 'different'],
     first_name: ['exact', 'initial', 'one_edit', 'jw_0.88', 'different'],
     middle: ['same', 'different'],
@@ -75,15 +81,44 @@ export const FEATURE_LEVELS: Record<ResolvableType, Record<string, readonly stri
     title: ['same', 'different'],
     state: ['same', 'different'],
     city: ['same', 'different'],
+    context: ['two_or_more', 'one', 'none'],
   },
   ORG: {
-    external_id: ['same', 'not_shared'],
+    external_id: ['same', 'other_kinds', 'not_shared'],
     name: ['exact', 'one_edit', 'two_edits', 'token_set_1', 'token_set_0.8', 'token_set_0.6', 'different'],
     legal_form: ['same', 'different'],
     state: ['same', 'different'],
     city: ['same', 'different'],
+    context: ['two_or_more', 'one', 'none'],
   },
 };
+
+/**
+ * m / u of the context comparison when a fitted model has none (the records it was fitted on carried
+ * no context): among true matches about a third share two or more related entities or documents and
+ * a third one; among random pairs sharing one is rare (a common employer, a large committee) and two
+ * rarer still. Deliberately moderate, so context tips the review band but never outweighs a name.
+ */
+export const CONTEXT_PRIOR = {
+  m: { two_or_more: 0.3, one: 0.3, none: 0.4 },
+  u: { two_or_more: 0.0005, one: 0.01, none: 0.9895 },
+} as const;
+
+/** How many context items two sorted lists share. */
+export function sharedContext(a: readonly string[], b: readonly string[]): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      n++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return n;
+}
 
 /** The feature whose `exact` level is term-frequency adjusted. */
 export const TF_FEATURE: Record<ResolvableType, string> = { PERSON: 'last_name', ORG: 'name' };
@@ -92,6 +127,18 @@ export interface Levels {
   levels: Record<string, string>;
   conflict?: string;
   sharedId?: string;
+}
+
+/**
+ * The id level: `same` when a kind agrees; `other_kinds` when both carry ids
+ * but of no common kind (an organisation's EIN against a committee's FEC id:
+ * often a corporation and its PAC); `not_shared` when either has none.
+ */
+export function idLevel(a: ExternalIds, b: ExternalIds, sharedId?: string): string {
+  if (sharedId) return 'same';
+  const ka = Object.keys(a).filter((k) => a[k as keyof ExternalIds]);
+  const kb = Object.keys(b).filter((k) => b[k as keyof ExternalIds]);
+  return ka.length > 0 && kb.length > 0 ? 'other_kinds' : 'not_shared';
 }
 
 /** The agreement level of every comparable attribute (no weights). */
@@ -107,7 +154,7 @@ export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels 
     else conflict ??= kind;
   }
   // Missing ids are the norm, so "not shared" is a level (weakly against), not missing data.
-  levels.external_id = sharedId ? 'same' : 'not_shared';
+  levels.external_id = idLevel(a.ids, b.ids, sharedId);
 
   if (a.person && b.person) {
     const pa = a.person;
@@ -153,6 +200,11 @@ export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels 
   // A city name says little across states (there is a Springfield in most of them).
   if (a.city && b.city && (!a.state || !b.state || a.state === b.state))
     levels.city = a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93 ? 'same' : 'different';
+  // Context: only when both records were seen with something (no context is missing data, not disagreement).
+  if (a.context?.length && b.context?.length) {
+    const n = sharedContext(a.context, b.context);
+    levels.context = n >= 2 ? 'two_or_more' : n === 1 ? 'one' : 'none';
+  }
   return { levels, ...(conflict ? { conflict } : {}), ...(sharedId ? { sharedId } : {}) };
 }
 
@@ -163,13 +215,17 @@ export function tfValue(r: NormalisedRecord): string {
 
 export const DEFAULT_MODEL: ScoringModel = DEFAULT_FITTED_MODEL;
 
+/** The least number of other-entity records a term-frequency u assumes for any name. */
+export const TF_FLOOR_RECORDS = 0.5;
+
 /** The probability a shared external id gives at least. */
 export const SHARED_ID_PROBABILITY = 0.999;
 
 /** Weight of one level: log2(m/u), with u replaced by the value's frequency for a TF-adjusted exact name. */
 export function levelWeight(tm: TypeModel, feature: string, level: string, tfU?: number): number {
-  const m = tm.m[feature]?.[level];
-  const u = tfU ?? tm.u[feature]?.[level];
+  const prior = feature === 'context' && !tm.u.context ? CONTEXT_PRIOR : undefined;
+  const m = prior ? prior.m[level as keyof typeof CONTEXT_PRIOR.m] : tm.m[feature]?.[level];
+  const u = tfU ?? (prior ? prior.u[level as keyof typeof CONTEXT_PRIOR.u] : tm.u[feature]?.[level]);
   if (m === undefined || u === undefined || m <= 0 || u <= 0) return 0;
   return Math.log2(m / u);
 }
@@ -182,7 +238,18 @@ export function comparePair(
   /** Records of the type being resolved against, when known (scales the prior). */
   population?: number,
 ): Comparison {
-  const { levels, conflict, sharedId } = compareLevels(a, b);
+  return weigh(a, b, compareLevels(a, b), freq, model, population);
+}
+
+/** Weights and probability of a level vector (from `compareLevels`, or widened over a cluster by `clusterLevels`). */
+export function weigh(
+  a: NormalisedRecord,
+  b: NormalisedRecord,
+  { levels, conflict, sharedId }: Levels,
+  freq?: NameFrequency,
+  model: ScoringModel = DEFAULT_MODEL,
+  population?: number,
+): Comparison {
   const tm = model[a.entityType];
   const weights: Record<string, number> = {};
   let weight =
@@ -193,7 +260,13 @@ export function comparePair(
     let tfU: number | undefined;
     if (feature === tfFeature && level === 'exact') {
       const f = freq?.(a.entityType, tfValue(a));
-      if (f !== undefined) tfU = Math.max(f, model.minTfU);
+      if (f !== undefined) {
+        const n = population && population > 0 ? population : tm.population;
+        const dup = (tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0);
+        // Other entities with the name: the other records carrying it less the entity's own expected
+        // duplicates, never below half a record (a name seen once may still have a namesake).
+        tfU = Math.max(f - dup / n, TF_FLOOR_RECORDS / n, model.minTfU);
+      }
     }
     const v = levelWeight(tm, feature, level, tfU);
     weights[feature] = v;
@@ -217,4 +290,30 @@ export function comparePair(
     jaroWinkler: jaroWinkler(a.canonical, b.canonical),
     method,
   };
+}
+
+/** The name features, which a cluster comparison takes from its best pair only. */
+const NAME_FEATURES = new Set(['last_name', 'first_name', 'name', 'external_id']);
+
+/**
+ * A record against a cluster: the name levels of the best pair, and for every
+ * other attribute (state, city, employer, title, middle initial, legal form)
+ * the best level any retrieved member of the cluster reaches, since a cluster
+ * holds every address and employer its records gave. A record whose best
+ * peer lacks a city or moved state still agrees with the cluster's other
+ * records. `different` only stands when no member agrees.
+ */
+export function clusterLevels(best: Levels, others: readonly Levels[], type: ResolvableType): Levels {
+  if (others.length === 0) return best;
+  const order = FEATURE_LEVELS[type];
+  const levels = { ...best.levels };
+  for (const o of others) {
+    for (const [feature, level] of Object.entries(o.levels)) {
+      if (NAME_FEATURES.has(feature)) continue;
+      const rank = order[feature]!;
+      const mine = levels[feature];
+      if (mine === undefined || rank.indexOf(level) < rank.indexOf(mine)) levels[feature] = level;
+    }
+  }
+  return { ...best, levels };
 }

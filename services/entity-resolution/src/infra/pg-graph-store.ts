@@ -22,6 +22,7 @@ import type { Thresholds } from '../domain/decision.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
+import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
 
 export class PgGraphStore implements GraphStore {
@@ -80,7 +81,13 @@ export class PgGraphStore implements GraphStore {
     const { record } = normaliseRecord(input);
     const keys = blockKeys(record);
     const candidates = await this.candidates(m, owner, record, keys);
-    const outcome = resolveOne(record, candidates, { thresholds });
+    // The same term frequencies and population scaling as a batch load, from the stored graph.
+    const stats = await this.termStats(m, owner, record);
+    const outcome = resolveOne(record, candidates, {
+      thresholds,
+      freq: () => termFrequency(stats.others, stats.population),
+      population: statsPopulation(stats.population),
+    });
     const id = randomUUID();
     const stored: NormalisedRecord = { ...record, recordId: id };
     await m.query(
@@ -108,12 +115,12 @@ export class PgGraphStore implements GraphStore {
         [id, owner, kind, value],
       );
     }
-    if (keys.length > 0) {
-      await m.query(
-        `INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`,
-        [owner, id, keys],
-      );
-    }
+    // The block keys plus the term-frequency key (counted by termStats, never searched as a block).
+    await m.query(
+      `INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`,
+      [owner, id, [...keys, tfKey(record)]],
+    );
+    this.bumpPopulation(owner, record.entityType);
     await m.query(
       `INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
@@ -224,6 +231,40 @@ export class PgGraphStore implements GraphStore {
   }
 
   /** Candidates through the block table, ranked and bounded exactly as the in-memory BlockIndex does. */
+  /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
+  private readonly populations = new Map<string, { n: number; at: number }>();
+
+  /**
+   * The record's term-frequency statistics in the owner's graph: other entities carrying its
+   * surname (PERSON) or core name (ORG), and the entities of its type.
+   */
+  async termStats(
+    m: EntityManager | DataSource,
+    owner: string,
+    record: NormalisedRecord,
+  ): Promise<{ others: number; population: number }> {
+    const key = `${owner}\u0000${record.entityType}`;
+    let pop = this.populations.get(key);
+    if (!pop || Date.now() - pop.at > 60_000) {
+      const [row] = (await m.query(`SELECT count(*) AS n FROM entities WHERE owner = $1 AND type = $2`, [
+        owner,
+        record.entityType,
+      ])) as Array<{ n: string }>;
+      pop = { n: Number(row?.n ?? 0), at: Date.now() };
+      this.populations.set(key, pop);
+    }
+    const [tf] = (await m.query(`SELECT count(*) AS n FROM entity_blocks WHERE owner = $1 AND key = $2`, [
+      owner,
+      tfKey(record),
+    ])) as Array<{ n: string }>;
+    return { others: Number(tf?.n ?? 0), population: pop.n };
+  }
+
+  private bumpPopulation(owner: string, type: string): void {
+    const pop = this.populations.get(`${owner}\u0000${type}`);
+    if (pop) pop.n++;
+  }
+
   private async candidates(
     m: EntityManager,
     owner: string,

@@ -18,6 +18,7 @@ import { entityResolutionEnvSchema } from '../../src/config.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
+import { normaliseRecord } from '../../src/domain/normalise.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { Neo4jGraphStore } from '../../src/infra/neo4j/neo4j-graph-store.js';
 import { PgGraphStore } from '../../src/infra/pg-graph-store.js';
@@ -243,4 +244,45 @@ neo4jSuite('Neo4j', async () => {
     ...(process.env.NEO4J_DATABASE ? { database: process.env.NEO4J_DATABASE } : {}),
   });
   return { store, close: () => store.close() };
+});
+
+// Term statistics are the PostgreSQL store's: single-record scoring reads them there.
+describe('PostgreSQL store: term statistics', () => {
+  let db: TestDatabase;
+  let kit: ServiceKit<ReturnType<typeof entityResolutionEnvSchema.parse>>;
+  let store: PgGraphStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    kit = await ServiceKit.start({
+      name: 'entity-resolution',
+      envSchema: entityResolutionEnvSchema,
+      env: {
+        SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
+        DATABASE_URL: db.url,
+        NATS_URL: TEST_NATS_URL,
+        NATS_PREFIX: `ti${randomBytes(4).toString('hex')}`,
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'silent',
+      },
+      migrations: ENTITY_RESOLUTION_MIGRATIONS,
+    });
+    store = new PgGraphStore(kit.db);
+  }, 60_000);
+  afterAll(async () => {
+    await kit?.close();
+    await db?.drop();
+  });
+
+  it('counts term frequencies and the population from the stored graph, per owner, for single-record scoring', async () => {
+    const owner = 'term-stats';
+    const people = ['Ada', 'Grace', 'Alan'].map((first, i) => person({ name: `${first} Quillfeather`, state: ['CA', 'NY', 'TX'][i]! }, i));
+    await store.resolve(owner, prov('t'), [...people, { recordId: '9', entityType: 'ORG', name: 'Quillfeather Holdings Inc' }], DEFAULT_THRESHOLDS);
+    const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Mary Quillfeather' }).record;
+    expect(await store.termStats(kit.db, owner, probe)).toEqual({ others: 3, population: 3 });
+    // Another namespace has none of it.
+    expect(await store.termStats(kit.db, 'someone-else', probe)).toEqual({ others: 0, population: 0 });
+    // The organisation's core name is counted apart from the surname.
+    const org = normaliseRecord({ recordId: 'q', entityType: 'ORG', name: 'QUILLFEATHER HOLDINGS CORP' }).record;
+    expect(await store.termStats(kit.db, owner, org)).toEqual({ others: 1, population: 1 });
+  });
 });
