@@ -339,13 +339,15 @@ function MonitorForm({ monitor, onDone }: { monitor?: Monitor; onDone(saved: boo
     }
   };
   const fe = (f: string) => monitorFieldError(error, f);
-  const playbookError = error instanceof ApiError ? (error.forField('target.playbook_id') ?? error.forField('target') ?? error.forField('target.plan.nodes') ?? error.forField('steps')) : undefined;
+  // What is wrong with the playbook itself (no detection step, a step that cannot run) goes under the playbook field.
+  const playbookViolations = error instanceof ApiError ? error.violations.filter((v) => v.field === 'target' || v.field.startsWith('target.') || v.field === 'steps' || v.field.startsWith('steps[') || v.field.startsWith('steps.')) : [];
+  const playbookError = playbookViolations.length ? playbookViolations.map((v) => (v.field.startsWith('steps') && v.field !== 'steps' ? `${v.field}: ${v.reason}` : v.reason)).join('; ') : undefined;
   const title = monitor ? `Edit monitor ${monitor.name}` : 'New monitor';
   const listId = `${monitor?.id ?? 'new'}-monitor-playbooks`;
   return (
     <form className="panel" onSubmit={submit} noValidate aria-label={title}>
       <h3>{title}</h3>
-      <ErrorBanner error={error} fields={MONITOR_FIELDS} />
+      <ErrorBanner error={error} fields={[...MONITOR_FIELDS, ...playbookViolations.map((v) => v.field)]} />
       <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={fe('name')} />
       {inlinePlan ? (
         <p className="hint">Runs an inline plan (set through the API).</p>
