@@ -10,6 +10,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { ErrorBanner, Loading, StatusBadge, TextField } from '../components/ui';
 import { Link } from '../router';
+import { formatDuration } from './durations';
 
 interface Monitor {
   id: string;
@@ -44,13 +45,6 @@ interface Watermark {
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
-
-/** A stored duration (ms) written back the way the API reads it: `15m`, `2h`, `90s`. */
-export function formatDuration(ms: number | string | undefined): string {
-  if (typeof ms !== 'number') return ms ?? '';
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${Math.round(ms / 1000)}s`;
-}
 
 /** The API names a monitor's settings `monitor.interval` (or `monitor_config.interval`): both land under the same field. */
 function monitorFieldError(error: unknown, field: string): string | undefined {
@@ -327,7 +321,7 @@ function MonitorForm({ monitor, onDone }: { monitor?: Monitor; onDone(saved: boo
     const target = inlinePlan ? def.target : { ...(def.target?.playbook_id === playbookId ? def.target : {}), playbook_id: playbookId.trim() };
     const kept: Record<string, unknown> = {};
     for (const k of ['description', 'query_template', 'approval_policy', 'overlap_policy', 'max_retries', 'timeout_seconds'] as const) if (def[k] !== undefined) kept[k] = def[k];
-    for (const k of ['catchup_window', 'jitter'] as const) if (typeof def[k] === 'number') kept[k] = def[k] === 0 ? '0s' : formatDuration(def[k]);
+    for (const k of ['catchup_window', 'jitter'] as const) if (typeof def[k] === 'number') kept[k] = formatDuration(def[k]);
     try {
       if (monitor) await api('PUT', `/api/agent-factory/monitors/${encodeURIComponent(monitor.id)}`, { body: { ...kept, name, monitor_config, target } });
       else await api('POST', '/api/agent-factory/monitors', { body: { name, monitor_config, target } });
