@@ -18,6 +18,7 @@ const WorkspacePage = lazy(() => import('./pages/Workspace'));
 const TeamsPage = lazy(() => import('./pages/Teams'));
 const ChatPage = lazy(() => import('./pages/Chat'));
 const AgentDetailPage = lazy(() => import('./pages/AgentDetail'));
+const ApiKeysPage = lazy(() => import('./pages/ApiKeys'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
@@ -30,6 +31,7 @@ const NAV = [
   { href: '/entities', label: 'Entity review' },
   { href: '/workspace', label: 'Workspace' },
   { href: '/teams', label: 'Teams' },
+  { href: '/api-keys', label: 'API keys' },
 ];
 
 function useToken() {
@@ -95,6 +97,7 @@ function Page({ path }: { path: string }) {
   if (path === '/agents') return <AgentsPage />;
   if (path === '/workspace') return <WorkspacePage />;
   if (path === '/teams') return <TeamsPage />;
+  if (path === '/api-keys') return <ApiKeysPage />;
   return (
     <section>
       <h1>Not found</h1>

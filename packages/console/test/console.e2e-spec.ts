@@ -602,6 +602,161 @@ it('creates a team and adds a member; an unknown email is named under the field'
   expect(await seriousViolations()).toEqual([]);
 });
 
+/** The error shown under the field labelled `label` inside `scope`. */
+function errorUnder(scope: ReturnType<Page['locator']>, label: string) {
+  return scope.locator('.field').filter({ has: page.getByLabel(label, { exact: true }) }).locator('.field-error');
+}
+
+async function fitsNarrowScreen(): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+}
+
+it('invites to a team (a bad email is named under the field), the invitee registers from the link and joins, and a pending invitation is revoked', async () => {
+  await go('/teams');
+  await page.getByLabel('Team name').fill('Field team');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  const card = page.getByRole('article', { name: 'Team Field team' });
+  await card.getByText('No pending invitations.').waitFor();
+  const form = card.getByRole('form', { name: 'Invite to Field team' });
+  await form.getByLabel('Invite (email)').fill('not an email');
+  await form.getByRole('button', { name: 'Invite' }).click();
+  await errorUnder(form, 'Invite (email)').waitFor();
+  expect(await errorUnder(form, 'Invite (email)').textContent()).toContain('email');
+  await shot('team-invite-error');
+
+  await form.getByLabel('Invite (email)').fill('lin@example.com');
+  await form.getByRole('button', { name: 'Invite' }).click();
+  const link = (await card.locator('[data-invite-link]').textContent())!;
+  expect(link).toMatch(/\/#invite=/);
+  await card.locator('[data-invite="lin@example.com"]').waitFor();
+  await form.getByLabel('Invite (email)').fill('mo@example.com');
+  await form.getByRole('button', { name: 'Invite' }).click();
+  await card.locator('[data-invite="mo@example.com"]').waitFor();
+  await shot('team-invites');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Revoke invitation for mo@example.com' }).click();
+  await card.locator('[data-invite="mo@example.com"]').waitFor({ state: 'detached' });
+  const teamId = (await http('GET', `${stack.gatewayUrl}/api/v1/teams`, { token: await token() })).body.teams.find((t: any) => t.name === 'Field team').id;
+  const pending = (await http('GET', `${stack.gatewayUrl}/api/v1/teams/${teamId}/invites`, { token: await token() })).body.invites;
+  expect(pending.map((i: any) => i.email)).toEqual(['lin@example.com']);
+
+  // The invitee opens the link in a tab of their own (its own session): registration, token filled in.
+  const invitee = await browser.context.newPage();
+  try {
+    await invitee.goto(link);
+    expect(await invitee.getByLabel('Invitation token').inputValue()).not.toBe('');
+    await invitee.getByLabel('Email').fill('lin@example.com');
+    await invitee.getByLabel('Password').fill(PASSWORD);
+    await invitee.getByRole('button', { name: 'Create an account' }).click();
+    await invitee.getByRole('navigation', { name: 'Main' }).waitFor();
+    const linToken = await invitee.evaluate(() => sessionStorage.getItem('af.console.token')!);
+    const linTeams = (await http('GET', `${stack.gatewayUrl}/api/v1/teams`, { token: linToken })).body.teams;
+    expect(linTeams.map((t: any) => [t.name, t.role])).toContainEqual(['Field team', 'member']);
+  } finally {
+    await invitee.close();
+  }
+  expect((await http('GET', `${stack.gatewayUrl}/api/v1/teams/${teamId}/invites`, { token: await token() })).body.invites).toEqual([]);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await shot('narrow-teams');
+  expect(await fitsNarrowScreen()).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('creates an API key shown once (a bad expiry is named under the field), the key works, and revoking it stops it', async () => {
+  await go('/api-keys');
+  await page.getByText('No API keys yet.').waitFor();
+  await page.getByLabel('Key name').fill('billing-service');
+  await page.getByLabel('Expires in days (empty: never)').fill('0');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const form = page.getByRole('form', { name: 'New API key' });
+  await errorUnder(form, 'Expires in days (empty: never)').waitFor();
+  expect(await errorUnder(form, 'Expires in days (empty: never)').textContent()).toContain('at least 1');
+  await shot('api-key-error');
+  await page.getByLabel('Expires in days (empty: never)').fill('30');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.locator('[data-new-key] code').textContent())!;
+  expect(key).toMatch(/^afk_/);
+  const row = page.locator('[data-api-key="billing-service"]');
+  await row.waitFor();
+  expect(await row.textContent()).toContain(key.slice(0, 12));
+  expect(await row.textContent()).not.toContain(key);
+  await shot('api-keys');
+  expect(await seriousViolations()).toEqual([]);
+  expect((await http('GET', `${stack.gatewayUrl}/api/v1/runs`, { token: key })).status).toBe(200);
+  await row.getByRole('button', { name: 'Revoke billing-service' }).click();
+  await row.getByText(/revoked/).waitFor();
+  expect((await http('GET', `${stack.gatewayUrl}/api/v1/runs`, { token: key })).status).toBe(401);
+  // Leaving the page forgets the key: it is never shown again.
+  await go('/runs');
+  await go('/api-keys');
+  await row.waitFor();
+  expect(await page.locator('[data-new-key]').count()).toBe(0);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await shot('narrow-api-keys');
+  expect(await fitsNarrowScreen()).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+it('creates a monitor from the page and edits it; a wrong interval and time zone are named under their fields', async () => {
+  const t = await token();
+  const yaml = `id: orgs-watch
+name: Orgs watch
+version: "1.0"
+steps:
+  - name: detect
+    step_type: tool
+    action: detect_new_files
+    inputs: { folder_id: /Reports }
+`;
+  const saved = await http('POST', `${stack.gatewayUrl}/api/agent-factory/playbooks`, { token: t, body: { yaml } });
+  expect(saved.status).toBe(201);
+  await go('/runs');
+  await go('/schedules');
+  await page.getByRole('button', { name: 'New monitor…' }).click();
+  const form = page.getByRole('form', { name: 'New monitor' });
+  // Polls fall outside these hours (12 h from now), so nothing fires while the test runs.
+  const hour = String((new Date().getUTCHours() + 12) % 24).padStart(2, '0');
+  await form.getByLabel('Name').fill('Orgs watch');
+  await form.getByLabel('Playbook').fill('orgs-watch');
+  await form.getByLabel('Interval').fill('30s');
+  await form.getByLabel('From (HH:MM)').fill(`${hour}:00`);
+  await form.getByLabel('Until (HH:MM)').fill(`${hour}:30`);
+  await form.getByRole('button', { name: 'Create monitor' }).click();
+  await errorUnder(form, 'Interval').waitFor();
+  expect(await errorUnder(form, 'Interval').textContent()).toContain('1m');
+  await shot('monitor-form-error');
+  expect(await seriousViolations()).toEqual([]);
+  await form.getByLabel('Interval').fill('1h');
+  await form.getByRole('button', { name: 'Create monitor' }).click();
+  const card = page.getByRole('article', { name: 'Monitor Orgs watch' });
+  await card.getByText(/every 1h/).waitFor();
+  const created = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/monitors`, { token: t })).body.monitors.find((m: any) => m.name === 'Orgs watch');
+  expect(created.definition.target.playbook_id).toBe('orgs-watch');
+  expect(created.monitor_config).toMatchObject({ interval: 3_600_000, active_hours: { start: `${hour}:00`, end: `${hour}:30`, timezone: 'UTC' } });
+
+  await card.getByRole('button', { name: 'Edit' }).click();
+  const edit = page.getByRole('form', { name: 'Edit monitor Orgs watch' });
+  expect(await edit.getByLabel('Interval').inputValue()).toBe('1h');
+  await edit.getByLabel('Interval').fill('2h');
+  await edit.getByLabel('Time zone').fill('Mars/Olympus');
+  await edit.getByRole('button', { name: 'Save monitor' }).click();
+  await errorUnder(edit, 'Time zone').waitFor();
+  expect(await errorUnder(edit, 'Time zone').textContent()).toContain('time zone');
+  await shot('monitor-edit-error');
+  await edit.getByLabel('Time zone').fill('Europe/Berlin');
+  await edit.getByRole('button', { name: 'Save monitor' }).click();
+  await card.getByText(/every 2h/).waitFor();
+  const updated = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/monitors/${created.id}`, { token: t })).body.monitor;
+  expect(updated.monitor_config).toMatchObject({ interval: 7_200_000, active_hours: { timezone: 'Europe/Berlin' } });
+  expect(updated.definition.target.playbook_id).toBe('orgs-watch');
+  await shot('monitor-edited');
+  expect(await seriousViolations()).toEqual([]);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await shot('narrow-monitors');
+  expect(await fitsNarrowScreen()).toBe(true);
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
 it('edits a connector as YAML (a wrong value is named with its line while typing) and binds it to an agent', async () => {
   await go('/connectors');
   await page.getByRole('button', { name: 'Edit YAML of Orgs API' }).click();

@@ -2,12 +2,15 @@
  * Monitors (schedules that poll with a detection step): interval and active
  * hours, next check, pause / resume / check now, the dashboard figures over
  * the last fires, and the watermarks of each detection step (set one, reset
- * one or all; errors under the field they name).
+ * one or all; errors under the field they name). A monitor is created and
+ * edited here too: name, stored playbook, interval, active hours and
+ * whether an empty cycle stays quiet, the API's errors under each field.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { ErrorBanner, Loading, StatusBadge, TextField } from '../components/ui';
 import { Link } from '../router';
+import { formatDuration } from './durations';
 
 interface Monitor {
   id: string;
@@ -17,7 +20,7 @@ interface Monitor {
   last_run_id: string | null;
   last_run_status: string | null;
   definition: Record<string, any>;
-  monitor_config: { interval?: string; active_hours?: { start: string; end: string; timezone?: string }; suppress_if_empty?: boolean } | null;
+  monitor_config: { interval?: number | string; active_hours?: { start: string; end: string; timezone?: string }; suppress_if_empty?: boolean } | null;
 }
 
 interface Stats {
@@ -42,6 +45,18 @@ interface Watermark {
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** The API names a monitor's settings `monitor.interval` (or `monitor_config.interval`): both land under the same field. */
+function monitorFieldError(error: unknown, field: string): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  for (const name of [field, `monitor.${field}`, `monitor_config.${field}`]) {
+    const reason = error.forField(name);
+    if (reason) return reason;
+  }
+  return error.violations.find((v) => v.field.startsWith(`monitor.${field}.`) || v.field.startsWith(`monitor_config.${field}.`))?.reason;
+}
+
+const MONITOR_FIELDS = ['name', 'target', 'target.playbook_id', 'target.plan.nodes', 'steps', 'monitor', 'monitor.interval', 'monitor_config.interval', 'monitor.active_hours', 'monitor.active_hours.start', 'monitor.active_hours.end', 'monitor.active_hours.timezone', 'monitor_config.active_hours.start', 'monitor_config.active_hours.end', 'monitor_config.active_hours.timezone'];
 const WATERMARK_TYPES = ['timestamp', 'cursor', 'hash', 'offset'];
 
 export function MonitorsSection() {
@@ -56,10 +71,21 @@ export function MonitorsSection() {
     }
   }, []);
   useEffect(() => void load(), [load]);
+  const [creating, setCreating] = useState(false);
   return (
     <section aria-labelledby="monitors-title">
       <h2 id="monitors-title">Monitors</h2>
       <ErrorBanner error={error} />
+      {creating ? (
+        <MonitorForm
+          onDone={(saved) => {
+            setCreating(false);
+            if (saved) void load();
+          }}
+        />
+      ) : (
+        <button onClick={() => setCreating(true)}>New monitor…</button>
+      )}
       {monitors === null ? (
         <Loading what="monitors" />
       ) : monitors.length === 0 ? (
@@ -120,13 +146,26 @@ function MonitorCard({ monitor, onChange }: { monitor: Monitor; onChange(): void
     }
   };
   const cfg = monitor.monitor_config ?? {};
+  const [editing, setEditing] = useState(false);
+  if (editing)
+    return (
+      <article className="card" aria-label={`Monitor ${monitor.name}`}>
+        <MonitorForm
+          monitor={monitor}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) onChange();
+          }}
+        />
+      </article>
+    );
   return (
     <article className="card" aria-label={`Monitor ${monitor.name}`}>
       <h3>
         {monitor.name} {monitor.paused ? <StatusBadge status="paused" /> : null}
       </h3>
       <p className="hint">
-        every {cfg.interval ?? '?'}
+        every {cfg.interval !== undefined ? formatDuration(cfg.interval) : '?'}
         {cfg.active_hours ? ` · ${cfg.active_hours.start}–${cfg.active_hours.end} ${cfg.active_hours.timezone ?? ''}` : ''}
         {cfg.suppress_if_empty ? ' · quiet when nothing is new' : ''} · playbook <code>{monitor.definition.target?.playbook_id ?? 'inline plan'}</code>
       </p>
@@ -160,6 +199,7 @@ function MonitorCard({ monitor, onChange }: { monitor: Monitor; onChange(): void
           Check now
         </button>
         <button onClick={() => void reset()}>Reset all watermarks</button>
+        <button onClick={() => setEditing(true)}>Edit</button>
       </div>
       <h4>Watermarks</h4>
       {watermarks === null ? (
@@ -244,6 +284,97 @@ function SetWatermark({ base, steps, onSet }: { base: string; steps: string[]; o
       </div>
       <TextField label="Value" value={value} onChange={(e) => setValue(e.target.value)} error={fieldErr('watermark_value')} />
       <button type="submit">Set watermark</button>
+    </form>
+  );
+}
+
+/**
+ * Create a monitor (no `monitor` given) or edit one: PUT replaces the whole
+ * definition, so what the form does not show (target inputs, policies,
+ * retries, timeout, query template) is sent back as stored.
+ */
+function MonitorForm({ monitor, onDone }: { monitor?: Monitor; onDone(saved: boolean): void }) {
+  const cfg = monitor?.monitor_config ?? {};
+  const def = monitor?.definition ?? {};
+  const [name, setName] = useState(monitor?.name ?? '');
+  const [playbookId, setPlaybookId] = useState<string>(def.target?.playbook_id ?? '');
+  const [interval, setIntervalText] = useState(cfg.interval !== undefined ? formatDuration(cfg.interval) : '15m');
+  const [start, setStart] = useState(cfg.active_hours?.start ?? '');
+  const [end, setEnd] = useState(cfg.active_hours?.end ?? '');
+  const [timezone, setTimezone] = useState(cfg.active_hours?.timezone ?? 'UTC');
+  const [quiet, setQuiet] = useState(cfg.suppress_if_empty ?? true);
+  const [playbooks, setPlaybooks] = useState<string[]>([]);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const inlinePlan = Boolean(monitor && !def.target?.playbook_id);
+  useEffect(() => {
+    api<{ playbooks: Array<{ id: string }> }>('GET', '/api/agent-factory/playbooks')
+      .then((r) => setPlaybooks((r.playbooks ?? []).map((p) => p.id)))
+      .catch(() => setPlaybooks([]));
+  }, []);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    setBusy(true);
+    const monitor_config: Record<string, unknown> = { interval: interval.trim(), suppress_if_empty: quiet };
+    if (start || end) monitor_config.active_hours = { start, end, timezone };
+    const target = inlinePlan ? def.target : { ...(def.target?.playbook_id === playbookId ? def.target : {}), playbook_id: playbookId.trim() };
+    const kept: Record<string, unknown> = {};
+    for (const k of ['description', 'query_template', 'approval_policy', 'overlap_policy', 'max_retries', 'timeout_seconds'] as const) if (def[k] !== undefined) kept[k] = def[k];
+    for (const k of ['catchup_window', 'jitter'] as const) if (typeof def[k] === 'number') kept[k] = formatDuration(def[k]);
+    try {
+      if (monitor) await api('PUT', `/api/agent-factory/monitors/${encodeURIComponent(monitor.id)}`, { body: { ...kept, name, monitor_config, target } });
+      else await api('POST', '/api/agent-factory/monitors', { body: { name, monitor_config, target } });
+      onDone(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const fe = (f: string) => monitorFieldError(error, f);
+  // What is wrong with the playbook itself (no detection step, a step that cannot run) goes under the playbook field.
+  const playbookViolations = error instanceof ApiError ? error.violations.filter((v) => v.field === 'target' || v.field.startsWith('target.') || v.field === 'steps' || v.field.startsWith('steps[') || v.field.startsWith('steps.')) : [];
+  const playbookError = playbookViolations.length ? playbookViolations.map((v) => (v.field.startsWith('steps') && v.field !== 'steps' ? `${v.field}: ${v.reason}` : v.reason)).join('; ') : undefined;
+  const title = monitor ? `Edit monitor ${monitor.name}` : 'New monitor';
+  const listId = `${monitor?.id ?? 'new'}-monitor-playbooks`;
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-label={title}>
+      <h3>{title}</h3>
+      <ErrorBanner error={error} fields={[...MONITOR_FIELDS, ...playbookViolations.map((v) => v.field)]} />
+      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} error={fe('name')} />
+      {inlinePlan ? (
+        <p className="hint">Runs an inline plan (set through the API).</p>
+      ) : (
+        <>
+          <TextField label="Playbook" value={playbookId} onChange={(e) => setPlaybookId(e.target.value)} list={listId} error={playbookError} hint="A stored playbook with a detection step." />
+          <datalist id={listId}>
+            {playbooks.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+        </>
+      )}
+      <TextField label="Interval" value={interval} onChange={(e) => setIntervalText(e.target.value)} error={fe('interval')} hint="At least 1m: 15m, 4h, 1d." />
+      <fieldset>
+        <legend>Active hours (optional)</legend>
+        <TextField label="From (HH:MM)" value={start} onChange={(e) => setStart(e.target.value)} error={fe('active_hours.start')} />
+        <TextField label="Until (HH:MM)" value={end} onChange={(e) => setEnd(e.target.value)} error={fe('active_hours.end')} />
+        <TextField label="Time zone" value={timezone} onChange={(e) => setTimezone(e.target.value)} error={fe('active_hours.timezone') ?? fe('active_hours')} />
+      </fieldset>
+      <div className="field">
+        <label>
+          <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.target.checked)} /> Stay quiet when nothing is new
+        </label>
+      </div>
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {monitor ? 'Save monitor' : 'Create monitor'}
+        </button>
+        <button type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }

@@ -3,12 +3,18 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError, setToken } from '../api/client';
 import { ErrorBanner, TextField } from '../components/ui';
 
+/** An invitation link carries its token in the fragment (`/#invite=…`), which never reaches the server or its logs. */
+function inviteFromLink(): string {
+  return new URLSearchParams(globalThis.location?.hash.slice(1) ?? '').get('invite') ?? '';
+}
+
 export function SignIn() {
-  const [mode, setMode] = useState<'sign-in' | 'register'>('sign-in');
+  const [linkToken] = useState(inviteFromLink);
+  const [mode, setMode] = useState<'sign-in' | 'register'>(linkToken ? 'register' : 'sign-in');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
-  const [inviteToken, setInviteToken] = useState('');
+  const [inviteToken, setInviteToken] = useState(linkToken);
   const [signup, setSignup] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -56,7 +62,7 @@ export function SignIn() {
         {mode === 'register' ? (
           <>
             <TextField label="Name (optional)" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} error={fieldError('name')} />
-            {signup === 'invite' ? (
+            {signup === 'invite' || linkToken ? (
               <TextField label="Invitation token" value={inviteToken} onChange={(e) => setInviteToken(e.target.value)} error={fieldError('invite_token')} />
             ) : null}
           </>

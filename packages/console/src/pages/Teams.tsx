@@ -1,7 +1,10 @@
 /**
  * Teams: yours with your role and member count; a new team; a team's
  * members, and (for owners) adding a registered user by email — the API's
- * errors under the field they name.
+ * errors under the field they name. Owners invite an email address without
+ * an account (the invitation token is shown once, to pass on: its holder
+ * registers with it and joins the team), see the pending invitations and
+ * revoke them.
  */
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
@@ -114,6 +117,96 @@ function TeamCard({ team }: { team: Team }) {
           <button type="submit">Add</button>
         </form>
       ) : null}
+      {team.role === 'owner' ? <Invites team={team} /> : null}
     </article>
+  );
+}
+
+interface Invite {
+  id: string;
+  email: string;
+  role: string;
+  expires_at: string;
+}
+
+function Invites({ team }: { team: Team }) {
+  const base = `/api/v1/teams/${encodeURIComponent(team.id)}/invites`;
+  const [invites, setInvites] = useState<Invite[] | null>(null);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState('member');
+  const [issued, setIssued] = useState<{ email: string; token: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = useCallback(async () => {
+    try {
+      setInvites((await api<{ invites: Invite[] }>('GET', base)).invites);
+    } catch (err) {
+      setError(err);
+    }
+  }, [base]);
+  useEffect(() => void load(), [load]);
+  const invite = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    setIssued(null);
+    try {
+      const r = await api<{ invite: Invite; invite_token: string }>('POST', base, { body: { email, role } });
+      setIssued({ email: r.invite.email, token: r.invite_token });
+      setEmail('');
+      void load();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const revoke = async (id: string) => {
+    setError(null);
+    try {
+      await api('DELETE', `${base}/${encodeURIComponent(id)}`);
+      void load();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const fieldErr = (f: string) => (error instanceof ApiError ? error.forField(f) : undefined);
+  return (
+    <section aria-label={`Invitations to ${team.name}`}>
+      <h3>Invitations</h3>
+      {issued ? (
+        <div className="banner" role="status" data-invite-token>
+          Invitation for {issued.email}. Its token is shown this once; whoever registers with it for that address joins the team:
+          <code className="secret">{issued.token}</code>
+          Or send this link, which opens the registration with the token filled in:
+          <code className="secret" data-invite-link>{`${location.origin}/#invite=${encodeURIComponent(issued.token)}`}</code>
+        </div>
+      ) : null}
+      {invites === null ? (
+        <Loading what="invitations" />
+      ) : invites.length === 0 ? (
+        <p className="hint">No pending invitations.</p>
+      ) : (
+        <ul>
+          {invites.map((i) => (
+            <li key={i.id} data-invite={i.email}>
+              {i.email} · {i.role} · until {new Date(i.expires_at).toLocaleDateString()}{' '}
+              <button className="link" onClick={() => void revoke(i.id)}>
+                Revoke invitation for {i.email}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={invite} noValidate aria-label={`Invite to ${team.name}`}>
+        <ErrorBanner error={error} fields={['email', 'role']} />
+        <TextField label="Invite (email)" type="email" value={email} onChange={(e) => setEmail(e.target.value)} error={fieldErr('email')} />
+        <div className="field">
+          <label htmlFor={`${team.id}-invite-role`}>Role</label>
+          <select id={`${team.id}-invite-role`} value={role} onChange={(e) => setRole(e.target.value)}>
+            <option>member</option>
+            <option>owner</option>
+          </select>
+          {fieldErr('role') ? <p className="field-error" role="alert">{fieldErr('role')}</p> : null}
+        </div>
+        <button type="submit">Invite</button>
+      </form>
+    </section>
   );
 }

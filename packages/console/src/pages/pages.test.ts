@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inputsSchema, stepNames } from './playbook-inputs';
 import { statusFromFrame } from './run-frames';
+import { formatDuration } from './durations';
 
 const frame = (type: string, payload: Record<string, unknown> = {}) => ({ type, id: '1', timestamp: '', payload, nodeId: 'a' });
 
@@ -44,5 +45,17 @@ outputs: x
       required: ['min_revenue'],
     });
     expect(inputsSchema('not: [valid')).toEqual({ type: 'object', properties: {}, required: [] });
+  });
+});
+
+describe('formatDuration', () => {
+  it('writes stored milliseconds back in the largest whole unit the API reads', () => {
+    expect(formatDuration(3_600_000)).toBe('1h');
+    expect(formatDuration(90_000)).toBe('90s');
+    expect(formatDuration(86_400_000 * 2)).toBe('2d');
+    expect(formatDuration(15 * 60_000)).toBe('15m');
+    expect(formatDuration(0)).toBe('0s');
+    expect(formatDuration('15m')).toBe('15m');
+    expect(formatDuration(undefined)).toBe('');
   });
 });
