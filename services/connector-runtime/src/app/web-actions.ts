@@ -7,13 +7,15 @@
  *   the caller's only one. Results become `{title, url, snippet, source}`.
  * - `crawl_url` fetches one page through the `web_scraper` connector type
  *   (the egress guard, robots.txt respected, 5 MB page limit, the call's
- *   deadline capped at 30 s) and returns its title, text, links and metadata.
+ *   deadline capped at 30 s) and returns its title, text (or Markdown, by
+ *   turndown), links and metadata.
  *
  * Both go through the same call pipeline as any connector call (breaker, rate
  * limits, retries, redaction), as the run's owner.
  */
 import { AppError, type ActionContext, type ActionHandler } from '@af/service-kit';
 import { parseConnectorDefinition, type ConnectorDefinition } from '@af/connectors';
+import TurndownService from 'turndown';
 import type { StoredConnector } from '../infra/connector.repository.js';
 import type { Connectors } from './connectors.js';
 
@@ -115,7 +117,10 @@ const str = (v: unknown) => (typeof v === 'string' ? v : v === undefined || v ==
 
 // ---- crawl_url --------------------------------------------------------------
 
-function crawlTarget(ctx: ActionContext): URL {
+const EXTRACT_MODES = ['text', 'markdown'] as const;
+type ExtractMode = (typeof EXTRACT_MODES)[number];
+
+function crawlTarget(ctx: ActionContext): { url: URL; mode: ExtractMode } {
   const raw = ctx.inputs.url;
   if (typeof raw !== 'string' || raw.trim() === '') throw AppError.invalid('inputs.url', 'is required: an http(s) URL');
   if (raw.length > MAX_URL_CHARS) throw AppError.invalid('inputs.url', `must be at most ${MAX_URL_CHARS} characters`);
@@ -128,12 +133,19 @@ function crawlTarget(ctx: ActionContext): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw AppError.invalid('inputs.url', `must be an http or https URL (got ${url.protocol.replace(/:$/, '')})`);
   if (url.username || url.password) throw AppError.invalid('inputs.url', 'must not carry a user name or password');
   const mode = ctx.params.extract_mode ?? 'text';
-  if (mode !== 'text') throw AppError.invalid('params.extract_mode', `only "text" is supported (got ${JSON.stringify(mode)})`);
-  return url;
+  if (!(EXTRACT_MODES as readonly unknown[]).includes(mode)) throw AppError.invalid('params.extract_mode', `must be "text" or "markdown" (got ${JSON.stringify(mode)})`);
+  return { url, mode: mode as ExtractMode };
+}
+
+/** The body's HTML as Markdown; scripts, styles and the like dropped. */
+function toMarkdown(html: string): string {
+  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'head']);
+  return turndown.turndown(html).trim();
 }
 
 /** A one-page `web_scraper` definition reading `url`: title, text blocks, links and meta description. */
-export function crawlDefinition(url: URL, timeoutSeconds: number): ConnectorDefinition {
+export function crawlDefinition(url: URL, timeoutSeconds: number, withHtml = false): ConnectorDefinition {
   const parameters: Record<string, unknown>[] = [];
   const seen = new Set<string>();
   for (const name of url.searchParams.keys()) {
@@ -160,6 +172,7 @@ export function crawlDefinition(url: URL, timeoutSeconds: number): ConnectorDefi
             lang: { selector: 'html', attr: 'lang' },
             blocks: { selector: 'h1, h2, h3, h4, h5, h6, p, li, pre, blockquote, td, th, dt, dd', multiple: true },
             body: { selector: 'body' },
+            ...(withHtml ? { body_html: { selector: 'body', type: 'html' } } : {}),
             links: { selector: 'a[href]', attr: 'href', type: 'url', multiple: true },
           },
         },
@@ -174,17 +187,17 @@ export function crawlDefinition(url: URL, timeoutSeconds: number): ConnectorDefi
 }
 
 async function crawlUrl(connectors: WebConnectors, ctx: ActionContext): Promise<Record<string, unknown>> {
-  const url = crawlTarget(ctx);
+  const { url, mode } = crawlTarget(ctx);
   const seconds = Math.max(1, Math.min(MAX_CRAWL_SECONDS, Math.floor((ctx.deadline - Date.now()) / 1000)));
-  const def = crawlDefinition(url, seconds);
+  const def = crawlDefinition(url, seconds, mode === 'markdown');
   const inputs = Object.fromEntries(url.searchParams.entries());
   const result = await connectors.callOnce(ctx.principal.userId, def, 'page', inputs, {});
   const page = (Array.isArray(result.results) ? (result.results[0] as Record<string, unknown> | undefined) : undefined) ?? {};
   const blocks = Array.isArray(page.blocks) ? (page.blocks as unknown[]).map(str).filter(Boolean) : [];
-  const content = blocks.length > 0 ? blocks.join('\n') : str(page.body);
+  const content = mode === 'markdown' && page.body_html ? toMarkdown(str(page.body_html)) : blocks.length > 0 ? blocks.join('\n') : str(page.body);
   const links = [...new Set((Array.isArray(page.links) ? (page.links as unknown[]) : []).map(str).filter((l) => /^https?:/.test(l)))];
   const title = str(page.title) || str(page.h1);
-  const metadata: Record<string, unknown> = { url: url.toString(), fetched_at: new Date().toISOString(), robots: 'allowed' };
+  const metadata: Record<string, unknown> = { url: url.toString(), fetched_at: new Date().toISOString(), robots: 'allowed', extract_mode: mode };
   if (page.description) metadata.description = str(page.description);
   if (page.lang) metadata.lang = str(page.lang);
   if (Array.isArray(result.warnings) && result.warnings.length > 0) metadata.warnings = result.warnings;

@@ -197,9 +197,20 @@ describe('crawl_url', () => {
       title: 'Acme widgets',
       content: 'Widgets\nAcme makes blue widgets.\nFast\nCheap',
       links: [`${site.url}/about`, 'https://example.org/x'],
-      metadata: { url: `${site.url}/widgets`, fetched_at: expect.any(String), robots: 'allowed', description: 'All about Acme widgets.', lang: 'en' },
+      metadata: { url: `${site.url}/widgets`, fetched_at: expect.any(String), robots: 'allowed', extract_mode: 'text', description: 'All about Acme widgets.', lang: 'en' },
     });
     expect(site.count('GET', '/robots.txt')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('extract_mode markdown gives the body as Markdown, scripts dropped', async () => {
+    const done = await run('alice', 'crawl_url', { url: `${site.url}/widgets` }, { extract_mode: 'markdown' });
+    expect(done.outputs).toMatchObject({ title: 'Acme widgets', metadata: { extract_mode: 'markdown' } });
+    const content = String(done.outputs?.content);
+    expect(content).toContain('# Widgets');
+    expect(content).toContain('Acme makes **blue** widgets.');
+    expect(content).toMatch(/^- {1,3}Fast$/m);
+    expect(content).toContain('[About](/about)');
+    expect(content).not.toContain('not text');
   });
 
   it('refuses a path robots.txt disallows, without fetching it', async () => {
@@ -215,7 +226,7 @@ describe('crawl_url', () => {
       [{ url: 'not a url' }, {}, 'INVALID_ARGUMENT', 'inputs.url: "not a url" is not a URL'],
       [{ url: 'file:///etc/passwd' }, {}, 'INVALID_ARGUMENT', 'inputs.url: must be an http or https URL (got file)'],
       [{ url: 'ftp://example.org/x' }, {}, 'INVALID_ARGUMENT', 'inputs.url: must be an http or https URL (got ftp)'],
-      [{ url: `${site.url}/widgets` }, { extract_mode: 'markdown' }, 'INVALID_ARGUMENT', 'params.extract_mode: only "text" is supported (got "markdown")'],
+      [{ url: `${site.url}/widgets` }, { extract_mode: 'structured' }, 'INVALID_ARGUMENT', 'params.extract_mode: must be "text" or "markdown" (got "structured")'],
     ];
     for (const [inputs, params, code, message] of cases) {
       const err = await rejection(run('alice', 'crawl_url', inputs, params));
