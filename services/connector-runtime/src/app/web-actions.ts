@@ -83,7 +83,7 @@ async function webSearchConnector(connectors: WebConnectors, userId: string, con
   const candidates = (await connectors.list(userId)).filter(isWebSearch);
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0) {
-    const reason = `you have no web-search connector: create one from the ${WEB_SEARCH_TEMPLATE} template (POST /connectors/from-template) or name one in params.connector_id`;
+    const reason = `you have no web-search connector: create one from the ${WEB_SEARCH_TEMPLATE} template (POST /api/agent-factory/connectors/from-template/${WEB_SEARCH_TEMPLATE}) or name one in params.connector_id`;
     throw new AppError('FAILED_PRECONDITION', `search_web: ${reason}`, { retryable: false, violations: [{ field: 'params.connector_id', reason, code: 'no_web_search_connector' }] });
   }
   const ids = candidates.map((c) => c.definition.id).sort();
