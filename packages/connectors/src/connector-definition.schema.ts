@@ -92,10 +92,20 @@ export const restParameterSchema = parameterSchema.extend({
 });
 export type RestParameter = z.output<typeof restParameterSchema>;
 
+/**
+ * Entity types an `entity_extraction` hint may name: PERSON and ORG are
+ * resolved into the knowledge graph; the others are recognised (and kept
+ * out of resolution); `auto` asks for names found in the field's text.
+ */
+export const EXTRACTION_ENTITY_TYPES = ['PERSON', 'ORG', 'LOCATION', 'EVENT', 'PRODUCT', 'ENTITY', 'auto'] as const;
+
 const entityExtractionSchema = z.looseObject({
   field: text,
-  entity_type: text,
-  relationship_type: z.string().optional(),
+  entity_type: z.enum(EXTRACTION_ENTITY_TYPES),
+  relationship_type: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'relationship types are UPPER_SNAKE_CASE (e.g. OFFICER_OF)')
+    .optional(),
 });
 
 const responseMappingShape = {

@@ -338,6 +338,18 @@ describe('parseConnectorDefinition', () => {
       '"nobody" is not a field of response_mapping.fields',
     ],
     [
+      'entity_extraction unknown entity type',
+      (d) => (d.endpoints.search.response_mapping.entity_extraction[0].entity_type = 'PERSN'),
+      'endpoints.search.response_mapping.entity_extraction[0].entity_type',
+      'must be one of PERSON, ORG, LOCATION, EVENT, PRODUCT, ENTITY, auto',
+    ],
+    [
+      'entity_extraction relationship type not UPPER_SNAKE_CASE',
+      (d) => (d.endpoints.search.response_mapping.entity_extraction[0].relationship_type = 'officer of'),
+      'endpoints.search.response_mapping.entity_extraction[0].relationship_type',
+      'relationship types are UPPER_SNAKE_CASE',
+    ],
+    [
       'output_schema field unmapped',
       (d) => (d.endpoints.search.output_schema.fields[1].name = 'stars'),
       'endpoints.search.output_schema.fields[1].name',

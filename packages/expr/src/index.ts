@@ -21,7 +21,7 @@ export {
   type ConditionLimits,
 } from './condition/budget.js';
 export { collectReferences, extractReferences, type LocatedReference, type Reference } from './reference.js';
-export { isBuiltin, type Scope } from './scope.js';
+export { isBuiltin, isRunVariable, RUN_VARIABLES, type Scope } from './scope.js';
 export {
   compileTemplate,
   interpolate,

@@ -1,7 +1,7 @@
 import { ExprError } from './expr-error.js';
 import { compileTemplate, interpolate, stringifyValue } from './interpolate.js';
 import { resolvePath } from './path.js';
-import { isBuiltin, type Scope } from './scope.js';
+import { isBuiltin, isRunVariable, type Scope } from './scope.js';
 
 const now = new Date('2024-03-15T10:00:00Z');
 const scope: Scope = {
@@ -144,6 +144,15 @@ describe('interpolate', () => {
     expect(() => interpolate('{99999999999999999999_days_ago}', scope)).toThrow(
       expect.objectContaining({ code: 'unresolved_reference' }),
     );
+  });
+
+  it('fills the run variables (date, datetime, time, run_id, node_id) unless an input or step has the name', () => {
+    const s: Scope = { vars: {}, now: new Date('2024-03-15T10:20:30Z'), executionId: 'run-1', nodeId: 'save' };
+    expect(interpolate('r_{date}_{datetime}_{time}_{run_id}_{node_id}', s)).toBe('r_2024-03-15_2024-03-15T10-20-30_10-20-30_run-1_save');
+    expect(interpolate('{date}', { ...s, vars: { date: 'mine' } })).toBe('mine');
+    expect(() => interpolate('{node_id}', { vars: {} })).toThrow(expect.objectContaining({ code: 'unresolved_reference' }));
+    expect(isRunVariable('date')).toBe(true);
+    expect(isBuiltin('date')).toBe(false);
   });
 
   it('uses the real clock when scope.now is absent', () => {

@@ -19,12 +19,48 @@ export interface Scope {
   current?: unknown;
   /** Current loop index (`{{index}}`). */
   index?: number;
+  /** The node being resolved (`{node_id}`). */
+  nodeId?: string;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
 const DAYS_AGO_RE = /^(\d+)_days_ago$/;
 const FIXED_BUILTINS = new Set(['today', 'execution_id', 'last_execution_date', 'current', 'index']);
 const DAY_MS = 86_400_000;
+
+/**
+ * Run variables: names the runtime fills when neither an input nor a step
+ * output has the name — `{date}` (as `{today}`), `{datetime}`
+ * (`YYYY-MM-DDTHH-MM-SS`, file-name safe), `{time}` (`HH-MM-SS`),
+ * `{run_id}` (as `{execution_id}`) and `{node_id}`. Unlike the built-ins they
+ * may also be input names (the input wins), so playbooks that already have a
+ * `date` input keep their meaning. They are the variables of output
+ * file-name templates.
+ */
+export const RUN_VARIABLES: readonly string[] = ['date', 'datetime', 'time', 'run_id', 'node_id'];
+const RUN_VARIABLE_SET = new Set(RUN_VARIABLES);
+
+/** True for a run variable (`date`, `datetime`, `time`, `run_id`, `node_id`). */
+export function isRunVariable(root: string): boolean {
+  return RUN_VARIABLE_SET.has(root);
+}
+
+function runVariable(scope: Scope, root: string): unknown {
+  const base = scope.now ?? new Date();
+  switch (root) {
+    case 'date':
+      return isoDay(scope.now, 0);
+    case 'datetime':
+      return base.toISOString().slice(0, 19).replace(/:/g, '-');
+    case 'time':
+      return base.toISOString().slice(11, 19).replace(/:/g, '-');
+    case 'run_id':
+      return scope.executionId ?? MISSING;
+    case 'node_id':
+      return scope.nodeId ?? MISSING;
+  }
+  return MISSING;
+}
 
 /** True for the names the runtime provides: today, N_days_ago, execution_id, last_execution_date, current, index. */
 export function isBuiltin(root: string): boolean {
@@ -71,7 +107,8 @@ export function resolveRoot(scope: Scope, root: string): unknown {
     }
   }
   const vars = scope.vars;
-  return vars !== null && typeof vars === 'object' && hasOwn.call(vars, root) ? vars[root] : MISSING;
+  if (vars !== null && typeof vars === 'object' && hasOwn.call(vars, root)) return vars[root];
+  return RUN_VARIABLE_SET.has(root) ? runVariable(scope, root) : MISSING;
 }
 
 /** Resolve `root` + `path` in `scope`; `MISSING` when any step is absent. */

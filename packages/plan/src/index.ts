@@ -35,7 +35,9 @@ export {
   type ConnectorContractLookup,
   type ConnectorDefinition,
   type EndpointContract,
+  type EntityExtractionHint,
 } from './contracts/connector-contract.js';
+export { ENRICH_ACTION, enrichNodes } from './playbook/enrich-nodes.js';
 export { outputSchemaToJsonSchema as stepOutputSchemaToJsonSchema } from './playbook/step-output.js';
 export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
 export { locateInYaml } from './playbook/yaml-source.js';

@@ -166,7 +166,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       GRPC_PORT: String(ports.planner),
       // Validation checks the connectors a playbook names against the caller's.
       CONNECTOR_RUNTIME_URL: `127.0.0.1:${ports.connector}`,
-      // Agent runs are journaled when they end, read back from the orchestrator.
+      // Agent runs are journaled when they end (read back from the orchestrator); a profile a schedule targets is not deleted.
       ORCHESTRATOR_URL: `127.0.0.1:${ports.orchestrators[0]}`,
     }),
     approval: new ServiceProcess('approval', {

@@ -8,13 +8,16 @@ import {
   ServiceKit,
   startGrpcServer,
 } from '@af/service-kit';
+import { ConfigError } from '@af/service-kit';
+import { createChatModel, describeLlmConfig, LlmConfigError, llmConfigFromEnv } from '@af/llm';
 import { entityActions } from './app/actions.js';
 import { Knowledge } from './app/knowledge.js';
 import { entityResolutionEnvSchema } from './config.js';
 import { startDocuments } from './documents/documents.module.js';
 import { EntityModule } from './grpc/entity.controller.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from './infra/migrations/index.js';
-import { PgGraphStore } from './infra/pg-graph-store.js';
+import { graphStore } from './infra/graph-store.factory.js';
+import { LlmEntityExtractor } from './infra/llm-extractor.js';
 
 export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process.env) {
   const kit = await ServiceKit.start({
@@ -24,12 +27,16 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
     migrations: ENTITY_RESOLUTION_MIGRATIONS,
   });
   const { config, log } = kit;
-  const store = new PgGraphStore(kit.db);
+  const store = await graphStore(kit, config);
+  const llm = llmConfig(env);
+  const chat = await createChatModel(llm);
   const handlers = entityActions(store, {
     maxAnalyzeNodes: config.ER_MAX_ANALYZE_NODES,
     autoThreshold: config.ER_AUTO_THRESHOLD,
     reviewThreshold: config.ER_REVIEW_THRESHOLD,
+    ...(chat ? { extractor: new LlmEntityExtractor(chat, describeLlmConfig(llm)) } : {}),
   });
+  log.info({ extraction: chat ? describeLlmConfig(llm) : 'rules', graphStore: store.kind }, 'knowledge graph');
   const auth = serviceAuthFromConfig(config, 'entity-resolution');
   const documents = await startDocuments(kit, auth, env);
   kit.onClose(() => documents.close());
@@ -50,4 +57,13 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
   kit.onClose(() => grpc.close());
   log.info({ grpcPort: config.GRPC_PORT, actions: handlers.map((h) => h.name) }, 'entity-resolution ready');
   return { kit, close: () => kit.close() };
+}
+
+function llmConfig(env: NodeJS.ProcessEnv) {
+  try {
+    return llmConfigFromEnv(env);
+  } catch (err) {
+    if (err instanceof LlmConfigError) throw new ConfigError(err.problems.map((p) => ({ variable: p.field, reason: p.reason })));
+    throw err;
+  }
 }

@@ -1,3 +1,4 @@
+import { llmEnvShape } from '@af/llm';
 import { baseEnvSchema, grpcAddress } from '@af/service-kit';
 import { z } from 'zod';
 
@@ -38,11 +39,23 @@ export const documentsEnvSchema = z.object({
 /** Entity-resolution service configuration (env names are the keys). */
 export const entityResolutionEnvSchema = baseEnvSchema.extend({
   ...documentsEnvSchema.shape,
+  /** LLM_*: with a model configured, extract_entities reads free text through it (else rule-based). */
+  ...llmEnvShape,
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).default(50056),
   /** Probability at or above which a record merges without review (never below 0.7). */
   ER_AUTO_THRESHOLD: z.coerce.number().min(0.7).max(1).default(0.9),
   /** Probability at or above which (below the auto threshold) a pair goes to the review queue. */
   ER_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  /** Bolt URL of a Neo4j server (`neo4j://host:7687`, `bolt://…`, `neo4j+s://…`): the knowledge graph lives there; unset: in PostgreSQL. */
+  NEO4J_URL: z
+    .string()
+    .regex(/^(neo4j|bolt)(\+s|\+ssc)?:\/\/[^\s]+$/, 'must be a neo4j://, neo4j+s://, bolt:// or bolt+s:// URL')
+    .optional(),
+  NEO4J_USER: z.string().min(1).optional(),
+  /** Never logged. */
+  NEO4J_PASSWORD: z.string().min(1).optional(),
+  /** Database name (default: the server's default database). */
+  NEO4J_DATABASE: z.string().min(1).optional(),
   /** Largest `max_nodes` analyze_graph and graph queries accept. */
   ER_MAX_ANALYZE_NODES: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
 });

@@ -40,6 +40,7 @@ import { RunMaintenance } from './infra/run-maintenance.js';
 import { RunRepository } from './infra/run.repository.js';
 import { RunWorkConsumer } from './infra/run-work.consumer.js';
 import { startSchedules } from './app/schedule-bootstrap.js';
+import { agentProfilesClient, noAgentProfiles } from './infra/agent-profiles.client.js';
 import { registerMonitorActions } from './app/executors/monitor-detection.executor.js';
 import { MonitorWatermarkStore } from './infra/monitor-watermark.store.js';
 
@@ -142,7 +143,9 @@ export async function bootstrapOrchestrator(env: NodeJS.ProcessEnv = process.env
   consumer.dispatchCommitted();
   const decisions = new ApprovalEventsConsumer(kit, hitl.waits, hitl.approvals, config.APPROVAL_RECONCILE_MS);
   const runCommands = new RunCommands(repo, new ApprovalDecisions(hitl.approvals, hitl.waits), { runInputMaxBytes: config.RUN_INPUT_MAX_BYTES }, checkActions, runCapabilities);
-  const schedules = startSchedules(kit, runCommands, loadPlaybook);
+  // Schedules that target an agent profile: checked and prepared by the planner, which owns profiles.
+  const agentProfiles = config.PLANNER_URL ? agentProfilesClient(config.PLANNER_URL, auth) : noAgentProfiles;
+  const schedules = await startSchedules(kit, runCommands, loadPlaybook, agentProfiles);
   const grpc = await startGrpcServer({
     module: OrchestratorModule.forRoot(runCommands, { repo, kit }, new PolicyCommands(repo, policyStore, planSource, kit.log, config.APPROVAL_URL ? hitl : undefined, { checkActions, capabilities: runCapabilities }), schedules),
     packages: ['orchestrator'],

@@ -113,7 +113,7 @@ export const orchestratorEnvSchema = baseEnvSchema.extend({
   /** How often a replica looks for due fires. */
   SCHEDULE_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   /** Schedules one claim locks (one transaction); their runs are created by one statement. */
-  SCHEDULE_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
+  SCHEDULE_BATCH: z.coerce.number().int().min(1).max(1000).default(500),
   /** Claims one replica works on at once. */
   SCHEDULE_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
   /** How soon a buffered fire is looked at again while its schedule still has active runs. */

@@ -20,6 +20,7 @@ import { outputRouterEnvSchema } from './config.js';
 import { OutputModule } from './grpc/output.controller.js';
 import { ApprovalRequestsConsumer } from './infra/approval-requests.consumer.js';
 import { PgBlobStore, type BlobStore } from './infra/blob-store.js';
+import { PgFolderListings } from './infra/folder-listings.js';
 import { DeliveryLog } from './infra/delivery-log.js';
 import { DocumentsRepository } from './infra/documents.repository.js';
 import { InboxRepository } from './infra/inbox.repository.js';
@@ -69,6 +70,7 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
     tables,
     inbox,
     deliveries: new DeliveryLog(db),
+    listings: new PgFolderListings(db),
     limits: {
       maxTableRows: config.OUTPUT_MAX_TABLE_ROWS,
       exportTtlSeconds: config.OUTPUT_EXPORT_TTL_SECONDS,

@@ -17,6 +17,7 @@ import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
 import { Playbooks, type PlaybookUsers } from './app/playbooks.js';
+import { profileSchedules } from './infra/profile-schedules.client.js';
 import { plannerEnvSchema } from './config.js';
 import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
@@ -78,7 +79,11 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   // Runs, schedules or monitors still using a profile refuse its deletion: open agent runs are known here.
   const journalRepo = new JournalRepository(kit.db);
   const profileRepo = new ProfileRepository(kit.db);
-  const profiles = new ProfilesService(profileRepo, playbooks, profileConnectors, async (_owner, id) => (await journalRepo.openRuns(id)).map((runId) => ({ kind: 'run', id: runId })));
+  const schedulesUsing = config.ORCHESTRATOR_URL ? profileSchedules(config.ORCHESTRATOR_URL, auth) : undefined;
+  const profiles = new ProfilesService(profileRepo, playbooks, profileConnectors, async (owner, id) => [
+    ...(await journalRepo.openRuns(id)).map((runId) => ({ kind: 'run', id: runId })),
+    ...(schedulesUsing ? await schedulesUsing(owner, id) : []),
+  ]);
   // With a chat model, playbook inputs are read from the message by the model (checked, never invented); otherwise by fixed patterns.
   const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log);
   const conversations = new Conversations(journalRepo);

@@ -16,8 +16,11 @@ export const plannerEnvSchema = baseEnvSchema.extend({
   /**
    * gRPC address of the orchestrator: when an agent run ends (its `complete`
    * frame, read by a durable consumer), the planner reads the run there and
-   * writes its journal entry, whoever started the run. Unset: only runs whose
-   * starter hands the finished run over (FinishAgentRun) are journaled.
+   * writes its journal entry, whoever started the run; and, since the
+   * orchestrator owns schedules, deleting an agent profile that a schedule
+   * targets is refused (asked at each delete; the orchestrator unreachable
+   * refuses the delete). Unset: only runs whose starter hands the finished run
+   * over (FinishAgentRun) are journaled, and schedules are not checked.
    */
   ORCHESTRATOR_URL: grpcAddress().optional(),
   /**

@@ -6,7 +6,8 @@ const SEED_ACTIONS = {
   connector: ['call_connector'],
   knowledge_graph: ['search_knowledge_graph'],
   search: ['search_documents', 'search_web', 'crawl_url'],
-  entity: ['extract_entities', 'resolve_entities', 'cross_reference'],
+  // + enrich_knowledge: the seed's §1 enrich_knowledge node, as the action the compiler adds for output.auto_enrich_graph.
+  entity: ['extract_entities', 'resolve_entities', 'enrich_knowledge', 'cross_reference'],
   graph_analysis: ['analyze_graph'],
   transform: ['transform_data'],
   persistence: ['save_to_workspace', 'route_output'],

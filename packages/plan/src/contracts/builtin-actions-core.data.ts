@@ -73,7 +73,12 @@ export const CORE_ACTIONS: ActionContract[] = [
     description: 'Extract named entities from data records',
     inputs: { data: 'record[]! Records to process' },
     params: { entity_types: 'string[] Types to extract ("auto" for all)', relationship_type: 'string Default relationship to assign' },
-    outputs: { entities: 'entity[]{name,type,source_field,source_record_index,confidence}', count: 'integer' },
+    outputs: {
+      entities: 'entity[]{name,type,source_field,source_record_index,confidence}',
+      count: 'integer',
+      method: 'string "rules", or "llm" when a model read the free text',
+      model: 'string The model that read the free text (method llm)',
+    },
   }),
   // Writes the knowledge graph (merges, new entities, review items): skipped in dry runs, later steps wait for it.
   tool(
@@ -87,6 +92,30 @@ export const CORE_ACTIONS: ActionContract[] = [
         resolved: 'entity[]{canonical_name,type,aliases,merge_count,confidence}',
         merge_count: 'integer',
         ambiguous: 'entity[] Entities that need human review',
+      },
+    },
+    { sideEffect: true },
+  ),
+  // output.auto_enrich_graph: the playbook compiler adds one after each connector step (playbook/enrich-nodes.ts).
+  tool(
+    'enrich_knowledge',
+    'entity',
+    {
+      description: "Feed the knowledge graph from a connector step's records (extract by the endpoint's entity_extraction hints, then resolve)",
+      inputs: { data: 'record[]! Records of the connector step' },
+      params: {
+        connector: 'string Connector id (provenance)',
+        endpoint: 'string Endpoint name (provenance)',
+        source_node: 'string The connector step whose records these are (provenance)',
+        entity_extraction: "record[] The endpoint's response_mapping.entity_extraction hints [{field, entity_type, relationship_type}]",
+      },
+      outputs: {
+        resolved: ENTITY,
+        merge_count: 'integer',
+        ambiguous: 'entity[] Entities that need human review',
+        relationship_count: 'integer',
+        skipped: 'record[] Values not resolved, with the reason',
+        count: 'integer',
       },
     },
     { sideEffect: true },

@@ -23,7 +23,14 @@ const EndpointSchema = z.looseObject({
   parameters: z.array(ParameterSchema).optional(),
   variables: z.array(ParameterSchema).optional(),
   fields: z.array(z.looseObject({ field: z.string(), type: z.string().optional() })).optional(),
-  response_mapping: z.looseObject({ fields: z.record(z.string(), z.unknown()).optional() }).optional(),
+  response_mapping: z
+    .looseObject({
+      fields: z.record(z.string(), z.unknown()).optional(),
+      entity_extraction: z
+        .array(z.looseObject({ field: z.string().min(1), entity_type: z.string().min(1), relationship_type: z.string().optional() }))
+        .optional(),
+    })
+    .optional(),
   output_schema: z
     .looseObject({
       type: z.enum(['record_set', 'object', 'scalar']).default('record_set'),
@@ -42,8 +49,17 @@ export const ConnectorDefinitionSchema = z.looseObject({
 });
 export type ConnectorDefinition = z.input<typeof ConnectorDefinitionSchema>;
 
+/** A connector endpoint's `response_mapping.entity_extraction` hint: which record field holds an entity of which type. */
+export interface EntityExtractionHint {
+  field: string;
+  entity_type: string;
+  relationship_type?: string;
+}
+
 export interface EndpointContract {
   description?: string;
+  /** What the knowledge graph is fed from each record when a playbook enriches it (`output.auto_enrich_graph`). */
+  entityExtraction?: EntityExtractionHint[];
   inputs: Record<string, FieldSpec>;
   outputs: Record<string, FieldSpec>;
   outputType: 'record_set' | 'object';
@@ -105,6 +121,14 @@ function deriveEndpoint(ep: z.output<typeof EndpointSchema>): EndpointContract {
   }
   const contract: EndpointContract = { inputs, outputs: {}, outputType: 'record_set' };
   if (ep.description) contract.description = ep.description;
+  const hints = ep.response_mapping?.entity_extraction;
+  if (hints && hints.length > 0) {
+    contract.entityExtraction = hints.map((h) => ({
+      field: h.field,
+      entity_type: h.entity_type,
+      ...(h.relationship_type ? { relationship_type: h.relationship_type } : {}),
+    }));
+  }
   const schema = ep.output_schema;
   if (schema && schema.type !== 'record_set') {
     contract.outputType = 'object';

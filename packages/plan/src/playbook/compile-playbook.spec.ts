@@ -51,6 +51,9 @@ describe('compilePlaybook: the nonprofit investigation in detail', () => {
       ['report', 'llm'],
       // The output block: a trailing route_output node (output-block.ts).
       ['output', 'tool'],
+      // output.auto_enrich_graph: an enrich_knowledge node after each connector step (enrich-nodes.ts).
+      ['pull_990_data_enrich', 'tool'],
+      ['fec_data_enrich', 'tool'],
     ]);
     expect(plan.metadata.parallel_groups).toEqual([{ name: 'fetch_sources', steps: ['fec_data', 'initial_search'] }]);
   });
@@ -90,7 +93,7 @@ describe('compilePlaybook: the nonprofit investigation in detail', () => {
   it('derives dependencies from data references and barriers, so independent steps share a level', () => {
     expect(kahnLevels(plan)).toEqual([
       ['pull_990_data', 'fec_data', 'initial_search'],
-      ['extract_officers'],
+      ['extract_officers', 'pull_990_data_enrich', 'fec_data_enrich'],
       ['cross_ref'],
       ['analyze'],
       ['confirm_save'],

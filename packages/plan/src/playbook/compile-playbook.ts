@@ -22,6 +22,7 @@ import { overlapsSchemaIssue, PLACEHOLDER_STEP_PREFIX, salvagePlaybook } from '.
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 import { playbookSizeIssue } from '../limits/plan-size.js';
 import { outputBlockIssues, outputBlockNodes } from './output-block.js';
+import { enrichNodes } from './enrich-nodes.js';
 
 export interface CompilePlaybookOptions {
   /** Connectors bound to the agent profile; without it connector steps are checked against the generic envelope only. */
@@ -167,6 +168,12 @@ function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: Readonl
   const output = outputBlockNodes(doc, nodes, aliases, opts.hasModel !== undefined ? { hasModel: opts.hasModel } : {});
   nodes.push(...output.nodes);
   Object.assign(metadata, output.metadata);
+  // After the output block: enrichment feeds the graph, not the report, so the output node does not wait for it.
+  const enrich = enrichNodes(doc, steps, nodes, opts.connectors);
+  if (enrich.length > 0) {
+    nodes.push(...enrich);
+    metadata.enrich_nodes = enrich.map((n) => n.id);
+  }
 
   return PlanGraphSchema.parse({
     id: doc.id,

@@ -140,6 +140,16 @@ describe('output block and destination checks at validation', () => {
     const wired = compilePlaybook(routeStep(`'{rows}'`));
     expect(wired.ok).toBe(true);
   });
+
+  it('accepts the documented file-name variables ({date}, {datetime}, {time}, {run_id}, {node_id}, {today})', () => {
+    const r = compilePlaybook(
+      routeStep(`[{type: document, config: {filename_template: 'r_{date}_{datetime}_{time}_{run_id}_{node_id}_{today}'}}, {type: file_export, config: {filename_template: 'e_{date}'}}]`),
+    );
+    expect(r.ok ? [] : r.errors).toEqual([]);
+    expect(errors(routeStep(`[{type: document, config: {filename_template: 'r_{dates}'}}]`))).toEqual([
+      expect.objectContaining({ code: 'unresolved_reference', message: expect.stringContaining("did you mean 'date'") }),
+    ]);
+  });
 });
 
 describe('outputRoutingReport', () => {

@@ -3,7 +3,7 @@
  * the root must be a playbook input, a built-in, or a step that exists and
  * runs before this one, and the path must exist in that step's output.
  */
-import { extractReferences, ExprError, formatPath, isBuiltin, type PathSegment, type Reference } from '@af/expr';
+import { extractReferences, ExprError, formatPath, isBuiltin, isRunVariable, type PathSegment, type Reference } from '@af/expr';
 import type { ConnectorContractLookup } from '../contracts/connector-contract.js';
 import { BUILTIN_SUGGESTIONS } from '../graph/reference-roots.js';
 import { nearestName } from '../issues/nearest-name.js';
@@ -16,7 +16,7 @@ import { stepOutputSpec } from './step-output.js';
 const INPUT_TYPE: Record<string, string> = { string: 'string', number: 'number', date: 'date', entity_name: 'string', list: 'any[]' };
 
 function builtinType(root: string): string {
-  if (root === 'execution_id') return 'string';
+  if (root === 'execution_id' || root === 'run_id' || root === 'node_id' || root === 'datetime' || root === 'time') return 'string';
   if (root === 'index') return 'integer';
   if (root === 'current') return 'any';
   return 'date';
@@ -67,7 +67,7 @@ export class ReferenceResolver {
     const shown = `{${ref.raw}}`;
     const step = this.stepFor(ref.root);
     if (step) return this.resolveStep(current, step, ref, field, shown, text);
-    if (this.inputs.has(ref.root) || isBuiltin(ref.root)) {
+    if (this.inputs.has(ref.root) || isBuiltin(ref.root) || isRunVariable(ref.root)) {
       const type = this.inputs.get(ref.root);
       const root: FieldSpec = { type: type !== undefined ? (INPUT_TYPE[type] ?? 'any') : builtinType(ref.root) };
       const r = resolvePath(root, ref.path);

@@ -76,13 +76,34 @@ export const resolveParams = z.object({
   endpoint: z.string().max(200).optional(),
 });
 
+/** Entity types a hint may name (the connectors' list): PERSON and ORG are resolved, `auto` finds names in text. */
+export const HINT_ENTITY_TYPES = ['PERSON', 'ORG', 'LOCATION', 'EVENT', 'PRODUCT', 'ENTITY', 'auto'] as const;
+
+/** A connector endpoint's `response_mapping.entity_extraction` hint. */
+export const hintSchema = z.object({
+  field: text(200),
+  entity_type: z.enum(HINT_ENTITY_TYPES, {
+    message: `unknown entity type (known: ${HINT_ENTITY_TYPES.join(', ')})`,
+  }),
+  relationship_type: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'relationship types are UPPER_SNAKE_CASE (e.g. OFFICER_OF)')
+    .optional(),
+});
+
+export const enrichInputs = z.object({ data: z.array(z.unknown()).max(100_000) });
+export const enrichParams = z.object({
+  connector: z.string().max(200).optional(),
+  endpoint: z.string().max(200).optional(),
+  source_node: z.string().max(200).optional(),
+  entity_extraction: z.array(hintSchema).max(100).optional(),
+});
+
 export const extractInputs = z.object({ data: z.array(z.unknown()).max(100_000) });
 export const extractParams = z.object({
   entity_types: z.array(z.string()).optional(),
   relationship_type: z.string().optional(),
-  entity_extraction: z
-    .array(z.object({ field: text(200), entity_type: text(50), relationship_type: z.string().optional() }))
-    .optional(),
+  entity_extraction: z.array(hintSchema).max(100).optional(),
 });
 
 export const crossInputs = z.object({

@@ -7,7 +7,7 @@ import type { ActionContext, ActionHandler } from '@af/service-kit';
 import { AppError } from '@af/service-kit';
 import { crossReference } from '../domain/cross-reference.js';
 import { effectiveThresholds } from '../domain/decision.js';
-import { extractEntities } from '../domain/extraction.js';
+import { extractEntities, freeTexts } from '../domain/extraction.js';
 import { analyse } from '../domain/graph-analytics.js';
 import type { EntityInput } from './action-inputs.js';
 import {
@@ -25,31 +25,18 @@ import {
   searchParams,
 } from './action-inputs.js';
 import { parseOrThrow } from './parse.js';
-import type { EntityView, GraphStore, InputEntity } from './ports.js';
+import { enrichAction } from './enrich.js';
+import { entityOut, type ActionSettings } from './entity-out.js';
+import type { GraphStore, InputEntity } from './ports.js';
 
-export interface ActionSettings {
-  /** Largest `max_nodes` analyze_graph accepts. */
-  maxAnalyzeNodes: number;
-  autoThreshold: number;
-  reviewThreshold: number;
-}
+export { entityOut, type ActionSettings };
+
 
 const owner = (ctx: ActionContext) => {
   if (!ctx.principal.userId) throw new AppError('UNAUTHENTICATED', 'the call names no principal');
   return ctx.principal.userId;
 };
 
-export const entityOut = (v: EntityView) => ({
-  entity_id: v.id,
-  name: v.name,
-  canonical_name: v.canonicalName,
-  type: v.type,
-  subtype: v.subtype,
-  aliases: v.aliases,
-  external_ids: v.externalIds,
-  confidence: v.confidence,
-  merge_count: v.mergeCount,
-});
 
 function toInput(e: EntityInput | Omit<EntityInput, 'relationships'>, index: number): InputEntity {
   const input: InputEntity = {
@@ -132,12 +119,27 @@ export function entityActions(store: GraphStore, settings: ActionSettings): Acti
     async execute(ctx) {
       const { data } = parseOrThrow(extractInputs, ctx.inputs, 'inputs');
       const p = parseOrThrow(extractParams, ctx.params, 'params');
-      const entities = extractEntities(data, {
+      const opts = {
         ...(p.entity_extraction ? { hints: p.entity_extraction } : {}),
         ...(p.entity_types ? { entityTypes: p.entity_types } : {}),
         ...(p.relationship_type ? { relationshipType: p.relationship_type } : {}),
-      });
-      return { entities, count: entities.length };
+      };
+      const extractor = settings.extractor;
+      const entities = extractEntities(data, { ...opts, freeText: !extractor });
+      if (!extractor) return { entities, count: entities.length, method: 'rules' };
+      // Free text goes to the configured model; structured fields stay with the hints and rules.
+      const wanted = (p.entity_types ?? []).filter((t) => t !== 'auto');
+      const found = await extractor.extract(freeTexts(data, p.entity_extraction ?? []), wanted);
+      for (const e of found)
+        entities.push({
+          name: e.name,
+          type: e.type,
+          source_field: e.field,
+          source_record_index: e.index,
+          confidence: e.confidence,
+          ...(p.relationship_type ? { relationship_type: p.relationship_type } : {}),
+        });
+      return { entities, count: entities.length, method: 'llm', model: extractor.model };
     },
   };
 
@@ -283,5 +285,5 @@ export function entityActions(store: GraphStore, settings: ActionSettings): Acti
     },
   };
 
-  return [extract, resolve, cross, search, analyze, detect];
+  return [extract, resolve, enrichAction(store, settings), cross, search, analyze, detect];
 }

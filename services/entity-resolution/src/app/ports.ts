@@ -107,7 +107,19 @@ export interface DiscoveryRow {
   discoveredAt: string;
 }
 
+/** Named entities in free text, found by a language model (infra/llm-extractor.ts). */
+export interface TextEntityExtractor {
+  /** The model's name, reported with what it found. */
+  readonly model: string;
+  extract(
+    texts: ReadonlyArray<{ index: number; field: string; text: string }>,
+    entityTypes: readonly string[],
+  ): Promise<Array<{ index: number; field: string; name: string; type: string; confidence: number }>>;
+}
+
 export interface GraphStore {
+  /** Which adapter: `postgres` or `neo4j`. */
+  readonly kind: string;
   resolve(
     owner: string,
     prov: Provenance,

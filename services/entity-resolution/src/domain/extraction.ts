@@ -62,8 +62,11 @@ export function extractEntities(
     hints?: readonly ExtractionHint[];
     entityTypes?: readonly string[];
     relationshipType?: string;
+    /** false: leave free text (string records, text fields, `auto` hints) out — a model reads it (freeTexts). */
+    freeText?: boolean;
   } = {},
 ): ExtractedEntity[] {
+  const freeText = opts.freeText ?? true;
   const wanted =
     opts.entityTypes && opts.entityTypes.length > 0 && !opts.entityTypes.includes('auto')
       ? new Set(opts.entityTypes)
@@ -78,6 +81,7 @@ export function extractEntities(
   };
   data.forEach((record, index) => {
     if (typeof record === 'string') {
+      if (!freeText) return;
       for (const name of namesInText(record))
         push({ name, type: guessType(name), source_field: '', source_record_index: index, confidence: 0.6 });
       return;
@@ -86,6 +90,13 @@ export function extractEntities(
     const rec = record as Record<string, unknown>;
     if (opts.hints && opts.hints.length > 0) {
       for (const h of opts.hints) {
+        if (h.entity_type === 'auto') {
+          const text = valueAt(rec, h.field);
+          if (freeText && typeof text === 'string')
+            for (const name of namesInText(text))
+              push({ name, type: guessType(name), source_field: h.field, source_record_index: index, confidence: 0.6 });
+          continue;
+        }
         const v = valueAt(rec, h.field);
         for (const name of Array.isArray(v) ? v : [v]) {
           if (typeof name === 'string' && name.trim())
@@ -104,6 +115,7 @@ export function extractEntities(
     for (const [field, v] of Object.entries(rec)) {
       if (typeof v !== 'string' || !v.trim()) continue;
       if (TEXT_FIELD.test(field)) {
+        if (!freeText) continue;
         for (const name of namesInText(v))
           push({
             name,
@@ -128,6 +140,31 @@ export function extractEntities(
           source_record_index: index,
           confidence: 0.8,
         });
+    }
+  });
+  return out;
+}
+
+/** The free texts of `data` that a model may read: string records, text fields (or, with hints, `auto` fields). */
+export function freeTexts(
+  data: readonly unknown[],
+  hints: readonly ExtractionHint[] = [],
+): Array<{ index: number; field: string; text: string }> {
+  const out: Array<{ index: number; field: string; text: string }> = [];
+  data.forEach((record, index) => {
+    if (typeof record === 'string') {
+      if (record.trim()) out.push({ index, field: '', text: record });
+      return;
+    }
+    if (record === null || typeof record !== 'object') return;
+    const rec = record as Record<string, unknown>;
+    const fields =
+      hints.length > 0
+        ? hints.filter((h) => h.entity_type === 'auto').map((h) => h.field)
+        : Object.keys(rec).filter((f) => TEXT_FIELD.test(f));
+    for (const field of fields) {
+      const v = valueAt(rec, field);
+      if (typeof v === 'string' && v.trim()) out.push({ index, field, text: v });
     }
   });
   return out;

@@ -3,6 +3,8 @@ import { isForestError, MergeForest, type Link } from './merge-forest.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `e${i}`);
 
+type Decision = { id: string; kind: 'merge' | 'split'; link: Link; reversed: boolean };
+
 describe('MergeForest', () => {
   it('merges roots and reads members through the root', () => {
     const f = new MergeForest(ids(4));
@@ -78,5 +80,59 @@ describe('MergeForest', () => {
       expect(JSON.stringify([...f.groups()])).toBe(initial);
       expect(f.links()).toEqual([]);
     }
+  });
+
+  it('property: 10,000 random merge / split / reverse sequences; a refused reversal changes nothing, and undoing every decision restores the identical state', () => {
+    const r = rng(4321);
+    const state = (f: MergeForest) => JSON.stringify([[...f.groups()], f.links().map((l) => [l.child, l.parent])]);
+    let splits = 0;
+    let refused = 0;
+    for (let seq = 0; seq < 10_000; seq++) {
+      const n = 2 + Math.floor(r() * 6);
+      const f = new MergeForest(ids(n));
+      const initial = state(f);
+      const log: Decision[] = [];
+      const steps = 1 + Math.floor(r() * 14);
+      for (let s = 0; s < steps; s++) {
+        const roll = r();
+        if (roll < 0.5) {
+          const id = `d${log.length}`;
+          const link = f.merge(`e${Math.floor(r() * n)}`, `e${Math.floor(r() * n)}`, id);
+          if (!isForestError(link)) log.push({ id, kind: 'merge', link, reversed: false });
+        } else if (roll < 0.7) {
+          const link = f.split(`e${Math.floor(r() * n)}`);
+          if (!isForestError(link)) {
+            log.push({ id: `d${log.length}`, kind: 'split', link, reversed: false });
+            splits++;
+          }
+        } else {
+          const live = log.filter((d) => !d.reversed);
+          const d = live[Math.floor(r() * live.length)];
+          if (!d) continue;
+          const before = state(f);
+          const err = d.kind === 'merge' ? f.unlink(d.link) : f.relink(d.link);
+          if (err) {
+            refused++;
+            expect(state(f)).toBe(before);
+          } else d.reversed = true;
+        }
+      }
+      // Undo what is still in force, newest first; a decision refused now (its link is held by one
+      // reversed out of order) becomes reversible once that one is undone: repeat until none is left.
+      for (let progress = true; progress; ) {
+        progress = false;
+        for (const d of log.filter((x) => !x.reversed).reverse()) {
+          if (!(d.kind === 'merge' ? f.unlink(d.link) : f.relink(d.link))) {
+            d.reversed = true;
+            progress = true;
+          }
+        }
+      }
+      expect(log.filter((x) => !x.reversed)).toEqual([]);
+      expect(state(f)).toBe(initial);
+    }
+    // The sequences did exercise splits and refusals.
+    expect(splits).toBeGreaterThan(2_000);
+    expect(refused).toBeGreaterThan(500);
   });
 });

@@ -13,17 +13,28 @@ export type MergeAction = 'auto_merge' | 'user_merge' | 'user_split';
 export interface Link {
   child: string;
   parent: string;
+  /**
+   * The merge decision whose link this is. A split removes one decision's
+   * link and its reversal puts back that decision's link; a merge is
+   * reversible only while its own link is in place, not an equal link a
+   * later decision made after a split.
+   */
+  owner?: string;
 }
 
 export type ForestError = { code: 'not_found' | 'same_entity' | 'not_linked' | 'not_root'; message: string };
 
 export class MergeForest {
   private readonly parent = new Map<string, string>();
+  private readonly owner = new Map<string, string>();
   private readonly nodes = new Set<string>();
 
   constructor(ids: Iterable<string> = [], links: Iterable<Link> = []) {
     for (const id of ids) this.nodes.add(id);
-    for (const l of links) this.parent.set(l.child, l.parent);
+    for (const l of links) {
+      this.parent.set(l.child, l.parent);
+      if (l.owner !== undefined) this.owner.set(l.child, l.owner);
+    }
   }
 
   add(id: string): void {
@@ -41,7 +52,7 @@ export class MergeForest {
   }
 
   /** Merge the entity holding `source` into the one holding `target`: the link the decision records. */
-  merge(source: string, target: string): Link | ForestError {
+  merge(source: string, target: string, decision?: string): Link | ForestError {
     if (!this.nodes.has(source) || !this.nodes.has(target))
       return { code: 'not_found', message: `unknown entity ${this.nodes.has(source) ? target : source}` };
     const child = this.root(source);
@@ -49,7 +60,9 @@ export class MergeForest {
     if (child === parent)
       return { code: 'same_entity', message: `${source} and ${target} are already one entity` };
     this.parent.set(child, parent);
-    return { child, parent };
+    if (decision === undefined) this.owner.delete(child);
+    else this.owner.set(child, decision);
+    return { child, parent, ...(decision !== undefined ? { owner: decision } : {}) };
   }
 
   /** Detach `member` (and what was merged under it) from its parent. */
@@ -59,14 +72,19 @@ export class MergeForest {
     if (parent === undefined)
       return { code: 'not_linked', message: `${member} is not merged into another entity` };
     this.parent.delete(member);
-    return { child: member, parent };
+    const owner = this.owner.get(member);
+    this.owner.delete(member);
+    return { child: member, parent, ...(owner !== undefined ? { owner } : {}) };
   }
 
   /** Undo a merge: remove its link. */
   unlink(link: Link): ForestError | undefined {
     if (this.parent.get(link.child) !== link.parent)
       return { code: 'not_linked', message: `${link.child} is no longer merged into ${link.parent}` };
+    if (link.owner !== undefined && this.owner.get(link.child) !== link.owner)
+      return { code: 'not_linked', message: `the link of ${link.child} into ${link.parent} is a later decision's` };
     this.parent.delete(link.child);
+    this.owner.delete(link.child);
     return undefined;
   }
 
@@ -79,6 +97,7 @@ export class MergeForest {
     if (this.root(link.parent) === link.child)
       return { code: 'same_entity', message: 'the link would form a cycle' };
     this.parent.set(link.child, link.parent);
+    if (link.owner !== undefined) this.owner.set(link.child, link.owner);
     return undefined;
   }
 

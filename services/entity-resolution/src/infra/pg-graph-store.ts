@@ -25,6 +25,7 @@ import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
 
 export class PgGraphStore implements GraphStore {
+  readonly kind = 'postgres';
   private readonly queries: GraphQueries;
 
   constructor(private readonly db: DataSource) {
@@ -149,10 +150,12 @@ export class PgGraphStore implements GraphStore {
     };
     if (outcome.decision === 'auto_merge' && outcome.clusterId) {
       const parent = outcome.clusterId;
-      await this.link(m, owner, id, parent);
+      const logId = randomUUID();
+      await this.link(m, owner, id, parent, logId);
       const targetName = await this.nameOf(m, owner, parent);
       await this.log(m, {
         ...base,
+        id: logId,
         action: 'auto_merge',
         targetId: parent,
         targetName,
@@ -259,12 +262,11 @@ export class PgGraphStore implements GraphStore {
   }
 
   /** Link root `child` under root `parent`; every member of the child's tree now reads through `parent`. */
-  private async link(m: EntityManager, owner: string, child: string, parent: string): Promise<void> {
-    await m.query(`UPDATE entities SET parent_id = $3, updated_at = now() WHERE owner = $1 AND id = $2`, [
-      owner,
-      child,
-      parent,
-    ]);
+  private async link(m: EntityManager, owner: string, child: string, parent: string, by: string | null): Promise<void> {
+    await m.query(
+      `UPDATE entities SET parent_id = $3, link_log_id = $4, updated_at = now() WHERE owner = $1 AND id = $2`,
+      [owner, child, parent, by],
+    );
     await m.query(`UPDATE entities SET root_id = $3 WHERE owner = $1 AND root_id = $2`, [
       owner,
       child,
@@ -274,10 +276,10 @@ export class PgGraphStore implements GraphStore {
 
   /** Remove the link of `child`; its subtree becomes its own entity again. */
   private async unlink(m: EntityManager, owner: string, child: string): Promise<void> {
-    await m.query(`UPDATE entities SET parent_id = NULL, updated_at = now() WHERE owner = $1 AND id = $2`, [
-      owner,
-      child,
-    ]);
+    await m.query(
+      `UPDATE entities SET parent_id = NULL, link_log_id = NULL, updated_at = now() WHERE owner = $1 AND id = $2`,
+      [owner, child],
+    );
     await m.query(
       `WITH RECURSIVE sub(id) AS (SELECT $2::uuid UNION ALL SELECT e.id FROM entities e JOIN sub ON e.parent_id = sub.id WHERE e.owner = $1)
        UPDATE entities SET root_id = $2 WHERE owner = $1 AND id IN (SELECT id FROM sub)`,
@@ -317,13 +319,17 @@ export class PgGraphStore implements GraphStore {
       details: Record<string, unknown>;
       link?: { child: string; parent: string };
       reversible: boolean;
+      /** Set when the caller linked with this id first. */
+      id?: string;
+      /** A split: the merge decision whose link it removed. */
+      linkOwner?: string | null;
     },
   ): Promise<LogRow> {
     const rows = await m.query(
-      `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+      `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
       [
-        randomUUID(),
+        e.id ?? randomUUID(),
         e.owner,
         e.executionId,
         e.action,
@@ -338,6 +344,7 @@ export class PgGraphStore implements GraphStore {
         e.link?.child ?? null,
         e.link?.parent ?? null,
         e.reversible,
+        e.linkOwner ?? null,
       ],
     );
     return toLog(rows[0]);
@@ -398,8 +405,10 @@ export class PgGraphStore implements GraphStore {
         if (!child || !parent)
           throw new AppError('FAILED_PRECONDITION', `an entity of review ${id} no longer exists`);
         if (child !== parent) {
-          await this.link(m, owner, child, parent);
+          const logId = randomUUID();
+          await this.link(m, owner, child, parent, logId);
           log = await this.log(m, {
+            id: logId,
             owner,
             executionId: review.executionId,
             action: 'user_merge',
@@ -441,8 +450,8 @@ export class PgGraphStore implements GraphStore {
           'FAILED_PRECONDITION',
           `a ${entry.action} decision changes no link and cannot be reversed`,
         );
-      const current: Array<{ parent_id: string | null }> = await m.query(
-        `SELECT parent_id FROM entities WHERE owner = $1 AND id = $2 FOR UPDATE`,
+      const current: Array<{ parent_id: string | null; link_log_id: string | null }> = await m.query(
+        `SELECT parent_id, link_log_id FROM entities WHERE owner = $1 AND id = $2 FOR UPDATE`,
         [owner, entry.link_child],
       );
       if (entry.action === 'user_split') {
@@ -451,10 +460,12 @@ export class PgGraphStore implements GraphStore {
         const parentRoot = await this.rootOf(m, owner, entry.link_parent);
         if (!parentRoot || parentRoot === entry.link_child)
           throw new AppError('FAILED_PRECONDITION', 'the entity it was split from no longer holds it');
-        await m.query(`UPDATE entities SET parent_id = $3 WHERE owner = $1 AND id = $2`, [
+        // The link the split removed comes back as the merge decision's it was.
+        await m.query(`UPDATE entities SET parent_id = $3, link_log_id = $4 WHERE owner = $1 AND id = $2`, [
           owner,
           entry.link_child,
           entry.link_parent,
+          entry.link_owner ?? null,
         ]);
         await m.query(`UPDATE entities SET root_id = $3 WHERE owner = $1 AND root_id = $2`, [
           owner,
@@ -464,6 +475,12 @@ export class PgGraphStore implements GraphStore {
       } else {
         if (current[0]?.parent_id !== entry.link_parent)
           throw new AppError('FAILED_PRECONDITION', `the merge of decision ${logId} is no longer in place`);
+        // A split removed this merge's link and a later decision linked the same pair again: that one is to reverse.
+        if (current[0]?.link_log_id && current[0].link_log_id !== entry.id)
+          throw new AppError(
+            'FAILED_PRECONDITION',
+            `the link of decision ${logId} was split off; the link in place now is decision ${current[0].link_log_id}'s`,
+          );
         await this.unlink(m, owner, entry.link_child);
       }
       const updated = await m.query(
@@ -476,8 +493,8 @@ export class PgGraphStore implements GraphStore {
 
   async split(owner: string, memberId: string): Promise<LogRow> {
     return this.db.transaction(async (m) => {
-      const rows: Array<{ parent_id: string | null; name: string; type: string }> = await m.query(
-        `SELECT parent_id, name, type FROM entities WHERE owner = $1 AND id = $2 FOR UPDATE`,
+      const rows: Array<{ parent_id: string | null; link_log_id: string | null; name: string; type: string }> = await m.query(
+        `SELECT parent_id, link_log_id, name, type FROM entities WHERE owner = $1 AND id = $2 FOR UPDATE`,
         [owner, memberId],
       );
       const row = rows[0];
@@ -501,6 +518,7 @@ export class PgGraphStore implements GraphStore {
         details: {},
         link: { child: memberId, parent },
         reversible: true,
+        linkOwner: row.link_log_id,
       });
     });
   }

@@ -370,12 +370,13 @@ describe('entity-resolution over gRPC', () => {
 });
 
 describe('ActionService', () => {
-  it('lists the six graph actions and the two document-index actions', async () => {
+  it('lists the six graph actions, enrich_knowledge and the two document-index actions', async () => {
     const listed = await call(actions.listActions({}));
     expect(listed.actions.map((a) => a.name).sort()).toEqual([
       'analyze_graph',
       'cross_reference',
       'detect_new_entities',
+      'enrich_knowledge',
       'extract_entities',
       'find_file_by_vectors',
       'resolve_entities',

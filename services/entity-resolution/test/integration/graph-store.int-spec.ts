@@ -1,27 +1,209 @@
 /**
- * PgGraphStore on real PostgreSQL (a fresh database): random sequences of
- * resolutions (auto-merges) and reversals leave exactly the links of the
- * merges still live — the in-memory MergeForest built from them gives the
- * same entity groups as the table — and reversing every merge restores the
- * state before the first one.
+ * One behaviour suite for the graph-store port, through the port only: the
+ * PostgreSQL store on real PostgreSQL (a fresh database, the service's
+ * migrations) always; the Neo4j store when NEO4J_URL is set (no Neo4j server
+ * can run here; NEO4J_USER / NEO4J_PASSWORD / NEO4J_DATABASE as the service
+ * reads them), skipped by name otherwise. Random resolve / reverse sequences
+ * leave exactly the live merges (the in-memory MergeForest built from them
+ * groups the mentions as the store does) and reversing every merge restores
+ * the start; refusals; review, split and their reversal; fuzzy search; the
+ * relationships, subgraph, communities and watermark; owners never see each
+ * other's graph.
  */
 import { ServiceKit } from '@af/service-kit';
 import { createTestDatabase, TEST_NATS_URL, type TestDatabase } from '@af/testing';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { GraphStore, InputEntity } from '../../src/app/ports.js';
+import { entityResolutionEnvSchema } from '../../src/config.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
-import { entityResolutionEnvSchema, type EntityResolutionConfig } from '../../src/config.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
+import { Neo4jGraphStore } from '../../src/infra/neo4j/neo4j-graph-store.js';
 import { PgGraphStore } from '../../src/infra/pg-graph-store.js';
 
-let db: TestDatabase;
-let kit: ServiceKit<EntityResolutionConfig>;
-let store: PgGraphStore;
+const POOL = [
+  { name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' },
+  { name: 'Okonkwo, Ezekiel', state: 'CA', city: 'Fresno' },
+  { name: 'Dr. Ezekiel Okonkwo', state: 'CA', city: 'Fresno' },
+  { name: 'Maria Lopez', state: 'TX', city: 'Austin', externalIds: { fec_id: 'H8TX05035' } },
+  { name: 'Lopez, Maria', state: 'TX', city: 'Austin' },
+  { name: 'MARIA LOPEZ', state: 'TX', externalIds: { fec_id: 'h8tx05035' } },
+];
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  kit = await ServiceKit.start({
+const prov = (run: string) => ({ executionId: run, nodeId: 'n', connector: 'fixture', endpoint: 'people' });
+const person = (p: Omit<InputEntity, 'recordId' | 'entityType'>, i = 0): InputEntity => ({ recordId: `${i}`, entityType: 'PERSON', ...p });
+
+/** Every mention of the namespace with the root it reads through (members of the root views). */
+async function mentionRoots(store: GraphStore, owner: string): Promise<Map<string, string>> {
+  const { nodes } = await store.subgraph(owner, undefined, 0, 10_000);
+  return new Map(nodes.flatMap((n) => n.members.map((m) => [m.id, n.id] as const)));
+}
+
+const grouped = (roots: Map<string, string>) => {
+  const g = new Map<string, string[]>();
+  for (const [m, r] of roots) (g.get(r) ?? g.set(r, []).get(r)!).push(m);
+  return [...g.values()].map((x) => x.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
+};
+
+function graphStoreBehaviour(name: string, make: () => Promise<{ store: GraphStore; close(): Promise<void> }>) {
+  describe(`graph store behaviour: ${name}`, () => {
+    let store: GraphStore;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ store, close } = await make());
+    }, 60_000);
+    afterAll(async () => {
+      await close?.();
+    });
+
+    it('random resolve / reverse sequences keep exactly the live merges, and reversing all restores the start', async () => {
+      const r = rng(99);
+      let merges = 0;
+      let reversals = 0;
+      for (let seq = 0; seq < 20; seq++) {
+        const owner = `prop-${randomUUID()}`;
+        const live: Array<{ logId: string; child: string; parent: string }> = [];
+        const mentions: string[] = [];
+        for (let step = 0; step < 8; step++) {
+          if (r() < 0.7 || live.length === 0) {
+            const pick = POOL[Math.floor(r() * POOL.length)]!;
+            const [out] = await store.resolve(owner, prov(`run-${seq}`), [person(pick)], DEFAULT_THRESHOLDS);
+            mentions.push(out!.mentionId);
+            if (out!.decision === 'auto_merge') {
+              const [log] = await store.listLog(owner, 'auto_merge', 1);
+              expect([log!.sourceEntityId, log!.targetEntityId]).toEqual([out!.mentionId, out!.entityId]);
+              live.push({ logId: log!.id, child: out!.mentionId, parent: out!.entityId });
+              merges++;
+            }
+          } else {
+            const [d] = live.splice(Math.floor(r() * live.length), 1);
+            const entry = await store.reverse(owner, d!.logId);
+            expect(entry.reversedAt).not.toBe('');
+            reversals++;
+          }
+          const forest = new MergeForest(mentions, live);
+          expect(grouped(await mentionRoots(store, owner))).toEqual(
+            [...forest.groups().values()].map((g) => g.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!)),
+          );
+        }
+        for (const d of live.sort(() => r() - 0.5)) await store.reverse(owner, d.logId);
+        const end = await mentionRoots(store, owner);
+        expect([...end.entries()].every(([m, root]) => m === root)).toBe(true);
+        expect(end.size).toBe(mentions.length);
+      }
+      expect(merges).toBeGreaterThan(40);
+      expect(reversals).toBeGreaterThan(10);
+    }, 300_000);
+
+    it('refuses a second reversal, a reversal of a decision that changed no link, and another owner', async () => {
+      const owner = `refusals-${randomUUID()}`;
+      const org = (name: string, ein: string): InputEntity => ({ recordId: '0', entityType: 'ORG', name, externalIds: { ein } });
+      await store.resolve(owner, prov('r'), [org('Acme Inc', '04-3568784')], DEFAULT_THRESHOLDS);
+      await store.resolve(owner, prov('r'), [org('ACME Incorporated', '04-3568784')], DEFAULT_THRESHOLDS);
+      const [merge] = await store.listLog(owner, 'auto_merge', 1);
+      const [created] = await store.listLog(owner, 'create_new', 1);
+      await expect(store.reverse(`${owner}-else`, merge!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await store.reverse(owner, merge!.id);
+      await expect(store.reverse(owner, merge!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+      await expect(store.reverse(owner, created!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    });
+
+    it('queues the ambiguous record; approving merges it, reversing restores it; a split is reversible', async () => {
+      const owner = `review-${randomUUID()}`;
+      const [, , ambiguous] = await store.resolve(
+        owner,
+        prov('rv'),
+        [
+          person({ name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }, 0),
+          person({ name: 'Okonkwo, Ezekiel', state: 'CA', city: 'Fresno' }, 1),
+          person({ name: 'E. Okonkwo', state: 'CA', city: 'Oakland' }, 2),
+        ],
+        DEFAULT_THRESHOLDS,
+      );
+      expect(ambiguous!.decision).toBe('flag_review');
+      const [review] = await store.listReviews(owner, 'pending', 10);
+      expect([review!.id, review!.sourceEntityName, review!.candidateEntityName]).toEqual([ambiguous!.reviewId, 'E. Okonkwo', 'Ezekiel Okonkwo']);
+      expect(await store.listReviews(`${owner}-else`, 'pending', 10)).toEqual([]);
+      const before = grouped(await mentionRoots(store, owner));
+      const { review: decided, log } = await store.decideReview(owner, review!.id, 'approve');
+      expect([decided.status, log?.action]).toEqual(['approved_merge', 'user_merge']);
+      expect(grouped(await mentionRoots(store, owner))).toHaveLength(1);
+      await expect(store.decideReview(owner, review!.id, 'reject')).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+      await store.reverse(owner, log!.id);
+      expect(grouped(await mentionRoots(store, owner))).toEqual(before);
+
+      const [ezekiel] = await store.search(owner, ['Ezekiel Okonkwo'], ['PERSON'], 1);
+      const member = ezekiel!.members.find((m) => m.name === 'Okonkwo, Ezekiel')!;
+      const split = await store.split(owner, member.id);
+      expect(split).toMatchObject({ action: 'user_split', isReversible: true });
+      await expect(store.split(owner, member.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+      await expect(store.split(`${owner}-else`, member.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await store.reverse(owner, split.id);
+      expect(grouped(await mentionRoots(store, owner))).toEqual(before);
+    });
+
+    it('finds entities by a misspelt name or alias, only in the owner namespace', async () => {
+      const owner = `search-${randomUUID()}`;
+      await store.resolve(
+        owner,
+        prov('t'),
+        [
+          { recordId: '0', entityType: 'ORG', name: 'Riverside Health Alliance Inc', state: 'CA' },
+          person({ name: 'Ezekiel Okonkwo', aliases: ['Zeke Okonkwo'] }, 1),
+        ],
+        DEFAULT_THRESHOLDS,
+      );
+      const [org] = await store.search(owner, ['riversdie helth aliance'], ['ORG'], 5);
+      expect(org?.name).toBe('Riverside Health Alliance Inc');
+      const [p] = await store.search(owner, ['zeke okonkow'], [], 5);
+      expect(p?.name).toBe('Ezekiel Okonkwo');
+      expect(await store.search(`${owner}-else`, ['riversdie helth aliance'], [], 5)).toEqual([]);
+    });
+
+    it('stores relationships with their properties, answers subgraphs, keeps communities and moves the watermark', async () => {
+      const owner = `graph-${randomUUID()}`;
+      const [maria] = await store.resolve(
+        owner,
+        prov('g'),
+        [
+          person(
+            {
+              name: 'Maria Lopez',
+              state: 'TX',
+              relationships: [
+                { type: 'OFFICER_OF', target: { recordId: '0', entityType: 'ORG', name: 'Summit Literacy Fund' }, properties: { source_connector: 'fixture' } },
+              ],
+            },
+            0,
+          ),
+        ],
+        DEFAULT_THRESHOLDS,
+      );
+      const sub = await store.subgraph(owner, [maria!.entityId], 1, 10);
+      expect(sub.nodes.map((n) => n.name).sort()).toEqual(['Maria Lopez', 'Summit Literacy Fund']);
+      expect(sub.edges.map((e) => [e.type, e.properties])).toEqual([['OFFICER_OF', { source_connector: 'fixture' }]]);
+      expect(sub.truncated).toBe(false);
+      expect((await store.subgraph(owner, [maria!.entityId], 1, 1)).truncated).toBe(true);
+      expect((await store.subgraph(`${owner}-else`, undefined, 1, 10)).nodes).toEqual([]);
+      await store.saveCommunities(owner, 'louvain', [sub.nodes.map((n) => n.id)]);
+      const stats = await store.discoveryStats(owner);
+      expect(stats).toMatchObject({ entities: 2, relationships: 1, pendingReviews: 0 });
+      expect(stats.byType).toMatchObject({ new_entity: 2, new_relationship: 1 });
+      const discoveries = await store.listDiscoveries(owner, 'g', '', 10);
+      expect(new Set(discoveries.map((d) => [d.sourceConnector, d.sourceEndpoint].join('/')))).toEqual(new Set(['fixture/people']));
+      const found = await store.newEntitiesSince(owner, ['ORG', 'PERSON'], '', 0, '', 10);
+      expect(found.map((f) => f.name).sort()).toEqual(['Maria Lopez', 'Summit Literacy Fund']);
+      const watermark = found[found.length - 1]!.createdAt;
+      expect(Number.isNaN(Date.parse(watermark))).toBe(false);
+      expect(await store.newEntitiesSince(owner, ['ORG', 'PERSON'], watermark, 0, '', 10)).toEqual([]);
+    });
+  });
+}
+
+graphStoreBehaviour('PostgreSQL', async () => {
+  const db: TestDatabase = await createTestDatabase();
+  const kit = await ServiceKit.start({
     name: 'entity-resolution',
     envSchema: entityResolutionEnvSchema,
     env: {
@@ -34,129 +216,31 @@ beforeAll(async () => {
     },
     migrations: ENTITY_RESOLUTION_MIGRATIONS,
   });
-  store = new PgGraphStore(kit.db);
-});
-
-afterAll(async () => {
-  await kit?.close();
-  await db?.drop();
-});
-
-const POOL = [
-  { name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' },
-  { name: 'Okonkwo, Ezekiel', state: 'CA', city: 'Fresno' },
-  { name: 'Dr. Ezekiel Okonkwo', state: 'CA', city: 'Fresno' },
-  { name: 'Maria Lopez', state: 'TX', city: 'Austin', externalIds: { fec_id: 'H8TX05035' } },
-  { name: 'Lopez, Maria', state: 'TX', city: 'Austin' },
-  { name: 'MARIA LOPEZ', state: 'TX', externalIds: { fec_id: 'h8tx05035' } },
-];
-
-async function tableGroups(owner: string) {
-  const rows: Array<{ id: string; parent_id: string | null; root_id: string }> = await kit.db.query(
-    `SELECT id, parent_id, root_id FROM entities WHERE owner = $1 ORDER BY id`,
-    [owner],
-  );
-  const groups = new Map<string, string[]>();
-  for (const r of rows) (groups.get(r.root_id) ?? groups.set(r.root_id, []).get(r.root_id)!).push(r.id);
-  return {
-    rows,
-    groups: [...groups.values()].map((g) => g.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!)),
-  };
-}
-
-it('random resolve / reverse sequences keep exactly the live merges, and reversing all restores the start', async () => {
-  const r = rng(99);
-  let merges = 0;
-  let reversals = 0;
-  for (let seq = 0; seq < 25; seq++) {
-    const owner = `prop-${seq}`;
-    const live: Array<{ logId: string; child: string; parent: string }> = [];
-    const start = await tableGroups(owner);
-    for (let step = 0; step < 8; step++) {
-      if (r() < 0.7 || live.length === 0) {
-        const pick = POOL[Math.floor(r() * POOL.length)]!;
-        const [out] = await store.resolve(
-          owner,
-          { executionId: `run-${seq}`, nodeId: 'n' },
-          [{ recordId: '0', entityType: 'PERSON', ...pick }],
-          DEFAULT_THRESHOLDS,
-        );
-        if (out!.decision === 'auto_merge') {
-          const [log] = await store.listLog(owner, 'auto_merge', 1);
-          live.push({ logId: log!.id, child: out!.mentionId, parent: out!.entityId });
-          merges++;
-        }
-      } else {
-        const i = Math.floor(r() * live.length);
-        const [d] = live.splice(i, 1);
-        const entry = await store.reverse(owner, d!.logId);
-        expect(entry.reversedAt).not.toBe('');
-        reversals++;
-      }
-      const { rows, groups } = await tableGroups(owner);
-      const forest = new MergeForest(
-        rows.map((x) => x.id),
-        rows.filter((x) => x.parent_id).map((x) => ({ child: x.id, parent: x.parent_id! })),
-      );
-      // The table's links are exactly the live merges' links, and root_id agrees with them.
-      expect(
-        rows
-          .filter((x) => x.parent_id)
-          .map((x) => `${x.id}>${x.parent_id}`)
-          .sort(),
-      ).toEqual(live.map((l) => `${l.child}>${l.parent}`).sort());
-      expect(
-        [...forest.groups().values()].map((g) => g.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!)),
-      ).toEqual(groups);
-    }
-    for (const d of live.sort(() => r() - 0.5)) await store.reverse(owner, d.logId);
-    const end = await tableGroups(owner);
-    expect(end.rows.every((x) => x.parent_id === null && x.root_id === x.id)).toBe(true);
-    expect(start.rows).toEqual([]);
-  }
-  // The sequences did exercise both.
-  expect(merges).toBeGreaterThan(50);
-  expect(reversals).toBeGreaterThan(10);
-});
-
-it('refuses a second reversal and a reversal of a decision that changed no link', async () => {
-  const owner = 'refusals';
-  await store.resolve(
-    owner,
-    { executionId: 'r', nodeId: 'n' },
-    [{ recordId: '0', entityType: 'ORG', name: 'Acme Inc', externalIds: { ein: '04-3568784' } }],
-    DEFAULT_THRESHOLDS,
-  );
-  await store.resolve(
-    owner,
-    { executionId: 'r', nodeId: 'n' },
-    [{ recordId: '1', entityType: 'ORG', name: 'ACME Incorporated', externalIds: { ein: '043568784' } }],
-    DEFAULT_THRESHOLDS,
-  );
-  const [merge] = await store.listLog(owner, 'auto_merge', 1);
-  const [created] = await store.listLog(owner, 'create_new', 1);
-  await store.reverse(owner, merge!.id);
-  await expect(store.reverse(owner, merge!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
-  await expect(store.reverse(owner, created!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
-  await expect(store.reverse('someone-else', merge!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-});
-
-it('finds entities by a misspelt name or alias through pg_trgm, only in the owner namespace', async () => {
   const [ext] = await kit.db.query(`SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'`);
   expect(ext).toEqual({ extname: 'pg_trgm' });
-  const owner = 'trigram';
-  await store.resolve(
-    owner,
-    { executionId: 't', nodeId: 'n' },
-    [
-      { recordId: '0', entityType: 'ORG', name: 'Riverside Health Alliance Inc', state: 'CA' },
-      { recordId: '1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', aliases: ['Zeke Okonkwo'] },
-    ],
-    DEFAULT_THRESHOLDS,
-  );
-  const [org] = await store.search(owner, ['riversdie helth aliance'], ['ORG'], 5);
-  expect(org?.name).toBe('Riverside Health Alliance Inc');
-  const [person] = await store.search(owner, ['zeke okonkow'], [], 5);
-  expect(person?.name).toBe('Ezekiel Okonkwo');
-  expect(await store.search('someone-else', ['riversdie helth aliance'], [], 5)).toEqual([]);
+  return {
+    store: new PgGraphStore(kit.db),
+    close: async () => {
+      await kit.close();
+      await db.drop();
+    },
+  };
+});
+
+const neo4jUrl = process.env.NEO4J_URL;
+// Needs a Neo4j server we cannot run here: runs when NEO4J_URL is set.
+const neo4jSuite = neo4jUrl
+  ? graphStoreBehaviour
+  : (name: string, make: () => Promise<unknown>) =>
+      describe.skip(`graph store behaviour: ${name} (set NEO4J_URL)`, () => {
+        it('runs the same behaviour against a Neo4j server', () => void make);
+      });
+neo4jSuite('Neo4j', async () => {
+  const store = await Neo4jGraphStore.connect({
+    url: neo4jUrl!,
+    ...(process.env.NEO4J_USER ? { user: process.env.NEO4J_USER } : {}),
+    ...(process.env.NEO4J_PASSWORD ? { password: process.env.NEO4J_PASSWORD } : {}),
+    ...(process.env.NEO4J_DATABASE ? { database: process.env.NEO4J_DATABASE } : {}),
+  });
+  return { store, close: () => store.close() };
 });

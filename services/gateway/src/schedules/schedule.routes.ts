@@ -6,7 +6,7 @@ import * as A from './schedule.responses.js';
 const BASE = '/api/agent-factory/schedules';
 const MONITORS = '/api/agent-factory/monitors';
 const DEFINITION =
-  '{name, spec: {cron, timezone} | {interval, start_at?} | {at} — or, for a monitor, monitor: {interval, active_hours?: {start, end, timezone}, suppress_if_empty?} — target: {playbook_id, playbook_revision?, inputs?} | {plan, inputs?}, query_template? ({date}, {last_run_date}, {datetime}), approval_policy? (require|auto_approve), overlap_policy? (skip|buffer_one|buffer_all|cancel_other|terminate_other|allow_all), catchup_window?, jitter?, max_retries?, timeout_seconds?, paused?}; 400 names the field (spec.cron with the cron field and its position, spec.timezone, overlap_policy)';
+  '{name, spec: {cron, timezone} | {interval, start_at?} | {at} — or, for a monitor, monitor: {interval, active_hours?: {start, end, timezone}, suppress_if_empty?} — target: {playbook_id, playbook_revision?, inputs?} | {plan, inputs?} | {agent_profile_id, inputs?} (the profile must be yours or shared with you: 404 otherwise; its query is query_template, then required), query_template? ({date}, {last_run_date}, {datetime}), approval_policy? (require|auto_approve), overlap_policy? (skip|buffer_one|buffer_all|cancel_other|terminate_other|allow_all), catchup_window?, jitter?, max_retries?, timeout_seconds?, paused?}; 400 names the field (spec.cron with the cron field and its position, spec.timezone, overlap_policy)';
 
 export const SCHEDULE_ROUTES = [
   { method: 'post' as const, path: BASE, summary: `Create a schedule: ${DEFINITION}`, body: ScheduleDefinitionBodySchema, response: A.ScheduleAnswer, idempotent: true },

@@ -33,6 +33,7 @@ import {
   notificationView,
   postView,
   tableView,
+  teamFileView,
   todoView,
 } from './workspace.views.js';
 
@@ -78,7 +79,7 @@ export class WorkspaceController {
     @Res({ passthrough: true }) res: Response,
   ) {
     const b = parseBody(S.CreateFolderBody, body);
-    const r = await call(this.ws().createFolder({ principal, name: b.name, parentId: b.parent_id ?? '' }));
+    const r = await call(this.ws().createFolder({ principal, name: b.name, parentId: b.parent_id ?? '', teamId: b.team_id ?? '' }));
     res.status(r.created ? 201 : 200);
     return { folder: folderView(r.folder!), created: r.created };
   }
@@ -252,6 +253,22 @@ export class WorkspaceController {
         await call(this.ws().listTeamPosts({ principal, teamId, threadId: q.thread_id ?? '' }))
       ).posts.map(postView),
     };
+  }
+
+  @Get('teams/:teamId/files')
+  async teamFiles(@CurrentUser() principal: common.Principal, @Param('teamId') teamId: string, @Query() query: unknown) {
+    const q = parseBody(S.TeamFilesQuery, query);
+    const r = await call(
+      this.ws().listTeamFiles({ principal, teamId, query: q.query ?? '', folderPath: q.folder_path ?? '', maxResults: q.max_results ?? 0 }),
+    );
+    return { files: r.files.map(teamFileView) };
+  }
+
+  @Get('teams/:teamId/files/:id')
+  async teamFile(@CurrentUser() principal: common.Principal, @Param('teamId') teamId: string, @Param('id') id: string) {
+    const r = await call(this.ws().getTeamFile({ principal, teamId, documentId: id }));
+    const file = r.file!;
+    return { file: teamFileView(file), content: isText(file.document!.contentType) ? Buffer.from(r.content).toString('utf8') : null };
   }
 
   @Get('tables')

@@ -113,6 +113,18 @@ export const WORKSPACE_ROUTES: RouteDoc[] = [
   },
   {
     method: 'get',
+    path: `${W}/teams/{teamId}/files`,
+    response: R.TeamFileList,
+    summary: "Documents in the shared folders of a team you are a member of (404 otherwise): ?query= the best matches first (as search_team_files), else the newest; ?folder_path=, ?max_results=",
+  },
+  {
+    method: 'get',
+    path: `${W}/teams/{teamId}/files/{id}`,
+    response: R.TeamFileDetail,
+    summary: "A document of a team's shared folders with its text, for the team's members (404 otherwise)",
+  },
+  {
+    method: 'get',
     path: `${W}/tables`,
     response: R.WorkspaceTableList,
     summary: 'Your workspace tables with their columns and row counts',

@@ -13,6 +13,7 @@ export const VersionQuery = z.strictObject({ version: z.coerce.number().int().mi
 export const CreateFolderBody = z.strictObject({
   name: z.string().min(1).max(200),
   parent_id: z.string().optional(),
+  team_id: z.string().min(1).max(200).optional().meta({ description: "Share this top-level folder with a team you belong to: the team's members read its documents (read_team_file, search_team_files)" }),
 });
 
 /** Text content as it is, or any content as base64; exactly one of them. */
@@ -52,6 +53,11 @@ export const MarkReadBody = z.strictObject({
 });
 export const ListTodosQuery = z.strictObject({ state: z.string().max(20).optional() });
 export const ListPostsQuery = z.strictObject({ thread_id: z.string().optional() });
+export const TeamFilesQuery = z.strictObject({
+  query: z.string().min(1).max(1000).optional(),
+  folder_path: z.string().min(1).max(500).optional(),
+  max_results: z.coerce.number().int().min(1).max(100).optional(),
+});
 export const ListRowsQuery = z.strictObject({
   page_size: z.coerce.number().int().min(1).max(1000).optional(),
   page_token: z.string().max(500).optional(),

@@ -8,6 +8,7 @@ export const folderView = (f: output.Folder): z.infer<typeof R.WorkspaceFolder> 
   name: f.name,
   parent_id: f.parentId || null,
   path: f.path,
+  team_id: f.teamId || null,
   created_at: f.createdAt,
 });
 
@@ -22,6 +23,13 @@ export const documentView = (d: output.Document): z.infer<typeof R.WorkspaceDocu
   source: d.source ?? {},
   created_at: d.createdAt,
   updated_at: d.updatedAt,
+});
+
+export const teamFileView = (f: output.TeamFile): z.infer<typeof R.TeamFile> => ({
+  document: documentView(f.document!),
+  author: f.author,
+  snippet: f.snippet,
+  score: f.score,
 });
 
 export const notificationView = (n: output.Notification): z.infer<typeof R.Notification> => ({

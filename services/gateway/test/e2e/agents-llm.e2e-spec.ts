@@ -3,7 +3,8 @@
  * `direct` answer, a `research` answer that calls the agent's bound connector
  * as a tool, and journal entries summarised by the model. The orchestrator's
  * script answers the llm nodes, the planner's the journal summaries, in order.
- * The stack runs in embedded mode (in-process bus).
+ * The stack runs in embedded mode (in-process bus), with output-router: the
+ * template's `output_config` delivers each answer to its destinations.
  */
 import { readSse } from '@af/testing';
 import { connectorYaml, fixture, http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, type FixtureServer, type Stack } from './skeleton.js';
@@ -58,7 +59,7 @@ beforeAll(async () => {
   // Embedded mode (`pnpm start`'s in-process bus); agents.e2e-spec.ts runs on NATS JetStream.
   stack = await startStack({
     bus: 'memory',
-    // Team tools are served by output-router.
+    // Team tools are served by output-router, and it delivers the template's output_config.
     outputRouter: true,
     env: {
       'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` },
@@ -86,6 +87,20 @@ it('direct: one answer from the model, and a journal entry the model summarised'
   expect(get('complete').payload.status).toBe('completed');
   expect(get('answer').payload).toMatchObject({ error: false, text: 'Hello! I investigate nonprofits.' });
   expect(get('journal').payload).toMatchObject({ summary: SUMMARY_SCRIPT[0], summary_source: 'llm', strategy: 'direct', task_status: 'complete' });
+  // The profile's output_config: every destination in the report, each on its own (no entity-resolution here: the graph write fails alone).
+  expect(get('complete').payload.routing_report.map((r: any) => [r.destination, r.status])).toEqual([
+    ['chat', 'success'],
+    ['document', 'success'],
+    ['data_workspace_table', 'success'],
+    ['knowledge_graph', 'error'],
+  ]);
+  expect(get('complete').payload.routed_to).toEqual(['chat', 'document', 'data_workspace_table']);
+  const docs = (await http('GET', url('/api/agent-factory/workspace/documents?query=nonprofit_'), { token: alice })).body.documents;
+  expect(docs).toEqual([expect.objectContaining({ title: expect.stringMatching(/^nonprofit_\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}\.md$/), folder_path: '/nonprofit-investigations' })]);
+  const text = (await http('GET', url(`/api/agent-factory/workspace/documents/${docs[0].id}`), { token: alice })).body;
+  expect(JSON.stringify(text)).toContain('Hello! I investigate nonprofits.');
+  const rows = (await http('GET', url('/api/agent-factory/workspace/tables/research/nonprofit_filings/rows'), { token: alice })).body.rows;
+  expect(rows).toEqual([expect.objectContaining({ answer: 'Hello! I investigate nonprofits.' })]);
 });
 
 it('research: the llm node calls the bound connector as a tool; the answer and the journal say what it found', async () => {

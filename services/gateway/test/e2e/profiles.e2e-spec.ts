@@ -60,7 +60,7 @@ describe('templates', () => {
     }
     const mine = await as(alice).get(P);
     expect(mine.body.profiles.map((p: { handle: string }) => p.handle)).toEqual(['corporate-intelligence-analyst', 'nonprofit-investigator', 'political-finance-tracker']);
-    expect((await as(alice).get(`${P}/${ids['nonprofit-investigator']}`)).body.profile.output_config.destinations[1].config.filename_template).toBe('nonprofit_{entity_name}_{date}.md');
+    expect((await as(alice).get(`${P}/${ids['nonprofit-investigator']}`)).body.profile.output_config.destinations[1].config.filename_template).toBe('nonprofit_{date}_{time}.md');
     expect((await as(alice).post(`${P}/from-template/no-such-template`)).status).toBe(404);
   });
 

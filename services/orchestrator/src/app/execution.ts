@@ -212,6 +212,8 @@ export function nodeContext(
   opts: ExecutorOptions,
   nodeTimeoutMs: number,
 ): NodeContext {
+  // `{node_id}` (a run variable, e.g. in an output file name) is this node's id.
+  scope = { ...scope, nodeId: node.id };
   const resolve = (value: unknown, extra?: Partial<Scope>) => interpolate(value, extra ? { ...scope, ...extra } : scope, { lenient });
   let params: Record<string, unknown>;
   if (opts.raw) params = node.params;

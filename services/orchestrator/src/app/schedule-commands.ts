@@ -15,6 +15,7 @@ import type { Clock } from './schedule-dispatcher.js';
 import { parsePlan } from './run-commands.js';
 import { DETECTION_ACTIONS, hasDetectionStep } from '../domain/monitors/monitor-config.js';
 import { decodePageToken, encodePageToken } from '../domain/page-token.js';
+import type { AgentProfiles } from '../infra/agent-profiles.client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Namespace of schedule ids derived from (owner, idempotency key): a retried create returns the same schedule. */
@@ -31,7 +32,29 @@ export class ScheduleCommands {
     private readonly clock: Clock,
     /** A monitor's stored playbook is compiled when the monitor is saved: one without a detection step is refused then. */
     private readonly loadPlaybook?: (userId: string, playbookId: string, revision?: number) => Promise<unknown>,
+    /** A schedule naming an agent profile is saved only when its owner may run the profile (NOT_FOUND otherwise). */
+    private readonly agents?: AgentProfiles,
   ) {}
+
+  /** The target's agent profile must exist and be the owner's or shared with one of their teams. */
+  private async checkAgentTarget(userId: string, teamIds: readonly string[], def: ScheduleDefinition): Promise<void> {
+    const target = def.target;
+    if (!('agent_profile_id' in target)) return;
+    if (!this.agents) throw new AppError('FAILED_PRECONDITION', 'schedules cannot target agent profiles: PLANNER_URL is not configured for the orchestrator', { retryable: false });
+    await this.agents.authorize({ userId, teamIds }, target.agent_profile_id);
+  }
+
+  /**
+   * Schedules whose target is the agent profile — what keeps the planner from
+   * deleting it: the caller's own (id, name) and a count of other users'
+   * (members of teams it is shared with), which are not named to the caller.
+   */
+  async usingAgentProfile(userId: string, agentProfileId: string): Promise<{ own: Array<{ id: string; name: string }>; others: number }> {
+    requireUser(userId);
+    if (!agentProfileId) throw AppError.invalid('agent_profile_id', 'is required');
+    if (agentProfileId.length > 200) throw AppError.invalid('agent_profile_id', 'is longer than 200 characters');
+    return this.store.usingAgentProfile(userId, agentProfileId, 20);
+  }
 
   /** Refuse a monitor whose stored playbook has no detection step (an inline plan is checked by parse()). */
   private async checkMonitorPlaybook(userId: string, def: ScheduleDefinition): Promise<void> {
@@ -48,6 +71,7 @@ export class ScheduleCommands {
     requireUser(cmd.userId);
     const def = parse(cmd.definition);
     await this.checkMonitorPlaybook(cmd.userId, def);
+    await this.checkAgentTarget(cmd.userId, cmd.teamIds, def);
     const id = cmd.idempotencyKey ? uuidV5(`${cmd.userId}:${cmd.idempotencyKey}`, CREATE_NAMESPACE) : randomUUID();
     if (cmd.idempotencyKey) {
       const existing = await this.store.get(id);
@@ -80,6 +104,7 @@ export class ScheduleCommands {
     const current = await this.owned(userId, id);
     const def = parse(definition);
     await this.checkMonitorPlaybook(userId, def);
+    await this.checkAgentTarget(userId, current.teamIds, def);
     const next = this.firstFire(id, def, current.createdAt, this.clock());
     return this.view((await this.store.update(id, def, next.nextFireAt, next.dueAt)) ?? notFound(id));
   }

@@ -13,7 +13,7 @@ import { dueAt } from '../domain/schedules/jitter.js';
 import { shouldPoll } from '../domain/monitors/monitor-cycle.js';
 import { advanceSchedule, startRetryDelayMs } from '../domain/schedules/schedule-advance.js';
 import { toTiming } from '../domain/schedules/schedule-definition.js';
-import type { ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
+import type { ClaimCursor, ClaimedSchedule, FireKind, ScheduleStore, StoredFire, StoredSchedule } from '../infra/schedule.store.js';
 import type { CreateRunInput } from './run-commands.js';
 
 export type Clock = () => Date;
@@ -50,6 +50,8 @@ export interface TickReport {
 }
 
 const MAX_PENDING_PER_STEP = 200;
+/** The shortest wait between two ticks. */
+const MIN_WAKE_MS = 100;
 
 export class ScheduleDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -70,6 +72,8 @@ export class ScheduleDispatcher {
     const report: TickReport = { claimed: 0, started: 0, skipped: 0, buffered: 0, failed: 0, missed: 0, retrying: 0 };
     const now = this.opts.clock();
     const worker = async () => {
+      // Each worker goes on from where its last claim of this tick stopped (the next tick starts over).
+      const cursor: ClaimCursor = { after: null };
       // Until a claim comes back short: with SKIP LOCKED an empty claim means the rest is held by others or not due.
       for (let i = 0; i < 10_000 && !this.stopped; i++) {
         const n = await this.store.claim(
@@ -81,6 +85,7 @@ export class ScheduleDispatcher {
             const at = this.opts.clock().getTime();
             for (const f of fires) this.observeLag?.(Math.max(0, at - f.readyAt.getTime()));
           },
+          cursor,
         );
         report.claimed += n;
         if (n < this.opts.batch) break;
@@ -98,8 +103,18 @@ export class ScheduleDispatcher {
           if (r.claimed) this.log.debug({ ...r }, 'schedule tick');
         })
         .catch((err) => this.log.error({ err }, 'schedule tick failed'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(loop, this.opts.pollMs);
+        // The next tick at the next due instant when that is sooner than pollMs (a fire due at 09:00 is
+        // claimed at 09:00, not up to pollMs later), never sooner than MIN_WAKE_MS (a due schedule another
+        // replica holds must not make this one spin).
+        .then(() => this.store.nextDueAt())
+        .catch((err) => {
+          this.log.warn({ err }, 'next schedule due time unknown');
+          return null;
+        })
+        .then((next) => {
+          if (this.stopped) return;
+          const until = next ? next.getTime() - this.opts.clock().getTime() : this.opts.pollMs;
+          this.timer = setTimeout(loop, Math.min(this.opts.pollMs, Math.max(MIN_WAKE_MS, until)));
         });
     };
     loop();

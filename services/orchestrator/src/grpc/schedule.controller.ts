@@ -70,6 +70,11 @@ export class ScheduleController implements schedules.ScheduleServiceController {
     return { watermark: toWireWatermark(w) };
   }
 
+  async listAgentProfileSchedules(req: schedules.ListAgentProfileSchedulesRequest): Promise<schedules.ListAgentProfileSchedulesResponse> {
+    const r = await this.commands.usingAgentProfile(req.principal?.userId ?? '', req.agentProfileId);
+    return { schedules: r.own, otherUsersSchedules: r.others };
+  }
+
   async resetMonitorWatermarks(req: schedules.ResetMonitorWatermarksRequest): Promise<schedules.ResetMonitorWatermarksResponse> {
     return { reset: await this.watermarks.reset(req.principal?.userId ?? '', req.monitorId, req.stepName) };
   }

@@ -22,16 +22,17 @@ export async function insertRunBatch(m: EntityManager, emit: (...msgs: OutboxMes
   const rows = await sqlRows<{ id: string }>(
     m,
     `WITH x AS (
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::jsonb[], $8::bigint[], $9::jsonb[], $10::text[], $11::jsonb[])
-         AS x(id, user_id, run_context, plan, inputs, idempotency_key, policies, policy_timeout_ms, team_ids, source_id, start_payload)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::text[], $7::jsonb[], $8::bigint[], $9::jsonb[], $10::text[], $11::jsonb[], $15::text[], $16::text[], $17::text[])
+         AS x(id, user_id, run_context, plan, inputs, idempotency_key, policies, policy_timeout_ms, team_ids, source_id, start_payload, agent_profile_id, invoked_by, agent_team_id)
      ), ins AS (
-       INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, depth, policies, policy_timer, last_seq, team_ids, last_execution_at)
+       INSERT INTO runs (id, user_id, status, run_context, plan, inputs, idempotency_key, depth, policies, policy_timer, last_seq, team_ids, last_execution_at, agent_profile_id, invoked_by, agent_team_id)
        SELECT x.id, x.user_id, 'queued', x.run_context, x.plan, x.inputs, x.idempotency_key, 0, x.policies,
               now() + (x.policy_timeout_ms * interval '1 millisecond'), 1, ARRAY(SELECT jsonb_array_elements_text(x.team_ids)),
               -- {last_execution_date}: the start of the owner's last finished run of the same stored playbook.
               CASE WHEN x.source_id IS NULL THEN NULL ELSE (
                 SELECT max(p.created_at) FROM runs p WHERE p.user_id = x.user_id AND p.plan->'provenance'->>'sourceId' = x.source_id AND p.status IN ('completed','failed','cancelled')
-              ) END
+              ) END,
+              x.agent_profile_id, x.invoked_by, x.agent_team_id
          FROM x
        ON CONFLICT DO NOTHING
        RETURNING id
@@ -59,6 +60,10 @@ export async function insertRunBatch(m: EntityManager, emit: (...msgs: OutboxMes
       nodes.map(([runId]) => runId),
       nodes.map(([, nodeId]) => nodeId),
       timestamp,
+      // An agent schedule's run answers for the profile (as a chat run does): the planner journals it when it ends.
+      runs.map((r) => r.agent?.profileId ?? null),
+      runs.map((r) => (r.agent ? r.agent.invokedBy : null)),
+      runs.map((r) => r.agent?.teamId || null),
     ],
   );
   const created = new Set(rows.map((r) => r.id));

@@ -17,8 +17,8 @@
  * run exists, and 10 (SCHEDULE_BATCH) fires cost two statements, not ten
  * run creations.
  */
-import { sqlRows, type OutboxMessage, type ServiceKit } from '@af/service-kit';
-import type { EntityManager } from 'typeorm';
+import { appendOutbox, sqlRows, type OutboxMessage, type OutboxRow, type ServiceKit } from '@af/service-kit';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { CreateRunInput } from '../app/run-commands.js';
 import { insertRunBatch } from './schedule-run-batch.js';
 import type { ScheduleDefinition } from '../domain/schedules/schedule-definition.js';
@@ -217,36 +217,85 @@ export class ClaimedSchedule {
   }
 }
 
+/** Where a worker's claims of one tick go on from (schedules due, in (due_at, id) order). */
+export interface ClaimCursor {
+  after: { dueAt: Date; id: string } | null;
+}
+
 /** Pending fires read per schedule per claim (the dispatcher looks at no more per step). */
 const MAX_PENDING_READ = 200;
 
 export class ScheduleStore {
-  constructor(private readonly kit: ServiceKit) {}
+  constructor(
+    private readonly kit: ServiceKit,
+    /** Connections of the dispatcher's own for its claims (default: the service's pool). */
+    private readonly claimDb?: DataSource,
+  ) {}
+
+  /** kit.transaction on the claim connections: the outbox rows go in the same transaction, and out at once after it commits. */
+  private async claimTransaction<T>(fn: (m: EntityManager, emit: (...msgs: OutboxMessage[]) => void) => Promise<T>): Promise<T> {
+    if (!this.claimDb) return this.kit.transaction(fn);
+    const pending: OutboxMessage[] = [];
+    let rows: OutboxRow[] = [];
+    const result = await this.claimDb.transaction(async (m) => {
+      const value = await fn(m, (...msgs) => pending.push(...msgs));
+      rows = await appendOutbox(m, pending);
+      return value;
+    });
+    this.kit.relay.publishCommitted(rows);
+    return result;
+  }
 
   /**
    * Lock up to `limit` schedules that need a step at `now` — due, or with a
    * ready fire — skipping those another replica holds, and run `step` for
    * each in the same transaction (see the file comment for why).
    */
-  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>, started?: (fires: BatchedStart[]) => void): Promise<number> {
+  async claim(now: Date, limit: number, step: (claimed: ClaimedSchedule) => Promise<void>, started?: (fires: BatchedStart[]) => void, cursor?: ClaimCursor): Promise<number> {
     let batch: ClaimBatch | undefined;
-    const count = await this.kit.transaction(async (m, emit) => {
+    const t: number[] = [performance.now()];
+    const count = await this.claimTransaction(async (m, emit) => {
+      t.push(performance.now());
+      // Two index walks, each stopping at `limit` (no sort of everything due): schedules due, by the
+      // partial index on (due_at, id), from where this worker's last claim of the tick stopped — so a
+      // worker does not walk again past the rows it (or others) dispatched meanwhile, whose old index
+      // entries stay until no transaction can see them —; then, only when that leaves room,
+      // schedules with a ready fire.
+      const after = cursor?.after ?? null;
       const rows = await sqlRows(
         m,
-        `SELECT s.* FROM schedules s
-          WHERE NOT s.paused AND s.id IN (
-            SELECT id FROM schedules WHERE NOT paused AND due_at <= $1
-            UNION SELECT schedule_id FROM schedule_fires WHERE status IN ('queued','buffered') AND ready_at <= $1)
-          ORDER BY s.due_at NULLS LAST, s.id
-          LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
-        [now, limit],
+        `SELECT * FROM schedules WHERE NOT paused AND due_at IS NOT NULL AND due_at <= $1
+            AND ($3::timestamptz IS NULL OR (due_at, id) > ($3::timestamptz, $4::uuid))
+          ORDER BY due_at, id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [now, limit, after?.dueAt ?? null, after?.id ?? null],
       );
+      const last = rows.at(-1);
+      if (cursor && last) cursor.after = { dueAt: new Date(last.due_at as string), id: last.id as string };
+      if (rows.length < limit) {
+        rows.push(
+          ...(await sqlRows(
+            m,
+            `SELECT s.* FROM schedules s
+              WHERE NOT s.paused AND s.id IN (SELECT schedule_id FROM schedule_fires WHERE status IN ('queued','buffered') AND ready_at <= $1)
+                AND s.id <> ALL($3::uuid[])
+              ORDER BY s.id LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+            [now, limit - rows.length, rows.map((r) => r.id)],
+          )),
+        );
+      }
+      t.push(performance.now());
       if (!rows.length) return 0;
       batch = await this.read(m, rows.map((r) => r.id as string));
+      t.push(performance.now());
       for (const row of rows) await step(new ClaimedSchedule(toSchedule(row), m, batch));
+      t.push(performance.now());
       await this.flush(m, emit, batch);
+      t.push(performance.now());
       return rows.length;
     });
+    t.push(performance.now());
+    // Where a claim's time went (ms): connection, select, read, steps, flush, commit.
+    if (count) this.kit.log.debug({ schedules: count, ms: t.slice(1).map((x, i) => Math.round(x - t[i]!)) }, 'schedule claim');
     // Committed: the runs exist and their work items are going out.
     if (batch?.starts.length) started?.(batch.starts);
     return count;
@@ -282,54 +331,67 @@ export class ScheduleStore {
   }
 
   /**
-   * The end of a claim: its new fires (as their steps left them) and the
-   * schedules' next fires in one statement, its runs in one statement, then
-   * its fires marked started and each schedule's last run in another.
+   * The end of a claim, in two statements: all its runs (one multi-row
+   * insert), then its fires and schedules — new fires inserted as their steps
+   * left them (those that started a run: `started`, with the run's id and the
+   * time), fires recorded before marked started, and every schedule's next
+   * fire and last run in one UPDATE. Each row is written once.
    */
   private async flush(m: EntityManager, emit: (...msgs: OutboxMessage[]) => void, batch: ClaimBatch): Promise<void> {
     const fires = [...batch.newFires.values()].flatMap((byTime) => [...byTime.values()]);
-    const advances = [...batch.advances.entries()];
-    if (fires.length || advances.length) {
-      await m.query(
-        `WITH f AS (
-           INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at, run_id, attempt, reason, dispatched_at)
-           SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[], $6::uuid[], $7::int[], $8::text[], $9::timestamptz[])
-           ON CONFLICT DO NOTHING
-         )
-         UPDATE schedules s SET next_fire_at = a.next_fire_at, due_at = a.due_at, missed_fires = s.missed_fires + a.missed
-           FROM unnest($10::uuid[], $11::timestamptz[], $12::timestamptz[], $13::int[]) AS a(id, next_fire_at, due_at, missed)
-          WHERE s.id = a.id`,
-        [
-          fires.map((f) => f.scheduleId),
-          fires.map((f) => f.fireAt),
-          fires.map((f) => f.kind),
-          fires.map((f) => f.status),
-          fires.map((f) => f.readyAt),
-          fires.map((f) => f.runId),
-          fires.map((f) => f.attempt),
-          fires.map((f) => f.reason),
-          fires.map((f) => f.dispatchedAt),
-          advances.map(([id]) => id),
-          advances.map(([, a]) => a.nextFireAt),
-          advances.map(([, a]) => a.dueAt),
-          advances.map(([, a]) => a.missed),
-        ],
-      );
+    const newKeys = new Set(fires.map((f) => `${f.scheduleId}|${f.fireAt.getTime()}`));
+    // Recorded by an earlier claim (run-now, backfill, buffered, retried): updated to started.
+    const older = batch.starts.filter((b) => !newKeys.has(`${b.scheduleId}|${b.fireAt.getTime()}`));
+    const last = new Map<string, BatchedStart>();
+    for (const b of batch.starts) {
+      const before = last.get(b.scheduleId);
+      if (!before || before.fireAt.getTime() <= b.fireAt.getTime()) last.set(b.scheduleId, b);
     }
-    if (!batch.starts.length) return;
-    const starts = batch.starts;
-    await insertRunBatch(m, emit, this.kit.subjects, starts.map((b) => b.run));
+    const ids = [...new Set([...batch.advances.keys(), ...last.keys()])];
+    if (!fires.length && !ids.length) return;
+    if (batch.starts.length) await insertRunBatch(m, emit, this.kit.subjects, batch.starts.map((b) => b.run));
     await m.query(
-      `WITH x AS (SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[]) AS x(schedule_id, fire_at, run_id)),
-       f AS (
-         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = clock_timestamp(), reason = NULL FROM x
+      `WITH nf AS (
+         INSERT INTO schedule_fires (schedule_id, fire_at, kind, status, ready_at, run_id, attempt, reason, dispatched_at)
+         SELECT schedule_id, fire_at, kind, status, ready_at, run_id, attempt, reason, CASE WHEN status = 'started' THEN clock_timestamp() ELSE dispatched_at END
+           FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::timestamptz[], $6::uuid[], $7::int[], $8::text[], $9::timestamptz[])
+             AS f(schedule_id, fire_at, kind, status, ready_at, run_id, attempt, reason, dispatched_at)
+         ON CONFLICT DO NOTHING
+       ), of AS (
+         UPDATE schedule_fires f SET status = 'started', run_id = x.run_id, dispatched_at = clock_timestamp(), reason = NULL
+           FROM unnest($10::uuid[], $11::timestamptz[], $12::uuid[]) AS x(schedule_id, fire_at, run_id)
           WHERE f.schedule_id = x.schedule_id AND f.fire_at = x.fire_at
        )
-       UPDATE schedules s SET last_run_at = GREATEST(s.last_run_at, l.fire_at),
-              last_run_id = CASE WHEN s.last_run_at IS NULL OR s.last_run_at <= l.fire_at THEN l.run_id ELSE s.last_run_id END
-         FROM (SELECT DISTINCT ON (schedule_id) schedule_id, fire_at, run_id FROM x ORDER BY schedule_id, fire_at DESC) l
-        WHERE s.id = l.schedule_id`,
-      [starts.map((b) => b.scheduleId), starts.map((b) => b.fireAt), starts.map((b) => b.run.id)],
+       UPDATE schedules s
+          SET next_fire_at = CASE WHEN a.advanced THEN a.next_fire_at ELSE s.next_fire_at END,
+              due_at = CASE WHEN a.advanced THEN a.due_at ELSE s.due_at END,
+              missed_fires = s.missed_fires + a.missed,
+              last_run_at = CASE WHEN a.last_fire_at IS NULL THEN s.last_run_at ELSE GREATEST(s.last_run_at, a.last_fire_at) END,
+              last_run_id = CASE WHEN a.last_fire_at IS NOT NULL AND (s.last_run_at IS NULL OR s.last_run_at <= a.last_fire_at) THEN a.last_run_id ELSE s.last_run_id END
+         FROM unnest($13::uuid[], $14::boolean[], $15::timestamptz[], $16::timestamptz[], $17::int[], $18::timestamptz[], $19::uuid[])
+           AS a(id, advanced, next_fire_at, due_at, missed, last_fire_at, last_run_id)
+        WHERE s.id = a.id`,
+      [
+        fires.map((f) => f.scheduleId),
+        fires.map((f) => f.fireAt),
+        fires.map((f) => f.kind),
+        fires.map((f) => f.status),
+        fires.map((f) => f.readyAt),
+        fires.map((f) => f.runId),
+        fires.map((f) => f.attempt),
+        fires.map((f) => f.reason),
+        fires.map((f) => f.dispatchedAt),
+        older.map((b) => b.scheduleId),
+        older.map((b) => b.fireAt),
+        older.map((b) => b.run.id),
+        ids,
+        ids.map((id) => batch.advances.has(id)),
+        ids.map((id) => batch.advances.get(id)?.nextFireAt ?? null),
+        ids.map((id) => batch.advances.get(id)?.dueAt ?? null),
+        ids.map((id) => batch.advances.get(id)?.missed ?? 0),
+        ids.map((id) => last.get(id)?.fireAt ?? null),
+        ids.map((id) => last.get(id)?.run.id ?? null),
+      ],
     );
   }
 
@@ -378,6 +440,29 @@ export class ScheduleStore {
       [id, paused, nextFireAt, dueAt],
     );
     return row ? toSchedule(row) : null;
+  }
+
+  /** The earliest instant a schedule that is not paused is due or has a fire ready (null: nothing pending). */
+  async nextDueAt(): Promise<Date | null> {
+    const [row] = await sqlRows<{ at: string | null }>(
+      this.claimDb ?? this.kit.db,
+      `SELECT LEAST((SELECT min(due_at) FROM schedules WHERE NOT paused AND due_at IS NOT NULL),
+                    (SELECT min(f.ready_at) FROM schedule_fires f JOIN schedules s ON s.id = f.schedule_id AND NOT s.paused
+                      WHERE f.status IN ('queued','buffered'))) AS at`,
+    );
+    return row?.at ? new Date(row.at) : null;
+  }
+
+  /** Schedules whose target is the agent profile: `userId`'s (oldest first, up to `limit`) and how many of other owners. */
+  async usingAgentProfile(userId: string, agentProfileId: string, limit: number): Promise<{ own: Array<{ id: string; name: string }>; others: number }> {
+    const rows = await sqlRows<{ id: string; name: string; mine: boolean; others: number }>(
+      this.kit.db,
+      `WITH s AS (SELECT id, name, user_id, created_at FROM schedules WHERE definition->'target'->>'agent_profile_id' = $1)
+       (SELECT id::text, name, true AS mine, 0 AS others FROM s WHERE user_id = $2 ORDER BY created_at, id LIMIT $3)
+       UNION ALL SELECT NULL, NULL, false, count(*)::int FROM s WHERE user_id <> $2`,
+      [agentProfileId, userId, limit],
+    );
+    return { own: rows.filter((r) => r.mine).map((r) => ({ id: r.id, name: r.name })), others: rows.find((r) => !r.mine)?.others ?? 0 };
   }
 
   async delete(id: string): Promise<boolean> {

@@ -185,3 +185,39 @@ it('a monitor of a workspace folder (detect_new_files, served by the output rout
   expect(await found()).toEqual(['timestamp', 0, 'skipped']);
   expect((await http('POST', monitors(`/${id}/pause`), { token })).status).toBe(200);
 });
+
+it('a monitor of folder changes (detect_folder_changes) reports adds, then a deletion, then nothing (suppressed)', async () => {
+  const ws = (path: string) => `${stack.gatewayUrl}/api/agent-factory/workspace${path}`;
+  const folder = await http('POST', ws('/folders'), { token, body: { name: 'Watched' } });
+  expect(folder.status).toBeLessThan(300);
+  const folderId = folder.body.folder.id as string;
+  const upload = async (title: string) => {
+    const res = await http('POST', ws('/documents'), { token, body: { title, content_type: 'text/plain', content: title, folder_id: folderId } });
+    expect(res.status).toBe(201);
+    return res.body.document.id as string;
+  };
+  const first = await upload('a.txt');
+  await upload('b.txt');
+  const changesPlan = {
+    nodes: [
+      { id: 'changes', kind: 'tool', action: 'detect_folder_changes', inputs: { folder_id: folderId } },
+      { id: 'wait', kind: 'delay', dependsOn: ['changes'], params: { durationMs: 1 } },
+    ],
+  };
+  const created = await http('POST', monitors(''), { token, body: { name: 'watched', monitor_config: { interval: '1h', active_hours: activeHours }, target: { plan: changesPlan } } });
+  expect(created.status).toBe(201);
+  const id = created.body.monitor.id as string;
+  const changes = async () => {
+    const run = await settled(await cycle(id));
+    expect(run.status).toBe('completed');
+    const byId = Object.fromEntries((run.nodes as Array<{ node_id: string; status: string; output: any }>).map((n) => [n.node_id, n]));
+    const out = byId.changes!.output;
+    return { changes: (out.changes as Array<{ filename: string; change_type: string }>).map((c) => [c.filename, c.change_type]).sort(), deletionsKnown: out.deletions_known, wait: byId.wait!.status };
+  };
+  expect(await changes()).toEqual({ changes: [['a.txt', 'added'], ['b.txt', 'added']], deletionsKnown: true, wait: 'completed' });
+  expect((await http('DELETE', ws(`/documents/${first}`), { token })).status).toBe(204);
+  expect(await changes()).toEqual({ changes: [['a.txt', 'deleted']], deletionsKnown: true, wait: 'completed' });
+  // Nothing changed since: the cycle is suppressed.
+  expect(await changes()).toEqual({ changes: [], deletionsKnown: true, wait: 'skipped' });
+  expect((await http('POST', monitors(`/${id}/pause`), { token })).status).toBe(200);
+});

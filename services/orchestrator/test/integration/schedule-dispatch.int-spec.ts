@@ -16,6 +16,7 @@ import { ScheduleDispatcher, type FireRuns } from '../../src/app/schedule-dispat
 import { scheduleFireRuns } from '../../src/app/schedule-runs.js';
 import { fireRunId } from '../../src/domain/schedules/fire-run-id.js';
 import { noPlanner } from '../../src/infra/planner.client.js';
+import type { AgentProfiles } from '../../src/infra/agent-profiles.client.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<OrchestratorConfig>;
@@ -83,6 +84,49 @@ describe('cron fires', () => {
     expect([view.nextFireAt?.toISOString(), view.lastRunId, view.lastRunStatus]).toEqual(['2026-03-09T13:00:00.000Z', started[1]!.id, 'queued']);
   });
 
+  it('fires a Berlin 02:30 cron once on the fall-back day (the first 02:30) and an hour later on spring-forward day (03:30)', async () => {
+    now = new Date('2026-03-28T12:00:00Z');
+    const s = await schedule({ spec: { cron: '30 2 * * *', timezone: 'Europe/Berlin' }, overlap_policy: 'allow_all' });
+    const d = dispatcher();
+    // 2026-03-29: 02:00 CET jumps to 03:00 CEST, so 02:30 does not exist: it fires at 03:30 CEST (01:30Z).
+    for (const t of ['2026-03-29T00:30:00Z', '2026-03-29T01:29:59Z', '2026-03-29T01:30:00Z', '2026-03-30T00:30:00Z']) {
+      now = new Date(t);
+      await d.tick();
+    }
+    expect(await firesOf(s.id)).toEqual([
+      ['2026-03-29T01:30:00.000Z', 'started'],
+      ['2026-03-30T00:30:00.000Z', 'started'],
+    ]);
+    const t = await schedule({ spec: { cron: '30 2 * * *', timezone: 'Europe/Berlin' }, overlap_policy: 'allow_all' });
+    // 2026-10-25: 03:00 CEST goes back to 02:00 CET, so 02:30 happens at 00:30Z and again at 01:30Z: it fires once, at the first.
+    now = new Date('2026-10-24T12:00:00Z');
+    await commands.update('u1', t.id, { name: 'n', spec: { cron: '30 2 * * *', timezone: 'Europe/Berlin' }, target: { plan }, overlap_policy: 'allow_all' });
+    for (const at of ['2026-10-25T00:30:00Z', '2026-10-25T01:30:00Z', '2026-10-25T02:00:00Z', '2026-10-26T01:30:00Z']) {
+      now = new Date(at);
+      await d.tick();
+    }
+    expect((await firesOf(t.id)).filter(([f]) => f! >= '2026-10-25')).toEqual([
+      ['2026-10-25T00:30:00.000Z', 'started'],
+      ['2026-10-26T01:30:00.000Z', 'started'],
+    ]);
+  });
+
+  it('a burst due at the same instant is dispatched in one tick by claims that go on from each other (batch 10, two workers)', async () => {
+    now = new Date('2026-01-01T00:30:00Z');
+    const made = [];
+    for (let i = 0; i < 45; i++) made.push(await schedule({ spec: { at: '2026-01-01T01:00:00Z' } }));
+    now = new Date('2026-01-01T01:00:00Z');
+    const d = new ScheduleDispatcher(store, scheduleFireRuns(runs, noPlanner), kit.log, { clock, batch: 10, workers: 2, pollMs: 1000, bufferRecheckMs: 1000 });
+    const report = await d.tick();
+    expect(report.started).toBe(45);
+    const [row] = await sqlRows<{ fires: number; runs: number }>(
+      kit.db,
+      `SELECT count(*)::int AS fires, count(DISTINCT r.id)::int AS runs FROM schedule_fires f JOIN runs r ON r.id = f.run_id WHERE f.schedule_id = ANY($1::uuid[]) AND f.status = 'started'`,
+      [made.map((m) => m.id)],
+    );
+    expect(row).toEqual({ fires: 45, runs: 45 });
+  });
+
   it('gives the run the approval policy and a timeout policy of the schedule', async () => {
     now = new Date('2026-01-01T00:30:00Z');
     const s = await schedule({ approval_policy: 'auto_approve', timeout_seconds: 90 });
@@ -92,6 +136,65 @@ describe('cron fires', () => {
     expect(run!.plan.approvalPolicy).toBe('auto_approve');
     const [row] = await sqlRows(kit.db, 'SELECT policies FROM runs WHERE id = $1', [run!.id]);
     expect(row.policies).toEqual([expect.objectContaining({ id: 'schedule_timeout', trigger: { kind: 'onTimeout', ms: 90_000 }, action: expect.objectContaining({ type: 'fail' }) })]);
+  });
+});
+
+describe('agent profile targets', () => {
+  const profileId = 'a0000000-0000-4000-8000-000000000001';
+  const asked: Array<{ principal: unknown; query: string; runId: string; runContext: string }> = [];
+  const agents: AgentProfiles = {
+    authorize: async (_p, id) => {
+      if (id !== profileId) throw AppError.notFound('agent profile', id);
+    },
+    prepareRun: async (principal, r) => {
+      asked.push({ principal, query: r.query, runId: r.runId, runContext: r.runContext });
+      if (r.query.includes('clarify')) throw new AppError('FAILED_PRECONDITION', "agent '@np' needs more input than the schedule gives", { retryable: false });
+      return { agentProfileId: r.agentProfileId, plan, inputs: { org_name: 'Omidyar' }, teamId: '', strategy: 'playbook' };
+    },
+  };
+  const agentCommands = () => new ScheduleCommands(store, clock, undefined, agents);
+  const create = (over: Record<string, unknown> = {}) =>
+    agentCommands().create({
+      userId: 'u1',
+      teamIds: ['t1'],
+      idempotencyKey: '',
+      definition: { name: 'agent', spec: { cron: '0 9 * * *', timezone: 'Europe/Berlin' }, target: { agent_profile_id: profileId }, query_template: 'news from {last_run_date} to {date}', ...over },
+    });
+
+  it('a fire asks the agent the rendered query and creates its run as the agent\'s scheduled run', async () => {
+    now = new Date('2026-03-02T07:30:00Z');
+    const s = await create();
+    now = new Date('2026-03-02T08:00:00Z');
+    await dispatcher(scheduleFireRuns(runs, noPlanner, agents)).tick();
+    const fire = (await store.fires(s.id, 10))[0]!;
+    expect([fire.fireAt.toISOString(), fire.status]).toEqual(['2026-03-02T08:00:00.000Z', 'started']);
+    expect(asked.at(-1)).toEqual({ principal: { userId: 'u1', teamIds: ['t1'] }, query: 'news from 2026-03-02 to 2026-03-02', runId: fire.runId, runContext: 'scheduled' });
+    const [row] = await sqlRows(kit.db, 'SELECT run_context, inputs, agent_profile_id, invoked_by, agent_team_id FROM runs WHERE id = $1', [fire.runId]);
+    expect(row).toEqual({ run_context: 'scheduled', inputs: { org_name: 'Omidyar' }, agent_profile_id: profileId, invoked_by: 'u1', agent_team_id: null });
+  });
+
+  it('an agent that cannot answer fails the fire at once, with the reason', async () => {
+    now = new Date('2026-03-02T07:30:00Z');
+    const s = await create({ query_template: 'clarify {date}' });
+    now = new Date('2026-03-02T08:00:00Z');
+    await dispatcher(scheduleFireRuns(runs, noPlanner, agents)).tick();
+    expect((await store.fires(s.id, 10)).map((f) => [f.status, f.attempt, f.reason])).toEqual([['failed', 0, "agent '@np' needs more input than the schedule gives"]]);
+  });
+
+  it('refuses a profile the owner may not run (404), a missing query and an agent monitor (400)', async () => {
+    await expect(create({ target: { agent_profile_id: 'a0000000-0000-4000-8000-000000000002' } })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(create({ query_template: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'query_template' })] });
+    await expect(
+      agentCommands().create({ userId: 'u1', teamIds: [], idempotencyKey: '', definition: { name: 'm', monitor: { interval: '15m' }, target: { agent_profile_id: profileId }, query_template: 'x' } }),
+    ).rejects.toMatchObject({ violations: [expect.objectContaining({ field: 'target.agent_profile_id' })] });
+  });
+
+  it('lists the schedules using a profile: the caller\'s by id and name, others counted', async () => {
+    const mine = await create({ name: 'mine' });
+    await agentCommands().create({ userId: 'u2', teamIds: [], idempotencyKey: '', definition: { name: 'theirs', spec: { cron: '0 9 * * *' }, target: { agent_profile_id: profileId }, query_template: 'q' } });
+    expect(await agentCommands().usingAgentProfile('u1', profileId)).toEqual({ own: [{ id: mine.id, name: 'mine' }], others: 1 });
+    expect(await agentCommands().usingAgentProfile('u1', 'a0000000-0000-4000-8000-000000000009')).toEqual({ own: [], others: 0 });
+    await expect(agentCommands().usingAgentProfile('u1', '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });
 

@@ -9,6 +9,8 @@ export interface Folder {
   name: string;
   parentId: string | null;
   path: string;
+  /** Set: shared with this team (its members read the folder's documents). */
+  teamId: string | null;
   createdAt: Date;
 }
 

@@ -3,6 +3,7 @@ import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { output } from '@af/contracts';
 import { AppError, sqlRows } from '@af/service-kit';
 import type { Documents } from '../app/documents.js';
+import { TeamFiles } from '../app/team-files.js';
 import type { InboxRepository } from '../infra/inbox.repository.js';
 import { isUuid } from '../infra/documents.repository.js';
 import type { WorkspaceTables } from '../infra/workspace-tables.js';
@@ -42,14 +43,20 @@ export class OutputController implements output.OutputServiceController {
   }
 
   async createFolder(req: output.CreateFolderRequest): Promise<output.CreateFolderResponse> {
-    const owner = principalOf(req.principal).userId;
+    const principal = principalOf(req.principal);
+    const owner = principal.userId;
     const name = req.name.trim();
     if (!name || name.includes('/') || name === '.' || name === '..' || name.length > 200)
       throw AppError.invalid('name', 'must be 1-200 characters without "/"');
     const parent = req.parentId
       ? await this.d.documents.folderOrFail(owner, req.parentId, 'parent_id')
       : null;
-    const { folder, created } = await this.d.documents.repo.ensureFolder(owner, name, parent);
+    const teamId = req.teamId?.trim() ?? '';
+    if (teamId && parent) throw AppError.invalid('team_id', 'is for a top-level folder; a sub-folder belongs to its parent\'s team');
+    // Sharing with a team one is not a member of: that team does not exist for the caller.
+    if (teamId && !principal.teamIds.includes(teamId))
+      throw new AppError('NOT_FOUND', `team_id: team ${teamId} not found`, { violations: [{ field: 'team_id', reason: 'not found' }] });
+    const { folder, created } = await this.d.documents.repo.ensureFolder(owner, name, parent, undefined, teamId || null);
     return { folder: toWireFolder(folder), created };
   }
 
@@ -179,6 +186,28 @@ export class OutputController implements output.OutputServiceController {
         })
       ).map(toWirePost),
     };
+  }
+
+  async listTeamFiles(req: output.ListTeamFilesRequest): Promise<output.ListTeamFilesResponse> {
+    const query = req.query?.trim() ?? '';
+    if (query.length > 1000) throw AppError.invalid('query', 'must be at most 1000 characters');
+    if (req.maxResults < 0 || req.maxResults > 100) throw AppError.invalid('max_results', 'must be between 1 and 100');
+    const hits = await new TeamFiles(this.d.documents.repo).search(
+      principalOf(req.principal),
+      {
+        teamId: req.teamId,
+        ...(query ? { query } : {}),
+        ...(req.folderPath ? { folderPath: req.folderPath } : {}),
+        maxResults: req.maxResults || (query ? 10 : 100),
+      },
+      { team: 'team_id', query: 'query' },
+    );
+    return { files: hits.map((h) => ({ document: toWireDocument(h.meta), author: h.meta.author, snippet: h.snippet, score: h.score })) };
+  }
+
+  async getTeamFile(req: output.GetTeamFileRequest): Promise<output.GetTeamFileResponse> {
+    const got = await new TeamFiles(this.d.documents.repo).read(principalOf(req.principal), req.teamId, req.documentId, { team: 'team_id', document: 'document_id' });
+    return { file: { document: toWireDocument(got.meta), author: got.meta.author, snippet: '', score: 0 }, content: got.content };
   }
 
   async listTables(req: output.ListTablesRequest): Promise<output.ListTablesResponse> {

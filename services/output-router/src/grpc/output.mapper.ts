@@ -16,6 +16,7 @@ export const toWireFolder = (f: Folder): output.Folder => ({
   parentId: f.parentId ?? '',
   path: f.path,
   createdAt: f.createdAt.toISOString(),
+  teamId: f.teamId ?? '',
 });
 
 export const toWireDocument = (d: DocumentMeta): output.Document => ({

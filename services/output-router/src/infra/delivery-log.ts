@@ -62,7 +62,7 @@ export class DeliveryLog {
     key: string,
     owner: string,
     destination: string,
-    status: 'delivered' | 'failed',
+    status: 'in_progress' | 'delivered' | 'failed',
     details: Record<string, unknown>,
   ): Promise<void> {
     if (!key) return;

@@ -28,6 +28,7 @@ const toFolder = (r: any): Folder => ({
   name: r.name,
   parentId: r.parent_id,
   path: r.path,
+  teamId: r.team_id ?? null,
   createdAt: new Date(r.created_at),
 });
 
@@ -85,19 +86,24 @@ export class DocumentsRepository {
     return row ? toFolder(row) : undefined;
   }
 
-  /** The folder `name` under `parentId`, created when missing. */
+  /**
+   * The folder `name` under `parentId`, created when missing. A sub-folder
+   * belongs to its parent's team; a new top-level folder to `teamId` (an
+   * existing folder's team is not changed).
+   */
   async ensureFolder(
     owner: string,
     name: string,
     parent: Folder | null,
     q: Queryable = this.db,
+    teamId: string | null = null,
   ): Promise<{ folder: Folder; created: boolean }> {
     const path = `${parent?.path ?? ''}/${name}`;
     const inserted = await sqlRows(
       q,
-      `INSERT INTO folders (id, owner_user_id, parent_id, name, path) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO folders (id, owner_user_id, parent_id, name, path, team_id) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (owner_user_id, coalesce(parent_id, '00000000-0000-0000-0000-000000000000'::uuid), lower(name)) DO NOTHING RETURNING *`,
-      [randomUUID(), owner, parent?.id ?? null, name, path],
+      [randomUUID(), owner, parent?.id ?? null, name, path, parent ? parent.teamId : teamId],
     );
     if (inserted.length) return { folder: toFolder(inserted[0]), created: true };
     const [row] = await sqlRows(
@@ -167,6 +173,48 @@ export class DocumentsRepository {
       params,
     );
     return rows.map(toDoc);
+  }
+
+  /**
+   * Documents in a team's shared folders (their sub-folders too), newest
+   * first; `query` filters titles (substring, case-insensitive) unless
+   * `matchContent` (the caller searches the content), `folderPath` a folder
+   * and what is below it.
+   */
+  async teamDocuments(
+    teamId: string,
+    opts: { folderPath?: string; contentTypes?: readonly string[]; limit: number },
+  ): Promise<Array<DocumentMeta & { author: string }>> {
+    const where = ['f.team_id = $1'];
+    const params: unknown[] = [teamId];
+    if (opts.folderPath) {
+      params.push(opts.folderPath.toLowerCase(), `${opts.folderPath.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}/%`);
+      where.push(`(lower(f.path) = $${params.length - 1} OR lower(f.path) LIKE $${params.length})`);
+    }
+    if (opts.contentTypes?.length) {
+      params.push(opts.contentTypes);
+      where.push(`d.content_type = ANY($${params.length})`);
+    }
+    params.push(opts.limit);
+    const rows = await sqlRows(
+      this.db,
+      `SELECT ${DOC_COLUMNS}, d.owner_user_id FROM documents d JOIN folders f ON f.id = d.folder_id WHERE ${where.join(' AND ')} ORDER BY d.updated_at DESC, d.id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => ({ ...toDoc(r), author: r.owner_user_id as string }));
+  }
+
+  /** A document of a team's shared folders with its latest bytes, or undefined (not there, or not the team's). */
+  async teamDocument(teamId: string, id: string): Promise<{ meta: DocumentMeta & { author: string }; content: Buffer } | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await sqlRows(
+      this.db,
+      `SELECT ${DOC_COLUMNS}, d.owner_user_id, v.blob_key FROM documents d JOIN folders f ON f.id = d.folder_id
+       JOIN document_versions v ON v.document_id = d.id AND v.version = d.version WHERE f.team_id = $1 AND d.id = $2`,
+      [teamId, id],
+    );
+    if (!row) return undefined;
+    return { meta: { ...toDoc(row), author: row.owner_user_id as string }, content: await this.blobs.get(row.blob_key) };
   }
 
   /** A new document at version 1. */

@@ -116,6 +116,8 @@ it('lists the workspace actions', async () => {
       'copy_file',
       'move_file',
       'delete_file',
+      'read_team_file',
+      'search_team_files',
     ]),
   );
 });
@@ -442,6 +444,106 @@ describe('todos and team posts', () => {
       (await refusal(node('search', alice)('search_team_posts', { query: 'x', team_id: team }))).code,
     ).toBe('NOT_FOUND');
   });
+
+  it('broadcasts to a team once per node, for members only', async () => {
+    const team = `team-${randomUUID()}`;
+    const runId = randomUUID();
+    const sent = await node('tell', alice, runId, [team])('broadcast_to_team', { message: 'Board meets Friday', team_id: team });
+    expect(sent).toMatchObject({ success: true, delivered_to: 1 });
+    const again = await node('tell', alice, runId, [team])('broadcast_to_team', { message: 'Board meets Friday', team_id: team }, {}, 2);
+    expect(again.post_id).toBe(sent.post_id);
+    const seen = await node('search', bob, randomUUID(), [team])('search_team_posts', { query: 'board', team_id: team });
+    expect(seen.posts.map((p: any) => p.post_id)).toEqual([sent.post_id]);
+    expect((await refusal(node('tell', bob)('broadcast_to_team', { message: 'x', team_id: team }))).code).toBe('NOT_FOUND');
+    expect(
+      (await refusal(node('tell', alice, randomUUID(), [team])('broadcast_to_team', { message: 'x', team_id: team }, { channel: 'sms' }))).violations[0]!.field,
+    ).toBe('params.channel');
+  });
+});
+
+describe('the folder destination', () => {
+  it('creates the folder path when missing and files the rendering in it; a missing folder id is named', async () => {
+    const title = `filed-${randomUUID().slice(0, 8)}`;
+    const out = await node('file')(
+      'route_output',
+      { data: { note: 'filed away' } },
+      { destinations: [{ type: 'folder', config: { folder: 'Reports/2026', filename_template: `${title}_{date}` } }, { type: 'folder', config: { folder_id: randomUUID() } }] },
+    );
+    expect(out.routing_report.map((r: any) => [r.destination, r.status])).toEqual([
+      ['folder', 'success'],
+      ['folder', 'error'],
+    ]);
+    expect(out.routing_report[1].error.code).toBe('NOT_FOUND');
+    const docs = (await req(alice, 'GET', `/api/agent-factory/workspace/documents?query=${title}`)).body.documents;
+    expect(docs).toEqual([expect.objectContaining({ folder_path: '/Reports/2026', title: expect.stringMatching(new RegExp(`^${title}_\\d{4}-\\d{2}-\\d{2}`)) })]);
+  });
+});
+
+describe('team folders', () => {
+  it("let the team's members search and read the documents in them, and nobody else", async () => {
+    const team = (await req(alice, 'POST', '/api/v1/teams', { name: `Desk ${randomUUID().slice(0, 6)}` })).body.team.id as string;
+    expect((await req(alice, 'POST', `/api/v1/teams/${team}/members`, { email: 'bob@example.com' })).status).toBe(201);
+    const carol = await registerUser(stack.gatewayUrl, `carol-${randomUUID().slice(0, 6)}@example.com`);
+    // A top-level folder shared with the team; its sub-folder inherits the team.
+    const shared = await req(alice, 'POST', '/api/agent-factory/workspace/folders', { name: 'Desk files', team_id: team });
+    expect(shared.status).toBe(201);
+    expect(shared.body.folder).toMatchObject({ team_id: team, path: '/Desk files' });
+    const sub = await req(alice, 'POST', '/api/agent-factory/workspace/folders', { name: 'Budgets', parent_id: shared.body.folder.id });
+    expect(sub.body.folder).toMatchObject({ team_id: team, path: '/Desk files/Budgets' });
+    // Sharing with a team one does not belong to: that team is not found.
+    const foreign = await req(carol, 'POST', '/api/agent-factory/workspace/folders', { name: 'x', team_id: team });
+    expect([foreign.status, foreign.body.error.violations[0].field]).toEqual([404, 'team_id']);
+
+    const upload = async (title: string, content: string, folderId?: string) =>
+      (
+        await req(alice, 'POST', '/api/agent-factory/workspace/documents', {
+          title,
+          content_type: 'text/markdown',
+          content,
+          ...(folderId ? { folder_id: folderId } : {}),
+        })
+      ).body.document.id as string;
+    const plan = await upload('River plan.md', '# Plan\nThe river budget is 10k. Budget review on Friday.', shared.body.folder.id);
+    const budget = await upload('Budget 2026.md', 'Numbers for the year.', sub.body.folder.id);
+    const privateDoc = await upload('Private budget.md', 'Mine only: budget.');
+
+    const asBob = node('files', bob, randomUUID(), [team]);
+    const found = await asBob('search_team_files', { query: 'budget', team_id: team });
+    expect(found.documents.map((d: any) => d.document_id).sort()).toEqual([plan, budget].sort());
+    expect(found.documents[0]).toMatchObject({ document_id: budget, folder_path: '/Desk files/Budgets', author: alice.id });
+    expect(found.documents.find((d: any) => d.document_id === plan).snippet).toContain('river budget');
+    const inSub = await asBob('search_team_files', { query: 'budget', team_id: team }, { folder_path: 'Desk files/Budgets' });
+    expect(inSub.documents.map((d: any) => d.document_id)).toEqual([budget]);
+    const read = await asBob('read_team_file', { document_id: plan, team_id: team }, { max_length: 6 });
+    expect(read).toMatchObject({ title: 'River plan.md', content: '# Plan', truncated: true, metadata: { author: alice.id, folder_path: '/Desk files' } });
+
+    // A document outside the team's folders, a non-member, a bad input: refused by name.
+    expect((await refusal(asBob('read_team_file', { document_id: privateDoc, team_id: team }))).code).toBe('NOT_FOUND');
+    const asCarol = node('files', carol, randomUUID(), []);
+    expect((await refusal(asCarol('read_team_file', { document_id: plan, team_id: team }))).violations[0]).toMatchObject({ field: 'inputs.team_id' });
+    expect((await refusal(asCarol('search_team_files', { query: 'budget', team_id: team }))).code).toBe('NOT_FOUND');
+    expect((await refusal(asBob('search_team_files', { team_id: team }))).violations[0]!.field).toBe('inputs.query');
+    expect((await refusal(asBob('search_team_files', { query: 'x', team_id: team }, { max_results: 0 }))).violations[0]!.field).toBe('params.max_results');
+
+    // The same files through the gateway, for members only.
+    const listed = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files`);
+    expect([listed.status, listed.body.files.map((f: any) => f.document.id).sort()]).toEqual([200, [plan, budget].sort()]);
+    const searched = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files?query=river`);
+    expect(searched.body.files).toEqual([expect.objectContaining({ author: alice.id, snippet: expect.stringContaining('river budget'), document: expect.objectContaining({ id: plan }) })]);
+    const one = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${budget}`);
+    expect([one.status, one.body.content, one.body.file.document.folder_path]).toEqual([200, 'Numbers for the year.', '/Desk files/Budgets']);
+    expect((await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${privateDoc}`)).status).toBe(404);
+    expect((await req(carol, 'GET', `/api/agent-factory/workspace/teams/${team}/files`)).status).toBe(404);
+    expect((await req(carol, 'GET', `/api/agent-factory/workspace/teams/${team}/files/${plan}`)).status).toBe(404);
+    const badQuery = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/files?max_results=500`);
+    expect([badQuery.status, badQuery.body.error.violations[0].field]).toEqual([400, 'max_results']);
+
+    // The team's posts through the gateway: members see them, anyone else gets 404.
+    const post = await node('post', alice, randomUUID(), [team])('write_team_post', { content: 'Budget files are in Desk files', team_id: team });
+    const asMember = await req(bob, 'GET', `/api/agent-factory/workspace/teams/${team}/posts`);
+    expect([asMember.status, asMember.body.posts.map((p: any) => p.id ?? p.post_id)]).toEqual([200, [post.post_id]]);
+    expect((await req(carol, 'GET', `/api/agent-factory/workspace/teams/${team}/posts`)).status).toBe(404);
+  }, 60_000);
 });
 
 describe('a crash mid-delivery', () => {

@@ -88,6 +88,7 @@ export class AgentRuns {
       actions: offered.actions,
       teamIds: offered.teamIds,
       history,
+      destinations: prepared.profile.output_config?.destinations ?? [],
     });
     if (!built.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${prepared.profile.handle}' cannot answer with ${prepared.strategy}: ${built.reason}`);
     return { ...prepared, plan: built.plan, notes: [...prepared.notes, ...offered.withheld] };

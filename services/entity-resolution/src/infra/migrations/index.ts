@@ -3,6 +3,7 @@ import { DocumentsIndex1766100000000 } from '../../documents/infra/documents-ind
 import { DocumentsIndexGenerations1766100000002 } from '../../documents/infra/documents-generations.migration.js';
 import { Init1764300000000 } from './1764300000000-init.js';
 import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
+import { LinkOwner1766300000000 } from './1766300000000-link-owner.js';
 
 /** Every entity-resolution migration, oldest first. */
 export const ENTITY_RESOLUTION_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   DocumentsIndex1766100000000,
   TrigramSearch1766100000001,
   DocumentsIndexGenerations1766100000002,
+  LinkOwner1766300000000,
 ];

@@ -14,6 +14,7 @@ export const WorkspaceFolder = component(
     name: z.string(),
     parent_id: z.string().nullable().meta({ description: 'null: a top-level folder' }),
     path: z.string().meta({ description: '`/`-joined names from the top, e.g. `/Reports/2026`' }),
+    team_id: z.string().nullable().meta({ description: "the team this folder is shared with (its members read its documents); null: yours only" }),
     created_at: timestamp,
   }),
   { description: 'A folder of your workspace' },
@@ -108,6 +109,21 @@ export const DocumentDetail = z.strictObject({
   content: z.string().nullable().meta({ description: 'The text for text/* and application/json documents; null otherwise (use /download)' }),
 });
 export const DocumentAnswer = z.strictObject({ document: WorkspaceDocument });
+export const TeamFile = component(
+  'TeamFile',
+  z.strictObject({
+    document: WorkspaceDocument,
+    author: z.string().meta({ description: "The user id of the document's owner" }),
+    snippet: z.string().meta({ description: 'With ?query=: the text around the first match; empty otherwise' }),
+    score: z.number().meta({ description: 'With ?query=: title words count 3, each occurrence in the text 1; 0 otherwise' }),
+  }),
+  { description: "A document in a team's shared folders" },
+);
+export const TeamFileList = z.strictObject({ files: z.array(TeamFile) });
+export const TeamFileDetail = z.strictObject({
+  file: TeamFile,
+  content: z.string().nullable().meta({ description: 'The text for text/* and application/json documents; null otherwise' }),
+});
 export const NotificationList = z.strictObject({
   notifications: z.array(Notification),
   unread_count: z.number().int(),

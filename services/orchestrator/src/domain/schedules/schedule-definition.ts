@@ -62,6 +62,8 @@ const SpecSchema = z
 const TargetSchema = z.union([
   z.object({ playbook_id: z.string().min(1).max(200), playbook_revision: z.number().int().min(0).default(0), inputs: z.record(z.string(), z.unknown()).default({}) }).strict(),
   z.object({ plan: z.record(z.string(), z.unknown()), inputs: z.record(z.string(), z.unknown()).default({}) }).strict(),
+  /** An agent profile answering `query_template` (rendered per fire), as a chat message to it would. */
+  z.object({ agent_profile_id: z.string().min(1).max(200), inputs: z.record(z.string(), z.unknown()).default({}) }).strict(),
 ]);
 
 export const ScheduleDefinitionSchema = z
@@ -72,7 +74,7 @@ export const ScheduleDefinitionSchema = z
     spec: SpecSchema.optional(),
     /** A monitor (run_context `monitor`): interval, active hours, suppress_if_empty. */
     monitor: MonitorConfigSchema.optional(),
-    /** The playbook (stored, or an inline plan) each fire runs, with its inputs. */
+    /** The playbook (stored, or an inline plan) each fire runs, with its inputs; or an agent profile asked query_template. */
     target: TargetSchema,
     /** Given to the run as its `query` input, rendered per fire. */
     query_template: z
@@ -102,6 +104,10 @@ export const ScheduleDefinitionSchema = z
   .strict()
   .superRefine((def, ctx) => {
     if ((def.spec === undefined) === (def.monitor === undefined)) ctx.addIssue({ code: 'custom', path: ['spec'], message: 'exactly one of spec (a schedule) or monitor (a monitor) is required' });
+    if ('agent_profile_id' in def.target) {
+      if (!def.query_template.trim()) ctx.addIssue({ code: 'custom', path: ['query_template'], message: 'is required when the target is an agent profile: it is the query the agent answers at each fire' });
+      if (def.monitor) ctx.addIssue({ code: 'custom', path: ['target', 'agent_profile_id'], message: "a monitor runs a playbook with a detection step, not an agent profile: target {playbook_id} or {plan}" });
+    }
   })
   .transform((def) => ({ ...def, approval_policy: def.approval_policy ?? (def.monitor ? ('auto_approve' as const) : ('require' as const)) }));
 

@@ -11,6 +11,7 @@ import { ActiveTime1765300000000 } from './1765300000000-active-time.js';
 import { Schedules1766000000000 } from './1766000000000-schedules.js';
 import { MonitorWatermarks1766100000000 } from './1766100000000-monitor-watermarks.js';
 import { AgentRuns1766250000000 } from './1766250000000-agent-runs.js';
+import { SchedulesDueKeyset1766300000000 } from './1766300000000-schedules-due-keyset.js';
 
 /** Every orchestrator migration, oldest first. */
-export const ORCHESTRATOR_MIGRATIONS = [Init1763800000000, Waiting1763900000000, NodeCache1764000000000, SubflowRollback1764100000000, PoliciesReplan1764300000000, ApprovalRequests1764450000000, RunTeamIds1765000000000, LastExecution1765100000000, TaskOutcome1765200000000, ActiveTime1765300000000, Schedules1766000000000, MonitorWatermarks1766100000000, AgentRuns1766250000000];
+export const ORCHESTRATOR_MIGRATIONS = [Init1763800000000, Waiting1763900000000, NodeCache1764000000000, SubflowRollback1764100000000, PoliciesReplan1764300000000, ApprovalRequests1764450000000, RunTeamIds1765000000000, LastExecution1765100000000, TaskOutcome1765200000000, ActiveTime1765300000000, Schedules1766000000000, MonitorWatermarks1766100000000, AgentRuns1766250000000, SchedulesDueKeyset1766300000000];

@@ -2,6 +2,7 @@
 import type { ActionContext } from '@af/service-kit';
 import type { Origin } from '../../domain/workspace.js';
 import type { DeliveryLog } from '../../infra/delivery-log.js';
+import type { FolderListings } from '../../infra/folder-listings.js';
 import type { InboxRepository } from '../../infra/inbox.repository.js';
 import type { WorkspaceTables } from '../../infra/workspace-tables.js';
 import type { Documents } from '../documents.js';
@@ -11,6 +12,8 @@ export interface ActionDeps {
   tables: WorkspaceTables;
   inbox: InboxRepository;
   deliveries: DeliveryLog;
+  /** The listings behind detect_folder_changes' watermarks (deletions are found against them). */
+  listings: FolderListings;
   limits: { maxTableRows: number; exportTtlSeconds: number };
 }
 

@@ -20,7 +20,13 @@ const posts = [
   { id: 'p1', threadId: 't1', teamId: 'team', author: 'u', content: 'hello there', format: 'plain', createdAt: new Date('2026-01-01T10:00:00Z') },
   { id: 'p2', threadId: 't1', teamId: 'team', author: 'u', content: 'hi', format: 'plain', createdAt: new Date('2026-01-01T12:00:00Z') },
 ];
+const kept = new Map<string, unknown>();
+const listings = {
+  save: async (owner: string, hash: string, listing: unknown) => void kept.set(`${owner}:${hash}`, listing),
+  load: async (owner: string, hash: string) => kept.get(`${owner}:${hash}`) as never,
+};
 const deps = {
+  listings,
   documents: { repo: { folder: async (_o: string, id: string) => (id === folder.id ? folder : undefined), listFolders: async () => [folder], listDocuments: async () => docs } },
   inbox: { posts: async () => posts },
 } as never;
@@ -61,8 +67,23 @@ describe('detect_folder_changes', () => {
     expect(next.watermark).not.toBe(first.watermark);
   });
 
-  it('refuses deletions it cannot see', async () => {
-    await expect(changes!.execute(ctx({ folder_id: folder.id }, { change_types: ['deleted'] }))).rejects.toThrow(/params.change_types/);
+  it('reports deletions against the listing its watermark was taken of, and filters by change_types', async () => {
+    docs = [doc('a', 'one.pdf', '2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z'), doc('b', 'two.txt', '2026-01-01T11:00:00Z', '2026-01-01T11:00:00Z')];
+    const first = (await changes!.execute(ctx({ folder_id: folder.id }))) as Record<string, any>;
+    docs = [doc('b', 'two.txt', '2026-01-01T11:00:00Z', '2026-01-03T11:00:00Z', 2)];
+    const next = (await changes!.execute(ctx({ folder_id: folder.id }, { watermark: first.watermark }))) as Record<string, any>;
+    expect(next.changes.map((c: any) => [c.file_id, c.filename, c.change_type])).toEqual([['b', 'two.txt', 'modified'], ['a', 'one.pdf', 'deleted']]);
+    expect([next.added_count, next.modified_count, next.deleted_count, next.deletions_known]).toEqual([0, 1, 1, true]);
+    const onlyDeleted = (await changes!.execute(ctx({ folder_id: folder.id }, { watermark: first.watermark, change_types: ['deleted'] }))) as Record<string, any>;
+    expect(onlyDeleted.changes.map((c: any) => c.file_id)).toEqual(['a']);
+    // Another owner's listings are not theirs to compare with.
+    const stranger = (await changes!.execute({ ...ctx({ folder_id: folder.id }, { watermark: first.watermark }), principal: { userId: 'v', teamIds: [] } } as ActionContext)) as Record<string, any>;
+    expect([stranger.deleted_count, stranger.deletions_known]).toEqual([0, false]);
+  });
+
+  it('names a bad change type and a bad watermark', async () => {
+    await expect(changes!.execute(ctx({ folder_id: folder.id }, { change_types: ['renamed'] }))).rejects.toThrow(/params.change_types/);
+    await expect(changes!.execute(ctx({ folder_id: folder.id }, { watermark: 'abc' }))).rejects.toThrow(/params.watermark/);
   });
 });
 

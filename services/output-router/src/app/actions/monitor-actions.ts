@@ -7,10 +7,13 @@
  *
  * - files: a `timestamp` watermark, the latest created/modified time seen;
  * - folder changes: a `hash` watermark, the sha256 of the folder's listing
- *   (document ids and versions), so an unchanged folder reports nothing; the
- *   adds and edits are told apart by `params.since` (the orchestrator hands in
- *   the step's last check time). Deletions leave no trace in the workspace, so
- *   they are not reported (`change_types: [deleted]` is refused);
+ *   (document ids and versions), so an unchanged folder reports nothing. The
+ *   listing itself is kept under its hash (folder_listings), so the next check
+ *   compares the folder with the listing its watermark was taken of: adds,
+ *   edits (another version) and deletions. The one write here is that
+ *   listing, keyed by its content (idempotent). When a watermark's listing is
+ *   no longer kept, adds and edits are told apart by `params.since` (the
+ *   step's last check time) and `deletions_known` is false;
  * - team posts: a `timestamp` watermark, the latest post time seen.
  */
 import { createHash } from 'node:crypto';
@@ -19,6 +22,7 @@ import { z } from 'zod';
 import type { DocumentMeta } from '../../domain/workspace.js';
 import { parse } from '../parse.js';
 import type { ActionDeps } from './context.js';
+import type { ListingEntry } from '../../infra/folder-listings.js';
 
 /** Documents and posts looked at per check (the newest first). */
 const SCAN_LIMIT = 1000;
@@ -106,32 +110,71 @@ export function monitorActions(d: ActionDeps): ActionHandler[] {
         ctx.params,
         'params',
       );
-      if (p.change_types?.includes('deleted'))
-        throw AppError.invalid('params.change_types', 'deleted: the workspace keeps no trace of deleted documents, so deletions cannot be detected; watch added and modified');
+      const owner = ctx.principal.userId;
       const docs = (await folderDocuments(d, ctx, i.folder_id, p.include_subfolders)).sort((a, b) => a.id.localeCompare(b.id));
       const hash = createHash('sha256')
         .update(JSON.stringify(docs.map((doc) => [doc.id, doc.version])))
         .digest('hex');
-      const empty = { changes: [], added_count: 0, modified_count: 0, deleted_count: 0, watermark: hash, watermark_type: 'hash' };
+      // The listing behind this watermark, for the next check to compare with (deletions included).
+      await d.listings.save(owner, hash, docs.map((doc): ListingEntry => [doc.id, doc.version, doc.title]));
+      const empty = { changes: [], added_count: 0, modified_count: 0, deleted_count: 0, deletions_known: true, watermark: hash, watermark_type: 'hash' };
       if (p.watermark === hash) return empty;
-      const since = p.watermark && p.since ? Date.parse(p.since) : Number.NEGATIVE_INFINITY;
-      const wanted = new Set(p.change_types ?? ['added', 'modified']);
-      const changes = docs
-        .filter((doc) => doc.updatedAt.getTime() > since)
-        .map((doc) => ({
-          file_id: doc.id,
-          filename: doc.title,
-          change_type: doc.createdAt.getTime() > since ? 'added' : 'modified',
-          old_hash: null,
-          new_hash: createHash('sha256').update(`${doc.id}:${doc.version}`).digest('hex'),
-          timestamp: doc.updatedAt.toISOString(),
-        }))
-        .filter((c) => wanted.has(c.change_type));
+      const wanted = new Set(p.change_types ?? ['added', 'modified', 'deleted']);
+      const versionOf = (doc: DocumentMeta) => createHash('sha256').update(`${doc.id}:${doc.version}`).digest('hex');
+      const previous = p.watermark ? await d.listings.load(owner, p.watermark) : [];
+      let changes: Array<Record<string, unknown> & { change_type: string }>;
+      if (previous) {
+        // Against the listing the watermark was taken of: new ids added, other versions modified, missing ids deleted.
+        const before = new Map(previous.map(([id, version, title]) => [id, { version, title }]));
+        const now = new Set(docs.map((doc) => doc.id));
+        changes = [
+          ...docs
+            .filter((doc) => before.get(doc.id)?.version !== doc.version)
+            .map((doc) => {
+              const old = before.get(doc.id);
+              return {
+                file_id: doc.id,
+                filename: doc.title,
+                change_type: old ? 'modified' : 'added',
+                old_hash: old ? createHash('sha256').update(`${doc.id}:${old.version}`).digest('hex') : null,
+                new_hash: versionOf(doc),
+                timestamp: doc.updatedAt.toISOString(),
+              };
+            }),
+          ...previous
+            .filter(([id]) => !now.has(id))
+            .map(([id, version, title]) => ({
+              file_id: id,
+              filename: title,
+              change_type: 'deleted',
+              old_hash: createHash('sha256').update(`${id}:${version}`).digest('hex'),
+              new_hash: null,
+              timestamp: null,
+            })),
+        ];
+      } else {
+        // The watermark's listing is no longer kept (unused for 90 days): adds and edits by time, deletions unknown.
+        const since = p.since ? Date.parse(p.since) : Number.NEGATIVE_INFINITY;
+        changes = docs
+          .filter((doc) => doc.updatedAt.getTime() > since)
+          .map((doc) => ({
+            file_id: doc.id,
+            filename: doc.title,
+            change_type: doc.createdAt.getTime() > since ? 'added' : 'modified',
+            old_hash: null,
+            new_hash: versionOf(doc),
+            timestamp: doc.updatedAt.toISOString(),
+          }));
+      }
+      changes = changes.filter((c) => wanted.has(c.change_type));
+      const count = (type: string) => changes.filter((c) => c.change_type === type).length;
       return {
         ...empty,
         changes,
-        added_count: changes.filter((c) => c.change_type === 'added').length,
-        modified_count: changes.filter((c) => c.change_type === 'modified').length,
+        added_count: count('added'),
+        modified_count: count('modified'),
+        deleted_count: count('deleted'),
+        deletions_known: Boolean(previous),
       };
     },
   };

@@ -329,6 +329,9 @@ async function deliver(
         replayed &&= r.replayed;
       }
       // Each channel on its own key: one failing never undoes or repeats another.
+      // The row is `in_progress` while sending: found so on a replay, the process died between
+      // sending and recording, and the message is sent again with the same key (an email's
+      // Message-ID), which the receiver uses to drop the duplicate; the report says so.
       const outside = async (channel: 'email' | 'channel', send: (k: string) => Promise<Record<string, unknown>>) => {
         const k = key ? `${key}:${channel}` : '';
         const done = await d.deliveries.find(k);
@@ -336,8 +339,10 @@ async function deliver(
           details[channel] = done.details;
           return;
         }
+        const interrupted = done?.status === 'in_progress';
         try {
-          const r = await send(k);
+          await d.deliveries.record(k, owner, `notification_${channel}`, 'in_progress', {});
+          const r = { ...(await send(k)), ...(interrupted ? { resent_after_interruption: true } : {}) };
           await d.deliveries.record(k, owner, `notification_${channel}`, 'delivered', r);
           details[channel] = r;
           replayed = false;

@@ -21,4 +21,20 @@ describe('agentPlan', () => {
     expect(out.plan.nodes[0]).toMatchObject({ kind: 'llm', action: 'llm_analyze', outputSchema: { required: ['answer'] } });
     expect(PlanGraphSchema.safeParse(out.plan).success).toBe(true);
   });
+
+  it("delivers the answer to the profile's destinations in a trailing route_output node named in the plan", () => {
+    const destinations = [{ type: 'chat' }, { type: 'document', config: { folder: 'Research', filename_template: 'np_{date}' } }];
+    for (const strategy of ['research', 'direct'] as const) {
+      const out = agentPlan({ strategy, handle: 'np', query: 'q', tools: ['fec__search'], destinations });
+      if (!out.ok) throw new Error(out.reason);
+      expect(PlanGraphSchema.safeParse(out.plan).success).toBe(true);
+      expect(out.plan.nodes.map((n) => n.id)).toEqual([strategy === 'research' ? 'research' : 'answer', 'output']);
+      expect(out.plan.nodes[1]).toMatchObject({ kind: 'tool', action: 'route_output', inputs: { data: '{answer}' }, params: { destinations }, dependsOn: [out.plan.nodes[0]!.id] });
+      expect(out.plan.metadata).toMatchObject({ output_node: 'output' });
+    }
+    const none = agentPlan({ strategy: 'direct', handle: 'np', query: 'q', tools: [], destinations: [] });
+    if (!none.ok) throw new Error(none.reason);
+    expect(none.plan.nodes).toHaveLength(1);
+    expect(none.plan.metadata).not.toHaveProperty('output_node');
+  });
 });

@@ -8,12 +8,16 @@
  *   beyond its journal, the caller is told so.
  * - direct: `llm_analyze`.
  *
- * Both answer in `{answer}`.
+ * Both answer in `{answer}`. A profile with `output_config.destinations`
+ * gets a trailing `route_output` node `output` that delivers the answer to
+ * them once the answer exists (named in the plan's `output_node` metadata,
+ * so its routing report is on the run and in its `complete` frame, as a
+ * playbook's output block).
  *
  * The profile's system prompt additions and the conversation's recent
  * messages are part of the instructions. Pure.
  */
-import type { PlanGraph } from '@af/plan';
+import { OUTPUT_NODE_METADATA, type PlanGraph, type PlanNode } from '@af/plan';
 import { hasResearchSources } from './research-tools.js';
 
 export interface AgentPlanInput {
@@ -30,6 +34,8 @@ export interface AgentPlanInput {
   teamIds?: readonly string[];
   /** Earlier messages of the conversation, oldest first. */
   history?: ReadonlyArray<{ role: string; content: string }>;
+  /** The profile's `output_config.destinations` (checked when the profile was saved). */
+  destinations?: readonly unknown[];
 }
 
 const HISTORY_MESSAGES = 10;
@@ -57,7 +63,7 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
     runContext: 'interactive' as const,
     approvalPolicy: 'require' as const,
     inputs: [],
-    metadata: { agent_strategy: input.strategy },
+    metadata: { agent_strategy: input.strategy, ...(input.destinations?.length ? { [OUTPUT_NODE_METADATA]: OUTPUT_NODE } : {}) },
   };
   if (input.strategy === 'research') {
     const actions = input.actions ?? [];
@@ -81,6 +87,7 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
             dependsOn: [],
             outputKey: 'answer',
           },
+          ...outputNodes(input, 'research'),
         ],
       },
     };
@@ -101,7 +108,30 @@ export function agentPlan(input: AgentPlanInput): AgentPlan {
           dependsOn: [],
           outputKey: 'answer',
         },
+        ...outputNodes(input, 'answer'),
       ],
     },
   };
+}
+
+/** The id of the node delivering the answer to the profile's destinations. */
+export const OUTPUT_NODE = 'output';
+
+/** The trailing `route_output` node when the profile has destinations; none otherwise. */
+function outputNodes(input: AgentPlanInput, after: string): PlanNode[] {
+  if (!input.destinations?.length) return [];
+  return [
+    {
+      id: OUTPUT_NODE,
+      kind: 'tool',
+      action: 'route_output',
+      description: "the agent's output_config",
+      inputs: { data: '{answer}' },
+      params: { destinations: [...input.destinations] },
+      dependsOn: [after],
+      outputKey: OUTPUT_NODE,
+      errorPolicy: { onError: 'stop', fallback: [], rollbackOnError: false },
+      source: 'output_config',
+    },
+  ];
 }

@@ -97,6 +97,22 @@ describe('profile schema', () => {
     expect(issues({ name: 'n', handle: 'h', default_run_context: 'sometimes' })[0]).toMatchObject({ field: 'default_run_context' });
   });
 
+  it("refuses output destinations the output router would refuse, naming the field", () => {
+    const bad = (destinations: unknown[]) => issues({ name: 'n', handle: 'h', output_config: { destinations } });
+    expect(bad([{ type: 'telegram' }])[0]).toMatchObject({ field: 'output_config.destinations[0].type', reason: expect.stringContaining('unknown destination type') });
+    expect(bad([{ type: 'chat' }, { type: 'data_workspace_table', config: { table_name: 't' } }])[0]).toMatchObject({ field: 'output_config.destinations[1].config.schema_mapping', reason: expect.stringContaining('is required') });
+    expect(bad([{ type: 'data_workspace_table', config: { table_name: 'Bad Name', schema_mapping: 'infer' } }])[0]).toMatchObject({ field: 'output_config.destinations[0].config.table_name' });
+    expect(bad([{ type: 'data_workspace_table', config: { table_name: 't', schema_mapping: { a: 'VARCHAR2' } } }])[0]).toMatchObject({ field: 'output_config.destinations[0].config.schema_mapping.a' });
+    expect(bad([{ type: 'document', config: { filename_template: 'x_{entity_name}_{date}' } }])[0]).toMatchObject({
+      field: 'output_config.destinations[0].config.filename_template',
+      reason: expect.stringContaining('{entity_name}'),
+    });
+    expect(bad([{ type: 'document', config: { filename_template: 'x_{date' } }])[0]).toMatchObject({ field: 'output_config.destinations[0].config.filename_template' });
+    expect(
+      parseProfile({ name: 'n', handle: 'h', output_config: { destinations: [{ type: 'document', config: { folder: 'R', filename_template: 'r_{date}_{run_id}' } }, { type: 'data_workspace_table', config: { table_name: 't', schema_mapping: { a: 'TEXT', b: 'REAL' } } }] } }),
+    ).toMatchObject({ ok: true });
+  });
+
   it('refuses unknown keys by name, nested too', () => {
     expect(issues({ name: 'n', handle: 'h', sytem_prompt: 'x' })[0]).toEqual({ field: 'sytem_prompt', reason: "unknown field 'sytem_prompt'", code: 'unknown_field' });
     expect(issues({ name: 'n', handle: 'h', knowledge_config: { auto_enrch: true } })[0]).toMatchObject({ field: 'knowledge_config.auto_enrch', code: 'unknown_field' });

@@ -4,6 +4,8 @@
  * naming it. A profile's `strategy` is `auto` (the runner's select_strategy
  * decides per message) or one of the four strategies, forcing it.
  */
+import { RUN_VARIABLES } from '@af/expr';
+import { parseDestinations, TEMPLATE_VAR } from '@af/plan';
 import { z } from 'zod';
 
 /** How a profile answers a message (the runner's select_strategy outcomes). */
@@ -49,18 +51,46 @@ export const KnowledgeConfigSchema = z.strictObject({
   entity_resolution: z.boolean().optional(),
 });
 
-/** Destinations are the output router's to check (it owns their types); here only their outline. */
-export const OutputDestinationSchema = z.object({
-  type: shortText(100).min(1, 'is required'),
-  format: shortText(50).optional(),
-  config: z.record(z.string(), z.unknown()).optional(),
-});
+/**
+ * Variables a profile's file-name templates may use: the run variables and
+ * `{today}`. The orchestrator fills them before the output router sees the
+ * template; an agent's answer has no other fields to name a file after.
+ */
+export const PROFILE_FILENAME_VARIABLES: readonly string[] = ['today', ...RUN_VARIABLES];
 
-export const OutputConfigSchema = z.strictObject({
-  auto_enrich_graph: z.boolean().optional(),
-  auto_save: z.boolean().optional(),
-  destinations: z.array(OutputDestinationSchema).max(50).optional(),
-});
+/**
+ * Destinations are checked by the output router's own rules (`@af/plan`'s
+ * `parseDestinations`, the check `route_output` applies), so a profile that
+ * saves is one whose output can be delivered; problems name
+ * `output_config.destinations[i].…`.
+ */
+export const OutputConfigSchema = z
+  .strictObject({
+    auto_enrich_graph: z.boolean().optional(),
+    auto_save: z.boolean().optional(),
+    destinations: z.array(z.unknown()).max(50).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.destinations === undefined || c.destinations.length === 0) return;
+    const parsed = parseDestinations(c.destinations, 'destinations');
+    for (const p of parsed.problems) ctx.addIssue({ code: 'custom', path: pathOf(p.field), message: p.reason });
+    c.destinations.forEach((d, i) => {
+      const template = (d as { config?: { filename_template?: unknown } } | null)?.config?.filename_template;
+      if (typeof template !== 'string') return;
+      const unknown = [...template.matchAll(TEMPLATE_VAR)].map((m) => m[1]!).filter((v) => !PROFILE_FILENAME_VARIABLES.includes(v));
+      if (unknown.length)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['destinations', i, 'config', 'filename_template'],
+          message: `unknown template variable${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `{${u}}`).join(', ')} (a profile's file names may use ${PROFILE_FILENAME_VARIABLES.map((v) => `{${v}}`).join(', ')})`,
+        });
+    });
+  });
+
+/** `destinations[1].config.table_name` as a zod path. */
+function pathOf(field: string): Array<string | number> {
+  return [...field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2]!));
+}
 
 export const JournalConfigSchema = z.strictObject({
   auto_journal: z.boolean().default(true),

@@ -1,3 +1,4 @@
+import { parseDestinations } from '@af/plan';
 import { parseProfile } from './profile.schema.js';
 import { findTemplate, PROFILE_TEMPLATES, profileFromTemplate } from './templates.js';
 
@@ -17,8 +18,8 @@ describe('profile templates', () => {
     expect(t.playbooks).toHaveLength(2);
     expect(t.profile.skills).toEqual([expect.objectContaining({ skill_type: 'built_in', skill_reference: 'research' })]);
     expect(t.profile.system_prompt_additions).toMatch(/^You are a/);
-    expect(t.profile.output_config.destinations?.[0]?.type).toBe('chat');
-    expect(t.profile.output_config.destinations?.at(-1)?.type).toBe('knowledge_graph');
+    expect((t.profile.output_config.destinations?.[0] as { type: string }).type).toBe('chat');
+    expect((t.profile.output_config.destinations?.at(-1) as { type: string }).type).toBe('knowledge_graph');
   });
 
   it('keeps the nonprofit template whole', () => {
@@ -29,7 +30,7 @@ describe('profile templates', () => {
     expect(t.profile.output_config.destinations?.[1]).toEqual({
       type: 'document',
       format: 'markdown',
-      config: { folder_id: 'nonprofit-investigations', filename_template: 'nonprofit_{entity_name}_{date}.md', create_if_missing: true },
+      config: { folder: 'nonprofit-investigations', filename_template: 'nonprofit_{date}_{time}.md', create_if_missing: true },
     });
     expect(t.profile.system_prompt_additions!.split('\n')).toHaveLength(8);
   });
@@ -40,6 +41,12 @@ describe('profile templates', () => {
     expect(p).toMatchObject({ handle: 'money', name: 'Money' });
     p.output_config.destinations.length = 0;
     expect(t.profile.output_config.destinations).toHaveLength(3);
+  });
+
+  it.each(PROFILE_TEMPLATES.map((t) => [t.id, t] as const))("%s: every destination passes the output router's own check", (_id, t) => {
+    const checked = parseDestinations(t.profile.output_config.destinations, 'destinations');
+    expect(checked.problems).toEqual([]);
+    expect(checked.destinations).toHaveLength(t.profile.output_config.destinations!.length);
   });
 
   it('an unknown id finds nothing', () => {

@@ -45,8 +45,8 @@ export const PROFILE_TEMPLATES: readonly ProfileTemplate[] = [
         auto_enrich_graph: true,
         destinations: [
           { type: 'chat', format: 'markdown' },
-          { type: 'document', format: 'markdown', config: { folder_id: 'nonprofit-investigations', filename_template: 'nonprofit_{entity_name}_{date}.md', create_if_missing: true } },
-          { type: 'data_workspace_table', config: { workspace_id: 'research', table_name: 'nonprofit_filings', create_if_missing: true } },
+          { type: 'document', format: 'markdown', config: { folder: 'nonprofit-investigations', filename_template: 'nonprofit_{date}_{time}.md', create_if_missing: true } },
+          { type: 'data_workspace_table', config: { workspace_id: 'research', table_name: 'nonprofit_filings', schema_mapping: 'infer', create_if_missing: true } },
           { type: 'knowledge_graph' },
         ],
       },
@@ -82,6 +82,7 @@ export const PROFILE_TEMPLATES: readonly ProfileTemplate[] = [
             config: {
               table_name: 'contributions',
               create_if_missing: true,
+              // Type names as SQL writes them; the output router maps TEXT → text, REAL → number, TIMESTAMP → timestamp.
               schema_mapping: { donor_name: 'TEXT', donor_employer: 'TEXT', recipient: 'TEXT', amount: 'REAL', date: 'TIMESTAMP', type: 'TEXT' },
             },
           },
@@ -114,7 +115,7 @@ export const PROFILE_TEMPLATES: readonly ProfileTemplate[] = [
         auto_enrich_graph: true,
         destinations: [
           { type: 'chat' },
-          { type: 'document', config: { folder_id: 'corporate-research', filename_template: 'corp_{entity_name}_{date}.md' } },
+          { type: 'document', config: { folder: 'corporate-research', filename_template: 'corp_{date}_{time}.md' } },
           { type: 'knowledge_graph' },
         ],
       },

@@ -215,6 +215,23 @@ export interface ResetMonitorWatermarksResponse {
   reset: number;
 }
 
+export interface ListAgentProfileSchedulesRequest {
+  principal: Principal | undefined;
+  agentProfileId: string;
+}
+
+export interface AgentProfileSchedule {
+  id: string;
+  name: string;
+}
+
+export interface ListAgentProfileSchedulesResponse {
+  /** The caller's schedules (at most 20). */
+  schedules: AgentProfileSchedule[];
+  /** Schedules of other users (members of teams the profile is shared with). */
+  otherUsersSchedules: number;
+}
+
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseSchedule(): Schedule {
@@ -2895,6 +2912,241 @@ export const ResetMonitorWatermarksResponse: MessageFns<ResetMonitorWatermarksRe
   },
 };
 
+function createBaseListAgentProfileSchedulesRequest(): ListAgentProfileSchedulesRequest {
+  return { principal: undefined, agentProfileId: "" };
+}
+
+export const ListAgentProfileSchedulesRequest: MessageFns<ListAgentProfileSchedulesRequest> = {
+  encode(message: ListAgentProfileSchedulesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.agentProfileId !== "") {
+      writer.uint32(18).string(message.agentProfileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentProfileSchedulesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentProfileSchedulesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.agentProfileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentProfileSchedulesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      agentProfileId: isSet(object.agentProfileId)
+        ? globalThis.String(object.agentProfileId)
+        : isSet(object.agent_profile_id)
+        ? globalThis.String(object.agent_profile_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAgentProfileSchedulesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.agentProfileId !== "") {
+      obj.agentProfileId = message.agentProfileId;
+    }
+    return obj;
+  },
+};
+
+function createBaseAgentProfileSchedule(): AgentProfileSchedule {
+  return { id: "", name: "" };
+}
+
+export const AgentProfileSchedule: MessageFns<AgentProfileSchedule> = {
+  encode(message: AgentProfileSchedule, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AgentProfileSchedule {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAgentProfileSchedule();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AgentProfileSchedule {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+    };
+  },
+
+  toJSON(message: AgentProfileSchedule): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    return obj;
+  },
+};
+
+function createBaseListAgentProfileSchedulesResponse(): ListAgentProfileSchedulesResponse {
+  return { schedules: [], otherUsersSchedules: 0 };
+}
+
+export const ListAgentProfileSchedulesResponse: MessageFns<ListAgentProfileSchedulesResponse> = {
+  encode(message: ListAgentProfileSchedulesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.schedules) {
+      AgentProfileSchedule.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.otherUsersSchedules !== 0) {
+      writer.uint32(16).int32(message.otherUsersSchedules);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentProfileSchedulesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAgentProfileSchedulesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.schedules.push(AgentProfileSchedule.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.otherUsersSchedules = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAgentProfileSchedulesResponse {
+    return {
+      schedules: globalThis.Array.isArray(object?.schedules)
+        ? object.schedules.map((e: any) => AgentProfileSchedule.fromJSON(e))
+        : [],
+      otherUsersSchedules: isSet(object.otherUsersSchedules)
+        ? globalThis.Number(object.otherUsersSchedules)
+        : isSet(object.other_users_schedules)
+        ? globalThis.Number(object.other_users_schedules)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListAgentProfileSchedulesResponse): unknown {
+    const obj: any = {};
+    if (message.schedules?.length) {
+      obj.schedules = message.schedules.map((e) => AgentProfileSchedule.toJSON(e));
+    }
+    if (message.otherUsersSchedules !== 0) {
+      obj.otherUsersSchedules = Math.round(message.otherUsersSchedules);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -2954,6 +3206,17 @@ export interface ScheduleServiceClient {
     request: ResetMonitorWatermarksRequest,
     metadata?: Metadata,
   ): Observable<ResetMonitorWatermarksResponse>;
+
+  /**
+   * Schedules whose target is an agent profile (the planner refuses to delete
+   * a profile they use): the caller's own by id and name, and how many other
+   * users' schedules use it (counted, not named).
+   */
+
+  listAgentProfileSchedules(
+    request: ListAgentProfileSchedulesRequest,
+    metadata?: Metadata,
+  ): Observable<ListAgentProfileSchedulesResponse>;
 }
 
 /**
@@ -3046,6 +3309,20 @@ export interface ScheduleServiceController {
     | Promise<ResetMonitorWatermarksResponse>
     | Observable<ResetMonitorWatermarksResponse>
     | ResetMonitorWatermarksResponse;
+
+  /**
+   * Schedules whose target is an agent profile (the planner refuses to delete
+   * a profile they use): the caller's own by id and name, and how many other
+   * users' schedules use it (counted, not named).
+   */
+
+  listAgentProfileSchedules(
+    request: ListAgentProfileSchedulesRequest,
+    metadata?: Metadata,
+  ):
+    | Promise<ListAgentProfileSchedulesResponse>
+    | Observable<ListAgentProfileSchedulesResponse>
+    | ListAgentProfileSchedulesResponse;
 }
 
 export function ScheduleServiceControllerMethods() {
@@ -3064,6 +3341,7 @@ export function ScheduleServiceControllerMethods() {
       "listMonitorWatermarks",
       "setMonitorWatermark",
       "resetMonitorWatermarks",
+      "listAgentProfileSchedules",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

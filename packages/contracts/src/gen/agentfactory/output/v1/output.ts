@@ -26,6 +26,8 @@ export interface Folder {
   /** `/`-joined names from the top, e.g. `/Reports/2026`. */
   path: string;
   createdAt: string;
+  /** Set: a team's shared folder (its members read its documents with read_team_file / search_team_files). */
+  teamId: string;
 }
 
 export interface Document {
@@ -55,6 +57,8 @@ export interface CreateFolderRequest {
   principal: Principal | undefined;
   name: string;
   parentId: string;
+  /** A top-level folder shared with this team (the caller must be a member); sub-folders inherit their parent's team. */
+  teamId: string;
 }
 
 export interface CreateFolderResponse {
@@ -269,10 +273,47 @@ export interface GetExportResponse {
   expiresAt: string;
 }
 
+export interface TeamFile {
+  document:
+    | Document
+    | undefined;
+  /** The user id of the document's owner. */
+  author: string;
+  /** With a query: the text around the first match, and the score. */
+  snippet: string;
+  score: number;
+}
+
+export interface ListTeamFilesRequest {
+  principal: Principal | undefined;
+  teamId: string;
+  /** Empty: the newest documents. */
+  query: string;
+  /** Set: that folder and below (`Desk files/Budgets`). */
+  folderPath: string;
+  /** 0: 10 with a query, 100 without. */
+  maxResults: number;
+}
+
+export interface ListTeamFilesResponse {
+  files: TeamFile[];
+}
+
+export interface GetTeamFileRequest {
+  principal: Principal | undefined;
+  teamId: string;
+  documentId: string;
+}
+
+export interface GetTeamFileResponse {
+  file: TeamFile | undefined;
+  content: Uint8Array;
+}
+
 export const AGENTFACTORY_OUTPUT_V1_PACKAGE_NAME = "agentfactory.output.v1";
 
 function createBaseFolder(): Folder {
-  return { id: "", name: "", parentId: "", path: "", createdAt: "" };
+  return { id: "", name: "", parentId: "", path: "", createdAt: "", teamId: "" };
 }
 
 export const Folder: MessageFns<Folder> = {
@@ -291,6 +332,9 @@ export const Folder: MessageFns<Folder> = {
     }
     if (message.createdAt !== "") {
       writer.uint32(42).string(message.createdAt);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(50).string(message.teamId);
     }
     return writer;
   },
@@ -348,6 +392,14 @@ export const Folder: MessageFns<Folder> = {
             message.createdAt = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -375,6 +427,11 @@ export const Folder: MessageFns<Folder> = {
         : isSet(object.created_at)
         ? globalThis.String(object.created_at)
         : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -394,6 +451,9 @@ export const Folder: MessageFns<Folder> = {
     }
     if (message.createdAt !== "") {
       obj.createdAt = message.createdAt;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
@@ -748,7 +808,7 @@ export const ListFoldersResponse: MessageFns<ListFoldersResponse> = {
 };
 
 function createBaseCreateFolderRequest(): CreateFolderRequest {
-  return { principal: undefined, name: "", parentId: "" };
+  return { principal: undefined, name: "", parentId: "", teamId: "" };
 }
 
 export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
@@ -761,6 +821,9 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
     }
     if (message.parentId !== "") {
       writer.uint32(26).string(message.parentId);
+    }
+    if (message.teamId !== "") {
+      writer.uint32(34).string(message.teamId);
     }
     return writer;
   },
@@ -802,6 +865,14 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
             message.parentId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -823,6 +894,11 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
         : isSet(object.parent_id)
         ? globalThis.String(object.parent_id)
         : "",
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
     };
   },
 
@@ -836,6 +912,9 @@ export const CreateFolderRequest: MessageFns<CreateFolderRequest> = {
     }
     if (message.parentId !== "") {
       obj.parentId = message.parentId;
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
     }
     return obj;
   },
@@ -3923,6 +4002,474 @@ export const GetExportResponse: MessageFns<GetExportResponse> = {
   },
 };
 
+function createBaseTeamFile(): TeamFile {
+  return { document: undefined, author: "", snippet: "", score: 0 };
+}
+
+export const TeamFile: MessageFns<TeamFile> = {
+  encode(message: TeamFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.document !== undefined) {
+      Document.encode(message.document, writer.uint32(10).fork()).join();
+    }
+    if (message.author !== "") {
+      writer.uint32(18).string(message.author);
+    }
+    if (message.snippet !== "") {
+      writer.uint32(26).string(message.snippet);
+    }
+    if (message.score !== 0) {
+      writer.uint32(33).double(message.score);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TeamFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTeamFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.document = Document.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.author = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.snippet = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.score = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TeamFile {
+    return {
+      document: isSet(object.document) ? Document.fromJSON(object.document) : undefined,
+      author: isSet(object.author) ? globalThis.String(object.author) : "",
+      snippet: isSet(object.snippet) ? globalThis.String(object.snippet) : "",
+      score: isSet(object.score) ? globalThis.Number(object.score) : 0,
+    };
+  },
+
+  toJSON(message: TeamFile): unknown {
+    const obj: any = {};
+    if (message.document !== undefined) {
+      obj.document = Document.toJSON(message.document);
+    }
+    if (message.author !== "") {
+      obj.author = message.author;
+    }
+    if (message.snippet !== "") {
+      obj.snippet = message.snippet;
+    }
+    if (message.score !== 0) {
+      obj.score = floatToJson(message.score);
+    }
+    return obj;
+  },
+};
+
+function createBaseListTeamFilesRequest(): ListTeamFilesRequest {
+  return { principal: undefined, teamId: "", query: "", folderPath: "", maxResults: 0 };
+}
+
+export const ListTeamFilesRequest: MessageFns<ListTeamFilesRequest> = {
+  encode(message: ListTeamFilesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.query !== "") {
+      writer.uint32(26).string(message.query);
+    }
+    if (message.folderPath !== "") {
+      writer.uint32(34).string(message.folderPath);
+    }
+    if (message.maxResults !== 0) {
+      writer.uint32(40).int32(message.maxResults);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamFilesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamFilesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.folderPath = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxResults = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamFilesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      folderPath: isSet(object.folderPath)
+        ? globalThis.String(object.folderPath)
+        : isSet(object.folder_path)
+        ? globalThis.String(object.folder_path)
+        : "",
+      maxResults: isSet(object.maxResults)
+        ? globalThis.Number(object.maxResults)
+        : isSet(object.max_results)
+        ? globalThis.Number(object.max_results)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListTeamFilesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.folderPath !== "") {
+      obj.folderPath = message.folderPath;
+    }
+    if (message.maxResults !== 0) {
+      obj.maxResults = Math.round(message.maxResults);
+    }
+    return obj;
+  },
+};
+
+function createBaseListTeamFilesResponse(): ListTeamFilesResponse {
+  return { files: [] };
+}
+
+export const ListTeamFilesResponse: MessageFns<ListTeamFilesResponse> = {
+  encode(message: ListTeamFilesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.files) {
+      TeamFile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTeamFilesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTeamFilesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.files.push(TeamFile.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTeamFilesResponse {
+    return { files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => TeamFile.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListTeamFilesResponse): unknown {
+    const obj: any = {};
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => TeamFile.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseGetTeamFileRequest(): GetTeamFileRequest {
+  return { principal: undefined, teamId: "", documentId: "" };
+}
+
+export const GetTeamFileRequest: MessageFns<GetTeamFileRequest> = {
+  encode(message: GetTeamFileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.teamId !== "") {
+      writer.uint32(18).string(message.teamId);
+    }
+    if (message.documentId !== "") {
+      writer.uint32(26).string(message.documentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTeamFileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTeamFileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.teamId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.documentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTeamFileRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      teamId: isSet(object.teamId)
+        ? globalThis.String(object.teamId)
+        : isSet(object.team_id)
+        ? globalThis.String(object.team_id)
+        : "",
+      documentId: isSet(object.documentId)
+        ? globalThis.String(object.documentId)
+        : isSet(object.document_id)
+        ? globalThis.String(object.document_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTeamFileRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.teamId !== "") {
+      obj.teamId = message.teamId;
+    }
+    if (message.documentId !== "") {
+      obj.documentId = message.documentId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetTeamFileResponse(): GetTeamFileResponse {
+  return { file: undefined, content: new Uint8Array(0) };
+}
+
+export const GetTeamFileResponse: MessageFns<GetTeamFileResponse> = {
+  encode(message: GetTeamFileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file !== undefined) {
+      TeamFile.encode(message.file, writer.uint32(10).fork()).join();
+    }
+    if (message.content.length !== 0) {
+      writer.uint32(18).bytes(message.content);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTeamFileResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTeamFileResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file = TeamFile.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.content = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTeamFileResponse {
+    return {
+      file: isSet(object.file) ? TeamFile.fromJSON(object.file) : undefined,
+      content: isSet(object.content) ? bytesFromBase64(object.content) : new Uint8Array(0),
+    };
+  },
+
+  toJSON(message: GetTeamFileResponse): unknown {
+    const obj: any = {};
+    if (message.file !== undefined) {
+      obj.file = TeamFile.toJSON(message.file);
+    }
+    if (message.content.length !== 0) {
+      obj.content = base64FromBytes(message.content);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -3979,6 +4526,17 @@ export interface OutputServiceClient {
   /** Posts of one team the caller is a member of, newest first. */
 
   listTeamPosts(request: ListTeamPostsRequest, metadata?: Metadata): Observable<ListTeamPostsResponse>;
+
+  /**
+   * Documents in a team's shared folders, for members (anyone else: NOT_FOUND):
+   * with a query, the best matches first (as search_team_files); without, the newest.
+   */
+
+  listTeamFiles(request: ListTeamFilesRequest, metadata?: Metadata): Observable<ListTeamFilesResponse>;
+
+  /** One document of a team's shared folders with its latest content, for members. */
+
+  getTeamFile(request: GetTeamFileRequest, metadata?: Metadata): Observable<GetTeamFileResponse>;
 
   /** Workspace tables of the caller. */
 
@@ -4084,6 +4642,23 @@ export interface OutputServiceController {
     metadata?: Metadata,
   ): Promise<ListTeamPostsResponse> | Observable<ListTeamPostsResponse> | ListTeamPostsResponse;
 
+  /**
+   * Documents in a team's shared folders, for members (anyone else: NOT_FOUND):
+   * with a query, the best matches first (as search_team_files); without, the newest.
+   */
+
+  listTeamFiles(
+    request: ListTeamFilesRequest,
+    metadata?: Metadata,
+  ): Promise<ListTeamFilesResponse> | Observable<ListTeamFilesResponse> | ListTeamFilesResponse;
+
+  /** One document of a team's shared folders with its latest content, for members. */
+
+  getTeamFile(
+    request: GetTeamFileRequest,
+    metadata?: Metadata,
+  ): Promise<GetTeamFileResponse> | Observable<GetTeamFileResponse> | GetTeamFileResponse;
+
   /** Workspace tables of the caller. */
 
   listTables(
@@ -4124,6 +4699,8 @@ export function OutputServiceControllerMethods() {
       "markNotificationsRead",
       "listTodos",
       "listTeamPosts",
+      "listTeamFiles",
+      "getTeamFile",
       "listTables",
       "listTableRows",
       "getExport",
@@ -4167,6 +4744,10 @@ function base64FromBytes(arr: Uint8Array): string {
     });
     return globalThis.btoa(bin.join(""));
   }
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
 function isObject(value: any): boolean {
