@@ -8,6 +8,7 @@ import { Plugins } from './app/plugins.js';
 import { Templates } from './app/templates.js';
 import { TestConnector } from './app/test-connector.js';
 import { UserConnections } from './app/user-connections.js';
+import { webActionHandlers } from './app/web-actions.js';
 import { stateSecretFrom } from './domain/oauth-state.js';
 import { connectorRuntimeEnvSchema } from './config.js';
 import { ConnectorModule } from './grpc/connector.controller.js';
@@ -96,8 +97,8 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
     stateSecret: stateSecretFrom(keyring.keyFor(keyring.activeKid) as Buffer),
     log: kit.log,
   });
-  // Plugin tools are actions (`plugin:<plugin>.<tool>`): tool nodes naming a plugin run here through ActionService.
-  const actions = new ActionDispatcher('connector-runtime', [], new PgActionRecords(kit.db), { source: pluginActionSource(plugins) });
+  // Built-in `search_web` and `crawl_url`, and plugin tools as actions (`plugin:<plugin>.<tool>`), through ActionService.
+  const actions = new ActionDispatcher('connector-runtime', webActionHandlers(connectors), new PgActionRecords(kit.db), { source: pluginActionSource(plugins) });
   const auth = serviceAuthFromConfig(config, 'connector-runtime');
   const grpc = await startGrpcServer({
     module: {

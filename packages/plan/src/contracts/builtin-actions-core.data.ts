@@ -54,15 +54,19 @@ export const CORE_ACTIONS: ActionContract[] = [
     },
   }),
   tool('search_web', 'search', {
-    description: 'Web search via SearXNG',
+    description: "Web search through the user's web-search connector (e.g. one made from the tavily-web-search template)",
     inputs: { query: 'string! Search query' },
-    params: { max_results: 'integer=10', categories: 'string[] SearXNG categories' },
+    params: {
+      max_results: 'integer=10 Results to return (1-20)',
+      categories: 'string[] At most one of general, news, finance',
+      connector_id: 'string The web-search connector to use (default: your only one)',
+    },
     outputs: { results: 'web_result[]{title,url,snippet,source}', count: 'integer' },
   }),
   tool('crawl_url', 'search', {
-    description: 'Fetch and extract content from a URL',
-    inputs: { url: 'string! URL to crawl' },
-    params: { extract_mode: 'string "text", "markdown" or "structured"' },
+    description: 'Fetch one web page (robots.txt respected) and extract its text, title and links',
+    inputs: { url: 'string! http(s) URL to crawl' },
+    params: { extract_mode: 'string="text" "text" or "markdown"' },
     outputs: { content: 'string Extracted page content', title: 'string', metadata: 'object Page metadata', links: 'string[]' },
   }),
   tool('extract_entities', 'entity', {

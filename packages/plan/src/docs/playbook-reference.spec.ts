@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultActionRegistry } from '../contracts/action-registry.js';
-import { actionServiceNames, actionServicesOfConfigMap, availabilityOf, renderPlaybookReference } from './playbook-reference.js';
+import { actionServiceNames, actionServicesOfConfigMap, availabilityOf, NOT_SERVED_YET, renderPlaybookReference } from './playbook-reference.js';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const read = (...p: string[]) => readFileSync(join(ROOT, ...p), 'utf8');
@@ -76,8 +76,12 @@ describe('availabilityOf', () => {
     expect(availabilityOf(contract('detect_folder_changes'), ['connector-runtime', 'output-router'])).toEqual({ runs: true, text: 'yes — served by output-router' });
   });
 
-  it('connector-runtime serves plugin tools only, so its web actions stay unavailable while it is deployed', () => {
-    expect(availabilityOf(contract('search_web'), ['connector-runtime'])).toEqual({ runs: false, text: 'no (`action_unavailable`): connector-runtime serves only plugin tools so far' });
+  it('connector-runtime serves its web actions when deployed, and they are unavailable without it', () => {
+    for (const name of ['search_web', 'crawl_url']) {
+      expect(availabilityOf(contract(name), ['connector-runtime'])).toEqual({ runs: true, text: 'yes — served by connector-runtime' });
+      expect(availabilityOf(contract(name), ['output-router'])).toEqual({ runs: false, text: 'no (`action_unavailable`): owned by connector-runtime; refused before a run starts when that service is not deployed' });
+    }
+    expect(NOT_SERVED_YET).toEqual({});
   });
 });
 

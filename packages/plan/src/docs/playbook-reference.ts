@@ -26,14 +26,12 @@ import { PLAYBOOK_KEY_DOCS, STEP_KEY_DOCS, INPUT_KEY_DOCS, CATEGORY_DOCS } from 
 
 /**
  * Built-in actions a deployed owner does not serve yet, by service (`*`: none
- * of its built-ins — connector-runtime serves plugin tools only, not
- * `search_web` and `crawl_url`). The examples e2e test compares this page
+ * of its built-ins). Empty today: every owner serves all of its built-ins
+ * (connector-runtime its `search_web` and `crawl_url` beside plugin tools). The examples e2e test compares this page
  * against a running stack's `GET /api/agent-factory/actions`, so a service
  * that starts (or stops) serving an action shows up there first.
  */
-export const NOT_SERVED_YET: Readonly<Record<string, readonly string[]>> = {
-  'connector-runtime': ['*'],
-};
+export const NOT_SERVED_YET: Readonly<Record<string, readonly string[]>> = {};
 
 const servedBy = (owner: string, action: string) => !(NOT_SERVED_YET[owner] ?? []).some((a) => a === '*' || a === action);
 

@@ -40,6 +40,8 @@ const TEMPLATE_IDS = [
   'usaspending-awards',
   'wikidata-sparql',
 ];
+/** The template `search_web` runs through (category web_search, not a data source): its own tests are web-actions.e2e-spec.ts. */
+const WEB_SEARCH_TEMPLATE = 'tavily-web-search';
 /** data_source_connectors.category values (seed §3). */
 const CATEGORIES = ['government', 'finance', 'corporate', 'nonprofit', 'general'];
 
@@ -106,9 +108,9 @@ function byParam(
 }
 
 describe('template catalog', () => {
-  it('ships exactly the nine Tier 1–3 templates, each in <id>.yaml, all parsing without warnings', () => {
-    expect(templates.map((t) => t.id)).toEqual(TEMPLATE_IDS);
-    for (const id of TEMPLATE_IDS) {
+  it('ships exactly the nine Tier 1–3 templates and the web-search one, each in <id>.yaml, all parsing without warnings', () => {
+    expect(templates.map((t) => t.id)).toEqual([...TEMPLATE_IDS, WEB_SEARCH_TEMPLATE].sort());
+    for (const id of [...TEMPLATE_IDS, WEB_SEARCH_TEMPLATE]) {
       const parsed = parseConnectorYaml(readFileSync(join(TEMPLATES_DIR, `${id}.yaml`), 'utf8'));
       expect(parsed.ok && parsed.definition.id).toBe(id);
       expect(parsed.ok && parsed.warnings).toEqual([]);

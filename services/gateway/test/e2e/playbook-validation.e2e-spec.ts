@@ -104,7 +104,7 @@ describe('POST /api/agent-factory/playbooks/validate: one round', () => {
   });
 
   it('an action no service of this deployment serves is an error of the same round, with step and position', async () => {
-    const res = await validate(alice, 'id: web\nname: Web\nsteps:\n  - name: look\n    step_type: tool\n    action: search_web\n    inputs: { query: x }\n');
+    const res = await validate(alice, 'id: web\nname: Web\nsteps:\n  - name: look\n    step_type: tool\n    action: search_documents\n    inputs: { query: x }\n');
     expect(res.body.valid).toBe(false);
     expect(res.body.errors).toEqual([expect.objectContaining({ code: 'action_unavailable', field: 'steps[0].action', step: 'look', line: 6, column: 13 })]);
   });
