@@ -16,12 +16,15 @@ const EntityReviewPage = lazy(() => import('./pages/EntityReview'));
 const AgentsPage = lazy(() => import('./pages/Agents'));
 const WorkspacePage = lazy(() => import('./pages/Workspace'));
 const TeamsPage = lazy(() => import('./pages/Teams'));
+const ChatPage = lazy(() => import('./pages/Chat'));
+const AgentDetailPage = lazy(() => import('./pages/AgentDetail'));
 
 const NAV = [
   { href: '/runs', label: 'Runs' },
   { href: '/inbox', label: 'Inbox' },
   { href: '/connectors', label: 'Connectors' },
   { href: '/playbooks', label: 'Playbooks' },
+  { href: '/chat', label: 'Chat' },
   { href: '/agents', label: 'Agents' },
   { href: '/schedules', label: 'Schedules' },
   { href: '/entities', label: 'Entity review' },
@@ -87,6 +90,8 @@ function Page({ path }: { path: string }) {
   if (path === '/playbooks') return <PlaybooksPage />;
   if (path === '/schedules') return <SchedulesPage />;
   if (path === '/entities') return <EntityReviewPage />;
+  if (path === '/chat') return <ChatPage />;
+  if ((m = matchPath('/agents/:id', path))) return <AgentDetailPage profileId={m.id!} />;
   if (path === '/agents') return <AgentsPage />;
   if (path === '/workspace') return <WorkspacePage />;
   if (path === '/teams') return <TeamsPage />;

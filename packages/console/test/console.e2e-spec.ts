@@ -66,6 +66,28 @@ async function seriousViolations(): Promise<string[]> {
   return (result as Array<{ id: string; impact: string; targets: string[] }>).filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.targets.join(', ')}`);
 }
 
+/** Starts a planner-made plan (human and llm steps come from those) as the orchestrator's StartRun gets it. */
+async function startPlan(nodes: Array<Record<string, unknown>>): Promise<string> {
+  const me = (await http('POST', `${stack.gatewayUrl}/api/auth/login`, { body: { email: EMAIL, password: PASSWORD } })).body.user.id as string;
+  const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
+    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+  });
+  const wire = nodes.map((n) => ({ inputs: {}, params: {}, dependsOn: [], routes: [], elseTo: [], ...n }));
+  const { run } = await call(
+    runs.startRun({ principal: { userId: me, teamIds: [] }, plan: { nodes: wire } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
+  );
+  return run!.id;
+}
+
+async function waitForRunStatus(id: string, done: (status: string) => boolean): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const { body } = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${id}`, { token: await token() });
+    if (done(body.run.status)) return body.run;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`run ${id} did not reach the expected status`);
+}
+
 async function go(path: string) {
   // In-app navigation (the history router), as a click on a link would.
   await page.evaluate((p) => {
@@ -76,7 +98,12 @@ async function go(path: string) {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  stack = await startStack({ entityResolution: true, outputRouter: true });
+  stack = await startStack({
+    entityResolution: true,
+    outputRouter: true,
+    // The clarification test's llm step asks one question, then answers with the summary.
+    env: { orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify([{ json: { hitl_clarify: { question: 'Which year should the summary cover?' } } }, { json: { summary: 'Filings of 2024' } }]) } },
+  });
   fixture = await startFixtureServer();
   fixture.route('GET', '/orgs', { json: { items: [{ id: 'o1', name: 'Acme Community', city: 'Fresno' }] } });
   browser = await launchBrowser();
@@ -219,9 +246,22 @@ it('writes a playbook, runs it, approves its gate from the inbox and watches the
   await shot('runs-filtered');
 });
 
+it('draws the graph of a run the console did not start, from the plan on the run', async () => {
+  const t = await token();
+  const started = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token: t, body: { yaml: PLAYBOOK.replace('id: console-e2e', 'id: console-e2e-api'), inputs: {} } });
+  expect(started.status).toBe(201);
+  const id = started.body.run.id as string;
+  await go(`/runs/${id}`);
+  await page.locator('[data-node=gate][data-status=waiting]').waitFor();
+  const edges = await page.locator('.graph svg polyline').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-edge')));
+  expect(edges).toEqual(expect.arrayContaining(['sorted>gate', 'gate>top']));
+  await shot('run-started-elsewhere');
+  expect((await http('POST', `${stack.gatewayUrl}/api/v1/runs/${id}/cancel`, { token: t })).status).toBe(200);
+  await page.locator('[data-stream-state=ended]').waitFor();
+});
+
 it('submits a human task form: a wrong value shows the schema error under its field, a right one is accepted', async () => {
   const t = await token();
-  const me = (await http('POST', `${stack.gatewayUrl}/api/auth/login`, { body: { email: EMAIL, password: PASSWORD } })).body.user.id as string;
   const facet = {
     name: 'launch_score',
     title: 'Launch score',
@@ -235,14 +275,7 @@ it('submits a human task form: a wrong value shows the schema error under its fi
     body: { capabilityId: 'e2e.LaunchScore', agentType: 'human', version: '1', displayName: 'Launch score', summary: 'A person scores the launch.', inputContract: [], outputContract: ['launch_score'] },
   });
   expect(reg.status).toBe(201);
-  // Human nodes come from planner-made plans; start one as the orchestrator's StartRun would get it.
-  const runs = createGrpcClient<orchestrator.OrchestratorServiceClient>('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, `127.0.0.1:${stack.services.orchestrator.env.GRPC_PORT}`, {
-    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
-  });
-  const node = { id: 'review', kind: plan.NodeKind.NODE_KIND_HUMAN, action: 'e2e.LaunchScore', capabilityId: 'e2e.LaunchScore', description: 'Score the launch', outputSchema: facet.schema, inputs: {}, params: {}, dependsOn: [], routes: [], elseTo: [] };
-  const { run } = await call(
-    runs.startRun({ principal: { userId: me, teamIds: [] }, plan: { nodes: [node] } as unknown as plan.PlanGraph, inputs: {}, idempotencyKey: '', runContext: 'background', outputContract: undefined, goalCondition: [], policies: [] }),
-  );
+  const runId = await startPlan([{ id: 'review', kind: plan.NodeKind.NODE_KIND_HUMAN, action: 'e2e.LaunchScore', capabilityId: 'e2e.LaunchScore', description: 'Score the launch', outputSchema: facet.schema }]);
 
   await go('/inbox');
   const card = page.getByRole('article', { name: 'Task: e2e.LaunchScore' });
@@ -258,8 +291,57 @@ it('submits a human task form: a wrong value shows the schema error under its fi
   await card.getByLabel(/Score/).fill('4');
   await card.getByRole('button', { name: 'Submit' }).click();
   await page.getByRole('article', { name: 'Task: e2e.LaunchScore' }).waitFor({ state: 'detached' });
-  const done = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${run!.id}`, { token: t });
+  const done = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${runId}`, { token: t });
   expect(['running', 'completed']).toContain(done.body.run.status);
+});
+
+it('declines a human task with a reason code; the run fails naming the decline', async () => {
+  const runId = await startPlan([
+    { id: 'review_again', kind: plan.NodeKind.NODE_KIND_HUMAN, action: 'e2e.LaunchScore', capabilityId: 'e2e.LaunchScore', description: 'Score the relaunch', outputSchema: { type: 'object', required: ['score'], properties: { score: { type: 'integer' } } } },
+  ]);
+  await go('/inbox');
+  const card = page.getByRole('article', { name: 'Task: e2e.LaunchScore' });
+  await card.getByText('Score the relaunch').waitFor();
+  await card.getByRole('button', { name: 'Decline this task…' }).click();
+  const form = card.getByRole('form', { name: 'Decline the task' });
+  await form.getByLabel('Reason code').selectOption('out_of_scope');
+  await form.getByLabel('Reason (optional)').fill('not launching this quarter');
+  await shot('inbox-task-decline');
+  expect(await seriousViolations()).toEqual([]);
+  await form.getByRole('button', { name: 'Decline' }).click();
+  await card.waitFor({ state: 'detached' });
+  const run = await waitForRunStatus(runId, (s) => ['failed', 'completed', 'cancelled'].includes(s));
+  expect(run.status).toBe('failed');
+  expect(run.error).toContain('out_of_scope: not launching this quarter');
+});
+
+it('answers a clarification from the inbox; the step runs again with the answer and the run completes', async () => {
+  const runId = await startPlan([
+    {
+      id: 'summary',
+      kind: plan.NodeKind.NODE_KIND_LLM,
+      action: 'llm_analyze',
+      inputs: { topic: 'political filings' },
+      params: { allow_clarify: true, instructions: 'Summarise the filings' },
+      outputSchema: { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } } },
+    },
+  ]);
+  await go('/inbox');
+  const card = page.getByRole('article', { name: 'Question: summary' });
+  for (let i = 0; i < 30 && !(await card.count()); i++) {
+    await page.waitForTimeout(500);
+    await go('/runs');
+    await go('/inbox');
+  }
+  await card.getByText('Which year should the summary cover?').waitFor();
+  await card.getByLabel('Your answer').fill('2024');
+  await shot('inbox-clarification');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Answer' }).click();
+  await card.waitFor({ state: 'detached' });
+  const run = await waitForRunStatus(runId, (s) => ['failed', 'completed', 'cancelled'].includes(s));
+  expect(run.status).toBe('completed');
+  expect(run.nodes[0].output).toEqual({ summary: 'Filings of 2024' });
 });
 
 it('shows a validation error under the step while editing a playbook', async () => {
@@ -274,6 +356,23 @@ it('shows a validation error under the step while editing a playbook', async () 
   expect(await page.locator('[data-step=top] .problems li').count()).toBe(0);
   await shot('playbook-validation-error');
   expect(await seriousViolations()).toEqual([]);
+});
+
+it('completes playbook keys and values from the JSON Schema while typing', async () => {
+  await go('/playbooks/new');
+  const editor = page.getByRole('combobox', { name: 'Playbook YAML' });
+  await editor.fill('id: completion-e2e\nname: Completion\n');
+  await editor.press('End');
+  await editor.pressSequentially('exec');
+  await page.getByRole('option', { name: /execution_mode/ }).waitFor();
+  expect(await editor.getAttribute('aria-expanded')).toBe('true');
+  await shot('playbook-completion');
+  expect(await seriousViolations()).toEqual([]);
+  await editor.press('Enter');
+  await editor.pressSequentially('det');
+  await page.getByRole('option', { name: 'deterministic' }).waitFor();
+  await editor.press('Enter');
+  expect(await editor.inputValue()).toBe('id: completion-e2e\nname: Completion\nexecution_mode: deterministic');
 });
 
 it('creates a schedule (a bad cron shows its error under the field) and pauses it', async () => {
@@ -299,6 +398,54 @@ it('creates a schedule (a bad cron shows its error under the field) and pauses i
   expect(body.schedules.map((s: any) => [s.name, s.paused])).toEqual([['Nightly sort', true]]);
   await shot('schedules');
   expect(await seriousViolations()).toEqual([]);
+});
+
+it('backfills a schedule\'s past fires and sets and resets a monitor\'s watermark (a wrong value shows its error)', async () => {
+  const t = await token();
+  const hour = (new Date().getUTCHours() + 12) % 24;
+  const monitor = await http('POST', `${stack.gatewayUrl}/api/agent-factory/monitors`, {
+    token: t,
+    body: {
+      name: 'New orgs',
+      // Polls fall outside these hours (12 h from now), so nothing fires while the test runs.
+      monitor_config: { interval: '1h', active_hours: { start: `${String(hour).padStart(2, '0')}:00`, end: `${String(hour).padStart(2, '0')}:30`, timezone: 'UTC' } },
+      target: { plan: { nodes: [{ id: 'detect', kind: 'tool', action: 'detect_new_data', inputs: { connector: 'orgs-api', endpoint: 'search_orgs' }, params: { extra_params: { q: 'acme' } } }] } },
+    },
+  });
+  expect(monitor.status).toBe(201);
+  await go('/runs');
+  await go('/schedules');
+
+  const schedule = page.getByRole('article', { name: 'Schedule Nightly sort' });
+  await schedule.getByRole('button', { name: 'Backfill a past range…' }).click();
+  const backfill = schedule.getByRole('form', { name: 'Backfill' });
+  const day = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString().slice(0, 10);
+  await backfill.getByLabel('From').fill(`${day(3)}T00:00`);
+  await backfill.getByLabel('To').fill(`${day(1)}T00:00`);
+  await backfill.getByRole('button', { name: 'Queue fires' }).click();
+  await backfill.getByText(/Queued [1-9]\d* fire\(s\); 0 already recorded/).waitFor();
+  const id = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules`, { token: t })).body.schedules.find((x: any) => x.name === 'Nightly sort').id;
+  const fires = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/schedules/${id}/fires`, { token: t })).body.fires;
+  expect(fires.some((f: any) => f.kind === 'backfill')).toBe(true);
+
+  const card = page.getByRole('article', { name: 'Monitor New orgs' });
+  await card.locator('[data-monitor-stats]').waitFor();
+  const form = card.getByRole('form', { name: 'Set a watermark' });
+  await form.getByLabel('Detection step').fill('detect');
+  await form.getByLabel('Kind').selectOption('timestamp');
+  await form.getByLabel('Value').fill('yesterday');
+  await form.getByRole('button', { name: 'Set watermark' }).click();
+  await form.locator('[role=alert]').first().waitFor();
+  expect(await form.locator('[role=alert]').first().textContent()).toMatch(/\S/);
+  await shot('monitor-watermark-error');
+  await form.getByLabel('Value').fill('2026-01-01T00:00:00.000Z');
+  await form.getByRole('button', { name: 'Set watermark' }).click();
+  await card.locator('[data-watermark=detect]', { hasText: '2026-01-01T00:00:00.000Z' }).waitFor();
+  await shot('monitors');
+  expect(await seriousViolations()).toEqual([]);
+  await card.getByRole('button', { name: 'Reset detect' }).click();
+  await card.getByText('None yet: the first check records them.').waitFor();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/monitors/${monitor.body.monitor.id}/watermarks`, { token: t })).body.watermarks).toEqual([]);
 });
 
 it('approves a merge in entity review and undoes it from the resolution log', async () => {
@@ -358,17 +505,82 @@ it('creates an agent from a template (a bad handle shows its error under the fie
   expect(await seriousViolations()).toEqual([]);
 });
 
+it('chats with an agent by @handle: the mention is completed from the list, the reply streams the run and its answer', async () => {
+  const t = await token();
+  const sortYaml = `id: sort-numbers
+name: Sort numbers
+version: "1.0"
+execution_mode: deterministic
+triggers:
+  - { pattern: sort, type: keyword }
+inputs:
+  - name: items
+    type: list
+    default: [{ n: 2 }, { n: 1 }]
+steps:
+  - name: sorted
+    step_type: tool
+    action: transform_data
+    inputs: { data: "{items}" }
+    operations:
+      - { type: sort, field: n, direction: asc }
+`;
+  expect((await http('POST', `${stack.gatewayUrl}/api/agent-factory/playbooks`, { token: t, body: { yaml: sortYaml } })).status).toBe(201);
+  const agent = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  expect((await http('POST', `${stack.gatewayUrl}/api/agent-factory/profiles/${agent.agent_profile_id}/playbooks`, { token: t, body: { playbook_id: 'sort-numbers' } })).status).toBe(201);
+
+  await go('/chat');
+  const box = page.getByRole('combobox', { name: 'Message' });
+  // An unknown handle: the API's error under the message box, the text kept.
+  await box.fill('@sortr sort them');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const err = page.locator('.mention .field-error');
+  await err.waitFor();
+  expect(await err.textContent()).toContain('sorter');
+  expect(await box.inputValue()).toBe('@sortr sort them');
+
+  await box.fill('');
+  await box.pressSequentially('@so');
+  const option = page.getByRole('option', { name: /@sorter/ });
+  await option.waitFor();
+  expect(await box.getAttribute('aria-expanded')).toBe('true');
+  await shot('chat-mention');
+  expect(await seriousViolations()).toEqual([]);
+  await box.press('Enter');
+  expect(await box.inputValue()).toBe('@sorter ');
+  await box.pressSequentially('sort the numbers please');
+  await box.press('Enter');
+  const reply = page.getByRole('article', { name: 'Reply from @sorter' });
+  await reply.locator('[data-strategy=pipeline]').waitFor();
+  await reply.locator('.answer').waitFor();
+  await reply.getByText('sorted', { exact: false }).first().waitFor();
+  await page.locator('.agent-reply[aria-busy=false]').waitFor();
+  expect(await reply.locator('.answer').getAttribute('class')).not.toContain('field-error');
+  const runLink = reply.getByRole('link');
+  const runId = (await runLink.getAttribute('href'))!.split('/').pop()!;
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/v1/runs/${runId}`, { token: t });
+  expect(body.run).toMatchObject({ status: 'completed', agent_profile_id: agent.agent_profile_id });
+  expect(body.run.outputs.sorted.data).toEqual([{ n: 1 }, { n: 2 }]);
+  await shot('chat');
+});
+
 it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
   await go('/workspace');
+  await page.getByLabel('Folder name').fill('Reports');
+  await page.getByRole('button', { name: 'Create folder' }).click();
+  await page.locator('[data-folder="/Reports"]').waitFor();
   const form = page.getByRole('form', { name: 'New document' });
   await form.getByLabel('Content', { exact: true }).fill('# Sorted\n\n1, 2, 3');
   await form.getByRole('button', { name: 'Save document' }).click();
   const titleError = form.locator('.field:has(input[aria-invalid=true]) .field-error');
   await titleError.waitFor();
   await form.getByLabel('Title').fill('Sorted numbers');
+  await form.getByLabel('Folder').selectOption({ label: '/Reports' });
   await form.getByRole('button', { name: 'Save document' }).click();
   await page.getByRole('button', { name: 'Open Sorted numbers' }).click();
   await page.getByRole('region', { name: 'Document Sorted numbers' }).getByText('1, 2, 3').waitFor();
+  const docs = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/workspace/documents`, { token: await token() })).body.documents;
+  expect(docs.find((d: any) => d.title === 'Sorted numbers').folder_path).toBe('/Reports');
   await shot('workspace');
   expect(await seriousViolations()).toEqual([]);
 });
@@ -388,6 +600,67 @@ it('creates a team and adds a member; an unknown email is named under the field'
   await card.getByText('grace@example.com · member').waitFor();
   await shot('teams');
   expect(await seriousViolations()).toEqual([]);
+});
+
+it('edits a connector as YAML (a wrong value is named with its line while typing) and binds it to an agent', async () => {
+  await go('/connectors');
+  await page.getByRole('button', { name: 'Edit YAML of Orgs API' }).click();
+  const form = page.getByRole('form', { name: 'Edit Orgs API' });
+  const yaml = form.getByLabel('Connector YAML');
+  await page.locator('#connector-validation[data-valid=true]').waitFor();
+  const good = await yaml.inputValue();
+  await yaml.fill(good.replace('method: GET', 'method: FETCH'));
+  const problem = page.locator('#connector-validation .problems li');
+  await problem.first().waitFor();
+  expect(await problem.first().textContent()).toMatch(/method/);
+  await shot('connector-yaml-error');
+  expect(await seriousViolations()).toEqual([]);
+  await yaml.fill(good.replace('Organisations (a local fixture)', 'Organisations, edited in the console'));
+  await page.locator('#connector-validation[data-valid=true]').waitFor();
+  await form.getByRole('button', { name: 'Save connector' }).click();
+  await form.getByText('Saved.').waitFor();
+  const t = await token();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/connectors/orgs-api`, { token: t })).body.connector.description).toBe('Organisations, edited in the console');
+
+  await page.getByRole('button', { name: 'Bindings of Orgs API' }).click();
+  const panel = page.getByRole('region', { name: 'Bindings of Orgs API' });
+  const sorter = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  await panel.getByLabel('Agent', { exact: true }).selectOption(sorter.agent_profile_id);
+  await panel.getByLabel(/Allowed endpoints/).fill('search_orgs');
+  await panel.getByRole('button', { name: 'Bind' }).click();
+  await panel.locator('[data-binding="@sorter"]').waitFor();
+  await shot('connector-bindings');
+  const { body } = await http('GET', `${stack.gatewayUrl}/api/agent-factory/connectors/bindings`, { token: t });
+  expect(body.bindings).toEqual([expect.objectContaining({ connector_id: 'orgs-api', allowed_endpoints: ['search_orgs'] })]);
+});
+
+it('shows an agent\'s journal, edits its profile (bad output config JSON under the field) and shares it with a team', async () => {
+  const t = await token();
+  const agent = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  await go('/agents');
+  await page.getByRole('link', { name: agent.name }).first().click();
+  await page.getByRole('heading', { name: /@sorter/ }).waitFor();
+  await page.locator('[data-journal-entry]').first().waitFor();
+  expect(await page.locator('[data-journal-entry]').first().textContent()).toMatch(/complete/);
+  const form = page.getByRole('form', { name: 'Edit the profile' });
+  await form.getByLabel(/^Output config/).fill('{ "destinations": [');
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await form.locator('.field-error', { hasText: 'is not valid JSON' }).waitFor();
+  await form.getByLabel(/^Output config/).fill('{}');
+  await form.getByLabel('Description').fill('Sorts what it is given');
+  await form.getByRole('button', { name: 'Save profile' }).click();
+  await form.getByText('Saved.').waitFor();
+  expect((await http('GET', `${stack.gatewayUrl}/api/agent-factory/profiles/${agent.agent_profile_id}`, { token: t })).body.profile.description).toBe('Sorts what it is given');
+
+  const sharing = page.getByRole('form', { name: 'Share with a team' });
+  await sharing.getByLabel('Team').selectOption({ label: 'Research' });
+  await sharing.getByLabel('Journal visibility').selectOption('full');
+  await sharing.getByRole('button', { name: 'Share' }).click();
+  await page.getByRole('listitem', { name: 'Shared with Research' }).waitFor();
+  await shot('agent-detail');
+  expect(await seriousViolations()).toEqual([]);
+  const shares = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/profiles/${agent.agent_profile_id}/shares`, { token: t })).body.shares;
+  expect(shares).toEqual([expect.objectContaining({ access_level: 'use', journal_visibility: 'full' })]);
 });
 
 it('works on a narrow screen: the menu opens and the run graph is reachable', async () => {

@@ -34,7 +34,8 @@ export class ServiceProcess {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  async start(timeoutMs = 60_000): Promise<void> {
+  /** `SERVICE_READY_TIMEOUT_MS` raises the wait on a loaded machine (default 60 s). */
+  async start(timeoutMs = Number(process.env.SERVICE_READY_TIMEOUT_MS) || 60_000): Promise<void> {
     const main = this.entry.script ?? join(REPO_ROOT, 'services', this.name, 'dist', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first`);
     const child = spawn(process.execPath, [main], {

@@ -107,3 +107,31 @@ export function query(params: Record<string, string | number | undefined | null>
   const s = q.toString();
   return s ? `?${s}` : '';
 }
+
+/**
+ * Downloads `/api…` (a document's or an export's file) with the bearer token
+ * and hands it to the browser as a file; an API error rejects as ApiError.
+ */
+export async function download(path: string, fallbackName = 'download'): Promise<void> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(path, { headers });
+  if (!res.ok) {
+    let e: any;
+    try {
+      e = (await res.json())?.error;
+    } catch {
+      e = undefined;
+    }
+    throw new ApiError(res.status, e?.code ?? `HTTP_${res.status}`, e?.message ?? `GET ${path} answered ${res.status}`, Array.isArray(e?.violations) ? e.violations : []);
+  }
+  const name = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(res.headers.get('content-disposition') ?? '')?.[1];
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name ? decodeURIComponent(name) : fallbackName;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -36,6 +36,8 @@ export interface Run extends RunSummary {
   nodes: NodeState[];
   iterations: NodeState[];
   policy_gates: NodeState[];
+  /** The current plan version's steps and edges. */
+  plan: { nodes: Array<{ id: string; kind: string; action: string | null }>; edges: Array<{ from: string; to: string; kind: string }> };
 }
 
 export interface Approval {

@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { ErrorBanner, Loading, TextField } from '../components/ui';
+import { Link } from '../router';
 
 interface Profile {
   id: string;
@@ -50,20 +51,36 @@ export default function AgentsPage() {
     <section aria-labelledby="agents-title">
       <h1 id="agents-title">Agents</h1>
       <ErrorBanner error={error} />
-      <h2>Yours and shared with you</h2>
+      <h2>My agents</h2>
       {profiles === null ? (
         <Loading what="agents" />
-      ) : profiles.length === 0 ? (
+      ) : profiles.filter((p) => p.access === 'owner').length === 0 ? (
         <p>No agents yet: start from a template below.</p>
       ) : (
         <ul className="cards">
-          {profiles.map((p) => (
-            <li key={p.id}>
-              <ProfileCard profile={p} onChange={load} />
-            </li>
-          ))}
+          {profiles
+            .filter((p) => p.access === 'owner')
+            .map((p) => (
+              <li key={p.id}>
+                <ProfileCard profile={p} onChange={load} />
+              </li>
+            ))}
         </ul>
       )}
+      {profiles?.some((p) => p.access !== 'owner') ? (
+        <>
+          <h2>Shared with me</h2>
+          <ul className="cards">
+            {profiles
+              .filter((p) => p.access !== 'owner')
+              .map((p) => (
+                <li key={p.id}>
+                  <ProfileCard profile={p} onChange={load} />
+                </li>
+              ))}
+          </ul>
+        </>
+      ) : null}
       <h2>Templates</h2>
       <ul className="cards">
         {templates.map((t) => (
@@ -111,7 +128,7 @@ function ProfileCard({ profile, onChange }: { profile: Profile; onChange(): void
   return (
     <article className="card" aria-label={`Agent @${profile.handle}`}>
       <h3>
-        {profile.name} <code>@{profile.handle}</code>
+        <Link href={`/agents/${profile.id}`}>{profile.name}</Link> <code>@{profile.handle}</code>
       </h3>
       <p className="hint">
         {profile.strategy} · {profile.access}

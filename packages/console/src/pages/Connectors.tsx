@@ -1,11 +1,15 @@
 /**
  * Connectors: yours, the template library (create one from a template with
- * its credentials), and a test panel that calls one endpoint once and shows
- * the answer with the schema inferred from it.
+ * its credentials), a test panel that calls one endpoint once and shows
+ * the answer with the schema inferred from it, the YAML editor validated as
+ * you type, and the agents bound to each.
  */
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { ErrorBanner, Loading, TextArea, TextField } from '../components/ui';
+import { ConnectorBindings } from './ConnectorBindings';
+
+const ConnectorEditor = lazy(() => import('./ConnectorEditor'));
 
 interface Connector {
   id: string;
@@ -31,6 +35,8 @@ export default function ConnectorsPage() {
   const [error, setError] = useState<unknown>(null);
   const [chosen, setChosen] = useState<Template | null>(null);
   const [testing, setTesting] = useState<Connector | null>(null);
+  const [editing, setEditing] = useState<Connector | null>(null);
+  const [binding, setBinding] = useState<Connector | null>(null);
 
   const load = useCallback(async () => {
     try {
@@ -61,14 +67,28 @@ export default function ConnectorsPage() {
                 <code>{c.id}</code> · {c.type}
               </p>
               <p>{c.description}</p>
-              <button onClick={() => setTesting(c)} aria-label={`Test ${c.name}`}>
-                Test
-              </button>
+              <div className="actions">
+                <button onClick={() => setTesting(c)} aria-label={`Test ${c.name}`}>
+                  Test
+                </button>
+                <button onClick={() => setEditing(c)} aria-label={`Edit YAML of ${c.name}`}>
+                  Edit YAML
+                </button>
+                <button onClick={() => setBinding(c)} aria-label={`Bindings of ${c.name}`}>
+                  Bindings
+                </button>
+              </div>
             </li>
           ))}
         </ul>
       )}
       {testing ? <TestPanel connector={testing} onClose={() => setTesting(null)} /> : null}
+      {editing ? (
+        <Suspense fallback={<Loading what="editor" />}>
+          <ConnectorEditor key={editing.id} connector={editing} onSaved={() => void load()} onClose={() => setEditing(null)} />
+        </Suspense>
+      ) : null}
+      {binding ? <ConnectorBindings key={binding.id} connector={binding} /> : null}
       <h2>Templates</h2>
       <ul className="cards">
         {templates.map((t) => (

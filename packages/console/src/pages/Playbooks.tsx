@@ -1,17 +1,18 @@
 /**
  * Playbooks: the list, and an editor that validates the YAML as you type
  * (the validate route, half a second after the last key) and shows each
- * problem under the step it names, with its line; save a new version; run it
+ * problem under the step it names, with its line; keys and values completed
+ * from the playbook JSON Schema (and action names); save a new version; run it
  * with inputs from a form made from the playbook's `inputs`.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, type Violation } from '../api/client';
-import { rememberRunSource } from '../api/run-playbooks';
 import { ErrorBanner, Loading } from '../components/ui';
 import { errorsByField } from '../forms/schema';
 import { SchemaForm } from '../forms/SchemaForm';
 import { Link, navigate } from '../router';
 import { inputsSchema, stepNames } from './playbook-inputs';
+import { YamlEditor } from '../playbook/YamlEditor';
 
 interface Playbook {
   id: string;
@@ -168,7 +169,6 @@ function PlaybookEditor({ playbookId }: { playbookId: string | null }) {
         body: { playbook_id: stored.id, playbook_revision: stored.revision, inputs },
         headers: { 'idempotency-key': crypto.randomUUID() },
       });
-      rememberRunSource(r.run.id, { playbookId: stored.id, revision: stored.revision });
       navigate(`/runs/${r.run.id}`);
     } catch (err) {
       if (err instanceof ApiError) {
@@ -194,19 +194,7 @@ function PlaybookEditor({ playbookId }: { playbookId: string | null }) {
       </p>
       <h1 id="editor-title">{stored ? `${stored.name} (revision ${stored.revision})` : 'New playbook'}</h1>
       <div className="editor-layout">
-        <div className="field">
-          <label htmlFor="yaml">Playbook YAML</label>
-          <textarea
-            id="yaml"
-            className="code"
-            spellCheck={false}
-            rows={24}
-            value={yaml}
-            aria-describedby="validation-summary"
-            aria-invalid={problems.length ? true : undefined}
-            onChange={(e) => setYaml(e.target.value)}
-          />
-        </div>
+        <YamlEditor value={yaml} onChange={setYaml} invalid={problems.length > 0} describedBy="validation-summary" />
         <div>
           <h2>Validation</h2>
           <p id="validation-summary" role="status" aria-live="polite" data-valid={validation ? String(validation.valid) : undefined}>

@@ -5,9 +5,8 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../api/client';
-import { runSource } from '../api/run-playbooks';
 import { followRun, type RunFrame } from '../api/sse';
-import { TERMINAL_RUN_STATUSES, type NodeState, type PlaybookGraph, type Run } from '../api/types';
+import { TERMINAL_RUN_STATUSES, type NodeState, type Run } from '../api/types';
 import { ErrorBanner, Loading, StatusBadge } from '../components/ui';
 import { PlanGraph } from '../graph/PlanGraph';
 import { Link } from '../router';
@@ -15,7 +14,6 @@ import { statusFromFrame } from './run-frames';
 
 export default function RunPage({ runId }: { runId: string }) {
   const [run, setRun] = useState<Run | null>(null);
-  const [graph, setGraph] = useState<PlaybookGraph | null>(null);
   const [frames, setFrames] = useState<RunFrame[]>([]);
   const [live, setLive] = useState<Record<string, string>>({});
   const [selected, setSelected] = useState<string | null>(null);
@@ -36,13 +34,6 @@ export default function RunPage({ runId }: { runId: string }) {
 
   useEffect(() => {
     void load();
-    const source = runSource(runId);
-    if (source) {
-      api<{ graph: PlaybookGraph }>('GET', `/api/agent-factory/playbooks/${encodeURIComponent(source.playbookId)}/graph?revision=${source.revision}`).then(
-        (g) => setGraph(g.graph),
-        () => setGraph(null),
-      );
-    }
     const handle = followRun(runId, {
       onFrame: (f) => {
         setFrames((old) => [...old, f]);
@@ -62,19 +53,17 @@ export default function RunPage({ runId }: { runId: string }) {
 
   const nodes = useMemo(() => {
     const states = new Map<string, NodeState>((run?.nodes ?? []).map((n) => [n.node_id, n]));
-    const ids = [...(graph?.nodes.map((n) => n.id) ?? []), ...states.keys(), ...Object.keys(live).filter((id) => !id.includes('['))];
+    const ids = [...(run?.plan?.nodes.map((n) => n.id) ?? []), ...states.keys(), ...Object.keys(live).filter((id) => !id.includes('['))];
     return [...new Set(ids)].map((id) => {
       const st = states.get(id)?.status;
       // The stored state wins once it is final; otherwise the newest frame.
       const status = st && ['completed', 'failed', 'skipped', 'cancelled'].includes(st) ? st : live[id] ?? st ?? 'pending';
       return { id, status };
     });
-  }, [run, graph, live]);
+  }, [run, live]);
 
-  const edges = useMemo(() => {
-    if (graph) return graph.edges;
-    return [];
-  }, [graph]);
+  // The run's own plan (its current version) carries the edges, whoever started it.
+  const edges = run?.plan?.edges ?? [];
 
   const act = async (action: 'pause' | 'resume' | 'cancel' | 'replan') => {
     setBusy(true);
@@ -140,7 +129,6 @@ export default function RunPage({ runId }: { runId: string }) {
       <div className="run-layout">
         <div>
           <h2>Plan</h2>
-          {!graph ? <p className="hint">Steps in the order they ran (this run was not started from a stored playbook here, so its edges are not known).</p> : null}
           {nodes.length ? <PlanGraph nodes={nodes} edges={edges} selected={selected} onSelect={setSelected} /> : <p>No steps yet.</p>}
         </div>
         <aside aria-label="Step detail" className="detail">

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { ErrorBanner, Loading, StatusBadge, TextArea, TextField } from '../components/ui';
 import { Link } from '../router';
+import { MonitorsSection } from './Monitors';
 
 interface Schedule {
   id: string;
@@ -48,11 +49,11 @@ export default function SchedulesPage() {
       <ErrorBanner error={error} />
       {schedules === null ? (
         <Loading what="schedules" />
-      ) : schedules.length === 0 ? (
+      ) : schedules.filter((s) => !s.definition.monitor).length === 0 ? (
         <p>No schedules yet.</p>
       ) : (
         <ul className="cards">
-          {schedules.map((s) => (
+          {schedules.filter((s) => !s.definition.monitor).map((s) => (
             <li key={s.id}>
               <ScheduleCard schedule={s} onChange={load} />
             </li>
@@ -60,6 +61,7 @@ export default function SchedulesPage() {
         </ul>
       )}
       <NewSchedule onCreated={load} />
+      <MonitorsSection />
     </section>
   );
 }
@@ -119,6 +121,7 @@ function ScheduleCard({ schedule, onChange }: { schedule: Schedule; onChange(): 
         </button>
         <button onClick={() => void showFires()}>Recent fires</button>
       </div>
+      <Backfill scheduleId={schedule.id} onQueued={() => void showFires()} />
       {fires ? (
         fires.length === 0 ? (
           <p>No fires yet.</p>
@@ -207,6 +210,49 @@ function NewSchedule({ onCreated }: { onCreated(): void }) {
       <button type="submit" disabled={busy}>
         Create schedule
       </button>
+    </form>
+  );
+}
+
+/** Queue the fires of a past range (at most 1000; fires already recorded are not repeated). */
+function Backfill({ scheduleId, onQueued }: { scheduleId: string; onQueued(): void }) {
+  const [open, setOpen] = useState(false);
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState<string | null>(null);
+  if (!open)
+    return (
+      <button type="button" className="link" onClick={() => setOpen(true)}>
+        Backfill a past range…
+      </button>
+    );
+  const iso = (local: string) => {
+    const d = new Date(local);
+    return Number.isNaN(d.getTime()) ? local : d.toISOString();
+  };
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    setNote(null);
+    try {
+      const r = await api<{ queued_fire_times: string[]; already_recorded: number }>('POST', `/api/agent-factory/schedules/${encodeURIComponent(scheduleId)}/backfill`, {
+        body: { start_time: iso(start), end_time: iso(end) },
+      });
+      setNote(`Queued ${r.queued_fire_times.length} fire(s); ${r.already_recorded} already recorded.`);
+      onQueued();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const fieldErr = (f: string) => (error instanceof ApiError ? error.forField(f) : undefined);
+  return (
+    <form onSubmit={submit} noValidate aria-label="Backfill">
+      <ErrorBanner error={error} fields={['start_time', 'end_time']} />
+      <TextField label="From" type="datetime-local" value={start} onChange={(e) => setStart(e.target.value)} error={fieldErr('start_time')} />
+      <TextField label="To" type="datetime-local" value={end} onChange={(e) => setEnd(e.target.value)} error={fieldErr('end_time')} />
+      <button type="submit">Queue fires</button>
+      {note ? <p role="status">{note}</p> : null}
     </form>
   );
 }

@@ -53,6 +53,7 @@ export function runView(run: orchestrator.Run): z.infer<typeof R.Run> {
     connectors_called: run.connectorsCalled ?? [],
     entities_discovered: run.entitiesDiscovered ?? 0,
     outputs_produced: run.outputsProduced ?? [],
+    plan: { nodes: (run.plan?.nodes ?? []).map((n) => ({ id: n.id, kind: n.kind, action: n.action || null })), edges: (run.plan?.edges ?? []) as z.infer<typeof R.Run>['plan']['edges'] },
   };
 }
 
@@ -90,7 +91,7 @@ export function actionView(a: planner.ActionContract): z.infer<typeof R.ActionCo
 
 /** A run in a list: no node states, outputs or inputs (GET /runs/:id has them; any of them may be large). */
 export function runSummaryView(run: orchestrator.Run): z.infer<typeof R.RunSummary> {
-  const { nodes: _nodes, outputs: _outputs, inputs: _inputs, ...rest } = runView(run);
+  const { nodes: _nodes, outputs: _outputs, inputs: _inputs, plan: _plan, ...rest } = runView(run);
   return rest;
 }
 

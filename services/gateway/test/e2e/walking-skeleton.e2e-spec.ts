@@ -73,6 +73,14 @@ describe('walking skeleton', () => {
       ['find_org', 'completed'],
       ['get_filings', 'completed'],
     ]);
+    // The plan as a graph, so any client can draw the run (the console does).
+    expect(run.plan).toEqual({
+      nodes: [
+        { id: 'find_org', kind: 'tool', action: 'call_connector' },
+        { id: 'get_filings', kind: 'tool', action: 'call_connector' },
+      ],
+      edges: [{ from: 'find_org', to: 'get_filings', kind: 'depends_on' }],
+    });
     expect(run.outputs.orgs).toEqual({ results: [{ ein: 'ein-acme', name: 'Acme Foundation' }], count: 1 });
     expect(run.outputs.filings.results).toEqual([
       { year: 2022, total: 1200 },

@@ -80,7 +80,7 @@ describe('toWireRun', () => {
       userId: 'u',
       status: 'completed' as const,
       runContext: 'interactive',
-      plan: { nodes: [{ id: 'find', kind: 'tool', action: 'call_connector' }, { id: 'answer', kind: 'llm', action: 'llm_analyze' }] },
+      plan: { nodes: [{ id: 'find', kind: 'tool', action: 'call_connector', dependsOn: [] }, { id: 'answer', kind: 'llm', action: 'llm_analyze', dependsOn: ['find'] }] },
       planVersion: 1,
       inputs: {},
       error: null,
@@ -98,5 +98,46 @@ describe('toWireRun', () => {
       ['find', 'tool', 'call_connector'],
       ['answer', 'llm', 'llm_analyze'],
     ]);
+  });
+});
+
+describe('the run plan (GET /runs/{id} draws any run from it)', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const base = { id: 'r1', userId: 'u', status: 'running' as const, runContext: 'interactive', planVersion: 2, inputs: {}, error: null, createdAt: now, updatedAt: now };
+  const node = (id: string, extra: Record<string, unknown> = {}) => ({ id, kind: 'tool', action: 'transform_data', inputs: {}, params: {}, dependsOn: [], ...extra });
+
+  it('lists the steps in plan order with dependency, fallback and route edges', () => {
+    const plan = {
+      nodes: [
+        node('fetch', { errorPolicy: { onError: 'fallback', fallback: ['cached'] } }),
+        node('cached', { fallbackFor: 'fetch' }),
+        node('gate', { kind: 'route', action: undefined, dependsOn: ['fetch'], routes: [{ condition: '{fetch.count} > 0', to: ['save'] }], elseTo: ['skip'] }),
+        node('save', { dependsOn: ['gate'] }),
+        node('skip', { kind: 'approval', action: undefined, dependsOn: ['gate'] }),
+      ],
+    };
+    const wire = toWireRun({ ...base, plan, nodes: [], iterations: [], instanceOutputs: {}, outputs: {} } as never);
+    expect(wire.plan).toEqual({
+      nodes: [
+        { id: 'fetch', kind: 'tool', action: 'transform_data' },
+        { id: 'cached', kind: 'tool', action: 'transform_data' },
+        { id: 'gate', kind: 'route', action: '' },
+        { id: 'save', kind: 'tool', action: 'transform_data' },
+        { id: 'skip', kind: 'approval', action: '' },
+      ],
+      edges: [
+        { from: 'fetch', to: 'cached', kind: 'fallback' },
+        { from: 'fetch', to: 'gate', kind: 'depends_on' },
+        { from: 'gate', to: 'save', kind: 'route' },
+        { from: 'gate', to: 'skip', kind: 'route' },
+        { from: 'gate', to: 'save', kind: 'depends_on' },
+        { from: 'gate', to: 'skip', kind: 'depends_on' },
+      ],
+    });
+  });
+
+  it('is left out of list rows', () => {
+    const wire = toWireRunSummary({ ...base, plan: { nodes: [node('a')] } } as never);
+    expect(wire.plan).toBeUndefined();
   });
 });

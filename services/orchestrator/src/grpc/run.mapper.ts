@@ -1,6 +1,7 @@
 /** Domain run ⇄ wire messages. */
 import { orchestrator } from '@af/contracts';
 import { isoTimestamp } from '../domain/frame-time.js';
+import type { PlanGraph } from '@af/plan';
 import type { NodeState, NodeStatus, Run, RunFrame, RunStatus, RunView, TaskStatus } from '../domain/run-state.js';
 
 const RUN_STATUS: Record<RunStatus, orchestrator.RunStatus> = {
@@ -108,7 +109,23 @@ export function toWireRun(run: Run | RunView): orchestrator.Run {
     policyGates: (view?.policyGates ?? []).map((n) => toWireNode(n, n.nodeId, '')),
     ...outcomeFields(run),
     ...agentFields(run),
+    plan: wirePlan(run.plan),
   };
+}
+
+/**
+ * The current plan as a graph: top-level steps in plan order and the edges
+ * between them (dependencies, fallbacks, route branches), as the playbook
+ * graph route draws them.
+ */
+export function wirePlan(plan: PlanGraph): orchestrator.RunPlan {
+  const edges: orchestrator.RunPlanEdge[] = [];
+  for (const n of plan.nodes) {
+    for (const d of n.dependsOn) edges.push({ from: d, to: n.id, kind: 'depends_on' });
+    for (const f of n.errorPolicy?.fallback ?? []) edges.push({ from: n.id, to: f, kind: 'fallback' });
+    for (const t of [...(n.routes ?? []).flatMap((r) => r.to), ...(n.elseTo ?? [])]) edges.push({ from: n.id, to: t, kind: 'route' });
+  }
+  return { nodes: plan.nodes.map((n) => ({ id: n.id, kind: n.kind, action: n.action ?? '' })), edges };
 }
 
 /** A run in a list: no nodes, outputs or inputs (GetRun has them; any of them may be large). */
@@ -134,6 +151,7 @@ export function toWireRunSummary(run: Run): orchestrator.Run {
     policyGates: [],
     ...outcomeFields(run),
     ...agentFields(run),
+    plan: undefined,
   };
 }
 

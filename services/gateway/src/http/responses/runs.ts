@@ -24,6 +24,15 @@ export const NodeState = component(
   { description: 'One step of a run' },
 );
 
+const RunPlan = z
+  .strictObject({
+    nodes: z.array(z.strictObject({ id: z.string(), kind: z.string(), action: z.string().nullable() })).meta({ description: 'The current plan version\'s top-level steps, in plan order' }),
+    edges: z
+      .array(z.strictObject({ from: z.string(), to: z.string(), kind: z.enum(['depends_on', 'fallback', 'route']) }))
+      .meta({ description: 'depends_on: `to` waits for `from`; fallback: `to` runs instead of a failed `from`; route: a branch of the route step `from`' }),
+  })
+  .meta({ description: 'The run\'s plan as a graph (the steps and edges of its current plan version)' });
+
 const PlanVersion = z.strictObject({ version: z.number().int(), source: z.string(), policy_id: z.string().nullable(), rationale: z.string().nullable(), created_at: timestamp });
 
 const runFields = {
@@ -62,6 +71,7 @@ export const Run = component(
     inputs: JsonObject,
     outputs: JsonObject.meta({ description: 'Final outputs keyed by each node\'s output_key' }),
     nodes: z.array(NodeState),
+    plan: RunPlan,
   }),
   {
     description: 'A run with its node states and outputs',
@@ -71,6 +81,7 @@ export const Run = component(
       nodes: [{ node_id: 'find_org', output_key: 'orgs', status: 'completed', attempt: 1, output: [{ name: 'Acme' }], error: null, started_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:00:01.000Z', wait_until: null, skip_reason: null, child_run_id: null }],
       iterations: [], parent_run_id: null, parent_node_id: null, goal_condition_results: [], plan_versions: [{ version: 1, source: 'start', policy_id: null, rationale: null, created_at: '2026-01-01T00:00:00.000Z' }],
       policy_firings: [], policy_gates: [], created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:01.000Z',
+      plan: { nodes: [{ id: 'find_org', kind: 'tool', action: 'call_connector' }], edges: [] },
     }],
   },
 );

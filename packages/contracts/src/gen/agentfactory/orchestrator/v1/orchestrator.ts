@@ -349,6 +349,35 @@ export interface Run {
   connectorsCalled: { [key: string]: any }[];
   entitiesDiscovered: number;
   outputsProduced: { [key: string]: any }[];
+  /**
+   * The current plan version's top-level steps and the edges between them
+   * (not in ListRuns), so a client can draw the graph of any run.
+   */
+  plan: RunPlan | undefined;
+}
+
+/** A run's plan as a graph: steps in plan order and edges. */
+export interface RunPlan {
+  nodes: RunPlanNode[];
+  edges: RunPlanEdge[];
+}
+
+export interface RunPlanNode {
+  id: string;
+  /** tool, llm, approval, route, map, … */
+  kind: string;
+  /** Tool and llm nodes: the action (call_connector, llm_analyze, …). */
+  action: string;
+}
+
+/**
+ * from → to; kind: depends_on (to waits for from), fallback (to runs
+ * instead of a failed from) or route (a branch of the route node from).
+ */
+export interface RunPlanEdge {
+  from: string;
+  to: string;
+  kind: string;
 }
 
 /** One version of a run's plan. */
@@ -870,6 +899,7 @@ function createBaseRun(): Run {
     connectorsCalled: [],
     entitiesDiscovered: 0,
     outputsProduced: [],
+    plan: undefined,
   };
 }
 
@@ -961,6 +991,9 @@ export const Run: MessageFns<Run> = {
     }
     for (const v of message.outputsProduced) {
       Struct.encode(Struct.wrap(v!), writer.uint32(234).fork()).join();
+    }
+    if (message.plan !== undefined) {
+      RunPlan.encode(message.plan, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -1210,6 +1243,14 @@ export const Run: MessageFns<Run> = {
             message.outputsProduced.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.plan = RunPlan.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1343,6 +1384,7 @@ export const Run: MessageFns<Run> = {
         : globalThis.Array.isArray(object?.outputs_produced)
         ? [...object.outputs_produced]
         : [],
+      plan: isSet(object.plan) ? RunPlan.fromJSON(object.plan) : undefined,
     };
   },
 
@@ -1434,6 +1476,264 @@ export const Run: MessageFns<Run> = {
     }
     if (message.outputsProduced?.length) {
       obj.outputsProduced = message.outputsProduced;
+    }
+    if (message.plan !== undefined) {
+      obj.plan = RunPlan.toJSON(message.plan);
+    }
+    return obj;
+  },
+};
+
+function createBaseRunPlan(): RunPlan {
+  return { nodes: [], edges: [] };
+}
+
+export const RunPlan: MessageFns<RunPlan> = {
+  encode(message: RunPlan, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.nodes) {
+      RunPlanNode.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.edges) {
+      RunPlanEdge.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunPlan {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunPlan();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.nodes.push(RunPlanNode.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.edges.push(RunPlanEdge.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunPlan {
+    return {
+      nodes: globalThis.Array.isArray(object?.nodes) ? object.nodes.map((e: any) => RunPlanNode.fromJSON(e)) : [],
+      edges: globalThis.Array.isArray(object?.edges) ? object.edges.map((e: any) => RunPlanEdge.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RunPlan): unknown {
+    const obj: any = {};
+    if (message.nodes?.length) {
+      obj.nodes = message.nodes.map((e) => RunPlanNode.toJSON(e));
+    }
+    if (message.edges?.length) {
+      obj.edges = message.edges.map((e) => RunPlanEdge.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseRunPlanNode(): RunPlanNode {
+  return { id: "", kind: "", action: "" };
+}
+
+export const RunPlanNode: MessageFns<RunPlanNode> = {
+  encode(message: RunPlanNode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.action !== "") {
+      writer.uint32(26).string(message.action);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunPlanNode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunPlanNode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.action = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunPlanNode {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      action: isSet(object.action) ? globalThis.String(object.action) : "",
+    };
+  },
+
+  toJSON(message: RunPlanNode): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.action !== "") {
+      obj.action = message.action;
+    }
+    return obj;
+  },
+};
+
+function createBaseRunPlanEdge(): RunPlanEdge {
+  return { from: "", to: "", kind: "" };
+}
+
+export const RunPlanEdge: MessageFns<RunPlanEdge> = {
+  encode(message: RunPlanEdge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.from !== "") {
+      writer.uint32(10).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(18).string(message.to);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RunPlanEdge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRunPlanEdge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RunPlanEdge {
+    return {
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+    };
+  },
+
+  toJSON(message: RunPlanEdge): unknown {
+    const obj: any = {};
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
     }
     return obj;
   },
