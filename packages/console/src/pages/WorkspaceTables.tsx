@@ -77,7 +77,7 @@ export function WorkspaceTables() {
                 {t.row_count} rows · {t.columns.map((c) => `${c.name}: ${c.type}`).join(', ')}
               </p>
               <button onClick={() => setOpen(t)} aria-label={`Open table ${t.table_name}`}>
-                Rows
+                Open
               </button>
             </li>
           ))}
