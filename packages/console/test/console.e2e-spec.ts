@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { orchestrator, plan } from '@af/contracts';
+import { action, orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
 import type { Page } from 'playwright-core';
@@ -582,6 +582,49 @@ it('writes a workspace document (an empty title shows its error under the field)
   const docs = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/workspace/documents`, { token: await token() })).body.documents;
   expect(docs.find((d: any) => d.title === 'Sorted numbers').folder_path).toBe('/Reports');
   await shot('workspace');
+  expect(await seriousViolations()).toEqual([]);
+});
+
+it('filters a workspace table on the server and exports the filtered rows through the export route', async () => {
+  const me = (await http('POST', `${stack.gatewayUrl}/api/auth/login`, { body: { email: EMAIL, password: PASSWORD } })).body.user.id as string;
+  const actions = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${stack.services['output-router']!.env.GRPC_PORT}`, {
+    auth: new ServiceAuth({ secret: stack.serviceAuthSecret, service: 'e2e' }),
+  });
+  await call(
+    actions.execute({
+      action: 'save_to_workspace',
+      inputs: { data: [{ id: 1, name: 'River trust' }, { id: 2, name: 'Hill fund' }, { id: 3, name: 'Lake fund' }] },
+      params: { table_name: 'grants' },
+      idempotencyKey: '',
+      principal: { userId: me, teamIds: [] },
+      timeoutMs: 10_000,
+      runId: '',
+      nodeId: '',
+      attempt: 1,
+    }),
+  );
+  await go('/');
+  await go('/workspace');
+  await page.getByRole('button', { name: 'Open table grants' }).click();
+  const panel = page.getByRole('region', { name: 'Table grants' });
+  await panel.getByRole('cell', { name: 'Lake fund' }).waitFor();
+  await panel.getByLabel('Filter column').selectOption('name');
+  await panel.getByLabel('Equals').fill('Hill fund');
+  await panel.getByRole('button', { name: 'Filter', exact: true }).click();
+  await panel.getByText('1 rows loaded where name = Hill fund').waitFor();
+  expect(await panel.getByRole('cell', { name: 'Lake fund' }).count()).toBe(0);
+  await panel.getByLabel('Export format').selectOption('csv');
+  await panel.getByRole('button', { name: 'Export filtered rows' }).click();
+  await panel.getByRole('status').getByText(/Exported grants_.*\.csv/).waitFor();
+  await page.getByRole('button', { name: /^Download grants_.*\.csv$/ }).waitFor();
+  const t = await token();
+  const [exp] = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/workspace/exports`, { token: t })).body.exports;
+  expect(exp.format).toBe('csv');
+  const file = await fetch(`${stack.gatewayUrl}${exp.download_url}`, { headers: { authorization: `Bearer ${t}` } });
+  const text = await file.text();
+  expect(text).toContain('Hill fund');
+  expect(text).not.toContain('Lake fund');
+  await shot('workspace-tables');
   expect(await seriousViolations()).toEqual([]);
 });
 

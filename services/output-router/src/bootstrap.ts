@@ -113,7 +113,12 @@ export async function bootstrapOutputRouter(env: NodeJS.ProcessEnv = process.env
   const actions = new ActionDispatcher('output-router', handlers, new PgActionRecords(kit.db));
   const grpc = await startGrpcServer({
     module: {
-      ...OutputModule.forRoot({ documents, inbox, tables }),
+      ...OutputModule.forRoot({
+        documents,
+        inbox,
+        tables,
+        exportLimits: { maxRows: config.OUTPUT_MAX_TABLE_ROWS, ttlSeconds: config.OUTPUT_EXPORT_TTL_SECONDS },
+      }),
       imports: [ActionServiceModule.forRoot(actions, { auth, log })],
     },
     packages: ['output', 'action'],

@@ -28,6 +28,7 @@ import * as S from './workspace.schemas.js';
 import {
   attachment,
   documentView,
+  exportView,
   folderView,
   isText,
   notificationView,
@@ -283,7 +284,8 @@ export class WorkspaceController {
     @Param('tableName') tableName: string,
     @Query() query: unknown,
   ) {
-    const q = parseBody(S.ListRowsQuery, query);
+    const { rest, filters } = S.splitFilters(query);
+    const q = parseBody(S.ListRowsQuery, rest);
     const r = await call(
       this.ws().listTableRows({
         principal,
@@ -291,9 +293,48 @@ export class WorkspaceController {
         tableName,
         pageSize: q.page_size ?? 0,
         pageToken: q.page_token ?? '',
+        filters,
       }),
     );
     return { table: tableView(r.table!), rows: r.rows, next_page_token: r.nextPageToken || null };
+  }
+
+  @Post('tables/:workspaceId/:tableName/export')
+  async exportTable(
+    @CurrentUser() principal: common.Principal,
+    @Param('workspaceId') workspaceId: string,
+    @Param('tableName') tableName: string,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const b = parseBody(S.ExportTableBody, body);
+    const r = await call(
+      this.ws().exportTable({
+        principal,
+        workspaceId,
+        tableName,
+        format: b.format,
+        filters: Object.entries(b.filters ?? {}).map(([column, value]) => ({ column, value: String(value) })),
+      }),
+    );
+    const e = exportView(r.export!);
+    res.status(201);
+    return {
+      export_id: e.export_id,
+      filename: e.filename,
+      download_url: e.download_url,
+      expires_at: e.expires_at,
+      format: e.format,
+      size_bytes: e.size_bytes,
+      row_count: Number(r.rowCount),
+    };
+  }
+
+  @Get('exports')
+  async exports(@CurrentUser() principal: common.Principal, @Query() query: unknown) {
+    const q = parseBody(S.ListExportsQuery, query);
+    const r = await call(this.ws().listExports({ principal, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '' }));
+    return { exports: r.exports.map(exportView), next_page_token: r.nextPageToken || null };
   }
 
   @Get('exports/:id/download')

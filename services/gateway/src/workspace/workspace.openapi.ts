@@ -1,7 +1,15 @@
 /** The workspace routes in the OpenAPI document (served at /api/docs). */
 import * as R from '../http/responses/index.js';
 import type { RouteDoc } from '../http/responses/document.js';
-import { CreateFolderBody, MarkReadBody, MoveBody, UploadBody, VersionBody } from './workspace.schemas.js';
+import {
+  CreateFolderBody,
+  ExportTableBody,
+  ListExportsQuery,
+  MarkReadBody,
+  MoveBody,
+  UploadBody,
+  VersionBody,
+} from './workspace.schemas.js';
 
 const W = '/api/agent-factory/workspace';
 const UNAVAILABLE = { '503': 'This deployment runs no output-router (OUTPUT_ROUTER_URL is unset)' };
@@ -134,7 +142,23 @@ export const WORKSPACE_ROUTES: RouteDoc[] = [
     path: `${W}/tables/{workspaceId}/{tableName}/rows`,
     response: R.WorkspaceTableRows,
     summary:
-      'Rows of a workspace table in insertion order, with _source, _query, _timestamp (?page_size=&page_token=)',
+      'Rows of a workspace table in insertion order, with _source, _query, _timestamp (?page_size=&page_token=); ?filter.<column>=<value> keeps the rows whose column equals the value (compared as the column type; several filters all hold; _source and _query may be filtered too). An unknown column or a value not of the column type is 400 naming filter.<column>; another user\'s table is 404',
+  },
+  {
+    method: 'post',
+    path: `${W}/tables/{workspaceId}/{tableName}/export`,
+    response: R.ExportCreated,
+    body: ExportTableBody,
+    summary:
+      'Export a workspace table (its rows matching `filters`, as on the rows route) to csv, json, markdown or xlsx: an export with an expiring download link (400 naming format or filter.<column>; 404 for another user\'s table)',
+    errors: { '409': 'More rows than OUTPUT_MAX_TABLE_ROWS match: narrow them with filters', '413': 'The file is larger than OUTPUT_MAX_FILE_BYTES' },
+  },
+  {
+    method: 'get',
+    path: `${W}/exports`,
+    response: R.ExportList,
+    query: ListExportsQuery,
+    summary: 'Your exports (table exports and route_output file exports), newest first, expired ones marked',
   },
   {
     method: 'get',

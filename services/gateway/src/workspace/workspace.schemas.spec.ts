@@ -1,4 +1,4 @@
-import { bytesOf, UploadBody } from './workspace.schemas.js';
+import { bytesOf, ExportTableBody, splitFilters, UploadBody } from './workspace.schemas.js';
 import { attachment, isText } from './workspace.views.js';
 
 describe('UploadBody', () => {
@@ -45,5 +45,30 @@ describe('isText', () => {
     expect(isText('text/csv')).toBe(true);
     expect(isText('application/json')).toBe(true);
     expect(isText('image/png')).toBe(false);
+  });
+});
+
+describe('splitFilters', () => {
+  it('takes filter.<column> keys apart from the rest of the query', () => {
+    expect(splitFilters({ page_size: '2', 'filter.name': 'Hill fund', 'filter.id': '1' })).toEqual({
+      rest: { page_size: '2' },
+      filters: [
+        { column: 'name', value: 'Hill fund' },
+        { column: 'id', value: '1' },
+      ],
+    });
+    expect(splitFilters(undefined)).toEqual({ rest: {}, filters: [] });
+  });
+
+  it('refuses a filter without a column or given twice, naming it', () => {
+    expect(() => splitFilters({ 'filter.': 'x' })).toThrow(/filter\.: names no column/);
+    expect(() => splitFilters({ 'filter.id': ['1', '2'] })).toThrow(/filter\.id: must be given once/);
+  });
+});
+
+describe('ExportTableBody', () => {
+  it('takes csv, json, markdown or xlsx and refuses anything else under format', () => {
+    expect(ExportTableBody.parse({ format: 'xlsx', filters: { id: 1 } })).toEqual({ format: 'xlsx', filters: { id: 1 } });
+    expect(ExportTableBody.safeParse({ format: 'pdf' }).error?.issues[0]?.path).toEqual(['format']);
   });
 });

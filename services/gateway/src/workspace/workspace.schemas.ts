@@ -1,4 +1,5 @@
 /** Bodies and queries of the workspace routes (parsed at the boundary; errors name the field). */
+import { AppError } from '@af/service-kit';
 import { z } from 'zod';
 
 const pageSize = z.coerce.number().int().min(1).max(200).optional();
@@ -60,6 +61,46 @@ export const TeamFilesQuery = z.strictObject({
 });
 export const ListRowsQuery = z.strictObject({
   page_size: z.coerce.number().int().min(1).max(1000).optional(),
+  page_token: z.string().max(500).optional(),
+});
+
+/** Query keys `filter.<column>=<value>`: equality filters on a table's columns. */
+export const FILTER_PREFIX = 'filter.';
+
+/**
+ * Splits a rows query into its `filter.<column>` entries and the rest. A
+ * filter given twice (an array) or with an empty column name is refused
+ * naming it; the columns themselves are checked by output-router against
+ * the table's real columns.
+ */
+export function splitFilters(query: unknown): { rest: Record<string, unknown>; filters: Array<{ column: string; value: string }> } {
+  const rest: Record<string, unknown> = {};
+  const filters: Array<{ column: string; value: string }> = [];
+  for (const [k, v] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    if (!k.startsWith(FILTER_PREFIX)) {
+      rest[k] = v;
+      continue;
+    }
+    const column = k.slice(FILTER_PREFIX.length);
+    if (!column) throw AppError.invalid(k, 'names no column (use filter.<column>=<value>)');
+    if (typeof v !== 'string') throw AppError.invalid(k, 'must be given once, as text');
+    if (v.length > 1000) throw AppError.invalid(k, 'must be at most 1000 characters');
+    filters.push({ column, value: v });
+  }
+  return { rest, filters };
+}
+
+const TableFilters = z
+  .record(z.string().min(1).max(100), z.union([z.string().max(1000), z.number(), z.boolean()]))
+  .meta({ description: 'Equality filters: {column: value}; the same as ?filter.<column>=<value> on the rows route' });
+
+export const ExportTableBody = z.strictObject({
+  format: z.enum(['csv', 'json', 'markdown', 'xlsx']),
+  filters: TableFilters.optional(),
+});
+
+export const ListExportsQuery = z.strictObject({
+  page_size: z.coerce.number().int().min(1).max(200).optional(),
   page_token: z.string().max(500).optional(),
 });
 

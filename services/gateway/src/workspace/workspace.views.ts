@@ -84,3 +84,14 @@ export function attachment(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
+
+export const exportView = (e: output.ExportInfo): z.infer<typeof R.WorkspaceExport> => ({
+  export_id: e.id,
+  filename: e.filename,
+  format: e.format,
+  size_bytes: Number(e.sizeBytes),
+  created_at: e.createdAt,
+  expires_at: e.expiresAt,
+  expired: e.expired,
+  download_url: e.downloadUrl,
+});

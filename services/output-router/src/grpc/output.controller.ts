@@ -3,6 +3,7 @@ import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { output } from '@af/contracts';
 import { AppError, sqlRows } from '@af/service-kit';
 import type { Documents } from '../app/documents.js';
+import { TableExports, type ExportView } from '../app/table-exports.js';
 import { TeamFiles } from '../app/team-files.js';
 import type { InboxRepository } from '../infra/inbox.repository.js';
 import { isUuid } from '../infra/documents.repository.js';
@@ -26,7 +27,11 @@ interface Deps {
   documents: Documents;
   inbox: InboxRepository;
   tables: WorkspaceTables;
+  /** Table exports: the most rows one holds, and how long its link works. */
+  exportLimits?: { maxRows: number; ttlSeconds: number };
 }
+
+const toWireExport = (e: ExportView): output.ExportInfo => ({ ...e, sizeBytes: String(e.sizeBytes) });
 
 const notFound = (what: string, id: string, field: string) =>
   new AppError('NOT_FOUND', `${what} ${id} not found`, { violations: [{ field, reason: 'not found' }] });
@@ -34,7 +39,17 @@ const notFound = (what: string, id: string, field: string) =>
 @Controller()
 @output.OutputServiceControllerMethods()
 export class OutputController implements output.OutputServiceController {
-  constructor(@Inject(DEPS) private readonly d: Deps) {}
+  private readonly exports: TableExports;
+
+  constructor(@Inject(DEPS) private readonly d: Deps) {
+    this.exports = new TableExports(d.documents, d.tables, d.exportLimits ?? { maxRows: 50_000, ttlSeconds: 86_400 });
+  }
+
+  private async tableOrFail(principal: output.ListTableRowsRequest['principal'], workspaceId: string, tableName: string) {
+    const t = await this.d.tables.info(principalOf(principal).userId, workspaceId || 'default', tableName);
+    if (!t) throw notFound('table', tableName, 'table_name');
+    return t;
+  }
 
   async listFolders(req: output.ListFoldersRequest): Promise<output.ListFoldersResponse> {
     return {
@@ -215,17 +230,12 @@ export class OutputController implements output.OutputServiceController {
   }
 
   async listTableRows(req: output.ListTableRowsRequest): Promise<output.ListTableRowsResponse> {
-    const t = await this.d.tables.info(
-      principalOf(req.principal).userId,
-      req.workspaceId || 'default',
-      req.tableName,
-    );
-    if (!t) throw notFound('table', req.tableName, 'table_name');
+    const t = await this.tableOrFail(req.principal, req.workspaceId, req.tableName);
     const after = req.pageToken ? Number(Buffer.from(req.pageToken, 'base64url').toString('utf8')) : 0;
     if (!Number.isSafeInteger(after) || after < 0)
       throw AppError.invalid('page_token', 'is not a token this service issued');
     const limit = pageSize(req.pageSize, 1000, 100);
-    const rows = await this.d.tables.rows(t, after, limit + 1);
+    const rows = await this.d.tables.rows(t, after, limit + 1, req.filters ?? []);
     const page = rows.slice(0, limit).map((r) => ({
       ...r,
       _id: Number(r._id),
@@ -236,6 +246,25 @@ export class OutputController implements output.OutputServiceController {
       table: toWireTable(t),
       rows: page,
       nextPageToken: rows.length > limit && last ? Buffer.from(String(last._id)).toString('base64url') : '',
+    };
+  }
+
+  async exportTable(req: output.ExportTableRequest): Promise<output.ExportTableResponse> {
+    const t = await this.tableOrFail(req.principal, req.workspaceId, req.tableName);
+    const r = await this.exports.export(principalOf(req.principal).userId, t, req.format, req.filters ?? []);
+    return { export: toWireExport(r.export), rowCount: String(r.rowCount) };
+  }
+
+  async listExports(req: output.ListExportsRequest): Promise<output.ListExportsResponse> {
+    const limit = pageSize(req.pageSize);
+    const after = decodeToken(req.pageToken);
+    if (after && !isUuid(after.id)) throw AppError.invalid('page_token', 'is not a token this service issued');
+    const rows = await this.exports.list(principalOf(req.principal).userId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      exports: page.map(toWireExport),
+      nextPageToken: rows.length > limit && last ? encodeToken(new Date(last.createdAt), last.id) : '',
     };
   }
 

@@ -9,6 +9,7 @@
  */
 import { AppError, sqlRows, type Queryable } from '@af/service-kit';
 import { quoteIdent, workspaceSchemaName, workspaceSqlTable } from '../domain/identifiers.js';
+import { filterClause, type TableFilter } from '../domain/table-filter.js';
 import { columnValue, lastPerKey, reconcileColumns, SQL_TYPES, type Column } from '../domain/table-schema.js';
 
 export interface TableWrite {
@@ -183,13 +184,22 @@ export class WorkspaceTables {
     return (await this.list(owner)).find((t) => t.workspaceId === workspaceId && t.tableName === tableName);
   }
 
-  /** Rows in insertion order after `afterId`, metadata columns included. */
-  async rows(t: TableInfo, afterId: number, limit: number): Promise<Array<Record<string, unknown>>> {
+  /**
+   * Rows in insertion order after `afterId`, metadata columns included; with
+   * `filters`, only rows whose columns equal the values (checked by domain/table-filter).
+   */
+  async rows(
+    t: TableInfo,
+    afterId: number,
+    limit: number,
+    filters: TableFilter[] = [],
+  ): Promise<Array<Record<string, unknown>>> {
     const names = [...t.columns.map((c) => quoteIdent(c.name)), '_id', '_source', '_query', '_timestamp'];
+    const where = filterClause(t.columns, filters, 3);
     const rows = await sqlRows(
       this.db,
-      `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE _id > $1 ORDER BY _id LIMIT $2`,
-      [afterId, limit],
+      `SELECT ${names.join(', ')} FROM ${quoteIdent(t.schemaName)}.${quoteIdent(t.sqlTable)} WHERE ${['_id > $1', ...where.sql].join(' AND ')} ORDER BY _id LIMIT $2`,
+      [afterId, limit, ...where.params],
     );
     // pg answers bigint as text: integers JSON can hold exactly are given back as numbers.
     const ints = t.columns.filter((c) => c.type === 'integer').map((c) => c.name);

@@ -47,6 +47,17 @@ it('runs a playbook writing to the workspace, and the gateway shows what it wrot
     token: alice.token,
   });
   expect(todos.body.todos.map((t: any) => t.title)).toEqual(['Review grants']);
+  // Table filters and a table export, as in the multi-process stack.
+  const W = `${stack.gatewayUrl}/api/agent-factory/workspace`;
+  const rows = await http('GET', `${W}/tables/default/grants/rows?filter.name=a`, { token: alice.token });
+  expect(rows.body.rows.map((r: any) => r.id)).toEqual([1]);
+  expect((await http('GET', `${W}/tables/default/grants/rows?filter.nope=a`, { token: alice.token })).status).toBe(400);
+  const exported = await http('POST', `${W}/tables/default/grants/export`, { token: alice.token, body: { format: 'json', filters: { id: 1 } } });
+  expect(exported.status).toBe(201);
+  const listed = await http('GET', `${W}/exports`, { token: alice.token });
+  expect(listed.body.exports.map((e: any) => e.export_id)).toEqual([exported.body.export_id]);
+  const file = await fetch(`${stack.gatewayUrl}${exported.body.download_url}`, { headers: { authorization: `Bearer ${alice.token}` } });
+  expect((await file.json()).map((r: any) => r.name)).toEqual(['a']);
 });
 
 it("routes a playbook's output block at the end of a background run and tells its owner", async () => {

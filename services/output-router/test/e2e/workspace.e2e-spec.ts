@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { action } from '@af/contracts';
 import { AppError, call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, registerUser, startStack, type GatewayUser, type Stack } from '@af/testing';
@@ -32,7 +33,7 @@ const req = (user: GatewayUser, method: string, path: string, body?: unknown) =>
 beforeAll(async () => {
   stack = await startStack({
     outputRouter: true,
-    env: { 'output-router': { OUTPUT_MAX_FILE_BYTES: '4096' } },
+    env: { 'output-router': { OUTPUT_MAX_FILE_BYTES: '16384' } },
   });
   alice = await registerUser(stack.gatewayUrl, 'alice@example.com');
   bob = await registerUser(stack.gatewayUrl, 'bob@example.com');
@@ -258,6 +259,144 @@ describe('a playbook writing to the workspace', () => {
       (await req(alice, 'GET', '/api/agent-factory/workspace/notifications')).body.notifications,
     ).toHaveLength(1);
   });
+
+  describe('table filters, exports and the list of exports', () => {
+    const T = '/api/agent-factory/workspace/tables/default/grants';
+    const fieldsOf = (res: { body: any }) => (res.body.error?.violations ?? []).map((v: any) => v.field);
+    const download = async (user: GatewayUser, url: string) => {
+      const res = await fetch(`${stack.gatewayUrl}${url}`, { headers: { authorization: `Bearer ${user.token}` } });
+      return { status: res.status, type: res.headers.get('content-type') ?? '', bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+
+    it('filters rows by equality on columns, as the column type, values never SQL', async () => {
+      const ids = async (qs: string) => {
+        const res = await req(alice, 'GET', `${T}/rows?${qs}`);
+        expect([qs, res.status]).toEqual([qs, 200]);
+        return res.body.rows.map((r: any) => r.id);
+      };
+      expect(await ids('filter.name=Hill%20fund')).toEqual([2]);
+      expect(await ids('filter.amount=75')).toEqual([3]);
+      expect(await ids('filter.amount=1200.50')).toEqual([1]);
+      expect(await ids('filter.id=1&filter.name=Hill%20fund')).toEqual([]);
+      expect(await ids(`filter._source=${encodeURIComponent(`run:${run.id}`)}&page_size=2`)).toEqual([1, 2]);
+      expect(await ids(`filter.name=${encodeURIComponent("x' OR '1'='1")}`)).toEqual([]);
+      expect(await ids(`filter.name=${encodeURIComponent('Lake, "north"')}`)).toEqual([3]);
+      // Paging keeps the filter.
+      const first = await req(alice, 'GET', `${T}/rows?filter._source=${encodeURIComponent(`run:${run.id}`)}&page_size=2`);
+      const next = await req(alice, 'GET', `${T}/rows?filter._source=${encodeURIComponent(`run:${run.id}`)}&page_size=2&page_token=${first.body.next_page_token}`);
+      expect(next.body.rows.map((r: any) => r.id)).toEqual([3]);
+      expect(next.body.next_page_token).toBeNull();
+    });
+
+    it('refuses an unknown column, a value not of the column type and a repeated filter, naming the filter', async () => {
+      for (const [qs, field] of [
+        ['filter.nope=1', 'filter.nope'],
+        [`filter.${encodeURIComponent('name" = name OR "x')}=1`, 'filter.name" = name OR "x'],
+        ['filter.id=abc', 'filter.id'],
+        ['filter.amount=lots', 'filter.amount'],
+        ['filter.=1', 'filter.'],
+        ['filter.id=1&filter.id=2', 'filter.id'],
+        ['page_size=0', 'page_size'],
+      ]) {
+        const res = await req(alice, 'GET', `${T}/rows?${qs}`);
+        expect([qs, res.status, fieldsOf(res)]).toEqual([qs, 400, [field]]);
+      }
+    });
+
+    it('exports the filtered rows to csv, json, markdown and xlsx, downloadable until the link expires', async () => {
+      const csv = await req(alice, 'POST', `${T}/export`, { format: 'csv', filters: { amount: 300 } });
+      expect(csv.status).toBe(201);
+      expect(csv.body).toEqual({
+        export_id: expect.any(String),
+        filename: expect.stringMatching(/^grants_\d{4}-\d{2}-\d{2}\.csv$/),
+        download_url: `/api/agent-factory/workspace/exports/${csv.body.export_id}/download`,
+        expires_at: expect.any(String),
+        format: 'csv',
+        size_bytes: expect.any(Number),
+        row_count: 1,
+      });
+      expect(new Date(csv.body.expires_at).getTime()).toBeGreaterThan(Date.now());
+      const file = await download(alice, csv.body.download_url);
+      expect(file.status).toBe(200);
+      expect(file.type).toContain('text/csv');
+      const lines = file.bytes.toString('utf8').trim().split(/\r?\n/);
+      expect(lines[0]).toBe('id,name,amount,_source,_timestamp');
+      expect(lines.slice(1).map((l) => l.split(',').slice(0, 4).join(','))).toEqual([`2,Hill fund,300,run:${run.id}`]);
+      expect(file.bytes.byteLength).toBe(csv.body.size_bytes);
+
+      const json = await req(alice, 'POST', `${T}/export`, { format: 'json' });
+      const rows = JSON.parse((await download(alice, json.body.download_url)).bytes.toString('utf8'));
+      expect(rows.map((r: any) => [r.id, r.name, r.amount])).toEqual(ROWS.map((r) => [r.id, r.name, r.amount]));
+
+      const md = await req(alice, 'POST', `${T}/export`, { format: 'markdown', filters: { name: 'River trust' } });
+      const text = (await download(alice, md.body.download_url)).bytes.toString('utf8');
+      expect(text).toContain('River trust');
+      expect(text).not.toContain('Hill fund');
+
+      const xlsx = await req(alice, 'POST', `${T}/export`, { format: 'xlsx' });
+      expect(xlsx.body.filename).toMatch(/\.xlsx$/);
+      const book = await download(alice, xlsx.body.download_url);
+      expect(book.type).toContain('spreadsheetml');
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load(book.bytes as unknown as ArrayBuffer);
+      const sheet = wb.worksheets[0]!;
+      expect(sheet.name).toBe('grants');
+      expect([2, 3, 4].map((n) => (sheet.getRow(n).values as unknown[]).slice(1, 4))).toEqual(
+        ROWS.map((r) => [r.id, r.name, r.amount]),
+      );
+    });
+
+    it('refuses a bad format, an unknown filter column and a bad body, naming the field', async () => {
+      for (const [body, field] of [
+        [{ format: 'pdf' }, 'format'],
+        [{}, 'format'],
+        [{ format: 'csv', filters: { nope: 'x' } }, 'filter.nope'],
+        [{ format: 'csv', filters: { id: 'one' } }, 'filter.id'],
+        [{ format: 'csv', extra: 1 }, 'extra'],
+      ] as Array<[unknown, string]>) {
+        const res = await req(alice, 'POST', `${T}/export`, body);
+        expect([body, res.status, fieldsOf(res).some((f: string) => f.includes(field))]).toEqual([body, 400, true]);
+      }
+      expect((await req(alice, 'POST', '/api/agent-factory/workspace/tables/default/nope/export', { format: 'csv' })).status).toBe(404);
+    });
+
+    it('lists the caller\'s exports newest first, paged; another user sees none and gets 404', async () => {
+      const all = await req(alice, 'GET', '/api/agent-factory/workspace/exports');
+      expect(all.status).toBe(200);
+      expect(all.body.exports.map((e: any) => e.format)).toEqual(['xlsx', 'markdown', 'json', 'csv']);
+      expect(all.body.exports[0]).toEqual({
+        export_id: expect.any(String),
+        filename: expect.stringMatching(/^grants_.*\.xlsx$/),
+        format: 'xlsx',
+        size_bytes: expect.any(Number),
+        created_at: expect.any(String),
+        expires_at: expect.any(String),
+        expired: false,
+        download_url: `/api/agent-factory/workspace/exports/${all.body.exports[0].export_id}/download`,
+      });
+      const seen: string[] = [];
+      let token = '';
+      for (let page = 0; page < 10; page++) {
+        const res = await req(alice, 'GET', `/api/agent-factory/workspace/exports?page_size=3${token ? `&page_token=${token}` : ''}`);
+        seen.push(...res.body.exports.map((e: any) => e.export_id));
+        if (!res.body.next_page_token) break;
+        token = res.body.next_page_token;
+      }
+      expect(seen).toEqual(all.body.exports.map((e: any) => e.export_id));
+      expect((await req(alice, 'GET', '/api/agent-factory/workspace/exports?page_token=bogus')).status).toBe(400);
+      expect((await req(alice, 'GET', '/api/agent-factory/workspace/exports?page_size=0')).status).toBe(400);
+
+      expect((await req(bob, 'GET', '/api/agent-factory/workspace/exports')).body.exports).toEqual([]);
+      for (const [method, path, body] of [
+        ['GET', `${T}/rows?filter.id=1`],
+        ['POST', `${T}/export`, { format: 'csv' }],
+        ['GET', all.body.exports[0].download_url],
+      ] as Array<[string, string, unknown?]>) {
+        const res = await req(bob, method, path, body);
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+      }
+    });
+  });
 });
 
 describe('approval requests of unattended runs', () => {
@@ -362,7 +501,7 @@ describe('refusals', () => {
     const big = await req(alice, 'POST', '/api/agent-factory/workspace/documents', {
       title: 'big.txt',
       content_type: 'text/plain',
-      content: 'x'.repeat(5000),
+      content: 'x'.repeat(20_000),
     });
     expect(big.status).toBe(413);
     expect(big.body.error.violations[0].field).toBe('content');

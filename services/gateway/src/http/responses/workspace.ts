@@ -138,3 +138,28 @@ export const WorkspaceTableRows = z.strictObject({
   rows: z.array(JsonObject).meta({ description: 'Each row\'s columns with _source, _query and _timestamp' }),
   next_page_token: nextPageToken,
 });
+
+export const WorkspaceExport = component(
+  'WorkspaceExport',
+  z.strictObject({
+    export_id: z.string(),
+    filename: z.string(),
+    format: z.string().meta({ description: 'csv | json | markdown | xlsx | text' }),
+    size_bytes: z.number().int(),
+    created_at: timestamp,
+    expires_at: timestamp.meta({ description: 'The download link works until then (409 after)' }),
+    expired: z.boolean(),
+    download_url: z.string().meta({ description: 'GET it (with your token) for the file' }),
+  }),
+  { description: 'A file exported from the workspace, with its expiring download link' },
+);
+export const ExportCreated = z.strictObject({
+  export_id: z.string(),
+  filename: z.string(),
+  download_url: z.string(),
+  expires_at: timestamp,
+  format: z.string(),
+  size_bytes: z.number().int(),
+  row_count: z.number().int().meta({ description: 'Rows written to the file' }),
+});
+export const ExportList = z.strictObject({ exports: z.array(WorkspaceExport), next_page_token: nextPageToken });

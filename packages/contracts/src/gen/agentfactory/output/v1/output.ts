@@ -253,11 +253,64 @@ export interface ListTableRowsRequest {
   tableName: string;
   pageSize: number;
   pageToken: string;
+  filters: TableFilter[];
+}
+
+/**
+ * Rows whose column equals the value, compared as the column's type (text as
+ * is; integer, number, boolean, timestamp parsed; json as a JSON value).
+ * Besides the table's columns, `_source` and `_query` may be filtered.
+ */
+export interface TableFilter {
+  column: string;
+  value: string;
 }
 
 export interface ListTableRowsResponse {
   table: WorkspaceTable | undefined;
   rows: { [key: string]: any }[];
+  nextPageToken: string;
+}
+
+export interface ExportTableRequest {
+  principal: Principal | undefined;
+  workspaceId: string;
+  tableName: string;
+  /** csv, json, markdown or xlsx. */
+  format: string;
+  filters: TableFilter[];
+}
+
+export interface ExportInfo {
+  id: string;
+  filename: string;
+  /** csv, json, markdown, xlsx or text (from the file's content type). */
+  format: string;
+  contentType: string;
+  sizeBytes: string;
+  createdAt: string;
+  expiresAt: string;
+  /** The gateway path that downloads the file while the link lasts. */
+  downloadUrl: string;
+  expired: boolean;
+}
+
+export interface ExportTableResponse {
+  export:
+    | ExportInfo
+    | undefined;
+  /** Rows written to the file. */
+  rowCount: string;
+}
+
+export interface ListExportsRequest {
+  principal: Principal | undefined;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListExportsResponse {
+  exports: ExportInfo[];
   nextPageToken: string;
 }
 
@@ -3581,7 +3634,7 @@ export const ListTablesResponse: MessageFns<ListTablesResponse> = {
 };
 
 function createBaseListTableRowsRequest(): ListTableRowsRequest {
-  return { principal: undefined, workspaceId: "", tableName: "", pageSize: 0, pageToken: "" };
+  return { principal: undefined, workspaceId: "", tableName: "", pageSize: 0, pageToken: "", filters: [] };
 }
 
 export const ListTableRowsRequest: MessageFns<ListTableRowsRequest> = {
@@ -3600,6 +3653,9 @@ export const ListTableRowsRequest: MessageFns<ListTableRowsRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(42).string(message.pageToken);
+    }
+    for (const v of message.filters) {
+      TableFilter.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -3657,6 +3713,14 @@ export const ListTableRowsRequest: MessageFns<ListTableRowsRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.filters.push(TableFilter.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3692,6 +3756,9 @@ export const ListTableRowsRequest: MessageFns<ListTableRowsRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      filters: globalThis.Array.isArray(object?.filters)
+        ? object.filters.map((e: any) => TableFilter.fromJSON(e))
+        : [],
     };
   },
 
@@ -3711,6 +3778,84 @@ export const ListTableRowsRequest: MessageFns<ListTableRowsRequest> = {
     }
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
+    }
+    if (message.filters?.length) {
+      obj.filters = message.filters.map((e) => TableFilter.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseTableFilter(): TableFilter {
+  return { column: "", value: "" };
+}
+
+export const TableFilter: MessageFns<TableFilter> = {
+  encode(message: TableFilter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.column !== "") {
+      writer.uint32(10).string(message.column);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TableFilter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTableFilter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.column = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TableFilter {
+    return {
+      column: isSet(object.column) ? globalThis.String(object.column) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: TableFilter): unknown {
+    const obj: any = {};
+    if (message.column !== "") {
+      obj.column = message.column;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
     }
     return obj;
   },
@@ -3802,6 +3947,600 @@ export const ListTableRowsResponse: MessageFns<ListTableRowsResponse> = {
     }
     if (message.rows?.length) {
       obj.rows = message.rows;
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseExportTableRequest(): ExportTableRequest {
+  return { principal: undefined, workspaceId: "", tableName: "", format: "", filters: [] };
+}
+
+export const ExportTableRequest: MessageFns<ExportTableRequest> = {
+  encode(message: ExportTableRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(18).string(message.workspaceId);
+    }
+    if (message.tableName !== "") {
+      writer.uint32(26).string(message.tableName);
+    }
+    if (message.format !== "") {
+      writer.uint32(34).string(message.format);
+    }
+    for (const v of message.filters) {
+      TableFilter.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportTableRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportTableRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tableName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.filters.push(TableFilter.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportTableRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      tableName: isSet(object.tableName)
+        ? globalThis.String(object.tableName)
+        : isSet(object.table_name)
+        ? globalThis.String(object.table_name)
+        : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      filters: globalThis.Array.isArray(object?.filters) ? object.filters.map((e: any) => TableFilter.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ExportTableRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.tableName !== "") {
+      obj.tableName = message.tableName;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.filters?.length) {
+      obj.filters = message.filters.map((e) => TableFilter.toJSON(e));
+    }
+    return obj;
+  },
+};
+
+function createBaseExportInfo(): ExportInfo {
+  return {
+    id: "",
+    filename: "",
+    format: "",
+    contentType: "",
+    sizeBytes: "0",
+    createdAt: "",
+    expiresAt: "",
+    downloadUrl: "",
+    expired: false,
+  };
+}
+
+export const ExportInfo: MessageFns<ExportInfo> = {
+  encode(message: ExportInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.filename !== "") {
+      writer.uint32(18).string(message.filename);
+    }
+    if (message.format !== "") {
+      writer.uint32(26).string(message.format);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(34).string(message.contentType);
+    }
+    if (message.sizeBytes !== "0") {
+      writer.uint32(40).int64(message.sizeBytes);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(58).string(message.expiresAt);
+    }
+    if (message.downloadUrl !== "") {
+      writer.uint32(66).string(message.downloadUrl);
+    }
+    if (message.expired !== false) {
+      writer.uint32(72).bool(message.expired);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.sizeBytes = reader.int64().toString();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.downloadUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.expired = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportInfo {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.String(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.String(object.size_bytes)
+        : "0",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+      downloadUrl: isSet(object.downloadUrl)
+        ? globalThis.String(object.downloadUrl)
+        : isSet(object.download_url)
+        ? globalThis.String(object.download_url)
+        : "",
+      expired: isSet(object.expired) ? globalThis.Boolean(object.expired) : false,
+    };
+  },
+
+  toJSON(message: ExportInfo): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.filename !== "") {
+      obj.filename = message.filename;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.sizeBytes !== "0") {
+      obj.sizeBytes = message.sizeBytes;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    if (message.downloadUrl !== "") {
+      obj.downloadUrl = message.downloadUrl;
+    }
+    if (message.expired !== false) {
+      obj.expired = message.expired;
+    }
+    return obj;
+  },
+};
+
+function createBaseExportTableResponse(): ExportTableResponse {
+  return { export: undefined, rowCount: "0" };
+}
+
+export const ExportTableResponse: MessageFns<ExportTableResponse> = {
+  encode(message: ExportTableResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.export !== undefined) {
+      ExportInfo.encode(message.export, writer.uint32(10).fork()).join();
+    }
+    if (message.rowCount !== "0") {
+      writer.uint32(16).int64(message.rowCount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportTableResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportTableResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.export = ExportInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.rowCount = reader.int64().toString();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportTableResponse {
+    return {
+      export: isSet(object.export) ? ExportInfo.fromJSON(object.export) : undefined,
+      rowCount: isSet(object.rowCount)
+        ? globalThis.String(object.rowCount)
+        : isSet(object.row_count)
+        ? globalThis.String(object.row_count)
+        : "0",
+    };
+  },
+
+  toJSON(message: ExportTableResponse): unknown {
+    const obj: any = {};
+    if (message.export !== undefined) {
+      obj.export = ExportInfo.toJSON(message.export);
+    }
+    if (message.rowCount !== "0") {
+      obj.rowCount = message.rowCount;
+    }
+    return obj;
+  },
+};
+
+function createBaseListExportsRequest(): ListExportsRequest {
+  return { principal: undefined, pageSize: 0, pageToken: "" };
+}
+
+export const ListExportsRequest: MessageFns<ListExportsRequest> = {
+  encode(message: ListExportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListExportsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+};
+
+function createBaseListExportsResponse(): ListExportsResponse {
+  return { exports: [], nextPageToken: "" };
+}
+
+export const ListExportsResponse: MessageFns<ListExportsResponse> = {
+  encode(message: ListExportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.exports) {
+      ExportInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exports.push(ExportInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsResponse {
+    return {
+      exports: globalThis.Array.isArray(object?.exports) ? object.exports.map((e: any) => ExportInfo.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListExportsResponse): unknown {
+    const obj: any = {};
+    if (message.exports?.length) {
+      obj.exports = message.exports.map((e) => ExportInfo.toJSON(e));
     }
     if (message.nextPageToken !== "") {
       obj.nextPageToken = message.nextPageToken;
@@ -4542,9 +5281,23 @@ export interface OutputServiceClient {
 
   listTables(request: ListTablesRequest, metadata?: Metadata): Observable<ListTablesResponse>;
 
-  /** Rows of one table, in insertion order, paged. */
+  /**
+   * Rows of one table, in insertion order, paged; with filters, only the rows
+   * whose columns equal the values (an unknown column is INVALID_ARGUMENT).
+   */
 
   listTableRows(request: ListTableRowsRequest, metadata?: Metadata): Observable<ListTableRowsResponse>;
+
+  /**
+   * A file (csv, json, markdown or xlsx) of a table's rows (filtered as
+   * ListTableRows), kept as an export with an expiring download link.
+   */
+
+  exportTable(request: ExportTableRequest, metadata?: Metadata): Observable<ExportTableResponse>;
+
+  /** The caller's exports, newest first, paged (expired ones included, marked). */
+
+  listExports(request: ListExportsRequest, metadata?: Metadata): Observable<ListExportsResponse>;
 
   /**
    * The file of an export (route_output's file_export destination) until its
@@ -4666,12 +5419,32 @@ export interface OutputServiceController {
     metadata?: Metadata,
   ): Promise<ListTablesResponse> | Observable<ListTablesResponse> | ListTablesResponse;
 
-  /** Rows of one table, in insertion order, paged. */
+  /**
+   * Rows of one table, in insertion order, paged; with filters, only the rows
+   * whose columns equal the values (an unknown column is INVALID_ARGUMENT).
+   */
 
   listTableRows(
     request: ListTableRowsRequest,
     metadata?: Metadata,
   ): Promise<ListTableRowsResponse> | Observable<ListTableRowsResponse> | ListTableRowsResponse;
+
+  /**
+   * A file (csv, json, markdown or xlsx) of a table's rows (filtered as
+   * ListTableRows), kept as an export with an expiring download link.
+   */
+
+  exportTable(
+    request: ExportTableRequest,
+    metadata?: Metadata,
+  ): Promise<ExportTableResponse> | Observable<ExportTableResponse> | ExportTableResponse;
+
+  /** The caller's exports, newest first, paged (expired ones included, marked). */
+
+  listExports(
+    request: ListExportsRequest,
+    metadata?: Metadata,
+  ): Promise<ListExportsResponse> | Observable<ListExportsResponse> | ListExportsResponse;
 
   /**
    * The file of an export (route_output's file_export destination) until its
@@ -4703,6 +5476,8 @@ export function OutputServiceControllerMethods() {
       "getTeamFile",
       "listTables",
       "listTableRows",
+      "exportTable",
+      "listExports",
       "getExport",
     ];
     for (const method of grpcMethods) {
