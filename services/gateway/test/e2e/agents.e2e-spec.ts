@@ -332,7 +332,7 @@ describe('the journal does not depend on anyone following the run', () => {
     gate.release();
     let entry: { task_status?: string; detail_entries?: unknown[] } | undefined;
     for (const until = Date.now() + 15_000; !entry && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-      entry = ((await as(alice).get(`${P}/${npId}/journal?page_size=200`)).body.entries as Array<{ run_id: string }>).find((e) => e.run_id === runId);
+      entry = ((await as(alice).get(`${P}/${npId}/journal?page_size=200`)).body.entries as Array<{ run_id: string; task_status?: string; detail_entries?: unknown[] }>).find((e) => e.run_id === runId);
     }
     // One step ran, the other was cancelled: the run's own task status, partial.
     expect(entry).toMatchObject({ task_status: 'partial' });

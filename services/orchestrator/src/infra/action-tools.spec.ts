@@ -33,7 +33,7 @@ describe('action tools', () => {
     expect(await names({ tools: ['search_team_posts'] })).toEqual([]);
     expect(await names({ tools: ['search_team_posts'], team_ids: ['t3'] })).toEqual([]);
     const [tool] = await provider(ctx({ tools: ['search_team_posts'], team_ids: ['t1'] }));
-    expect(await tool!.invoke({ query: 'acme' }, {})).toEqual({ count: 0 });
+    expect(await tool!.invoke({ query: 'acme' }, { sequence: 1, callId: 'c1' })).toEqual({ count: 0 });
     expect(calls[0]).toMatchObject({ action: 'search_team_posts', inputs: { query: 'acme', team_id: 't1' }, userId: 'bob', teamIds: ['t1', 't2'], runId: 'r1', nodeId: 'research' });
     expect(String(calls[0]!.idempotencyKey)).toMatch(/^r1:research:1:search_team_posts:[0-9a-f]{16}$/);
   });

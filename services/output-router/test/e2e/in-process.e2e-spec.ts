@@ -57,7 +57,7 @@ it('runs a playbook writing to the workspace, and the gateway shows what it wrot
   const listed = await http('GET', `${W}/exports`, { token: alice.token });
   expect(listed.body.exports.map((e: any) => e.export_id)).toEqual([exported.body.export_id]);
   const file = await fetch(`${stack.gatewayUrl}${exported.body.download_url}`, { headers: { authorization: `Bearer ${alice.token}` } });
-  expect((await file.json()).map((r: any) => r.name)).toEqual(['a']);
+  expect(((await file.json()) as Array<{ name: string }>).map((r) => r.name)).toEqual(['a']);
 });
 
 it("routes a playbook's output block at the end of a background run and tells its owner", async () => {
