@@ -13,6 +13,7 @@ import {
   HttpCode,
   Inject,
   Param,
+  Patch,
   Post,
   Query,
   Res,
@@ -240,6 +241,48 @@ export class WorkspaceController {
     return {
       todos: (await call(this.ws().listTodos({ principal, state: q.state ?? '' }))).todos.map(todoView),
     };
+  }
+
+  @Post('todos')
+  async createTodo(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
+    const b = parseBody(S.CreateTodoBody, body);
+    const r = await call(
+      this.ws().createTodo({
+        principal,
+        title: b.title,
+        body: b.body ?? '',
+        state: b.state ?? '',
+        priority: b.priority ?? '',
+        deadline: b.deadline ?? '',
+        scheduled: b.scheduled ?? '',
+        tags: b.tags ?? [],
+      }),
+    );
+    return { todo: todoView(r.todo!) };
+  }
+
+  @Get('todos/:id')
+  async todo(@CurrentUser() principal: common.Principal, @Param('id') id: string) {
+    return { todo: todoView((await call(this.ws().getTodo({ principal, todoId: id }))).todo!) };
+  }
+
+  @Patch('todos/:id')
+  async updateTodo(@CurrentUser() principal: common.Principal, @Param('id') id: string, @Body() body: unknown) {
+    const b = parseBody(S.UpdateTodoBody, body);
+    const r = await call(
+      this.ws().updateTodo({
+        principal,
+        todoId: id,
+        ...(b.state !== undefined ? { state: b.state } : {}),
+        ...(b.priority !== undefined ? { priority: b.priority } : {}),
+        ...(b.deadline !== undefined ? { deadline: b.deadline } : {}),
+        ...(b.scheduled !== undefined ? { scheduled: b.scheduled } : {}),
+        addTags: b.add_tags ?? [],
+        removeTags: b.remove_tags ?? [],
+        ...(b.add_note !== undefined ? { addNote: b.add_note } : {}),
+      }),
+    );
+    return { todo: todoView(r.todo!), updated_fields: r.updatedFields };
   }
 
   @Get('teams/:teamId/posts')

@@ -3,10 +3,12 @@ import * as R from '../http/responses/index.js';
 import type { RouteDoc } from '../http/responses/document.js';
 import {
   CreateFolderBody,
+  CreateTodoBody,
   ExportTableBody,
   ListExportsQuery,
   MarkReadBody,
   MoveBody,
+  UpdateTodoBody,
   UploadBody,
   VersionBody,
 } from './workspace.schemas.js';
@@ -112,6 +114,27 @@ export const WORKSPACE_ROUTES: RouteDoc[] = [
     path: `${W}/todos`,
     response: R.TodoList,
     summary: 'Your todos (?state=TODO|NEXT|WAITING|DONE|all)',
+  },
+  {
+    method: 'post',
+    path: `${W}/todos`,
+    response: R.TodoAnswer,
+    summary: 'Create a todo (as the create_todo action): title required; body, state, priority, deadline (due date), scheduled, tags',
+    body: CreateTodoBody,
+  },
+  {
+    method: 'get',
+    path: `${W}/todos/{id}`,
+    response: R.TodoAnswer,
+    summary: 'One todo of yours (404 for anyone else\'s)',
+  },
+  {
+    method: 'patch',
+    path: `${W}/todos/{id}`,
+    response: R.TodoUpdated,
+    summary: 'Change a todo (as update_todo): state (DONE completes it), priority, deadline, scheduled, tags, a note',
+    body: UpdateTodoBody,
+    status: '200',
   },
   {
     method: 'get',

@@ -53,6 +53,25 @@ export const MarkReadBody = z.strictObject({
   all: z.boolean().optional(),
 });
 export const ListTodosQuery = z.strictObject({ state: z.string().max(20).optional() });
+const todoDate = z.string().max(40).meta({ description: 'A date, YYYY-MM-DD' });
+export const CreateTodoBody = z.strictObject({
+  title: z.string().min(1).max(500),
+  body: z.string().max(50_000).optional().meta({ description: 'The description (markdown)' }),
+  state: z.enum(['TODO', 'NEXT', 'WAITING']).optional().meta({ description: 'TODO when not given' }),
+  priority: z.enum(['A', 'B', 'C']).optional(),
+  deadline: todoDate.optional().meta({ description: 'Due date, YYYY-MM-DD' }),
+  scheduled: todoDate.optional(),
+  tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+});
+export const UpdateTodoBody = z.strictObject({
+  state: z.enum(['TODO', 'NEXT', 'WAITING', 'DONE']).optional().meta({ description: 'DONE completes the todo; another state reopens it' }),
+  priority: z.enum(['A', 'B', 'C', '']).optional().meta({ description: 'Empty clears it' }),
+  deadline: todoDate.optional().meta({ description: 'Due date, YYYY-MM-DD' }),
+  scheduled: todoDate.optional(),
+  add_tags: z.array(z.string().min(1).max(100)).max(50).optional(),
+  remove_tags: z.array(z.string().max(100)).max(50).optional(),
+  add_note: z.string().max(10_000).optional(),
+});
 export const ListPostsQuery = z.strictObject({ thread_id: z.string().optional() });
 export const TeamFilesQuery = z.strictObject({
   query: z.string().min(1).max(1000).optional(),

@@ -6,7 +6,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, field: str
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
   const violations = r.error.issues.map((i) => ({
-    field: [field, ...i.path.map(String)].join('.'),
+    field: [field, ...i.path.map(String)].filter(Boolean).join('.') || '(body)',
     reason: i.message,
   }));
   throw new AppError('INVALID_ARGUMENT', violations.map((v) => `${v.field}: ${v.reason}`).join('; '), {

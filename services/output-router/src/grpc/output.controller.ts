@@ -5,6 +5,8 @@ import { AppError, sqlRows } from '@af/service-kit';
 import type { Documents } from '../app/documents.js';
 import { TableExports, type ExportView } from '../app/table-exports.js';
 import { TeamFiles } from '../app/team-files.js';
+import { createTodo, NewTodoInputs, NewTodoParams, TodoPatch, todoOrFail, updateTodo } from '../app/todos.js';
+import { parse } from '../app/parse.js';
 import type { InboxRepository } from '../infra/inbox.repository.js';
 import { isUuid } from '../infra/documents.repository.js';
 import type { WorkspaceTables } from '../infra/workspace-tables.js';
@@ -35,6 +37,12 @@ const toWireExport = (e: ExportView): output.ExportInfo => ({ ...e, sizeBytes: S
 
 const notFound = (what: string, id: string, field: string) =>
   new AppError('NOT_FOUND', `${what} ${id} not found`, { violations: [{ field, reason: 'not found' }] });
+
+/** A todo id as given: todo ids are UUIDs, anything else is refused naming the field. */
+const todoId = (id: string) => {
+  if (!isUuid(id)) throw AppError.invalid('todo_id', 'must be a todo id (a UUID)');
+  return id;
+};
 
 @Controller()
 @output.OutputServiceControllerMethods()
@@ -188,6 +196,46 @@ export class OutputController implements output.OutputServiceController {
       limit: 500,
     });
     return { todos: todos.map(toWireTodo) };
+  }
+
+  async createTodo(req: output.CreateTodoRequest): Promise<output.CreateTodoResponse> {
+    const fields = {
+      title: req.title,
+      body: req.body,
+      ...(req.state ? { state: req.state } : {}),
+      ...(req.priority ? { priority: req.priority } : {}),
+      ...(req.deadline ? { deadline: req.deadline } : {}),
+      ...(req.scheduled ? { scheduled: req.scheduled } : {}),
+      tags: req.tags,
+    };
+    // The same fields and checks as create_todo (its inputs and params), named without a prefix.
+    const i = parse(NewTodoInputs, fields, '');
+    const p = parse(NewTodoParams, fields, '');
+    return { todo: toWireTodo(await createTodo(this.d.inbox, principalOf(req.principal).userId, i, p)) };
+  }
+
+  async getTodo(req: output.GetTodoRequest): Promise<output.GetTodoResponse> {
+    const id = todoId(req.todoId);
+    return { todo: toWireTodo(await todoOrFail(this.d.inbox, principalOf(req.principal).userId, id, 'todo_id')) };
+  }
+
+  async updateTodo(req: output.UpdateTodoRequest): Promise<output.UpdateTodoResponse> {
+    const id = todoId(req.todoId);
+    const patch = parse(
+      TodoPatch,
+      {
+        ...(req.state !== undefined ? { state: req.state.toUpperCase() } : {}),
+        ...(req.priority !== undefined ? { priority: req.priority } : {}),
+        ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
+        ...(req.scheduled !== undefined ? { scheduled: req.scheduled } : {}),
+        ...(req.addTags.length ? { add_tags: req.addTags } : {}),
+        ...(req.removeTags.length ? { remove_tags: req.removeTags } : {}),
+        ...(req.addNote !== undefined ? { add_note: req.addNote } : {}),
+      },
+      '',
+    );
+    const r = await updateTodo(this.d.inbox, principalOf(req.principal).userId, id, patch, 'todo_id');
+    return { todo: toWireTodo(r.todo), updatedFields: r.updated };
   }
 
   async listTeamPosts(req: output.ListTeamPostsRequest): Promise<output.ListTeamPostsResponse> {

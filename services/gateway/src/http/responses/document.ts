@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { COMPONENTS, ErrorEnvelope } from './common.js';
 
-export type Method = 'get' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteDoc {
   method: Method;

@@ -131,6 +131,11 @@ export const NotificationList = z.strictObject({
 });
 export const NotificationsMarked = z.strictObject({ marked: z.number().int().meta({ description: 'How many notifications were marked read' }) });
 export const TodoList = z.strictObject({ todos: z.array(Todo) });
+export const TodoAnswer = z.strictObject({ todo: Todo });
+export const TodoUpdated = z.strictObject({
+  todo: Todo,
+  updated_fields: z.array(z.string()).meta({ description: 'The fields this change set' }),
+});
 export const TeamPostList = z.strictObject({ posts: z.array(TeamPost) });
 export const WorkspaceTableList = z.strictObject({ tables: z.array(WorkspaceTable) });
 export const WorkspaceTableRows = z.strictObject({

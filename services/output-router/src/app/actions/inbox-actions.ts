@@ -2,13 +2,22 @@
 import { AppError, type ActionContext, type ActionHandler } from '@af/service-kit';
 import { z } from 'zod';
 import { parse } from '../parse.js';
+import {
+  addTodoNote,
+  applyTodoPatch,
+  completeTodo as completeTodoOf,
+  createTodo as createTodoOf,
+  NewTodoInputs,
+  NewTodoParams,
+  TODO_STATES,
+  TodoPatch,
+  todoDate,
+  todoOrFail,
+} from '../todos.js';
 import { actionKey, originOf, type ActionDeps } from './context.js';
 
-const date = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}/, 'must be a date (YYYY-MM-DD)')
-  .transform((s) => s.slice(0, 10));
-const STATES = ['TODO', 'NEXT', 'WAITING', 'DONE'] as const;
+const date = todoDate;
+const STATES = TODO_STATES;
 
 export function memberOf(ctx: ActionContext, teamId: string, field: string): void {
   // Not a member: the team's posts do not exist for this caller.
@@ -197,41 +206,12 @@ export function inboxActions(d: ActionDeps): ActionHandler[] {
     name: 'create_todo',
     sideEffects: true,
     async execute(ctx) {
-      const i = parse(
-        z.object({ title: z.string().min(1).max(500), body: z.string().max(50_000).default('') }),
-        ctx.inputs,
-        'inputs',
-      );
-      const p = parse(
-        z.object({
-          priority: z.enum(['A', 'B', 'C']).optional(),
-          state: z.enum(['TODO', 'NEXT', 'WAITING']).default('TODO'),
-          deadline: date.optional(),
-          scheduled: date.optional(),
-          tags: z.array(z.string().min(1).max(100)).max(50).default([]),
-          target_file: z.string().max(500).default(''),
-        }),
-        ctx.params,
-        'params',
-      );
+      const i = parse(NewTodoInputs, ctx.inputs, 'inputs');
+      const p = parse(NewTodoParams, ctx.params, 'params');
       const owner = ctx.principal.userId;
-      const { details } = await d.deliveries.once(actionKey(ctx), owner, 'todo', async (q) => {
-        const t = await d.inbox.createTodo(
-          {
-            owner,
-            title: i.title,
-            body: i.body,
-            state: p.state,
-            priority: p.priority ?? '',
-            deadline: p.deadline ?? null,
-            scheduled: p.scheduled ?? null,
-            tags: p.tags,
-            targetFile: p.target_file,
-          },
-          q,
-        );
-        return { todo_id: t.id };
-      });
+      const { details } = await d.deliveries.once(actionKey(ctx), owner, 'todo', async (q) => ({
+        todo_id: (await createTodoOf(d.inbox, owner, i, p, q)).id,
+      }));
       return { success: true, todo_id: details.todo_id, file_path: p.target_file };
     },
   };
@@ -277,59 +257,24 @@ export function inboxActions(d: ActionDeps): ActionHandler[] {
     },
   };
 
-  const todoOrFail = async (ctx: ActionContext, id: string) => {
-    const t = await d.inbox.todo(ctx.principal.userId, id);
-    if (!t)
-      throw new AppError('NOT_FOUND', `todo ${id} not found`, {
-        violations: [{ field: 'inputs.todo_id', reason: 'not found' }],
-      });
-    return t;
-  };
-
   const updateTodo: ActionHandler = {
     name: 'update_todo',
     sideEffects: true,
     async execute(ctx) {
       const i = parse(z.object({ todo_id: z.string().min(1) }), ctx.inputs, 'inputs');
-      const p = parse(
-        z.strictObject({
-          state: z.enum(STATES).optional(),
-          priority: z.enum(['A', 'B', 'C', '']).optional(),
-          deadline: date.optional(),
-          scheduled: date.optional(),
-          add_tags: z.array(z.string().min(1)).optional(),
-          remove_tags: z.array(z.string()).optional(),
-          add_note: z.string().max(10_000).optional(),
-        }),
-        ctx.params,
-        'params',
-      );
-      const t = await todoOrFail(ctx, i.todo_id);
-      const updated: string[] = [];
-      const set = <K extends keyof typeof t>(field: K, value: (typeof t)[K], name: string) => {
-        t[field] = value;
-        updated.push(name);
-      };
-      if (p.state !== undefined) {
-        set('state', p.state, 'state');
-        t.completedAt = p.state === 'DONE' ? (t.completedAt ?? new Date()) : null;
-      }
-      if (p.priority !== undefined) set('priority', p.priority, 'priority');
-      if (p.deadline !== undefined) set('deadline', p.deadline, 'deadline');
-      if (p.scheduled !== undefined) set('scheduled', p.scheduled, 'scheduled');
-      if (p.add_tags || p.remove_tags)
-        set(
-          'tags',
-          [...new Set([...t.tags, ...(p.add_tags ?? [])])].filter((x) => !(p.remove_tags ?? []).includes(x)),
-          'tags',
-        );
+      const p = parse(TodoPatch, ctx.params, 'params');
+      const t = await todoOrFail(d.inbox, ctx.principal.userId, i.todo_id, 'inputs.todo_id');
+      const updated = applyTodoPatch(t, p);
       // The update and its delivery record commit together: a replayed update (another attempt) does not add its note twice.
       const { replayed } = await d.deliveries.once(
         actionKey(ctx),
         ctx.principal.userId,
         'todo',
         async (q) => {
-          if (p.add_note !== undefined) set('notes', [...t.notes, p.add_note], 'notes');
+          if (p.add_note !== undefined) {
+            addTodoNote(t, p.add_note);
+            updated.push('notes');
+          }
           await d.inbox.saveTodo(ctx.principal.userId, t, q);
           return { todo_id: t.id };
         },
@@ -345,13 +290,8 @@ export function inboxActions(d: ActionDeps): ActionHandler[] {
     async execute(ctx) {
       const i = parse(z.object({ todo_id: z.string().min(1) }), ctx.inputs, 'inputs');
       const p = parse(z.object({ completion_note: z.string().max(10_000).optional() }), ctx.params, 'params');
-      const t = await todoOrFail(ctx, i.todo_id);
-      if (t.state !== 'DONE') {
-        t.state = 'DONE';
-        t.completedAt = new Date();
-        if (p.completion_note) t.notes = [...t.notes, p.completion_note];
-        await d.inbox.saveTodo(ctx.principal.userId, t);
-      }
+      const t = await todoOrFail(d.inbox, ctx.principal.userId, i.todo_id, 'inputs.todo_id');
+      if (completeTodoOf(t, p.completion_note)) await d.inbox.saveTodo(ctx.principal.userId, t);
       return { success: true, completed_at: t.completedAt!.toISOString() };
     },
   };

@@ -204,6 +204,55 @@ export interface ListTodosResponse {
   todos: Todo[];
 }
 
+export interface CreateTodoRequest {
+  principal: Principal | undefined;
+  title: string;
+  body: string;
+  /** TODO (empty), NEXT or WAITING. */
+  state: string;
+  /** A, B, C or empty. */
+  priority: string;
+  /** YYYY-MM-DD or empty. */
+  deadline: string;
+  scheduled: string;
+  tags: string[];
+}
+
+export interface CreateTodoResponse {
+  todo: Todo | undefined;
+}
+
+export interface GetTodoRequest {
+  principal: Principal | undefined;
+  todoId: string;
+}
+
+export interface GetTodoResponse {
+  todo: Todo | undefined;
+}
+
+/** Unset fields are left as they are. */
+export interface UpdateTodoRequest {
+  principal: Principal | undefined;
+  todoId: string;
+  /** TODO, NEXT, WAITING or DONE (completes it). */
+  state?:
+    | string
+    | undefined;
+  /** A, B, C, or empty to clear it. */
+  priority?: string | undefined;
+  deadline?: string | undefined;
+  scheduled?: string | undefined;
+  addTags: string[];
+  removeTags: string[];
+  addNote?: string | undefined;
+}
+
+export interface UpdateTodoResponse {
+  todo: Todo | undefined;
+  updatedFields: string[];
+}
+
 export interface TeamPost {
   id: string;
   threadId: string;
@@ -2986,6 +3035,641 @@ export const ListTodosResponse: MessageFns<ListTodosResponse> = {
   },
 };
 
+function createBaseCreateTodoRequest(): CreateTodoRequest {
+  return { principal: undefined, title: "", body: "", state: "", priority: "", deadline: "", scheduled: "", tags: [] };
+}
+
+export const CreateTodoRequest: MessageFns<CreateTodoRequest> = {
+  encode(message: CreateTodoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.title !== "") {
+      writer.uint32(18).string(message.title);
+    }
+    if (message.body !== "") {
+      writer.uint32(26).string(message.body);
+    }
+    if (message.state !== "") {
+      writer.uint32(34).string(message.state);
+    }
+    if (message.priority !== "") {
+      writer.uint32(42).string(message.priority);
+    }
+    if (message.deadline !== "") {
+      writer.uint32(50).string(message.deadline);
+    }
+    if (message.scheduled !== "") {
+      writer.uint32(58).string(message.scheduled);
+    }
+    for (const v of message.tags) {
+      writer.uint32(66).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTodoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTodoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.priority = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.deadline = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.scheduled = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tags.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTodoRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      priority: isSet(object.priority) ? globalThis.String(object.priority) : "",
+      deadline: isSet(object.deadline) ? globalThis.String(object.deadline) : "",
+      scheduled: isSet(object.scheduled) ? globalThis.String(object.scheduled) : "",
+      tags: globalThis.Array.isArray(object?.tags) ? object.tags.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: CreateTodoRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.priority !== "") {
+      obj.priority = message.priority;
+    }
+    if (message.deadline !== "") {
+      obj.deadline = message.deadline;
+    }
+    if (message.scheduled !== "") {
+      obj.scheduled = message.scheduled;
+    }
+    if (message.tags?.length) {
+      obj.tags = message.tags;
+    }
+    return obj;
+  },
+};
+
+function createBaseCreateTodoResponse(): CreateTodoResponse {
+  return { todo: undefined };
+}
+
+export const CreateTodoResponse: MessageFns<CreateTodoResponse> = {
+  encode(message: CreateTodoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.todo !== undefined) {
+      Todo.encode(message.todo, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateTodoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateTodoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.todo = Todo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateTodoResponse {
+    return { todo: isSet(object.todo) ? Todo.fromJSON(object.todo) : undefined };
+  },
+
+  toJSON(message: CreateTodoResponse): unknown {
+    const obj: any = {};
+    if (message.todo !== undefined) {
+      obj.todo = Todo.toJSON(message.todo);
+    }
+    return obj;
+  },
+};
+
+function createBaseGetTodoRequest(): GetTodoRequest {
+  return { principal: undefined, todoId: "" };
+}
+
+export const GetTodoRequest: MessageFns<GetTodoRequest> = {
+  encode(message: GetTodoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.todoId !== "") {
+      writer.uint32(18).string(message.todoId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTodoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTodoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.todoId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTodoRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      todoId: isSet(object.todoId)
+        ? globalThis.String(object.todoId)
+        : isSet(object.todo_id)
+        ? globalThis.String(object.todo_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetTodoRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.todoId !== "") {
+      obj.todoId = message.todoId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetTodoResponse(): GetTodoResponse {
+  return { todo: undefined };
+}
+
+export const GetTodoResponse: MessageFns<GetTodoResponse> = {
+  encode(message: GetTodoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.todo !== undefined) {
+      Todo.encode(message.todo, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetTodoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetTodoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.todo = Todo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetTodoResponse {
+    return { todo: isSet(object.todo) ? Todo.fromJSON(object.todo) : undefined };
+  },
+
+  toJSON(message: GetTodoResponse): unknown {
+    const obj: any = {};
+    if (message.todo !== undefined) {
+      obj.todo = Todo.toJSON(message.todo);
+    }
+    return obj;
+  },
+};
+
+function createBaseUpdateTodoRequest(): UpdateTodoRequest {
+  return { principal: undefined, todoId: "", addTags: [], removeTags: [] };
+}
+
+export const UpdateTodoRequest: MessageFns<UpdateTodoRequest> = {
+  encode(message: UpdateTodoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.todoId !== "") {
+      writer.uint32(18).string(message.todoId);
+    }
+    if (message.state !== undefined) {
+      writer.uint32(26).string(message.state);
+    }
+    if (message.priority !== undefined) {
+      writer.uint32(34).string(message.priority);
+    }
+    if (message.deadline !== undefined) {
+      writer.uint32(42).string(message.deadline);
+    }
+    if (message.scheduled !== undefined) {
+      writer.uint32(50).string(message.scheduled);
+    }
+    for (const v of message.addTags) {
+      writer.uint32(58).string(v!);
+    }
+    for (const v of message.removeTags) {
+      writer.uint32(66).string(v!);
+    }
+    if (message.addNote !== undefined) {
+      writer.uint32(74).string(message.addNote);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateTodoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateTodoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.todoId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.priority = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.deadline = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.scheduled = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.addTags.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.removeTags.push(reader.string());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.addNote = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateTodoRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      todoId: isSet(object.todoId)
+        ? globalThis.String(object.todoId)
+        : isSet(object.todo_id)
+        ? globalThis.String(object.todo_id)
+        : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : undefined,
+      priority: isSet(object.priority) ? globalThis.String(object.priority) : undefined,
+      deadline: isSet(object.deadline) ? globalThis.String(object.deadline) : undefined,
+      scheduled: isSet(object.scheduled) ? globalThis.String(object.scheduled) : undefined,
+      addTags: globalThis.Array.isArray(object?.addTags)
+        ? object.addTags.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.add_tags)
+        ? object.add_tags.map((e: any) => globalThis.String(e))
+        : [],
+      removeTags: globalThis.Array.isArray(object?.removeTags)
+        ? object.removeTags.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.remove_tags)
+        ? object.remove_tags.map((e: any) => globalThis.String(e))
+        : [],
+      addNote: isSet(object.addNote)
+        ? globalThis.String(object.addNote)
+        : isSet(object.add_note)
+        ? globalThis.String(object.add_note)
+        : undefined,
+    };
+  },
+
+  toJSON(message: UpdateTodoRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.todoId !== "") {
+      obj.todoId = message.todoId;
+    }
+    if (message.state !== undefined) {
+      obj.state = message.state;
+    }
+    if (message.priority !== undefined) {
+      obj.priority = message.priority;
+    }
+    if (message.deadline !== undefined) {
+      obj.deadline = message.deadline;
+    }
+    if (message.scheduled !== undefined) {
+      obj.scheduled = message.scheduled;
+    }
+    if (message.addTags?.length) {
+      obj.addTags = message.addTags;
+    }
+    if (message.removeTags?.length) {
+      obj.removeTags = message.removeTags;
+    }
+    if (message.addNote !== undefined) {
+      obj.addNote = message.addNote;
+    }
+    return obj;
+  },
+};
+
+function createBaseUpdateTodoResponse(): UpdateTodoResponse {
+  return { todo: undefined, updatedFields: [] };
+}
+
+export const UpdateTodoResponse: MessageFns<UpdateTodoResponse> = {
+  encode(message: UpdateTodoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.todo !== undefined) {
+      Todo.encode(message.todo, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.updatedFields) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateTodoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateTodoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.todo = Todo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.updatedFields.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateTodoResponse {
+    return {
+      todo: isSet(object.todo) ? Todo.fromJSON(object.todo) : undefined,
+      updatedFields: globalThis.Array.isArray(object?.updatedFields)
+        ? object.updatedFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.updated_fields)
+        ? object.updated_fields.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: UpdateTodoResponse): unknown {
+    const obj: any = {};
+    if (message.todo !== undefined) {
+      obj.todo = Todo.toJSON(message.todo);
+    }
+    if (message.updatedFields?.length) {
+      obj.updatedFields = message.updatedFields;
+    }
+    return obj;
+  },
+};
+
 function createBaseTeamPost(): TeamPost {
   return { id: "", threadId: "", teamId: "", author: "", content: "", format: "", createdAt: "" };
 }
@@ -5262,6 +5946,18 @@ export interface OutputServiceClient {
 
   listTodos(request: ListTodosRequest, metadata?: Metadata): Observable<ListTodosResponse>;
 
+  /** A new todo of the caller (as create_todo; fields checked, INVALID_ARGUMENT naming the field). */
+
+  createTodo(request: CreateTodoRequest, metadata?: Metadata): Observable<CreateTodoResponse>;
+
+  /** One todo of the caller; a malformed id is INVALID_ARGUMENT, another user's todo NOT_FOUND. */
+
+  getTodo(request: GetTodoRequest, metadata?: Metadata): Observable<GetTodoResponse>;
+
+  /** Changes a todo of the caller (as update_todo): state DONE completes it. */
+
+  updateTodo(request: UpdateTodoRequest, metadata?: Metadata): Observable<UpdateTodoResponse>;
+
   /** Posts of one team the caller is a member of, newest first. */
 
   listTeamPosts(request: ListTeamPostsRequest, metadata?: Metadata): Observable<ListTeamPostsResponse>;
@@ -5388,6 +6084,27 @@ export interface OutputServiceController {
     metadata?: Metadata,
   ): Promise<ListTodosResponse> | Observable<ListTodosResponse> | ListTodosResponse;
 
+  /** A new todo of the caller (as create_todo; fields checked, INVALID_ARGUMENT naming the field). */
+
+  createTodo(
+    request: CreateTodoRequest,
+    metadata?: Metadata,
+  ): Promise<CreateTodoResponse> | Observable<CreateTodoResponse> | CreateTodoResponse;
+
+  /** One todo of the caller; a malformed id is INVALID_ARGUMENT, another user's todo NOT_FOUND. */
+
+  getTodo(
+    request: GetTodoRequest,
+    metadata?: Metadata,
+  ): Promise<GetTodoResponse> | Observable<GetTodoResponse> | GetTodoResponse;
+
+  /** Changes a todo of the caller (as update_todo): state DONE completes it. */
+
+  updateTodo(
+    request: UpdateTodoRequest,
+    metadata?: Metadata,
+  ): Promise<UpdateTodoResponse> | Observable<UpdateTodoResponse> | UpdateTodoResponse;
+
   /** Posts of one team the caller is a member of, newest first. */
 
   listTeamPosts(
@@ -5471,6 +6188,9 @@ export function OutputServiceControllerMethods() {
       "listNotifications",
       "markNotificationsRead",
       "listTodos",
+      "createTodo",
+      "getTodo",
+      "updateTodo",
       "listTeamPosts",
       "listTeamFiles",
       "getTeamFile",
