@@ -537,3 +537,121 @@ describe('refusals', () => {
     ).toBe(404);
   });
 });
+
+describe('todos through the workspace routes', () => {
+  const T = '/api/agent-factory/workspace/todos';
+
+  it('creates, reads, updates and completes a todo; the actions see the same todo', async () => {
+    const created = await req(alice, 'POST', T, {
+      title: 'File the report',
+      body: 'Before the board meeting',
+      priority: 'B',
+      deadline: '2026-12-15',
+      tags: ['board'],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.todo.id;
+    expect(created.body.todo).toEqual(
+      expect.objectContaining({
+        title: 'File the report',
+        body: 'Before the board meeting',
+        state: 'TODO',
+        priority: 'B',
+        deadline: '2026-12-15',
+        scheduled: null,
+        tags: ['board'],
+        notes: [],
+        completed_at: null,
+      }),
+    );
+    const got = await req(alice, 'GET', `${T}/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.todo).toEqual(created.body.todo);
+    expect((await req(alice, 'GET', T)).body.todos.map((t: any) => t.id)).toContain(id);
+
+    const updated = await req(alice, 'PATCH', `${T}/${id}`, {
+      state: 'NEXT',
+      priority: 'A',
+      deadline: '2026-12-20',
+      add_tags: ['urgent'],
+      remove_tags: ['board'],
+      add_note: 'moved up',
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.updated_fields).toEqual(['state', 'priority', 'deadline', 'tags', 'notes']);
+    expect(updated.body.todo).toEqual(
+      expect.objectContaining({ state: 'NEXT', priority: 'A', deadline: '2026-12-20', tags: ['urgent'], notes: ['moved up'] }),
+    );
+    expect((await req(alice, 'GET', `${T}/${id}`)).body.todo).toEqual(updated.body.todo);
+
+    // The update_todo action (same use case) changes the todo the routes made.
+    const viaAction = await execute({
+      action: 'update_todo',
+      idempotencyKey: `http-todo:${id}:1`,
+      inputs: { todo_id: id },
+      params: { scheduled: '2026-12-18' },
+    });
+    expect(viaAction.outputs).toEqual({ success: true, updated_fields: ['scheduled'] });
+    expect((await req(alice, 'GET', `${T}/${id}`)).body.todo.scheduled).toBe('2026-12-18');
+
+    const done = await req(alice, 'PATCH', `${T}/${id}`, { state: 'DONE' });
+    expect(done.status).toBe(200);
+    expect(done.body.todo.state).toBe('DONE');
+    expect(Date.parse(done.body.todo.completed_at)).not.toBeNaN();
+    expect((await req(alice, 'GET', `${T}?state=DONE`)).body.todos.map((t: any) => t.id)).toEqual([id]);
+    // complete_todo on a done todo keeps its completion time.
+    const completed = await execute({ action: 'complete_todo', idempotencyKey: `http-todo:${id}:2`, inputs: { todo_id: id } });
+    expect(completed.outputs!.completed_at).toBe(done.body.todo.completed_at);
+    // Another state reopens it.
+    const reopened = await req(alice, 'PATCH', `${T}/${id}`, { state: 'TODO' });
+    expect(reopened.body.todo).toEqual(expect.objectContaining({ state: 'TODO', completed_at: null }));
+  });
+
+  it('is 404 for another user on read and update, and leaves the todo as it was', async () => {
+    const mine = (await req(alice, 'POST', T, { title: 'Private' })).body.todo;
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { state: 'DONE' }],
+      ['PATCH', { add_note: 'not yours' }],
+    ] as Array<[string, unknown]>) {
+      const res = await req(bob, method, `${T}/${mine.id}`, body);
+      expect([method, res.status]).toEqual([method, 404]);
+    }
+    expect((await req(bob, 'GET', T)).body.todos).toEqual([]);
+    expect((await req(alice, 'GET', `${T}/${mine.id}`)).body.todo).toEqual(mine);
+    // An unknown id is 404 for its owner too.
+    expect((await req(alice, 'GET', `${T}/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+  });
+
+  it('refuses bad inputs with 400 naming the field', async () => {
+    const id = (await req(alice, 'POST', T, { title: 'Checked' })).body.todo.id;
+    const cases: Array<[string, string, unknown, string]> = [
+      ['POST', T, {}, 'title'],
+      ['POST', T, { title: '' }, 'title'],
+      ['POST', T, { title: 'x', deadline: 'next week' }, 'deadline'],
+      ['POST', T, { title: 'x', deadline: '2026-02-30' }, 'deadline'],
+      ['POST', T, { title: 'x', state: 'DONE' }, 'state'],
+      ['POST', T, { title: 'x', priority: 'Z' }, 'priority'],
+      ['POST', T, { title: 'x', colour: 'red' }, 'colour'],
+      ['PATCH', `${T}/${id}`, { state: 'FINISHED' }, 'state'],
+      ['PATCH', `${T}/${id}`, { deadline: '2026-13-01' }, 'deadline'],
+      ['PATCH', `${T}/${id}`, { title: 'renamed' }, 'title'],
+      ['PATCH', `${T}/not-a-todo-id`, { state: 'DONE' }, 'todo_id'],
+      ['GET', `${T}/not-a-todo-id`, undefined, 'todo_id'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const res = await req(alice, method, path, body);
+      expect([method, path, body, res.status, res.body.error?.violations?.map((v: any) => v.field)]).toEqual([
+        method,
+        path,
+        body,
+        400,
+        expect.arrayContaining([field]),
+      ]);
+    }
+    // Nothing of the refused changes landed.
+    expect((await req(alice, 'GET', `${T}/${id}`)).body.todo).toEqual(
+      expect.objectContaining({ title: 'Checked', state: 'TODO', deadline: null }),
+    );
+  });
+});
