@@ -12,7 +12,8 @@ import { routeOutputAction } from './route-output.js';
 import { tableActions } from './table-actions.js';
 import { teamActions } from './team-actions.js';
 
-const deps = {} as never;
+// Handlers are only built, never run: deps need only what their construction reads.
+const deps = { documents: {} } as never;
 const handlers = [...tableActions(deps), routeOutputAction(deps), ...fileActions(deps), ...inboxActions(deps), ...channelActions(deps), ...teamActions(deps)];
 
 it.each(handlers.map((h) => [h.name, h.sideEffects] as const))('%s: side effects as the registry says (%s)', (name, sideEffects) => {
