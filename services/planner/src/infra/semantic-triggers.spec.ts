@@ -1,7 +1,7 @@
 import { l2Normalise, type TextEmbedder } from '@af/llm';
 import { ConfigError } from '@af/service-kit';
 import { plannerEnvSchema } from '../config.js';
-import { EmbeddingTriggerModel, triggerModelFromConfig } from './semantic-triggers.js';
+import { EmbeddingTriggerModel, triggerModelFromConfig, withoutSecret } from './semantic-triggers.js';
 
 /** Stub vectors: each text's vector is looked up; unknown texts get [0, 0, 1]. */
 function stub(vectors: Record<string, number[]>): TextEmbedder & { calls: string[][] } {
@@ -52,6 +52,12 @@ describe('EmbeddingTriggerModel', () => {
     const slow = { name: 'x', embed: () => new Promise<Float32Array[]>(() => undefined) };
     await expect(new EmbeddingTriggerModel(slow, 0.8, 100).similarities('q', ['p'])).rejects.toThrow('no answer within 100 ms');
   });
+});
+
+it('withoutSecret: a provider error echoing the key is redacted', async () => {
+  const leaky = { name: 'x', embed: () => Promise.reject(new Error('Incorrect API key provided: sk-abc123')) };
+  await expect(withoutSecret(leaky, 'sk-abc123').embed(['q'])).rejects.toThrow('Incorrect API key provided: [redacted]');
+  expect(withoutSecret(leaky, undefined)).toBe(leaky);
 });
 
 describe('trigger embedding config', () => {

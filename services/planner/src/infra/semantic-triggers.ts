@@ -60,5 +60,17 @@ export async function triggerModelFromConfig(c: PlannerConfig): Promise<Embeddin
     baseUrl: c.TRIGGER_EMBEDDING_BASE_URL,
     maxRetries: 1,
   });
-  return new EmbeddingTriggerModel(embedder, c.TRIGGER_SEMANTIC_THRESHOLD, c.TRIGGER_EMBEDDING_TIMEOUT_MS);
+  return new EmbeddingTriggerModel(withoutSecret(embedder, c.TRIGGER_EMBEDDING_API_KEY), c.TRIGGER_SEMANTIC_THRESHOLD, c.TRIGGER_EMBEDDING_TIMEOUT_MS);
+}
+
+/** A provider error may echo the key; the note the user reads and the log never carry it. */
+export function withoutSecret(embedder: TextEmbedder, secret: string | undefined): TextEmbedder {
+  if (!secret) return embedder;
+  return {
+    name: embedder.name,
+    embed: (texts) =>
+      embedder.embed(texts).catch((err: unknown) => {
+        throw new Error((err instanceof Error ? err.message : String(err)).split(secret).join('[redacted]'));
+      }),
+  };
 }
