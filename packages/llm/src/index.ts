@@ -51,3 +51,13 @@ export {
 } from './scripted-chat-model.js';
 export { runStructuredTask, type StructuredMode, type StructuredTaskOptions, type StructuredTaskResult } from './structured-task.js';
 export { runToolLoop, type ToolCallTrace, type ToolLoopOptions, type ToolLoopResult } from './tool-loop.js';
+export {
+  DEFAULT_EMBEDDING_MODELS,
+  LangchainEmbedder,
+  cosineSimilarity,
+  createLangchainEmbedder,
+  l2Normalise,
+  type EmbeddingModelSettings,
+  type EmbeddingProvider,
+  type TextEmbedder,
+} from './embeddings.js';

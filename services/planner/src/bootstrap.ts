@@ -29,6 +29,7 @@ import { connectorCatalog, noConnectorCatalog } from './infra/connector-catalog.
 import { LlmPlanner } from './infra/llm-planner.js';
 import { plannerMigrations } from './infra/migrations/index.js';
 import { ProfileMessages } from './app/profile-messages.js';
+import { triggerModelFromConfig } from './infra/semantic-triggers.js';
 import { ProfilesService } from './app/profiles.service.js';
 import { ProfilesModule } from './grpc/profiles.controller.js';
 import { QueryPipeline } from './app/query-pipeline.js';
@@ -85,7 +86,10 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     ...(schedulesUsing ? await schedulesUsing(owner, id) : []),
   ]);
   // With a chat model, playbook inputs are read from the message by the model (checked, never invented); otherwise by fixed patterns.
-  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log);
+  // With TRIGGER_EMBEDDER, semantic triggers are decided by the embedding model; without, they match as keywords (said in the answer).
+  const triggerModel = await triggerModelFromConfig(config);
+  if (triggerModel) log.info({ model: triggerModel.name, threshold: triggerModel.threshold }, 'semantic playbook triggers use an embedding model');
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log, triggerModel);
   const conversations = new Conversations(journalRepo);
   const journal = new Journal(journalRepo, profiles, profileRepo);
   // Every agent run is journaled when it ends, read back from the orchestrator, whoever started it.

@@ -56,6 +56,22 @@ export const plannerEnvSchema = baseEnvSchema.extend({
     }),
   ...llmEnvShape,
   /**
+   * Embedding model for `semantic` playbook triggers: `none` (default; semantic
+   * triggers match as keywords and the answer says so), `openai` (any
+   * OpenAI-compatible `/v1/embeddings`; needs TRIGGER_EMBEDDING_API_KEY) or
+   * `ollama`. TRIGGER_EMBEDDING_MODEL defaults to `text-embedding-3-small` /
+   * `nomic-embed-text`; TRIGGER_EMBEDDING_BASE_URL is the OpenAI base URL
+   * (e.g. `http://host/v1`) or the Ollama server.
+   */
+  TRIGGER_EMBEDDER: z.enum(['none', 'openai', 'ollama']).default('none'),
+  TRIGGER_EMBEDDING_MODEL: z.string().min(1).optional(),
+  TRIGGER_EMBEDDING_API_KEY: z.string().min(1).optional(),
+  TRIGGER_EMBEDDING_BASE_URL: z.url().optional(),
+  /** Cosine similarity between the message and a semantic trigger's pattern at which the trigger matches (0–1). */
+  TRIGGER_SEMANTIC_THRESHOLD: z.coerce.number().min(0).max(1).default(0.8),
+  /** How long one embedding call may take; past it semantic triggers match as keywords for that message, said in the answer. */
+  TRIGGER_EMBEDDING_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /**
    * ACTION_SERVICES, ACTION_REFRESH_MS: the same services the orchestrator
    * runs actions on. CompilePlaybook refuses a step whose action none of them
    * serves (`action_unavailable`), and ListActions marks each action available.

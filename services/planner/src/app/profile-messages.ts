@@ -12,7 +12,7 @@ import { parseMention } from '../domain/profiles/mention.js';
 import type { Strategy } from '../domain/profiles/profile.schema.js';
 import type { Caller } from '../domain/profiles/sharing.js';
 import { selectStrategy, type StrategyPlaybook } from '../domain/profiles/strategy.js';
-import type { Trigger } from '../domain/profiles/triggers.js';
+import { prepareSemantic, type SemanticModel, type Trigger } from '../domain/profiles/triggers.js';
 import type { Playbooks } from './playbooks.js';
 import type { ProfilesService, ProfileView } from './profiles.service.js';
 
@@ -44,6 +44,8 @@ export class ProfileMessages {
     /** With a chat model: reads `extract_from: query` inputs from the message (infra/llm-input-reader.ts); without, the fixed patterns. */
     private readonly readInputs?: InputReader,
     private readonly log?: { warn(obj: unknown, msg?: string): void },
+    /** With TRIGGER_EMBEDDER: decides `semantic` triggers (infra/semantic-triggers.ts); without, they match as keywords. */
+    private readonly semanticModel?: SemanticModel,
   ) {}
 
   async prepare(caller: Caller, message: string, agentProfileId: string, provided: Record<string, unknown>): Promise<PreparedMessage> {
@@ -62,7 +64,10 @@ export class ProfileMessages {
       }
     }
     const builtIns = profile.skills.filter((s) => s.skill_type === 'built_in' && s.is_enabled).map((s) => s.skill_reference);
-    const selection = selectStrategy({ query, strategy: profile.strategy, playbooks, builtInSkills: builtIns, hasModel: this.hasModel });
+    const semantic = await prepareSemantic(query, playbooks, this.semanticModel);
+    if (semantic.semantic && typeof semantic.semantic !== 'function') this.log?.warn({ model: this.semanticModel?.name }, semantic.semantic.unavailable);
+    notes.push(...semantic.notes);
+    const selection = selectStrategy({ query, strategy: profile.strategy, playbooks, builtInSkills: builtIns, hasModel: this.hasModel, ...(semantic.semantic ? { semantic: semantic.semantic } : {}) });
     if (!selection.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${profile.handle}' cannot answer: ${selection.reason}`);
     const plan = selection.playbookId ? plans.get(selection.playbookId) : undefined;
     const extraction = plan ? await this.extract(query, inputsOf(plan), provided, notes) : { values: provided, extracted: [] as ExtractedValue[] };

@@ -1,8 +1,9 @@
 /**
  * Embedders by configuration: the offline deterministic one (default, no
- * model) or a langchain embeddings model (OpenAI, Ollama). Loaded lazily so
- * the default mode never imports a provider SDK.
+ * model) or a langchain embeddings model (OpenAI, Ollama) built by `@af/llm`,
+ * which loads the provider SDK lazily so the default mode never imports one.
  */
+import { createLangchainEmbedder } from '@af/llm';
 import { HashedEmbedder } from '../domain/hashed-embedder.js';
 import type { Embedder } from './ports.js';
 
@@ -29,41 +30,8 @@ export class OfflineEmbedder implements Embedder {
   }
 }
 
-/** Any langchain `Embeddings` (embedDocuments), vectors L2-normalised for cosine. */
-export class LangchainEmbedder implements Embedder {
-  constructor(
-    readonly name: string,
-    private readonly model: { embedDocuments(texts: string[]): Promise<number[][]> },
-  ) {}
-
-  async embed(texts: string[]): Promise<Float32Array[]> {
-    const out = await this.model.embedDocuments(texts);
-    return out.map((v) => {
-      const f = Float32Array.from(v);
-      const n = Math.hypot(...f) || 1;
-      for (let i = 0; i < f.length; i++) f[i]! /= n;
-      return f;
-    });
-  }
-}
-
 export async function createEmbedder(s: EmbedderSettings): Promise<Embedder> {
-  if (s.provider === 'openai') {
-    const { OpenAIEmbeddings } = await import('@langchain/openai');
-    const model = s.model ?? 'text-embedding-3-small';
-    return new LangchainEmbedder(
-      `openai:${model}`,
-      new OpenAIEmbeddings({
-        model,
-        ...(s.openaiApiKey ? { apiKey: s.openaiApiKey } : {}),
-        ...(s.openaiBaseUrl ? { configuration: { baseURL: s.openaiBaseUrl } } : {}),
-      }),
-    );
-  }
-  if (s.provider === 'ollama') {
-    const { OllamaEmbeddings } = await import('@langchain/ollama');
-    const model = s.model ?? 'nomic-embed-text';
-    return new LangchainEmbedder(`ollama:${model}`, new OllamaEmbeddings({ model, ...(s.ollamaBaseUrl ? { baseUrl: s.ollamaBaseUrl } : {}) }));
-  }
-  return new OfflineEmbedder(s.dimensions);
+  if (s.provider === 'offline') return new OfflineEmbedder(s.dimensions);
+  const baseUrl = s.provider === 'openai' ? s.openaiBaseUrl : s.ollamaBaseUrl;
+  return createLangchainEmbedder({ provider: s.provider, model: s.model, apiKey: s.openaiApiKey, baseUrl });
 }

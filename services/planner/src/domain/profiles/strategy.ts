@@ -16,7 +16,7 @@
  * instead of inventing an answer.
  */
 import type { ProfileStrategy, Strategy } from './profile.schema.js';
-import { matchTriggers, type SemanticMatcher, type TriggeredPlaybook, type TriggerMatch } from './triggers.js';
+import { matchTriggers, type SemanticOption, type TriggeredPlaybook, type TriggerMatch } from './triggers.js';
 
 export interface StrategyPlaybook extends TriggeredPlaybook {
   executionMode: 'deterministic' | 'llm_augmented' | 'hybrid';
@@ -30,7 +30,8 @@ export interface StrategyInput {
   /** Enabled built-in skills (`research`, …). */
   builtInSkills: readonly string[];
   hasModel: boolean;
-  semantic?: SemanticMatcher;
+  /** Semantic trigger decisions (`prepareSemantic`); absent: no embedding model. */
+  semantic?: SemanticOption;
 }
 
 export type StrategySelection =

@@ -1,4 +1,4 @@
-import { MAX_MATCH_CHARS, matchTriggers, SEMANTIC_UNAVAILABLE, type Trigger } from './triggers.js';
+import { MAX_MATCH_CHARS, matchTriggers, prepareSemantic, SEMANTIC_UNAVAILABLE, type Trigger } from './triggers.js';
 
 const kw = (pattern: string, priority = 0): Trigger => ({ pattern, type: 'keyword', priority });
 const re = (pattern: string, priority = 0): Trigger => ({ pattern, type: 'regex', priority });
@@ -51,5 +51,61 @@ describe('matchTriggers', () => {
   it('looks at the first MAX_MATCH_CHARS characters only', () => {
     const long = `${'x'.repeat(MAX_MATCH_CHARS)} needle`;
     expect(matchTriggers(long, [{ playbookId: 'a', triggers: [kw('needle')] }]).matches).toEqual([]);
+  });
+});
+
+describe('prepareSemantic', () => {
+  const pbs = [
+    { playbookId: 'interlocks', triggers: [sem('board interlocks'), kw('investigate')] },
+    { playbookId: 'grants', triggers: [sem(' grant history ')] },
+  ];
+  const model = (scores: Record<string, number>, fail?: Error) => {
+    const calls: Array<{ query: string; patterns: readonly string[] }> = [];
+    return {
+      calls,
+      name: 'openai:stub',
+      threshold: 0.8,
+      async similarities(query: string, patterns: readonly string[]) {
+        calls.push({ query, patterns });
+        if (fail) throw fail;
+        return patterns.map((p) => scores[p] ?? 0);
+      },
+    };
+  };
+
+  it('asks the model once per message for every distinct semantic pattern and matches at the threshold, naming the model', async () => {
+    const m = model({ 'board interlocks': 0.8, 'grant history': 0.79 });
+    const prep = await prepareSemantic('directors on several boards', [...pbs, { playbookId: 'dup', triggers: [sem('board interlocks')] }], m);
+    expect(m.calls).toEqual([{ query: 'directors on several boards', patterns: ['board interlocks', 'grant history'] }]);
+    expect(prep.notes).toEqual(["semantic triggers matched by embedding model 'openai:stub' (cosine similarity >= 0.8)"]);
+    const out = matchTriggers('directors on several boards', pbs, prep.semantic);
+    expect(out).toEqual({ matches: [{ playbookId: 'interlocks', trigger: sem('board interlocks'), matchedAs: 'semantic' }], notes: [] });
+  });
+
+  it('keyword and regex triggers keep their order ahead of semantic ones', async () => {
+    const prep = await prepareSemantic('investigate grants', pbs, model({ 'grant history': 0.95, 'board interlocks': 0.9 }));
+    const out = matchTriggers('investigate grants', pbs, prep.semantic);
+    expect(out.matches.map((m) => [m.playbookId, m.matchedAs])).toEqual([['interlocks', 'keyword'], ['grants', 'semantic']]);
+  });
+
+  it('no model or no semantic trigger: nothing asked; matchTriggers notes the missing model', async () => {
+    expect(await prepareSemantic('x', pbs, undefined)).toEqual({ notes: [] });
+    const m = model({});
+    expect(await prepareSemantic('x', [{ playbookId: 'a', triggers: [kw('x'), sem('  ')] }], m)).toEqual({ notes: [] });
+    expect(m.calls).toEqual([]);
+  });
+
+  it('a failing model falls back to keywords with a note naming the model and the error', async () => {
+    const prep = await prepareSemantic('board interlocks of Acme', pbs, model({}, new Error('HTTP 500 upstream')));
+    const out = matchTriggers('board interlocks of Acme', pbs, prep.semantic);
+    expect(out.matches).toEqual([{ playbookId: 'interlocks', trigger: sem('board interlocks'), matchedAs: 'keyword' }]);
+    expect(out.notes).toEqual(["semantic matching with embedding model 'openai:stub' failed (HTTP 500 upstream); semantic triggers were matched as keywords"]);
+  });
+
+  it('a model answering the wrong number of scores, or NaN, counts as failing', async () => {
+    const short = { ...model({}), similarities: async () => [0.9] };
+    expect(await prepareSemantic('x', pbs, short)).toEqual({ semantic: { unavailable: "semantic matching with embedding model 'openai:stub' failed (expected 2 similarities, got 1); semantic triggers were matched as keywords" }, notes: [] });
+    const nan = { ...model({}), similarities: async () => [Number.NaN, 1] };
+    expect((await prepareSemantic('x', pbs, nan)).semantic).toEqual({ unavailable: expect.stringContaining('failed (expected 2 similarities, got 2)') });
   });
 });
