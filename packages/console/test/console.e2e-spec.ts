@@ -609,6 +609,28 @@ it('filters runs by agent: the agent select lists your agents and shows only the
   await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
 });
 
+it('filters runs by playbook: only the runs started from that playbook are listed', async () => {
+  const t = await token();
+  const fromPlaybook = (await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=console-e2e`, { token: t })).body.runs as Array<{ id: string }>;
+  expect(fromPlaybook.map((r) => r.id)).toContain(runId);
+  const sorted = (await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=sort-numbers`, { token: t })).body.runs as Array<{ id: string }>;
+  expect(sorted.map((r) => r.id)).not.toContain(runId);
+  expect((await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=no-such-playbook`, { token: t })).body.runs).toEqual([]);
+  const empty = await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=`, { token: t });
+  expect(empty.status).toBe(400);
+  expect(empty.body.error.violations[0].field).toBe('playbook_id');
+
+  await go('/runs');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
+  await page.getByLabel('Playbook').selectOption('console-e2e');
+  for (const r of fromPlaybook) await page.getByRole('link', { name: r.id.slice(0, 8) }).waitFor();
+  expect(await page.locator('tbody tr').count()).toBe(fromPlaybook.length);
+  await page.getByLabel('Playbook').selectOption('sort-numbers');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor({ state: 'detached' });
+  await shot('runs-by-playbook');
+  expect(await seriousViolations()).toEqual([]);
+});
+
 it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {
   await go('/workspace');
   await page.getByLabel('Folder name').fill('Reports');

@@ -1,4 +1,4 @@
-/** Your runs, newest first, filtered by status, outcome and agent; refreshed every few seconds while the page is open. */
+/** Your runs, newest first, filtered by status, outcome, agent and playbook; refreshed every few seconds while the page is open. */
 import { useCallback, useEffect, useState } from 'react';
 import { api, query } from '../api/client';
 import type { RunSummary } from '../api/types';
@@ -20,6 +20,8 @@ export function RunsPage() {
   const [outcome, setOutcome] = useState('');
   const [agent, setAgent] = useState('');
   const [agents, setAgents] = useState<AgentOption[]>([]);
+  const [playbook, setPlaybook] = useState('');
+  const [playbooks, setPlaybooks] = useState<Array<{ id: string; name: string }>>([]);
   const [runs, setRuns] = useState<RunSummary[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -30,18 +32,22 @@ export function RunsPage() {
       (r) => setAgents(r.profiles),
       () => setAgents([]),
     );
+    api<{ playbooks: Array<{ id: string; name: string }> }>('GET', '/api/agent-factory/playbooks').then(
+      (r) => setPlaybooks(r.playbooks),
+      () => setPlaybooks([]),
+    );
   }, []);
 
   const load = useCallback(async () => {
     try {
-      const r = await api<{ runs: RunSummary[]; next_page_token: string | null }>('GET', `/api/v1/runs${query({ status, task_status: outcome, agent_profile_id: agent, page_size: 50 })}`);
+      const r = await api<{ runs: RunSummary[]; next_page_token: string | null }>('GET', `/api/v1/runs${query({ status, task_status: outcome, agent_profile_id: agent, playbook_id: playbook, page_size: 50 })}`);
       setRuns(r.runs);
       setNext(r.next_page_token);
       setError(null);
     } catch (err) {
       setError(err);
     }
-  }, [status, outcome, agent]);
+  }, [status, outcome, agent, playbook]);
 
   useEffect(() => {
     void load();
@@ -51,7 +57,7 @@ export function RunsPage() {
 
   const more = async () => {
     if (!next) return;
-    const r = await api<{ runs: RunSummary[]; next_page_token: string | null }>('GET', `/api/v1/runs${query({ status, task_status: outcome, agent_profile_id: agent, page_size: 50, page_token: next })}`);
+    const r = await api<{ runs: RunSummary[]; next_page_token: string | null }>('GET', `/api/v1/runs${query({ status, task_status: outcome, agent_profile_id: agent, playbook_id: playbook, page_size: 50, page_token: next })}`);
     setRuns((old) => [...(old ?? []), ...r.runs]);
     setNext(r.next_page_token);
   };
@@ -90,12 +96,23 @@ export function RunsPage() {
             ))}
           </select>
         </label>
+        <label>
+          Playbook{' '}
+          <select value={playbook} onChange={(e) => setPlaybook(e.target.value)}>
+            <option value="">any</option>
+            {playbooks.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name} ({p.id})
+              </option>
+            ))}
+          </select>
+        </label>
       </div>
       <ErrorBanner error={error} />
       {runs === null ? (
         <p role="status">Loading runs…</p>
       ) : runs.length === 0 ? (
-        <p>No runs{status || outcome || agent ? ' match these filters' : ' yet: start one from a playbook'}.</p>
+        <p>No runs{status || outcome || agent || playbook ? ' match these filters' : ' yet: start one from a playbook'}.</p>
       ) : (
         <div className="table-wrap">
           <table>

@@ -72,6 +72,12 @@ describe('GET /runs query', () => {
     expect(queryViolations({ agent_profile_id: 'x'.repeat(201) })).toEqual([expect.objectContaining({ field: 'agent_profile_id' })]);
   });
 
+  it('takes a playbook id, and refuses an empty or overlong one naming the field', () => {
+    expect(parseBody(ListRunsQuery, { playbook_id: 'console-e2e' }).playbook_id).toBe('console-e2e');
+    expect(queryViolations({ playbook_id: '' })).toEqual([expect.objectContaining({ field: 'playbook_id' })]);
+    expect(queryViolations({ playbook_id: 'p'.repeat(201) })).toEqual([expect.objectContaining({ field: 'playbook_id' })]);
+  });
+
   it('refuses an unknown status, naming the field', () => {
     expect(queryViolations({ status: 'runing' })[0]).toMatchObject({ field: expect.stringMatching(/^status/) });
   });
