@@ -246,6 +246,26 @@ it('writes a playbook, runs it, approves its gate from the inbox and watches the
   await shot('runs-filtered');
 });
 
+it('shows a saved playbook\'s step graph: its steps and edges, a step\'s action and outputs; an unknown playbook shows the API error', async () => {
+  await go('/playbooks/console-e2e');
+  const graph = page.getByRole('group', { name: 'Step graph' });
+  for (const id of ['sorted', 'gate', 'top']) await graph.locator(`[data-node=${id}]`).waitFor();
+  expect(await graph.locator('[data-node=gate]').getAttribute('data-status')).toBe('approval');
+  expect(await graph.locator('[data-node=sorted]').getAttribute('data-status')).toBe('tool');
+  const edges = await graph.locator('svg polyline').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-edge')));
+  expect(edges).toEqual(expect.arrayContaining(['sorted>gate', 'gate>top']));
+  await graph.locator('[data-node=sorted]').click();
+  const detail = page.locator('[data-step-detail=sorted]');
+  await detail.getByText('transform_data').waitFor();
+  expect(await detail.textContent()).toMatch(/count: /);
+  await shot('playbook-graph');
+  expect(await seriousViolations()).toEqual([]);
+
+  await go('/playbooks/no-such-playbook');
+  await page.getByRole('alert').waitFor();
+  expect(await page.getByRole('group', { name: 'Step graph' }).count()).toBe(0);
+});
+
 it('draws the graph of a run the console did not start, from the plan on the run', async () => {
   const t = await token();
   const started = await http('POST', `${stack.gatewayUrl}/api/v1/runs`, { token: t, body: { yaml: PLAYBOOK.replace('id: console-e2e', 'id: console-e2e-api'), inputs: {} } });
@@ -562,6 +582,53 @@ steps:
   expect(body.run).toMatchObject({ status: 'completed', agent_profile_id: agent.agent_profile_id });
   expect(body.run.outputs.sorted.data).toEqual([{ n: 1 }, { n: 2 }]);
   await shot('chat');
+});
+
+it('filters runs by agent: the agent select lists your agents and shows only their runs', async () => {
+  const t = await token();
+  const agent = (await http('GET', `${stack.gatewayUrl}/api/agent-factory/resolve-handle?handle=sorter`, { token: t })).body;
+  const agentRuns = (await http('GET', `${stack.gatewayUrl}/api/v1/runs?agent_profile_id=${agent.agent_profile_id}`, { token: t })).body.runs as Array<{ id: string }>;
+  expect(agentRuns.length).toBeGreaterThan(0);
+  // A profile nobody has, and an empty id, are refused naming the field.
+  const unknown = await http('GET', `${stack.gatewayUrl}/api/v1/runs?agent_profile_id=00000000-0000-0000-0000-000000000000`, { token: t });
+  expect(unknown.status).toBe(404);
+  const empty = await http('GET', `${stack.gatewayUrl}/api/v1/runs?agent_profile_id=`, { token: t });
+  expect(empty.status).toBe(400);
+  expect(empty.body.error.violations[0].field).toBe('agent_profile_id');
+
+  await go('/runs');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
+  await page.getByLabel('Agent').selectOption(agent.agent_profile_id);
+  for (const r of agentRuns) await page.getByRole('link', { name: r.id.slice(0, 8) }).waitFor();
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor({ state: 'detached' });
+  expect(await page.locator('tbody tr').count()).toBe(agentRuns.length);
+  expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(agentRuns.map(() => '@sorter'));
+  await shot('runs-by-agent');
+  expect(await seriousViolations()).toEqual([]);
+  await page.getByLabel('Agent').selectOption('');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
+});
+
+it('filters runs by playbook: only the runs started from that playbook are listed', async () => {
+  const t = await token();
+  const fromPlaybook = (await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=console-e2e`, { token: t })).body.runs as Array<{ id: string }>;
+  expect(fromPlaybook.map((r) => r.id)).toContain(runId);
+  const sorted = (await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=sort-numbers`, { token: t })).body.runs as Array<{ id: string }>;
+  expect(sorted.map((r) => r.id)).not.toContain(runId);
+  expect((await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=no-such-playbook`, { token: t })).body.runs).toEqual([]);
+  const empty = await http('GET', `${stack.gatewayUrl}/api/v1/runs?playbook_id=`, { token: t });
+  expect(empty.status).toBe(400);
+  expect(empty.body.error.violations[0].field).toBe('playbook_id');
+
+  await go('/runs');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
+  await page.getByLabel('Playbook').selectOption('console-e2e');
+  for (const r of fromPlaybook) await page.getByRole('link', { name: r.id.slice(0, 8) }).waitFor();
+  expect(await page.locator('tbody tr').count()).toBe(fromPlaybook.length);
+  await page.getByLabel('Playbook').selectOption('sort-numbers');
+  await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor({ state: 'detached' });
+  await shot('runs-by-playbook');
+  expect(await seriousViolations()).toEqual([]);
 });
 
 it('writes a workspace document (an empty title shows its error under the field) and reads it back', async () => {

@@ -25,6 +25,8 @@ export interface RunSummary {
   steps_failed: number;
   steps_skipped: number;
   error_summary: string | null;
+  /** The agent profile the run answered for, if any. */
+  agent_profile_id?: string | null;
   created_at: string;
   updated_at: string;
   plan_versions: Array<{ version: number; source: string; rationale: string | null; created_at: string }>;

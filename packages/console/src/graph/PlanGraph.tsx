@@ -7,9 +7,11 @@ export interface PlanGraphProps {
   edges: GraphInputEdge[];
   selected?: string | null;
   onSelect?(id: string): void;
+  /** The graph's accessible name (default "Plan graph"). */
+  label?: string;
 }
 
-export function PlanGraph({ nodes, edges, selected, onSelect }: PlanGraphProps) {
+export function PlanGraph({ nodes, edges, selected, onSelect, label = 'Plan graph' }: PlanGraphProps) {
   const ids = nodes.map((n) => n.id).join('\n');
   const edgeKey = edges.map((e) => `${e.from}>${e.to}`).join('\n');
   // Layout depends on the shape only: status changes recolour without moving anything.
@@ -17,7 +19,7 @@ export function PlanGraph({ nodes, edges, selected, onSelect }: PlanGraphProps) 
   const byId = new Map(nodes.map((n) => [n.id, n]));
   return (
     <div className="graph-scroll">
-      <div className="graph" style={{ width: layout.width, height: layout.height }} role="group" aria-label="Plan graph">
+      <div className="graph" style={{ width: layout.width, height: layout.height }} role="group" aria-label={label}>
         <svg width={layout.width} height={layout.height} aria-hidden="true">
           <defs>
             <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

@@ -3,9 +3,10 @@
  * (the validate route, half a second after the last key) and shows each
  * problem under the step it names, with its line; keys and values completed
  * from the playbook JSON Schema (and action names); save a new version; run it
- * with inputs from a form made from the playbook's `inputs`.
+ * with inputs from a form made from the playbook's `inputs`; the saved
+ * revision's step graph.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, ApiError, type Violation } from '../api/client';
 import { ErrorBanner, Loading } from '../components/ui';
 import { errorsByField } from '../forms/schema';
@@ -13,6 +14,9 @@ import { SchemaForm } from '../forms/SchemaForm';
 import { Link, navigate } from '../router';
 import { inputsSchema, stepNames } from './playbook-inputs';
 import { YamlEditor } from '../playbook/YamlEditor';
+
+// The graph code (dagre) loads only when a saved playbook is open.
+const StepGraph = lazy(() => import('../playbook/StepGraph'));
 
 interface Playbook {
   id: string;
@@ -222,6 +226,15 @@ function PlaybookEditor({ playbookId }: { playbookId: string | null }) {
           </button>
         </div>
       </div>
+      {stored ? (
+        <div className="panel">
+          <h2 id="graph-title">Step graph (revision {stored.revision})</h2>
+          {dirty ? <p className="hint">The graph shows the saved revision; save to see your edits.</p> : null}
+          <Suspense fallback={<Loading what="step graph" />}>
+            <StepGraph playbookId={stored.id} revision={stored.revision} />
+          </Suspense>
+        </div>
+      ) : null}
       {stored ? (
         <div className="panel">
           <h2>Run</h2>

@@ -93,7 +93,7 @@ describe('OpenAPI document', () => {
 
   it('documents real query parameters (list filters and paging)', () => {
     const params = (path: string) => ((doc.paths[path]!.get!.parameters ?? []) as Array<{ name: string; in: string; description?: string }>).filter((p) => p.in === 'query');
-    expect(params('/api/v1/runs').map((p) => p.name)).toEqual(['status', 'task_status', 'page_size', 'page_token', 'agent_profile_id']);
+    expect(params('/api/v1/runs').map((p) => p.name)).toEqual(['status', 'task_status', 'page_size', 'page_token', 'agent_profile_id', 'playbook_id']);
     expect(params('/api/v1/runs').every((p) => p.description)).toBe(true);
     expect(params('/api/agent-factory/approvals').map((p) => p.name)).toEqual(['kind', 'status', 'run_id', 'page_size', 'page_token']);
     expect(params('/api/agent-factory/connectors/bindings').map((p) => p.name)).toEqual(['agent_profile_id']);

@@ -54,6 +54,7 @@ const RUN_LIST_HELP = {
   status: `Comma-separated run statuses: ${RUN_STATUS_NAMES.join(', ')}`,
   task_status: `Comma-separated task statuses: ${TASK_STATUS_NAMES.join(', ')}`,
   agent_profile_id: 'Only runs of this agent profile (one you may see; 404 otherwise)',
+  playbook_id: 'Only runs started from this playbook (by its id: a stored playbook, or YAML with that id)',
   ...PAGING_HELP,
 };
 const APPROVAL_LIST_HELP = {

@@ -1,5 +1,5 @@
 import { AppError } from '@af/service-kit';
-import { StartRunSchema } from './schemas.js';
+import { ListRunsQuery, StartRunSchema } from './schemas.js';
 import { deprecatedField, parseBody } from './validation.js';
 
 function violations(body: unknown) {
@@ -43,6 +43,43 @@ describe('POST /runs body', () => {
   it('refuses an empty workflow and a revision without playbook_id', () => {
     expect(violations({ workflow_steps: [] })[0]).toMatchObject({ field: 'workflow_steps' });
     expect(violations({ yaml: 'id: x', playbook_revision: 1 })[0]).toMatchObject({ field: 'playbook_revision' });
+  });
+});
+
+describe('GET /runs query', () => {
+  function queryViolations(query: unknown) {
+    try {
+      parseBody(ListRunsQuery, query);
+    } catch (e) {
+      if (e instanceof AppError) return e.violations;
+      throw e;
+    }
+    throw new Error('expected a 400');
+  }
+
+  it('takes an agent profile id beside the other filters', () => {
+    expect(parseBody(ListRunsQuery, { agent_profile_id: 'np-1', status: 'running,failed', page_size: '20' })).toEqual({
+      agent_profile_id: 'np-1',
+      status: ['running', 'failed'],
+      task_status: [],
+      page_size: 20,
+    });
+    expect(parseBody(ListRunsQuery, {}).agent_profile_id).toBeUndefined();
+  });
+
+  it('refuses an empty or overlong agent profile id, naming the field', () => {
+    expect(queryViolations({ agent_profile_id: '' })).toEqual([expect.objectContaining({ field: 'agent_profile_id' })]);
+    expect(queryViolations({ agent_profile_id: 'x'.repeat(201) })).toEqual([expect.objectContaining({ field: 'agent_profile_id' })]);
+  });
+
+  it('takes a playbook id, and refuses an empty or overlong one naming the field', () => {
+    expect(parseBody(ListRunsQuery, { playbook_id: 'console-e2e' }).playbook_id).toBe('console-e2e');
+    expect(queryViolations({ playbook_id: '' })).toEqual([expect.objectContaining({ field: 'playbook_id' })]);
+    expect(queryViolations({ playbook_id: 'p'.repeat(201) })).toEqual([expect.objectContaining({ field: 'playbook_id' })]);
+  });
+
+  it('refuses an unknown status, naming the field', () => {
+    expect(queryViolations({ status: 'runing' })[0]).toMatchObject({ field: expect.stringMatching(/^status/) });
   });
 });
 

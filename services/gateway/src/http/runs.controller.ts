@@ -235,7 +235,7 @@ async function listRuns(deps: GatewayDeps, principal: common.Principal, query: u
   // An agent's runs: only of a profile the caller may see (404 otherwise, as for the profile itself).
   if (q.agent_profile_id) await call(deps.clients.profiles.authorizeProfile({ principal, profileId: q.agent_profile_id, action: 'view' }));
   const res = await call(
-    deps.clients.orchestrator.listRuns({ principal, statuses, taskStatuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '', ...(q.agent_profile_id ? { agentProfileId: q.agent_profile_id } : {}) }),
+    deps.clients.orchestrator.listRuns({ principal, statuses, taskStatuses, pageSize: q.page_size ?? 0, pageToken: q.page_token ?? '', ...(q.agent_profile_id ? { agentProfileId: q.agent_profile_id } : {}), ...(q.playbook_id ? { playbookId: q.playbook_id } : {}) }),
   );
   return { runs: res.runs.map(runSummaryView), next_page_token: res.nextPageToken || null };
 }

@@ -169,6 +169,8 @@ export const ListRunsQuery = z.object({
   page_token: z.string().max(500).optional(),
   /** Only runs of this agent profile (one you may see: 404 otherwise). */
   agent_profile_id: z.string().min(1).max(200).optional(),
+  /** Only runs started from this playbook (a stored one by its id, or YAML with that `id`). */
+  playbook_id: z.string().min(1).max(200).optional(),
 });
 
 /**

@@ -133,7 +133,7 @@ export class RunCommands {
     return (await this.repo.view(runId))!;
   }
 
-  async list(userId: string, statuses: string[], pageSize: number, pageToken: string, taskStatuses: string[] = [], agentProfileId = ''): Promise<{ runs: Run[]; nextPageToken: string }> {
+  async list(userId: string, statuses: string[], pageSize: number, pageToken: string, taskStatuses: string[] = [], agentProfileId = '', playbookId = ''): Promise<{ runs: Run[]; nextPageToken: string }> {
     requireUser(userId);
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) throw AppError.invalid('statuses', `unknown status ${s}`);
@@ -145,7 +145,8 @@ export class RunCommands {
     if (!Number.isInteger(size) || size < 1 || size > 200) throw AppError.invalid('page_size', 'must be between 1 and 200');
     const after = pageToken ? decodePageToken(pageToken) : null;
     if (agentProfileId.length > 200) throw AppError.invalid('agent_profile_id', 'is longer than 200 characters');
-    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[], agentProfileId);
+    if (playbookId.length > 200) throw AppError.invalid('playbook_id', 'is longer than 200 characters');
+    const rows = await this.repo.list(userId, statuses as RunStatus[], size + 1, after, taskStatuses as TaskStatus[], agentProfileId, playbookId);
     const page = rows.slice(0, size);
     const last = page.at(-1);
     return { runs: page, nextPageToken: rows.length > size && last ? encodePageToken(last) : '' };

@@ -80,6 +80,7 @@ export class OrchestratorController implements orchestrator.OrchestratorServiceC
       req.pageToken,
       (req.taskStatuses ?? []).map(taskStatusName),
       req.agentProfileId ?? '',
+      req.playbookId ?? '',
     );
     return { runs: runs.map(toWireRunSummary), nextPageToken };
   }

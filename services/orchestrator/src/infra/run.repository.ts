@@ -392,8 +392,9 @@ export class RunRepository {
    * The owner's runs, newest first, keyset-paged by (created_at, id), as list
    * rows: `inputs` is `{}` and the plan has no nodes (see GetRun for both).
    * `taskStatuses`: only runs with one of these task statuses (none = all).
+   * `playbookId`: only runs whose plan came from that playbook (its provenance).
    */
-  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null, taskStatuses: TaskStatus[] = [], agentProfileId = ''): Promise<Run[]> {
+  async list(userId: string, statuses: RunStatus[], limit: number, after: { createdAt: string; id: string } | null, taskStatuses: TaskStatus[] = [], agentProfileId = '', playbookId = ''): Promise<Run[]> {
     const rows: RunRow[] = await sqlRows(
       this.kit.db,
       // A list row carries neither inputs nor the plan (either may be large): GetRun has them.
@@ -406,8 +407,9 @@ export class RunRepository {
           AND (cardinality($6::text[]) = 0 OR (task_status = ANY($6::text[]) AND status IN ('waiting','completed','failed','cancelled')))
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
           AND ($7::text = '' OR agent_profile_id = $7::text)
+          AND ($8::text = '' OR (plan->'provenance'->>'frontEnd' = 'playbook' AND plan->'provenance'->>'sourceId' = $8::text))
         ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit, taskStatuses, agentProfileId],
+      [userId, statuses, after?.createdAt ?? null, after?.id ?? null, limit, taskStatuses, agentProfileId, playbookId],
     );
     return rows.map(toRun);
   }

@@ -2,7 +2,7 @@
  * Run outcomes through the orchestrator's gRPC API (separate processes,
  * PostgreSQL, NATS): task_status while a run waits on a person and after a
  * decision, on cancel and on a manual `fail` policy; ListRuns filtered by
- * task status; a workflow's own output_schema checked when the run finishes.
+ * task status and by playbook; a workflow's own output_schema checked when the run finishes.
  */
 import { orchestrator } from '@af/contracts';
 import { call } from '@af/service-kit';
@@ -75,6 +75,22 @@ describe('task status', () => {
     const err = await failure(call(h.runs.listRuns({ principal: h.principal, statuses: [], taskStatuses: [TaskStatus.TASK_STATUS_UNSPECIFIED], pageSize: 10, pageToken: '' })));
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.message).toContain('task_statuses');
+  });
+});
+
+describe('ListRuns by playbook', () => {
+  it('lists only the runs whose plan came from that playbook; an overlong id is refused naming the field', async () => {
+    const fromPlaybook = await start(h, { provenance: { frontEnd: 'playbook', sourceId: 'pb-filter' }, nodes: [transform('a', [1])] });
+    const otherPlaybook = await start(h, { provenance: { frontEnd: 'playbook', sourceId: 'pb-other' }, nodes: [transform('a', [1])] });
+    // The same source id from another front end is not a playbook run.
+    const workflow = await start(h, { provenance: { frontEnd: 'workflow_steps', sourceId: 'pb-filter' }, nodes: [transform('a', [1])] });
+    const list = async (playbookId: string) => (await call(h.runs.listRuns({ principal: h.principal, statuses: [], taskStatuses: [], pageSize: 200, pageToken: '', playbookId }))).runs.map((r) => r.id);
+    expect(await list('pb-filter')).toEqual([fromPlaybook]);
+    expect(await list('pb-other')).toEqual([otherPlaybook]);
+    expect(await list('')).toEqual(expect.arrayContaining([fromPlaybook, otherPlaybook, workflow]));
+    const err = await failure(call(h.runs.listRuns({ principal: h.principal, statuses: [], taskStatuses: [], pageSize: 10, pageToken: '', playbookId: 'p'.repeat(201) })));
+    expect(err.code).toBe('INVALID_ARGUMENT');
+    expect(err.message).toContain('playbook_id');
   });
 });
 

@@ -499,7 +499,14 @@ export interface ListRunsRequest {
   /** Only runs with one of these task statuses (none = all). */
   taskStatuses: TaskStatus[];
   /** Only runs of this agent profile (empty = all). */
-  agentProfileId?: string | undefined;
+  agentProfileId?:
+    | string
+    | undefined;
+  /**
+   * Only runs started from this playbook (the plan's provenance: front end
+   * playbook, source id = the playbook's id; empty = all).
+   */
+  playbookId?: string | undefined;
 }
 
 export interface ListRunsResponse {
@@ -2734,6 +2741,9 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
     if (message.agentProfileId !== undefined) {
       writer.uint32(50).string(message.agentProfileId);
     }
+    if (message.playbookId !== undefined) {
+      writer.uint32(58).string(message.playbookId);
+    }
     return writer;
   },
 
@@ -2818,6 +2828,14 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
             message.agentProfileId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.playbookId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2854,6 +2872,11 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
         : isSet(object.agent_profile_id)
         ? globalThis.String(object.agent_profile_id)
         : undefined,
+      playbookId: isSet(object.playbookId)
+        ? globalThis.String(object.playbookId)
+        : isSet(object.playbook_id)
+        ? globalThis.String(object.playbook_id)
+        : undefined,
     };
   },
 
@@ -2876,6 +2899,9 @@ export const ListRunsRequest: MessageFns<ListRunsRequest> = {
     }
     if (message.agentProfileId !== undefined) {
       obj.agentProfileId = message.agentProfileId;
+    }
+    if (message.playbookId !== undefined) {
+      obj.playbookId = message.playbookId;
     }
     return obj;
   },
