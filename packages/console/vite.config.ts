@@ -10,5 +10,7 @@ export default defineConfig({
   test: {
     environment: 'node',
     include: ['src/**/*.test.{ts,tsx}'],
+    // CI runs every package's unit tests at once on two cores: 5 s is too short for a cold import there.
+    testTimeout: 30_000,
   },
 });
