@@ -624,6 +624,8 @@ it('filters runs by playbook: only the runs started from that playbook are liste
   await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor();
   await page.getByLabel('Playbook').selectOption('console-e2e');
   for (const r of fromPlaybook) await page.getByRole('link', { name: r.id.slice(0, 8) }).waitFor();
+  // The unfiltered rows stay on screen until the filtered list arrives: wait for it to replace them.
+  await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, fromPlaybook.length, { timeout: 15_000 }).catch(() => undefined);
   expect(await page.locator('tbody tr').count()).toBe(fromPlaybook.length);
   await page.getByLabel('Playbook').selectOption('sort-numbers');
   await page.getByRole('link', { name: runId.slice(0, 8) }).waitFor({ state: 'detached' });
