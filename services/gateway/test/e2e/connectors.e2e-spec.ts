@@ -134,7 +134,7 @@ describe('connector authoring', () => {
     expect((await http('POST', url('/api/agent-factory/connectors/fixture-api/test'), { token: bob, body: { endpoint: 'search_orgs', inputs: { q: 'x' } } })).status).toBe(404);
   });
 
-  it('lists the nine seed templates and copies one as a connector that runs through a binding override', async () => {
+  it('lists the ten templates (nine data sources and the web search) and copies one as a connector that runs through a binding override', async () => {
     const list = await http('GET', url('/api/agent-factory/connectors/templates'), { token: alice });
     expect(list.status).toBe(200);
     expect(list.body.templates.map((t: any) => t.id).sort()).toEqual([
@@ -145,6 +145,7 @@ describe('connector authoring', () => {
       'opencorporates',
       'propublica-nonprofits',
       'sec-edgar-full-text-search',
+      'tavily-web-search',
       'usaspending-awards',
       'wikidata-sparql',
     ]);
