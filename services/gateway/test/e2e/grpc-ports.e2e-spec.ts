@@ -14,7 +14,7 @@ const HEALTH = 'grpc.health.v1.Health';
 /** Per service: what `grpcurl -plaintext <host>:<port> list` prints (k8s/README.md documents the same). */
 const EXPECTED: Record<string, string[]> = {
   gateway: [HEALTH],
-  planner: ['agentfactory.action.v1.ActionService', 'agentfactory.planner.v1.AgentProfileService', 'agentfactory.planner.v1.CapabilityRegistryService', 'agentfactory.planner.v1.PlannerService', HEALTH],
+  planner: ['agentfactory.action.v1.ActionService', 'agentfactory.planner.v1.AgentProfileService', 'agentfactory.planner.v1.CapabilityRegistryService', 'agentfactory.planner.v1.PlannerService', 'agentfactory.planner.v1.QueryService', HEALTH],
   orchestrator: ['agentfactory.orchestrator.v1.OrchestratorService', 'agentfactory.orchestrator.v1.ScheduleService', HEALTH],
   'connector-runtime': [
     'agentfactory.action.v1.ActionService',
