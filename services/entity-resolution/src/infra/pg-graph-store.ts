@@ -24,6 +24,7 @@ import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
+import { userMergeEntry, type LogEntry } from './log-entries.js';
 
 export class PgGraphStore implements GraphStore {
   readonly kind = 'postgres';
@@ -346,25 +347,7 @@ export class PgGraphStore implements GraphStore {
 
   private async log(
     m: EntityManager,
-    e: {
-      owner: string;
-      executionId: string;
-      action: string;
-      sourceId: string;
-      sourceName: string;
-      sourceType: string;
-      targetId: string | null;
-      targetName: string;
-      confidence: number;
-      method: string;
-      details: Record<string, unknown>;
-      link?: { child: string; parent: string };
-      reversible: boolean;
-      /** Set when the caller linked with this id first. */
-      id?: string;
-      /** A split: the merge decision whose link it removed. */
-      linkOwner?: string | null;
-    },
+    e: LogEntry,
   ): Promise<LogRow> {
     const rows = await m.query(
       `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)
@@ -448,22 +431,7 @@ export class PgGraphStore implements GraphStore {
         if (child !== parent) {
           const logId = randomUUID();
           await this.link(m, owner, child, parent, logId);
-          log = await this.log(m, {
-            id: logId,
-            owner,
-            executionId: review.executionId,
-            action: 'user_merge',
-            sourceId: child,
-            sourceName: review.sourceEntityName,
-            sourceType: review.sourceEntityType,
-            targetId: parent,
-            targetName: review.candidateEntityName,
-            confidence: review.confidence,
-            method: 'user',
-            details: { review_id: id, ...review.matchDetails },
-            link: { child, parent },
-            reversible: true,
-          });
+          log = await this.log(m, userMergeEntry(owner, id, review, { child, parent }, logId));
         }
       }
       const status = decision === 'approve' ? 'approved_merge' : 'rejected';

@@ -29,6 +29,7 @@ import { ID_KINDS, type ExternalIds } from '../../domain/record.js';
 import { resolveOne, type Candidate } from '../../domain/resolve-one.js';
 import { Neo4jGraphQueries, rows, toLog, toReview } from './neo4j-graph-queries.js';
 import { NEO4J_SCHEMA, RELATIONSHIP_TYPE } from './neo4j-schema.js';
+import { userMergeEntry, type LogEntry } from '../log-entries.js';
 
 export interface Neo4jSettings {
   url: string;
@@ -323,23 +324,7 @@ export class Neo4jGraphStore implements GraphStore {
 
   private async log(
     tx: Tx,
-    e: {
-      owner: string;
-      executionId: string;
-      action: string;
-      sourceId: string;
-      sourceName: string;
-      sourceType: string;
-      targetId: string | null;
-      targetName: string;
-      confidence: number;
-      method: string;
-      details: Record<string, unknown>;
-      link?: { child: string; parent: string };
-      reversible: boolean;
-      id?: string;
-      linkOwner?: string | null;
-    },
+    e: LogEntry,
   ): Promise<LogRow> {
     const [r] = rows(
       await tx.run(
@@ -419,22 +404,7 @@ export class Neo4jGraphStore implements GraphStore {
         if (child !== parent) {
           const logId = randomUUID();
           await this.link(tx, owner, child, parent, logId);
-          log = await this.log(tx, {
-            id: logId,
-            owner,
-            executionId: review.executionId,
-            action: 'user_merge',
-            sourceId: child,
-            sourceName: review.sourceEntityName,
-            sourceType: review.sourceEntityType,
-            targetId: parent,
-            targetName: review.candidateEntityName,
-            confidence: review.confidence,
-            method: 'user',
-            details: { review_id: id, ...review.matchDetails },
-            link: { child, parent },
-            reversible: true,
-          });
+          log = await this.log(tx, userMergeEntry(owner, id, review, { child, parent }, logId));
         }
       }
       const status = decision === 'approve' ? 'approved_merge' : 'rejected';
