@@ -17,7 +17,7 @@ import { CapabilityRegistry } from './app/capability-registry.service.js';
 import { FacetCatalogStore } from './app/facet-catalog.store.js';
 import { PlanTaskUseCase } from './app/plan-task.use-case.js';
 import { Playbooks, type PlaybookUsers } from './app/playbooks.js';
-import { profileSchedules } from './infra/profile-schedules.client.js';
+import { playbookSchedules, profileSchedules } from './infra/profile-schedules.client.js';
 import { plannerEnvSchema } from './config.js';
 import { DeterministicPlanner } from './domain/planning/planner.js';
 import { PlannerModule } from './grpc/planner.controller.js';
@@ -73,8 +73,12 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const actions = new ActionAvailability(actionServices, log);
   // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
   const connectors = config.CONNECTOR_RUNTIME_URL ? connectorCatalog(config.CONNECTOR_RUNTIME_URL, auth) : noConnectorCatalog;
-  // A playbook attached to an agent profile is not deleted from under it.
-  const playbookUsers: PlaybookUsers = (owner, id) => profiles.playbookUsers(owner, id);
+  // A playbook attached to an agent profile, or run by a schedule or monitor, is not deleted from under it.
+  const playbookSchedulesUsing = config.ORCHESTRATOR_URL ? playbookSchedules(config.ORCHESTRATOR_URL, auth) : undefined;
+  const playbookUsers: PlaybookUsers = async (owner, id) => [
+    ...(await profiles.playbookUsers(owner, id)),
+    ...(playbookSchedulesUsing ? await playbookSchedulesUsing(owner, id) : []),
+  ];
   const playbooks = new Playbooks(kit, playbookUsers, actions, { connectors, hasModel: Boolean(model) });
   const profileConnectors = config.CONNECTOR_RUNTIME_URL ? profileBindings(config.CONNECTOR_RUNTIME_URL, auth) : noProfileBindings;
   // Runs, schedules or monitors still using a profile refuse its deletion: open agent runs are known here.

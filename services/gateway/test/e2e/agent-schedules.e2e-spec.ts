@@ -6,7 +6,8 @@
  * `query_template` as a chat message does — the planner picks the attached
  * playbook by its trigger and extracts its input — and the run answers for
  * the agent with run_context `scheduled`; the planner refuses to delete a
- * profile a schedule targets (409 naming the schedule).
+ * profile a schedule targets, or a playbook a schedule runs (409 naming the
+ * schedule).
  */
 import { connectorYaml, fixture, http, registerAndLogin, routeFixtureApi, startFixtureServer, startStack, waitForRun, type FixtureServer, type Stack } from './skeleton.js';
 
@@ -103,4 +104,22 @@ it('deleting a profile a schedule targets is refused with 409 naming the schedul
   // Runs of the agent that are still logged as open may refuse it on their own; no schedule does.
   if (again.status !== 204) expect(again.body.error.message).not.toContain('schedule');
   else expect((await as(alice).get(`${P}/${npId}`)).status).toBe(404);
+});
+
+it('deleting a playbook a schedule runs is refused with 409 naming the schedule; another user gets 404', async () => {
+  const made = await as(alice).post(S, { name: 'Playbook nightly', spec: { cron: '0 2 * * *' }, target: { playbook_id: 'investigate-org', inputs: { org_name: 'Omidyar Foundation' } } });
+  expect(made.status).toBe(201);
+  const id = made.body.schedule.id;
+  const refused = await as(alice).del('/api/agent-factory/playbooks/investigate-org');
+  expect(refused.status).toBe(409);
+  expect(refused.body.error.message).toContain(`schedule '${id} (Playbook nightly)'`);
+  // Another user's playbook of the same id is theirs alone: carol has none, so hers is 404 and alice's schedule is not named to her.
+  const theirs = await as(carol).del('/api/agent-factory/playbooks/investigate-org');
+  expect(theirs.status).toBe(404);
+  expect(JSON.stringify(theirs.body)).not.toContain(id);
+  expect((await as(alice).del(`${S}/${id}`)).status).toBe(204);
+  const again = await as(alice).del('/api/agent-factory/playbooks/investigate-org');
+  // The agent profile the playbook is attached to may still refuse it on its own; no schedule does.
+  if (again.status !== 204) expect(again.body.error.message).not.toContain('schedule');
+  else expect((await as(alice).get('/api/agent-factory/playbooks/investigate-org')).status).toBe(404);
 });

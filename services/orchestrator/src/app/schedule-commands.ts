@@ -56,6 +56,14 @@ export class ScheduleCommands {
     return this.store.usingAgentProfile(userId, agentProfileId, 20);
   }
 
+  /** The caller's schedules and monitors that run the stored playbook (they keep it from being deleted). */
+  async usingPlaybook(userId: string, playbookId: string): Promise<{ own: Array<{ id: string; name: string }>; total: number }> {
+    requireUser(userId);
+    if (!playbookId) throw AppError.invalid('playbook_id', 'is required');
+    if (playbookId.length > 200) throw AppError.invalid('playbook_id', 'is longer than 200 characters');
+    return this.store.usingPlaybook(userId, playbookId, 20);
+  }
+
   /** Refuse a monitor whose stored playbook has no detection step (an inline plan is checked by parse()). */
   private async checkMonitorPlaybook(userId: string, def: ScheduleDefinition): Promise<void> {
     const target = def.target;

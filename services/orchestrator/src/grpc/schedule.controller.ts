@@ -75,6 +75,11 @@ export class ScheduleController implements schedules.ScheduleServiceController {
     return { schedules: r.own, otherUsersSchedules: r.others };
   }
 
+  async listPlaybookSchedules(req: schedules.ListPlaybookSchedulesRequest): Promise<schedules.ListPlaybookSchedulesResponse> {
+    const r = await this.commands.usingPlaybook(req.principal?.userId ?? '', req.playbookId);
+    return { schedules: r.own, total: r.total };
+  }
+
   async resetMonitorWatermarks(req: schedules.ResetMonitorWatermarksRequest): Promise<schedules.ResetMonitorWatermarksResponse> {
     return { reset: await this.watermarks.reset(req.principal?.userId ?? '', req.monitorId, req.stepName) };
   }

@@ -465,6 +465,17 @@ export class ScheduleStore {
     return { own: rows.filter((r) => r.mine).map((r) => ({ id: r.id, name: r.name })), others: rows.find((r) => !r.mine)?.others ?? 0 };
   }
 
+  /** The owner's schedules and monitors whose target is the stored playbook `playbookId` (a playbook is the owner's own). */
+  async usingPlaybook(userId: string, playbookId: string, limit: number): Promise<{ own: Array<{ id: string; name: string }>; total: number }> {
+    const rows = await sqlRows<{ id: string; name: string; total: number }>(
+      this.kit.db,
+      `SELECT id::text, name, count(*) OVER ()::int AS total FROM schedules
+       WHERE user_id = $1 AND definition->'target'->>'playbook_id' = $2 ORDER BY created_at, id LIMIT $3`,
+      [userId, playbookId, limit],
+    );
+    return { own: rows.map((r) => ({ id: r.id, name: r.name })), total: rows[0]?.total ?? 0 };
+  }
+
   async delete(id: string): Promise<boolean> {
     const rows = await sqlRows(this.kit.db, 'DELETE FROM schedules WHERE id = $1 RETURNING id', [id]);
     return rows.length > 0;

@@ -198,6 +198,20 @@ describe('agent profile targets', () => {
   });
 });
 
+describe('schedules using a stored playbook', () => {
+  it("lists the caller's schedules and monitors targeting the playbook, never another user's", async () => {
+    now = new Date('2026-03-02T07:30:00Z');
+    const daily = await schedule({ name: 'daily', target: { playbook_id: 'pb-1' } });
+    const hourly = await schedule({ name: 'hourly', target: { playbook_id: 'pb-1' } });
+    await schedule({ name: 'other playbook', target: { playbook_id: 'pb-2' } });
+    await schedule({ name: 'theirs', target: { playbook_id: 'pb-1' } }, 'u2');
+    expect(await commands.usingPlaybook('u1', 'pb-1')).toEqual({ own: [{ id: daily.id, name: 'daily' }, { id: hourly.id, name: 'hourly' }], total: 2 });
+    expect(await commands.usingPlaybook('u1', 'pb-3')).toEqual({ own: [], total: 0 });
+    await expect(commands.usingPlaybook('u1', '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'playbook_id' })] });
+    await expect(commands.usingPlaybook('', 'pb-1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+});
+
 describe('overlap policies (a run of the 01:00 fire still active at 02:00)', () => {
   async function overlap(policy: string) {
     now = new Date('2026-01-01T00:30:00Z');

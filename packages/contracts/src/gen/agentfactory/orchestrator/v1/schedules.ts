@@ -232,6 +232,18 @@ export interface ListAgentProfileSchedulesResponse {
   otherUsersSchedules: number;
 }
 
+export interface ListPlaybookSchedulesRequest {
+  principal: Principal | undefined;
+  playbookId: string;
+}
+
+export interface ListPlaybookSchedulesResponse {
+  /** The caller's schedules and monitors targeting the playbook (at most 20), by id and name. */
+  schedules: AgentProfileSchedule[];
+  /** How many there are in all (more than listed when over 20). */
+  total: number;
+}
+
 export const AGENTFACTORY_ORCHESTRATOR_V1_PACKAGE_NAME = "agentfactory.orchestrator.v1";
 
 function createBaseSchedule(): Schedule {
@@ -3147,6 +3159,162 @@ export const ListAgentProfileSchedulesResponse: MessageFns<ListAgentProfileSched
   },
 };
 
+function createBaseListPlaybookSchedulesRequest(): ListPlaybookSchedulesRequest {
+  return { principal: undefined, playbookId: "" };
+}
+
+export const ListPlaybookSchedulesRequest: MessageFns<ListPlaybookSchedulesRequest> = {
+  encode(message: ListPlaybookSchedulesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.playbookId !== "") {
+      writer.uint32(18).string(message.playbookId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaybookSchedulesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaybookSchedulesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.playbookId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaybookSchedulesRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      playbookId: isSet(object.playbookId)
+        ? globalThis.String(object.playbookId)
+        : isSet(object.playbook_id)
+        ? globalThis.String(object.playbook_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ListPlaybookSchedulesRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.playbookId !== "") {
+      obj.playbookId = message.playbookId;
+    }
+    return obj;
+  },
+};
+
+function createBaseListPlaybookSchedulesResponse(): ListPlaybookSchedulesResponse {
+  return { schedules: [], total: 0 };
+}
+
+export const ListPlaybookSchedulesResponse: MessageFns<ListPlaybookSchedulesResponse> = {
+  encode(message: ListPlaybookSchedulesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.schedules) {
+      AgentProfileSchedule.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).int32(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPlaybookSchedulesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPlaybookSchedulesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.schedules.push(AgentProfileSchedule.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPlaybookSchedulesResponse {
+    return {
+      schedules: globalThis.Array.isArray(object?.schedules)
+        ? object.schedules.map((e: any) => AgentProfileSchedule.fromJSON(e))
+        : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListPlaybookSchedulesResponse): unknown {
+    const obj: any = {};
+    if (message.schedules?.length) {
+      obj.schedules = message.schedules.map((e) => AgentProfileSchedule.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -3217,6 +3385,16 @@ export interface ScheduleServiceClient {
     request: ListAgentProfileSchedulesRequest,
     metadata?: Metadata,
   ): Observable<ListAgentProfileSchedulesResponse>;
+
+  /**
+   * The caller's schedules and monitors whose target is one of the caller's
+   * stored playbooks (the planner refuses to delete a playbook they run).
+   */
+
+  listPlaybookSchedules(
+    request: ListPlaybookSchedulesRequest,
+    metadata?: Metadata,
+  ): Observable<ListPlaybookSchedulesResponse>;
 }
 
 /**
@@ -3323,6 +3501,16 @@ export interface ScheduleServiceController {
     | Promise<ListAgentProfileSchedulesResponse>
     | Observable<ListAgentProfileSchedulesResponse>
     | ListAgentProfileSchedulesResponse;
+
+  /**
+   * The caller's schedules and monitors whose target is one of the caller's
+   * stored playbooks (the planner refuses to delete a playbook they run).
+   */
+
+  listPlaybookSchedules(
+    request: ListPlaybookSchedulesRequest,
+    metadata?: Metadata,
+  ): Promise<ListPlaybookSchedulesResponse> | Observable<ListPlaybookSchedulesResponse> | ListPlaybookSchedulesResponse;
 }
 
 export function ScheduleServiceControllerMethods() {
@@ -3342,6 +3530,7 @@ export function ScheduleServiceControllerMethods() {
       "setMonitorWatermark",
       "resetMonitorWatermarks",
       "listAgentProfileSchedules",
+      "listPlaybookSchedules",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
