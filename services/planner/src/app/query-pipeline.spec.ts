@@ -98,3 +98,53 @@ describe('QueryPipeline.composeStream', () => {
     await expect(p.composeStream({ userId: 'bob', teamIds: [] } as never, QUERY_ID, 'run-1', run, () => undefined)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 });
+
+describe('QueryPipeline.plan with an Idempotency-Key', () => {
+  function keyed(claim: Awaited<ReturnType<QueryRepository['claimKey']>>) {
+    const released: string[] = [];
+    const repo = {
+      claimKey: async () => claim,
+      releaseKey: async (_u: string, key: string) => void released.push(key),
+      record: async () => undefined,
+    } as unknown as QueryRepository;
+    // No model: planning itself fails (FAILED_PRECONDITION), after the key was claimed.
+    const p = new QueryPipeline({
+      repo,
+      conversations: { append: async () => 'c1', history: async () => [] } as never,
+      tools: async () => [],
+      served: () => true,
+      checkActions: () => undefined,
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    return { p, released };
+  }
+  const input = { query: 'When does the canteen open?', conversationId: '', sessionId: '', streaming: false, idempotencyKey: 'k1' };
+
+  it('refuses the key with another request, naming Idempotency-Key', async () => {
+    const { p } = keyed({ claimed: false, fingerprint: 'another request', queryId: QUERY_ID, plan: {} });
+    await expect(p.plan(caller, input)).rejects.toMatchObject({ code: 'ALREADY_EXISTS', violations: [{ field: 'Idempotency-Key', code: 'idempotency_key_reused' }] });
+  });
+
+  it('answers a repeat while the first request still plans with a retryable conflict', async () => {
+    // The fingerprint the first request stored: captured from a claim of the same request.
+    let stored = '';
+    const probe = new QueryPipeline({
+      repo: { claimKey: async (_u: string, _k: string, f: string) => ((stored = f), { claimed: true }), releaseKey: async () => undefined } as unknown as QueryRepository,
+      conversations: {} as never,
+      tools: async () => [],
+      served: () => true,
+      checkActions: () => undefined,
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    await probe.plan(caller, input).catch(() => undefined);
+    const { p } = keyed({ claimed: false, fingerprint: stored, queryId: null, plan: null });
+    expect(stored).toMatch(/^[0-9a-f]{64}$/);
+    await expect(p.plan(caller, input)).rejects.toMatchObject({ code: 'ABORTED', retryable: true, violations: [{ field: 'Idempotency-Key', code: 'idempotency_key_in_progress' }] });
+  });
+
+  it('frees the key when planning fails, so a retry plans again', async () => {
+    const { p, released } = keyed({ claimed: true });
+    await expect(p.plan(caller, input)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    expect(released).toEqual(['k1']);
+  });
+});
