@@ -50,6 +50,7 @@ export {
   type ScriptStep,
 } from './scripted-chat-model.js';
 export { runStructuredTask, type StructuredMode, type StructuredTaskOptions, type StructuredTaskResult } from './structured-task.js';
+export { streamTextTask, type TextStreamOptions } from './text-stream.js';
 export { runToolLoop, type ToolCallTrace, type ToolLoopOptions, type ToolLoopResult } from './tool-loop.js';
 export {
   DEFAULT_EMBEDDING_MODELS,

@@ -29,6 +29,7 @@ export const ScriptedResponseSchema = z.union([
     text: z.string().optional(),
   }),
   z.strictObject({ error: z.string() }),
+  z.strictObject({ chunks: z.array(z.string()).min(1), error: z.string().optional() }),
 ]);
 
 const NEEDS_MODEL: ReadonlySet<LlmProvider> = new Set(['openai', 'anthropic', 'ollama']);

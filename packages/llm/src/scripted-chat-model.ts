@@ -12,8 +12,8 @@ import type {
   StructuredOutputMethodParams,
 } from '@langchain/core/language_models/base';
 import { BaseChatModel, type BaseChatModelCallOptions, type BindToolsInput } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { RunnableLambda, type Runnable } from '@langchain/core/runnables';
 import { toJsonSchema as zodToJsonSchema } from '@langchain/core/utils/json_schema';
 import { isInteropZodSchema, type InteropZodType } from '@langchain/core/utils/types';
@@ -30,10 +30,20 @@ export interface ScriptedToolCall {
 
 /**
  * One scripted answer: plain text, a JSON value (sent as its JSON text; what
- * `withStructuredOutput` returns), tool calls (with optional text), or a
- * provider failure to simulate.
+ * `withStructuredOutput` returns), tool calls (with optional text), a
+ * provider failure to simulate, or text in explicit stream chunks (with an
+ * optional failure after the last one: a model that breaks mid-stream).
+ *
+ * Streamed (`.stream()`), plain text and JSON text come word by word (each
+ * chunk a word with the whitespace before it); tool calls in one chunk.
  */
-export type ScriptedResponse = string | { text: string } | { json: unknown } | { toolCalls: ScriptedToolCall[]; text?: string } | { error: string };
+export type ScriptedResponse =
+  | string
+  | { text: string }
+  | { json: unknown }
+  | { toolCalls: ScriptedToolCall[]; text?: string }
+  | { error: string }
+  | { chunks: string[]; error?: string };
 
 /** A response, or a function choosing one from what the model was asked. */
 export type ScriptStep = ScriptedResponse | ((call: ScriptedCall) => ScriptedResponse);
@@ -75,6 +85,10 @@ function toolName(tool: unknown): string {
 
 function responseMessage(response: ScriptedResponse, index: number): AIMessage {
   if (typeof response === 'string') return new AIMessage(response);
+  if ('chunks' in response) {
+    if (response.error !== undefined) throw new Error(response.error);
+    return new AIMessage(response.chunks.join(''));
+  }
   if ('error' in response) throw new Error(response.error);
   if ('json' in response) return new AIMessage(JSON.stringify(response.json) ?? 'null');
   if ('toolCalls' in response) {
@@ -135,7 +149,8 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     return this;
   }
 
-  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  /** Records the call and picks its scripted response. */
+  private next(messages: BaseMessage[], options: this['ParsedCallOptions']): { response: ScriptedResponse; index: number } {
     options.signal?.throwIfAborted();
     const index = this.state.calls.length + 1;
     const call: ScriptedCall = { index, messages: [...messages], tools: (options.tools ?? []).map(toolName) };
@@ -143,8 +158,47 @@ export class ScriptedChatModel extends BaseChatModel<ScriptedChatModelCallOption
     this.state.calls.push(call);
     const step = this.state.steps[index - 1];
     if (step === undefined) throw new ScriptExhaustedError(index, this.state.steps.length);
-    const message = responseMessage(typeof step === 'function' ? step(call) : step, index);
+    return { response: typeof step === 'function' ? step(call) : step, index };
+  }
+
+  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], _runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    const { response, index } = this.next(messages, options);
+    const message = responseMessage(response, index);
     return { generations: [{ text: messageText(message), message }] };
+  }
+
+  /** `.stream()`: text word by word (explicit `chunks` as scripted), tool calls in one chunk. */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const { response, index } = this.next(messages, options);
+    let pieces: string[];
+    let failure: string | undefined;
+    if (typeof response === 'object' && 'chunks' in response) {
+      pieces = response.chunks;
+      failure = response.error;
+    } else {
+      const message = responseMessage(response, index);
+      if (message.tool_calls?.length) {
+        const chunk = new AIMessageChunk({
+          content: messageText(message),
+          tool_call_chunks: message.tool_calls.map((c, k) => ({ type: 'tool_call_chunk' as const, id: c.id, name: c.name, args: JSON.stringify(c.args), index: k })),
+        });
+        yield new ChatGenerationChunk({ text: messageText(message), message: chunk });
+        return;
+      }
+      pieces = messageText(message).match(/\s*\S+|\s+$/g) ?? [''];
+    }
+    for (const text of pieces) {
+      // A turn of the event loop between chunks, as a provider's stream has: an abort lands between them.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      options.signal?.throwIfAborted();
+      yield new ChatGenerationChunk({ text, message: new AIMessageChunk({ content: text }) });
+      await runManager?.handleLLMNewToken(text);
+    }
+    if (failure !== undefined) throw new Error(failure);
   }
 
   override bindTools(tools: BindToolsInput[], kwargs?: Partial<ScriptedChatModelCallOptions>): Runnable<BaseLanguageModelInput, AIMessageChunk, ScriptedChatModelCallOptions> {

@@ -46,3 +46,11 @@ export function researchSystemPrompt(systemPrompt: string, schema: JsonSchema | 
     `that matches this JSON Schema (no prose, no code fence):\n${JSON.stringify(schema, null, 2)}`
   );
 }
+
+/** System + user messages of a task answered in plain text (streamed answers). */
+export function textTaskMessages(instructions: string, context: unknown): BaseMessage[] {
+  return [
+    new SystemMessage(`${instructions.trim()}\n\nBase your answer only on the context you are given. Answer in plain text (Markdown allowed), not JSON.`),
+    new HumanMessage(`Context:\n${asPromptText(context)}`),
+  ];
+}

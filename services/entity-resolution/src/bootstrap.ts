@@ -44,7 +44,7 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
   const actions = new ActionDispatcher('entity-resolution', handlers, new PgActionRecords(kit.db));
   const grpc = await startGrpcServer({
     module: {
-      ...EntityModule.forRoot(new Knowledge(store, config.ER_MAX_ANALYZE_NODES)),
+      ...EntityModule.forRoot(new Knowledge(store, config.ER_MAX_ANALYZE_NODES), documents.queries),
       imports: [ActionServiceModule.forRoot(actions, { auth, log })],
     },
     packages: ['entity', 'action'],

@@ -109,14 +109,22 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns, researchContext);
   // write_journal_entry and query_journal are served here, where the journal is (ActionService).
   // POST /query: the master agent's plans over the agents this deployment runs (docs/query.md).
+  const queryRepo = new QueryRepository(kit.db);
+  // Expired Idempotency-Keys of POST /query: replaced on use anyway, dropped hourly so the table stays small.
+  const keySweep = setInterval(() => {
+    queryRepo.sweepKeys().catch((err: unknown) => log.warn({ err }, 'query: expired Idempotency-Key sweep failed'));
+  }, 3_600_000);
+  keySweep.unref();
+  kit.onClose(() => clearInterval(keySweep));
   const queries = new QueryPipeline({
     ...(model ? { model } : {}),
-    repo: new QueryRepository(kit.db),
+    repo: queryRepo,
     conversations,
     tools: config.CONNECTOR_RUNTIME_URL ? connectorToolSource(config.CONNECTOR_RUNTIME_URL, auth, log) : noConnectorTools,
     served: (action) => actionServices.served().some((s) => s.action === action),
     checkActions: (plan) => actions.check(plan),
     log,
+    idempotencyTtlSeconds: config.QUERY_IDEMPOTENCY_TTL_SECONDS,
   });
   const journalActions = new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db));
 

@@ -31,6 +31,8 @@ export const plannerEnvSchema = baseEnvSchema.extend({
    * ORCHESTRATOR_URL.
    */
   AGENT_JOURNAL_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
+  /** How long an Idempotency-Key of POST /query and /query/stream answers the first request (then the key may be used anew). */
+  QUERY_IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 24 * 3600).default(24 * 3600),
   /** How long a replica serves the capability registry and facet catalog from memory before reloading (events refresh it sooner). */
   FLEX_CAPABILITY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How often stale instances (no heartbeat within their timeout) are marked inactive and announced. */

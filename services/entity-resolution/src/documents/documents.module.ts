@@ -10,6 +10,7 @@ import type { EntityResolutionConfig } from '../config.js';
 import { IngestDocument } from './app/ingest-document.js';
 import { LlmReranker } from './app/llm-rerank.js';
 import { documentActions } from './app/document-actions.js';
+import { DocumentQueries } from './app/document-queries.js';
 import { SearchDocuments } from './app/search-documents.js';
 import { DocumentEventsConsumer } from './infra/document-events.consumer.js';
 import { DocumentIndexRepository } from './infra/document-index.repository.js';
@@ -22,6 +23,8 @@ import { workspaceDocuments } from './infra/workspace-documents.client.js';
 
 export interface DocumentsModule {
   handlers: ActionHandler[];
+  /** Search and ingestion status for EntityService (the gateway's /api/v1/documents routes). */
+  queries: DocumentQueries;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,7 @@ export async function startDocuments(
   );
   return {
     handlers: documentActions(search, embedder.name),
+    queries: new DocumentQueries(search, index, embedder.name),
     close: async () => {
       await consumer?.stop();
     },

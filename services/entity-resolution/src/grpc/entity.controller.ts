@@ -1,6 +1,7 @@
 import { Controller, Inject, Module, type DynamicModule } from '@nestjs/common';
 import { entity } from '@af/contracts';
 import type { Knowledge } from '../app/knowledge.js';
+import type { DocumentQueries } from '../documents/app/document-queries.js';
 import {
   toWireDiscovery,
   toWireEntity,
@@ -11,12 +12,16 @@ import {
 } from './entity.mapper.js';
 
 const DEPS = Symbol('EntityDeps');
+const DOCUMENTS = Symbol('DocumentQueries');
 const user = (p: { userId: string } | undefined) => p?.userId ?? '';
 
 @Controller()
 @entity.EntityServiceControllerMethods()
 export class EntityController implements entity.EntityServiceController {
-  constructor(@Inject(DEPS) private readonly k: Knowledge) {}
+  constructor(
+    @Inject(DEPS) private readonly k: Knowledge,
+    @Inject(DOCUMENTS) private readonly documents: DocumentQueries,
+  ) {}
 
   async listReviews(req: entity.ListReviewsRequest): Promise<entity.ListReviewsResponse> {
     return {
@@ -70,15 +75,48 @@ export class EntityController implements entity.EntityServiceController {
     const out = await this.k.analyze(user(req.principal), req.algorithm, req.entities ?? [], req.maxNodes);
     return { results: out.results, nodeCount: out.nodeCount, edgeCount: out.edgeCount };
   }
+
+  async searchDocuments(req: entity.SearchDocumentsRequest): Promise<entity.SearchDocumentsResponse> {
+    const out = await this.documents.searchDocuments(user(req.principal), {
+      query: req.query,
+      ...(req.topK ? { top_k: req.topK } : {}),
+      ...(req.filters && Object.keys(req.filters).length ? { filters: req.filters } : {}),
+    });
+    return { hits: out.hits, embedder: out.embedder, confidence: out.confidence, queryAnalysis: out.queryAnalysis, mode: out.mode };
+  }
+
+  async getDocumentIndex(req: entity.GetDocumentIndexRequest): Promise<entity.GetDocumentIndexResponse> {
+    const d = await this.documents.documentIndex(user(req.principal), req.documentId);
+    return {
+      documentId: d.documentId,
+      status: d.status,
+      progress: d.progress,
+      chunksTotal: d.chunksTotal,
+      chunksDone: d.chunksDone,
+      version: d.version,
+      errorCode: d.errorCode ?? '',
+      error: d.error ?? '',
+      title: d.title,
+      format: d.format ?? '',
+      pageCount: d.pageCount,
+      embedder: d.embedder ?? '',
+      description: d.description,
+      descriptionSource: d.descriptionSource ?? '',
+      updatedAt: d.updatedAt.toISOString(),
+    };
+  }
 }
 
 @Module({})
 export class EntityModule {
-  static forRoot(knowledge: Knowledge): DynamicModule {
+  static forRoot(knowledge: Knowledge, documents: DocumentQueries): DynamicModule {
     return {
       module: EntityModule,
       controllers: [EntityController],
-      providers: [{ provide: DEPS, useValue: knowledge }],
+      providers: [
+        { provide: DEPS, useValue: knowledge },
+        { provide: DOCUMENTS, useValue: documents },
+      ],
     };
   }
 }

@@ -21,6 +21,7 @@ import { SchedulesController } from '../schedules/schedules.controller.js';
 import { MonitorsController } from '../monitors/monitors.controller.js';
 import { AgentsController, ChatController } from '../agents/agents.controller.js';
 import { QueryController } from '../query/query.controller.js';
+import { DocumentsController } from '../documents/documents.controller.js';
 
 @Controller()
 class MetaController {
@@ -37,7 +38,7 @@ export class GatewayModule implements NestModule {
   static forRoot(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController, AgentsController, ChatController, QueryController],
+      controllers: [MetaController, DocsController, AuthController, RunsController, ConnectorsController, ConnectionsController, OAuthCallbackController, PluginsController, PlaybooksController, ActionsController, ExecutionsController, ApprovalsController, FlexHitlController, HitlRespondController, FlexController, TeamsController, ApiKeysController, ServiceTokenController, ...WORKSPACE_CONTROLLERS, ProfilesController, ...ENTITY_RESOLUTION_CONTROLLERS, SchedulesController, MonitorsController, AgentsController, ChatController, QueryController, DocumentsController],
       providers: [{ provide: GATEWAY_DEPS, useValue: deps }, AuthGuard, ...entityResolutionProviders(deps)],
     };
   }

@@ -36,6 +36,7 @@ import { ENTITY_RESOLUTION_ROUTES } from '../entity-resolution/entity-resolution
 import { SCHEDULE_ROUTES } from '../schedules/schedule.routes.js';
 import { AGENT_ROUTES } from '../agents/agents.routes.js';
 import { QUERY_ROUTES } from '../query/query.routes.js';
+import { DOCUMENT_ROUTES } from '../documents/documents.routes.js';
 
 export type { RouteDoc };
 
@@ -186,6 +187,7 @@ export const ROUTES: RouteDoc[] = [
   ...SCHEDULE_ROUTES,
   ...AGENT_ROUTES,
   ...QUERY_ROUTES,
+  ...DOCUMENT_ROUTES,
 ];
 
 /** Routes outside the API proper: health and these docs. */

@@ -2,14 +2,16 @@
  * Questions answered by the master agent: `POST /query` (the answer as
  * JSON; agents that need an approval are skipped and the answer says why)
  * and `POST /query/stream` (SSE: `plan`, the run's frames with the HITL
- * events under their seed names, `sources`, `token`, `done`), and
- * `GET /query/memory`. Bad input, an unknown conversation or session and a
- * deployment without a chat model are HTTP errors before anything runs.
+ * events under their seed names, `token` as the composer writes, `answer`
+ * only when the checks changed text already sent, `sources`, `done`), and
+ * `GET /query/memory`. Bad input, an unknown conversation or session, an
+ * Idempotency-Key reused for another request and a deployment without a
+ * chat model are HTTP errors before anything runs.
  */
-import { Body, Controller, Get, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Res, UseGuards } from '@nestjs/common';
 import type { common } from '@af/contracts';
 import { AppError, call } from '@af/service-kit';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { AuthGuard, CurrentUser } from '../http/auth.guard.js';
 import { GATEWAY_DEPS, type GatewayDeps } from '../http/deps.js';
 import { parseBody } from '../http/validation.js';
@@ -32,10 +34,10 @@ export class QueryController {
 
   @Post()
   @HttpCode(200)
-  async query(@CurrentUser() principal: common.Principal, @Body() body: unknown) {
+  async query(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Headers('idempotency-key') key?: string) {
     const input = parseBody(QuerySchema, body);
     const runner = this.runner();
-    const planned = await runner.plan(principal, input, false);
+    const planned = await runner.plan(principal, input, false, key);
     const runId = await runner.start(principal, planned);
     let timer: NodeJS.Timeout | undefined;
     const ended = await Promise.race([
@@ -56,15 +58,17 @@ export class QueryController {
   }
 
   @Post('stream')
-  async stream(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Req() req: Request, @Res() res: Response) {
+  async stream(@CurrentUser() principal: common.Principal, @Body() body: unknown, @Res() res: Response, @Headers('idempotency-key') key?: string) {
     const input = parseBody(QuerySchema, body);
     const runner = this.runner();
-    const planned = await runner.plan(principal, input, true);
+    const planned = await runner.plan(principal, input, true, key);
     const runId = await runner.start(principal, planned);
 
     res.status(200).set({ 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     res.flushHeaders();
     let closed = false;
+    // Set when the client leaves: cancels the composer's stream (the model stops; nothing is stored then).
+    const left = new AbortController();
     const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEPALIVE_MS);
     const end = () => {
       if (closed) return;
@@ -72,8 +76,10 @@ export class QueryController {
       clearInterval(keepAlive);
       res.end();
     };
-    // A client that leaves does not stop the run; the answer is still composed and stored.
-    req.on('close', end);
+    res.on('close', () => {
+      if (!res.writableFinished) left.abort();
+      end();
+    });
     let n = 0;
     const write = (type: string, payload: Record<string, unknown>, extra: { id?: string; timestamp?: string; nodeId?: string } = {}) => {
       if (closed) return;
@@ -87,9 +93,14 @@ export class QueryController {
         const e = queryEventOf(f);
         write(e.type, e.payload, { id: String(f.seq), timestamp: f.timestamp, ...(e.nodeId ? { nodeId: e.nodeId } : {}) });
       });
-      const result = await runner.compose(principal, planned.queryId, runId);
+      // A client that left while the run ran does not stop it: the answer is still composed (unary) and stored.
+      if (left.signal.aborted) {
+        await runner.compose(principal, planned.queryId, runId);
+        return;
+      }
+      const { result, replacesTokens } = await runner.composeStream(principal, planned.queryId, runId, (text) => write('token', { text }), left.signal);
+      if (replacesTokens) write('answer', { text: result.answer ?? '' });
       write('sources', { sources: result.sources ?? [], citations: result.citations ?? [] });
-      write('token', { text: result.answer ?? '' });
       write('done', {
         query_id: planned.queryId,
         conversation_id: planned.conversationId,
@@ -100,9 +111,11 @@ export class QueryController {
         memory: result.memory ?? {},
       });
     } catch (err) {
-      this.deps.kit.log.warn({ err, runId, queryId: planned.queryId }, 'query stream: no answer');
+      if (left.signal.aborted) this.deps.kit.log.info({ runId, queryId: planned.queryId }, 'query stream: the client left while the answer was written; composing stopped');
+      else this.deps.kit.log.warn({ err, runId, queryId: planned.queryId }, 'query stream: no answer');
       write('error', { message: err instanceof Error ? err.message : String(err), code: err instanceof AppError ? err.code : 'INTERNAL' });
+    } finally {
+      end();
     }
-    end();
   }
 }

@@ -38,8 +38,8 @@ const PLANNER_SCRIPT = [
     },
   },
   { json: { found: true, critical_facts: { user_name: 'Dana', company_name: 'Acme Shipping', job_title: 'ops lead' }, preferences: { tone: 'brief' }, extra: 'dropped' } },
-  // The composer cites source 1 and a source that does not exist (removed), and does not mention the denied mail agent (the pipeline explains it).
-  { json: { answer: 'Dana, the crane Kestrel-7 is serviced every 90 days by Halvard Marine [1]. See also [99].' } },
+  // The composer (streamed: plain text, word by word) cites source 1 and a source that does not exist (removed), and does not mention the denied mail agent (the pipeline explains it).
+  'Dana, the crane Kestrel-7 is serviced every 90 days by Halvard Marine [1]. See also [99].',
   // 2. alice, same conversation, POST /query.
   { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'Kestrel-7 crane servicing company')] } },
   nothing,
@@ -58,7 +58,27 @@ const PLANNER_SCRIPT = [
   // 6. alice, streamed, approves the mail agent this time.
   { json: { analysis: { intent: 'email' }, execution_plan: [mail('Email the Kestrel-7 service interval to harbour.master@example.com')] } },
   nothing,
-  { json: { answer: 'I emailed the service interval to the harbour master.' } },
+  'I emailed the service interval to the harbour master.',
+  // 7. alice, POST /query with an Idempotency-Key (the repeat plans nothing).
+  { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'canteen opening hours')] } },
+  nothing,
+  { json: { answer: 'The canteen opens at seven [1].' } },
+  // 8. bob, the same key (keys are per user).
+  { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'Kestrel-7 crane service interval')] } },
+  nothing,
+  { json: { answer: 'Every 30 days [1].' } },
+  // 9. alice, the key again once it expired, with another question.
+  { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'Kestrel-7 crane servicing company')] } },
+  nothing,
+  { json: { answer: 'Halvard Marine [1].' } },
+  // 10. alice, streamed with an Idempotency-Key (the repeat streams the stored answer).
+  { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'canteen opening hours')] } },
+  nothing,
+  'The canteen opens at seven [1].',
+  // 11. alice, streamed: the composer's model fails after two chunks.
+  { json: { analysis: { intent: 'lookup' }, execution_plan: [rag('rag_agent_0', 'canteen opening hours')] } },
+  nothing,
+  { chunks: ['The canteen ', 'opens '], error: 'composer model overloaded (529)' },
 ];
 
 /** The orchestrator's model: the approved mail agent's tool loop (send, then its AgentOutput). */
@@ -226,11 +246,20 @@ export function querySuite(bus: 'memory' | 'jetstream'): void {
       expect(citations).toEqual([{ n: 1, chunk_id: sources[0].chunk_id, document_id: notesId, url: null }]);
       expect(sources.every((s: any) => s.document_id !== bobNotesId)).toBe(true);
 
-      // The answer: the model's text with the bad citation removed, and the denial explained.
-      const answer: string = get('token').payload.text;
+      // The answer, token by token as the model wrote it: the bad citation removed on the way, the denial explained at the end.
+      const tokens = frames.filter((f) => f.type === 'token').map((f) => f.payload.text as string);
+      expect(tokens.length).toBeGreaterThanOrEqual(10);
+      expect(types).not.toContain('answer');
+      expect(types.lastIndexOf('token')).toBeLessThan(types.indexOf('sources'));
+      expect(types.indexOf('sources')).toBeLessThan(types.indexOf('done'));
+      const answer = tokens.join('');
+      expect(tokens.some((t) => t.includes('['))).toBe(true);
       expect(answer).toContain('serviced every 90 days by Halvard Marine [1]');
       expect(answer).not.toContain('[99]');
       expect(answer).toContain('mail_agent did not do "Email the Kestrel-7 service interval to harbour.master@example.com" (tools: mail__send_message): you denied the approval it needs.');
+      expect(answer).toBe(
+        'Dana, the crane Kestrel-7 is serviced every 90 days by Halvard Marine [1]. See also .\n\nmail_agent did not do "Email the Kestrel-7 service interval to harbour.master@example.com" (tools: mail__send_message): you denied the approval it needs.',
+      );
       const done = get('done').payload;
       expect(done).toMatchObject({ conversation_id: conversationId, invalid_citations: [99], not_done: [{ agent_id: 'mail_agent_0', reason: 'denied_by_user', tools: ['mail__send_message'] }] });
       // The memory extractor ran beside the agents: only the known fields are kept.
@@ -338,9 +367,155 @@ export function querySuite(bus: 'memory' | 'jetstream'): void {
       expect(sent).toEqual([{ to: 'harbour.master@example.com', subject: 'Kestrel-7 service interval' }]);
       const done = frames.find((f) => f.type === 'done')!.payload;
       expect(done.not_done).toEqual([]);
-      expect(frames.find((f) => f.type === 'token')!.payload.text).toBe('I emailed the service interval to the harbour master.');
+      const tokens = frames.filter((f) => f.type === 'token').map((f) => f.payload.text);
+      expect(tokens.length).toBeGreaterThanOrEqual(2);
+      expect(tokens.join('')).toBe('I emailed the service interval to the harbour master.');
       const run = (await req(alice, 'GET', `/api/v1/runs/${done.run_id}`)).body.run;
       expect(run.nodes.find((n: any) => n.node_id === 'mail_agent_0').output).toMatchObject({ task_done: true, result: 'Sent the Kestrel-7 service interval to harbour.master@example.com.' });
+    });
+  });
+
+  describe(`Idempotency-Key on POST /query and /query/stream (${bus} bus)`, () => {
+    const keyed = (user: GatewayUser, path: string, key: string, body: unknown) => http('POST', `${stack.gatewayUrl}${path}`, { token: user.token, headers: { 'idempotency-key': key }, body });
+    const stream = (user: GatewayUser, body: unknown, key?: string) =>
+      readSse(
+        `${stack.gatewayUrl}/query/stream`,
+        { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+        { method: 'POST', body: JSON.stringify(body), timeoutMs: 90_000, until: (f) => ['done', 'error'].includes((JSON.parse(f.data) as Frame).type) },
+      ).then((out) => ({ status: out.status, frames: out.frames.map((f) => JSON.parse(f.data) as Frame) }));
+    const records = async (queryText: string) => stack.db.query<any>('SELECT id, run_id FROM planner.query_records WHERE query = $1', [queryText]);
+
+    it('answers the same request with the same key with the first query and run, planning nothing again', async () => {
+      const body = { query: 'When does the canteen open?' };
+      const first = await keyed(alice, '/query', 'canteen-1', body);
+      expect(first.status).toBe(200);
+      expect(first.body.answer).toBe('The canteen opens at seven [1].');
+      expect(first.body.plan.replayed).toBe(false);
+      const again = await keyed(alice, '/query', 'canteen-1', body);
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ query_id: first.body.query_id, run_id: first.body.run_id, answer: first.body.answer, plan: { replayed: true, query_id: first.body.query_id } });
+      // One record, one run: the repeat neither planned nor ran anything.
+      expect(await records(body.query)).toEqual([{ id: first.body.query_id, run_id: first.body.run_id }]);
+      expect(await stack.db.query('SELECT 1 FROM orchestrator.runs WHERE id = $1', [first.body.run_id])).toHaveLength(1);
+    });
+
+    it('refuses the key with another request (naming Idempotency-Key); keys are per user and free again once expired', async () => {
+      for (const [path, body] of [
+        ['/query', { query: 'When does the canteen close?' }],
+        ['/query', { query: 'When does the canteen open?', session_id: '00000000-0000-4000-8000-000000000000' }],
+        ['/query/stream', { query: 'When does the canteen open?' }],
+      ] as const) {
+        const res = await keyed(alice, path, 'canteen-1', body);
+        expect([res.status, res.body.error.violations[0]]).toEqual([409, expect.objectContaining({ field: 'Idempotency-Key', code: 'idempotency_key_reused' })]);
+      }
+      expect(await records('When does the canteen close?')).toEqual([]);
+
+      // Bob's key of the same name is his own.
+      const bobs = await keyed(bob, '/query', 'canteen-1', { query: 'How often is Kestrel-7 serviced, Bob?' });
+      expect(bobs.status).toBe(200);
+      expect(bobs.body.plan.replayed).toBe(false);
+      expect(bobs.body.sources.every((s: any) => s.document_id === bobNotesId)).toBe(true);
+
+      // Expired (QUERY_IDEMPOTENCY_TTL_SECONDS): the key plans a new question.
+      await stack.db.query("UPDATE planner.query_idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'canteen-1'");
+      const later = await keyed(alice, '/query', 'canteen-1', { query: 'Who services Kestrel-7 now?' });
+      expect(later.status).toBe(200);
+      expect(later.body).toMatchObject({ answer: 'Halvard Marine [1].', plan: { replayed: false } });
+    });
+
+    it('streams the first answer again for a repeated streamed request, token by token', async () => {
+      const body = { query: 'And when does the canteen open, streamed?' };
+      const first = await stream(alice, body, 'canteen-stream-1');
+      const again = await stream(alice, body, 'canteen-stream-1');
+      const text = (frames: Frame[]) => frames.filter((f) => f.type === 'token').map((f) => f.payload.text).join('');
+      expect(first.status).toBe(200);
+      expect(again.status).toBe(200);
+      expect(first.frames.filter((f) => f.type === 'token').length).toBeGreaterThanOrEqual(2);
+      expect(text(first.frames)).toBe('The canteen opens at seven [1].');
+      expect(text(again.frames)).toBe(text(first.frames));
+      const plan = (frames: Frame[]) => frames.find((f) => f.type === 'plan')!.payload;
+      expect(plan(again.frames)).toMatchObject({ replayed: true, query_id: plan(first.frames).query_id, run_id: plan(first.frames).run_id });
+      expect(again.frames.find((f) => f.type === 'done')!.payload.query_id).toBe(plan(first.frames).query_id);
+      expect(await records(body.query)).toHaveLength(1);
+    });
+  });
+
+  describe(`a composer model that fails mid-answer (${bus} bus)`, () => {
+    it('sends the tokens written so far, then an error naming the cause, and ends the stream; nothing is stored', async () => {
+      const out = await readSse(
+        `${stack.gatewayUrl}/query/stream`,
+        { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        { method: 'POST', body: JSON.stringify({ query: 'Canteen hours, please?' }), timeoutMs: 90_000 },
+      );
+      const frames = out.frames.map((f) => JSON.parse(f.data) as Frame);
+      const types = frames.map((f) => f.type);
+      // The stream ended by itself (no `until`): the last event is the error.
+      expect(types[types.length - 1]).toBe('error');
+      expect(types).not.toContain('done');
+      expect(frames.filter((f) => f.type === 'token').map((f) => f.payload.text)).toEqual(['The canteen', ' opens']);
+      const error = frames[frames.length - 1]!.payload;
+      expect(error.message).toContain('composer model overloaded (529)');
+      expect(error.code).toBe('FAILED_PRECONDITION');
+      const [record] = await stack.db.query<any>('SELECT result FROM planner.query_records WHERE query = $1', ['Canteen hours, please?']);
+      expect(record.result).toBeNull();
+    });
+  });
+
+  describe(`the document index routes (${bus} bus)`, () => {
+    it("searches the caller's own documents: file, page, section, chunk text, score, confidence and the embedder", async () => {
+      const res = await req(alice, 'POST', '/api/v1/documents/search', { query: 'Kestrel-7 crane service interval', top_k: 3 });
+      expect(res.status).toBe(200);
+      expect(res.body.embedder).toMatch(/^offline-/);
+      expect(res.body.mode).toBe('hybrid');
+      expect(res.body.hits.length).toBeGreaterThan(0);
+      expect(res.body.hits.length).toBeLessThanOrEqual(3);
+      expect(res.body.count).toBe(res.body.hits.length);
+      expect(res.body.hits[0]).toMatchObject({ rank: 1, document_id: notesId, file: 'ops-notes.md', section: expect.stringContaining('Harbour cranes'), text: expect.stringContaining('every 90 days by Halvard Marine'), page: null });
+      expect(res.body.hits[0].score).toBeGreaterThan(0);
+      expect(res.body.hits[0].confidence).toBeGreaterThan(0);
+      const pdf = await req(alice, 'POST', '/api/v1/documents/search', { query: 'safety incident report deadline', filters: { file_types: ['pdf'], mode: 'bm25' } });
+      expect(pdf.status).toBe(200);
+      expect(pdf.body.mode).toBe('bm25');
+      expect(pdf.body.hits.length).toBeGreaterThan(0);
+      expect(pdf.body.hits.every((h: any) => h.document_id === pdfId && typeof h.page === 'number')).toBe(true);
+      // Bob's search never reaches Alice's documents.
+      const bobs = await req(bob, 'POST', '/api/v1/documents/search', { query: 'Kestrel-7 crane Halvard Marine', top_k: 50 });
+      expect(bobs.status).toBe(200);
+      expect(bobs.body.hits.length).toBeGreaterThan(0);
+      expect(bobs.body.hits.every((h: any) => h.document_id === bobNotesId)).toBe(true);
+    });
+
+    it('answers the ingestion status of your document; another user\'s or an unknown one is 404', async () => {
+      const res = await req(alice, 'GET', `/api/v1/documents/${notesId}/index`);
+      expect(res.status).toBe(200);
+      const [row] = await stack.db.query<any>('SELECT version, chunks_total, format FROM entity_resolution.doc_index_documents WHERE document_id = $1', [notesId]);
+      expect(res.body).toMatchObject({ document_id: notesId, status: 'indexed', progress: 1, generation: row.version, error: null, title: 'ops-notes.md', format: row.format, embedder: expect.stringMatching(/^offline-/) });
+      expect(res.body.chunks).toBe(row.chunks_total);
+      expect(res.body.chunks).toBeGreaterThan(0);
+      expect(res.body.chunks_done).toBe(res.body.chunks);
+      expect((await req(bob, 'GET', `/api/v1/documents/${notesId}/index`)).status).toBe(404);
+      const unknown = await req(alice, 'GET', '/api/v1/documents/00000000-0000-4000-8000-000000000000/index');
+      expect([unknown.status, unknown.body.error.violations[0].field]).toEqual([404, 'id']);
+    });
+
+    it('names the field of bad input', async () => {
+      const cases: Array<[unknown, string]> = [
+        [{}, 'query'],
+        [{ query: '  ' }, 'query'],
+        [{ query: 'x', top_k: 0 }, 'top_k'],
+        [{ query: 'x', top_k: 51 }, 'top_k'],
+        [{ query: 'x', top_k: 2.5 }, 'top_k'],
+        [{ query: 'x', filters: { colour: 'red' } }, 'filters.colour'],
+        [{ query: 'x', filters: { mode: 'fuzzy' } }, 'filters.mode'],
+        [{ query: 'x', filters: { file_types: ['exe'] } }, 'filters.file_types[0]'],
+        [{ query: 'x', filters: { document_ids: ['nope'] } }, 'filters.document_ids.0'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await req(alice, 'POST', '/api/v1/documents/search', body);
+        expect([res.status, res.body.error.violations[0].field]).toEqual([400, field]);
+      }
+      const bad = await req(alice, 'GET', '/api/v1/documents/nope/index');
+      expect([bad.status, bad.body.error.violations[0].field]).toEqual([400, 'id']);
     });
   });
 }

@@ -15,16 +15,32 @@
  * Without a chat model nothing is planned: FAILED_PRECONDITION, never an
  * answer made up.
  */
+import { createHash } from 'node:crypto';
 import { compileMasterPlan, type PlanGraph, type PlanIssue } from '@af/plan';
-import { runStructuredTask, type BaseChatModel } from '@af/llm';
+import { runStructuredTask, streamTextTask, type BaseChatModel } from '@af/llm';
 import { AppError } from '@af/service-kit';
 import type { Caller } from '../domain/profiles/sharing.js';
-import { checkAnswer, COMPOSER_INSTRUCTIONS, COMPOSER_SCHEMA, composerContext, extractiveSummary, notDone, numberSources, type PlannedAgent, type RunNode } from '../domain/query/compose.js';
+import {
+  answerChunks,
+  checkAnswer,
+  COMPOSER_INSTRUCTIONS,
+  COMPOSER_SCHEMA,
+  composerContext,
+  extractiveSummary,
+  notDone,
+  numberSources,
+  StreamedAnswer,
+  type CheckedAnswer,
+  type NotDone,
+  type PlannedAgent,
+  type RunNode,
+  type Source,
+} from '../domain/query/compose.js';
 import { masterContext, masterInstructions, MASTER_PLAN_SCHEMA } from '../domain/query/master-prompt.js';
 import { EXTRACTION_INSTRUCTIONS, EXTRACTION_SCHEMA, parseExtraction, type LongTermMemory } from '../domain/query/memory.js';
 import { availableAgents, prepareAgents } from '../domain/query/query-agents.js';
 import { realisePlan } from '../domain/query/realise-plan.js';
-import type { QueryRepository } from '../infra/query.repository.js';
+import type { QueryRecordRow, QueryRepository } from '../infra/query.repository.js';
 import type { ConnectorToolSource } from '../infra/query-tools.js';
 import type { Conversations } from './conversations.js';
 
@@ -47,6 +63,8 @@ export interface QueryPipelineDeps {
   /** Refuses a plan whose actions nothing serves (INVALID_ARGUMENT action_unavailable). */
   checkActions: (plan: unknown) => void;
   log: QueryLogger;
+  /** How long an Idempotency-Key answers its first request (seconds). */
+  idempotencyTtlSeconds?: number;
 }
 
 export interface PlannedQuery {
@@ -56,7 +74,31 @@ export interface PlannedQuery {
   plan: PlanGraph;
   masterPlan: Record<string, unknown>;
   memory: LongTermMemory;
+  /** The stored plan of an earlier request with the same Idempotency-Key. */
+  replayed?: boolean;
 }
+
+export interface StreamedResult {
+  result: Record<string, unknown>;
+  /** The tokens sent are not the start of `result.answer` (the client shows the answer instead). */
+  replacesTokens: boolean;
+}
+
+/** What composing needs once the run ended. */
+interface Composition {
+  record: QueryRecordRow;
+  model: BaseChatModel;
+  sources: Source[];
+  missing: NotDone[];
+  context: Record<string, unknown>;
+}
+
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const DEFAULT_KEY_TTL_SECONDS = 24 * 3600;
+
+/** What makes two requests with one key the same request. */
+const fingerprintOf = (input: { query: string; conversationId: string; sessionId: string; streaming: boolean }) =>
+  createHash('sha256').update(JSON.stringify([input.query.trim(), input.conversationId, input.sessionId, input.streaming])).digest('hex');
 
 export const NO_MODEL = 'answering a query needs a chat model and none is configured (LLM_PROVIDER is none): no plan was made and no answer was made up';
 
@@ -66,7 +108,41 @@ export class QueryPipeline {
 
   constructor(private readonly deps: QueryPipelineDeps) {}
 
-  async plan(caller: Caller, input: { query: string; conversationId: string; sessionId: string; streaming: boolean }): Promise<PlannedQuery> {
+  /**
+   * Plans the query; with an idempotency key, the same request again (same
+   * user, key and request, before the key expires) gets the first plan back
+   * without planning, and another request with that key is refused.
+   */
+  async plan(caller: Caller, input: { query: string; conversationId: string; sessionId: string; streaming: boolean; idempotencyKey?: string }): Promise<PlannedQuery> {
+    const key = input.idempotencyKey?.slice(0, 200) ?? '';
+    if (!key || !caller.userId) return this.planOnce(caller, input);
+    const { repo } = this.deps;
+    const fingerprint = fingerprintOf(input);
+    const claim = await repo.claimKey(caller.userId, key, fingerprint, this.deps.idempotencyTtlSeconds ?? DEFAULT_KEY_TTL_SECONDS);
+    if (!claim.claimed) {
+      if (claim.fingerprint !== fingerprint) {
+        const reason = 'was already used with a different request (query, conversation_id, session_id or route); use a new key for a new question';
+        throw new AppError('ALREADY_EXISTS', `${IDEMPOTENCY_HEADER} ${reason}`, { violations: [{ field: IDEMPOTENCY_HEADER, reason, code: 'idempotency_key_reused' }], retryable: false });
+      }
+      const record = claim.queryId ? await repo.record(caller.userId, claim.queryId) : undefined;
+      if (!record || !claim.plan) {
+        const reason = 'the first request with this key is still being planned; retry shortly';
+        throw new AppError('ABORTED', `${IDEMPOTENCY_HEADER}: ${reason}`, { violations: [{ field: IDEMPOTENCY_HEADER, reason, code: 'idempotency_key_in_progress' }], retryable: true, retryAfterMs: 1_000 });
+      }
+      this.deps.log.info({ queryId: record.id }, 'query: Idempotency-Key replayed; not planned again');
+      return { queryId: record.id, conversationId: record.conversation_id, sessionId: record.session_id, plan: claim.plan as PlanGraph, masterPlan: record.master_plan, memory: record.memory, replayed: true };
+    }
+    try {
+      const planned = await this.planOnce(caller, input);
+      await repo.keyPlanned(caller.userId, key, planned.queryId, planned.plan);
+      return planned;
+    } catch (err) {
+      await repo.releaseKey(caller.userId, key).catch((e: unknown) => this.deps.log.warn({ err: e }, 'query: could not release an Idempotency-Key'));
+      throw err;
+    }
+  }
+
+  private async planOnce(caller: Caller, input: { query: string; conversationId: string; sessionId: string; streaming: boolean }): Promise<PlannedQuery> {
     if (!caller.userId) throw new AppError('UNAUTHENTICATED', 'a user is required');
     const query = input.query.trim();
     if (!query) throw AppError.invalid('query', 'must not be empty');
@@ -116,9 +192,58 @@ export class QueryPipeline {
 
   /** The answer to a planned query whose run ended (the same answer again when asked twice). */
   async compose(caller: Caller, queryId: string, runId: string, run: { nodes?: RunNode[] }): Promise<Record<string, unknown>> {
+    const c = await this.composition(caller, queryId, runId, run);
+    if (!('model' in c)) return c.stored;
+    const { output } = await runStructuredTask<{ answer: string }>({
+      model: c.model,
+      instructions: COMPOSER_INSTRUCTIONS,
+      context: c.context,
+      outputSchema: COMPOSER_SCHEMA,
+      schemaName: 'composer_output',
+    }).catch((err: unknown) => {
+      throw new AppError('FAILED_PRECONDITION', `the composer could not write the answer: ${err instanceof Error ? err.message : String(err)}`, { retryable: false });
+    });
+    return this.store(caller, c, runId, checkAnswer(output.answer, c.sources, c.missing));
+  }
+
+  /**
+   * The same answer, streamed: `onToken` gets the answer's text as the model
+   * writes it (plain text, unknown citations dropped on the way; a stored
+   * answer is sent again word by word), then the result is stored and
+   * returned. An abort (the caller left) stops the model and stores nothing;
+   * a model failure mid-stream is FAILED_PRECONDITION naming the cause.
+   */
+  async composeStream(caller: Caller, queryId: string, runId: string, run: { nodes?: RunNode[] }, onToken: (text: string) => void, signal?: AbortSignal): Promise<StreamedResult> {
+    const c = await this.composition(caller, queryId, runId, run);
+    if (!('model' in c)) {
+      for (const t of answerChunks(String(c.stored.answer ?? ''))) onToken(t);
+      return { result: c.stored, replacesTokens: false };
+    }
+    const answer = new StreamedAnswer(c.sources, c.missing);
+    try {
+      for await (const chunk of streamTextTask({ model: c.model, instructions: COMPOSER_INSTRUCTIONS, context: c.context, ...(signal ? { signal } : {}) })) {
+        const text = answer.push(chunk);
+        if (text) onToken(text);
+      }
+    } catch (err) {
+      if (signal?.aborted) {
+        this.deps.log.info({ queryId, chars: answer.text.length }, 'query: composing stopped, the caller left; nothing stored');
+        throw new AppError('CANCELLED', 'the caller cancelled the answer', { retryable: false });
+      }
+      const cause = err instanceof Error ? err.message : String(err);
+      this.deps.log.warn({ queryId, chars: answer.text.length, cause }, 'query: the composer model failed mid-stream; nothing stored');
+      throw new AppError('FAILED_PRECONDITION', `the composer's model failed while writing the answer: ${cause}`, { retryable: false });
+    }
+    const { checked, rest, replaces } = answer.end();
+    if (rest) onToken(rest);
+    const result = await this.store(caller, c, runId, checked);
+    return { result, replacesTokens: replaces || result.answer !== checked.answer };
+  }
+
+  private async composition(caller: Caller, queryId: string, runId: string, run: { nodes?: RunNode[] }): Promise<Composition | { stored: Record<string, unknown> }> {
     const record = await this.deps.repo.record(caller.userId, queryId);
     if (!record) throw AppError.notFound('query', queryId);
-    if (record.result) return record.result;
+    if (record.result) return { stored: record.result };
     if (!runId) throw AppError.invalid('run_id', 'is required');
     const model = this.deps.model;
     if (!model) throw new AppError('FAILED_PRECONDITION', NO_MODEL, { violations: [{ field: 'model', reason: NO_MODEL, code: 'no_model' }] });
@@ -127,18 +252,14 @@ export class QueryPipeline {
     const nodes = Array.isArray(run.nodes) ? run.nodes : [];
     const sources = numberSources(agents, nodes);
     const missing = notDone(agents, nodes);
-    const { output } = await runStructuredTask<{ answer: string }>({
-      model,
-      instructions: COMPOSER_INSTRUCTIONS,
-      context: composerContext({ query: record.query, memory: record.memory, sources, agents, nodes, notDone: missing }),
-      outputSchema: COMPOSER_SCHEMA,
-      schemaName: 'composer_output',
-    }).catch((err: unknown) => {
-      throw new AppError('FAILED_PRECONDITION', `the composer could not write the answer: ${err instanceof Error ? err.message : String(err)}`, { retryable: false });
-    });
-    const checked = checkAnswer(output.answer, sources, missing);
+    return { record, model, sources, missing, context: composerContext({ query: record.query, memory: record.memory, sources, agents, nodes, notDone: missing }) };
+  }
+
+  /** Stores the answer once (a concurrent composer's stored answer wins) and the exchange in the conversation. */
+  private async store(caller: Caller, c: Composition, runId: string, checked: CheckedAnswer): Promise<Record<string, unknown>> {
+    const { record, sources, missing } = c;
     const result = {
-      query_id: queryId,
+      query_id: record.id,
       run_id: runId,
       answer: checked.answer,
       sources,
@@ -149,7 +270,7 @@ export class QueryPipeline {
       session_id: record.session_id,
       memory: await this.deps.repo.memory(caller.userId),
     };
-    if (await this.deps.repo.answer(queryId, runId, result)) {
+    if (await this.deps.repo.answer(record.id, runId, result)) {
       await this.deps.conversations.append(caller, record.conversation_id, [
         { role: 'user', content: record.query },
         { role: 'agent', content: checked.answer, run_id: runId },
@@ -157,7 +278,7 @@ export class QueryPipeline {
       await this.summarise(record.conversation_id);
       return result;
     }
-    return (await this.deps.repo.record(caller.userId, queryId))?.result ?? result;
+    return (await this.deps.repo.record(caller.userId, record.id))?.result ?? result;
   }
 
   memory(caller: Caller): Promise<LongTermMemory> {

@@ -80,6 +80,41 @@ export class QueryRepository {
     return rows.map((r) => ({ question: r.query, answer: r.answer ?? '' }));
   }
 
+  /**
+   * Claims `key` for the user's request: `claimed` when the key is new (or
+   * its earlier use expired: that row is replaced), otherwise the row as the
+   * first request left it (`query_id` NULL while that one still plans).
+   */
+  async claimKey(userId: string, key: string, fingerprint: string, ttlSeconds: number): Promise<{ claimed: true } | { claimed: false; fingerprint: string; queryId: string | null; plan: unknown }> {
+    const [won] = await sqlRows<{ key: string }>(
+      this.db,
+      `INSERT INTO query_idempotency_keys (user_id, key, fingerprint, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4::double precision))
+       ON CONFLICT (user_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, query_id = NULL, plan = NULL, created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE query_idempotency_keys.expires_at <= now()
+       RETURNING key`,
+      [userId, key, fingerprint, ttlSeconds],
+    );
+    if (won) return { claimed: true };
+    const [row] = await sqlRows<{ fingerprint: string; query_id: string | null; plan: unknown }>(this.db, 'SELECT fingerprint, query_id, plan FROM query_idempotency_keys WHERE user_id = $1 AND key = $2', [userId, key]);
+    // Expired and taken by another request between the two statements: that one's row.
+    return { claimed: false, fingerprint: row?.fingerprint ?? '', queryId: row?.query_id ?? null, plan: row?.plan ?? null };
+  }
+
+  /** The key's request planned: its query and plan, answered to the same request again. */
+  async keyPlanned(userId: string, key: string, queryId: string, plan: unknown): Promise<void> {
+    await sqlRows(this.db, 'UPDATE query_idempotency_keys SET query_id = $3, plan = $4 WHERE user_id = $1 AND key = $2', [userId, key, queryId, JSON.stringify(plan)]);
+  }
+
+  /** The key's request failed before planning: the key is free again (a retry plans anew). */
+  async releaseKey(userId: string, key: string): Promise<void> {
+    await sqlRows(this.db, 'DELETE FROM query_idempotency_keys WHERE user_id = $1 AND key = $2 AND query_id IS NULL', [userId, key]);
+  }
+
+  /** Drops expired keys (called now and then; an expired key is replaced on use anyway). */
+  async sweepKeys(): Promise<number> {
+    return (await sqlRows(this.db, 'DELETE FROM query_idempotency_keys WHERE expires_at <= now() RETURNING key', [])).length;
+  }
+
   async addSummary(conversationId: string, text: string, turnsCovered: number): Promise<void> {
     await sqlRows(this.db, 'INSERT INTO conversation_summaries (conversation_id, summary_text, turns_covered) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [conversationId, text, turnsCovered]);
   }

@@ -9,9 +9,9 @@ import { parseOrThrow } from '../../app/parse.js';
 import { SUPPORTED_FORMATS } from '../domain/file-type.js';
 import type { SearchDocuments, SearchHit } from './search-documents.js';
 
-const FILE_TYPES = [...SUPPORTED_FORMATS, 'md', 'txt', 'htm', 'spreadsheet'] as const;
+export const FILE_TYPES = [...SUPPORTED_FORMATS, 'md', 'txt', 'htm', 'spreadsheet'] as const;
 const FORMAT_OF: Record<string, string[]> = { md: ['markdown'], txt: ['text'], htm: ['html'], spreadsheet: ['xlsx', 'csv'] };
-const toFormats = (types?: string[]) => types?.flatMap((t) => FORMAT_OF[t] ?? [t]);
+export const toFormats = (types?: string[]) => types?.flatMap((t) => FORMAT_OF[t] ?? [t]);
 
 const queryInputs = z.object({ query: z.string().trim().min(1, 'must not be empty').max(2000, 'must be at most 2000 characters') }).loose();
 const searchParams = z
@@ -44,9 +44,9 @@ const owner = (ctx: ActionContext) => {
 };
 
 /** folder_id names a workspace folder, which the index knows by path: refused up front rather than ignored. */
-function noFolderId(p: { folder_id?: string | undefined }) {
+export function noFolderId(p: { folder_id?: string | undefined }, field = 'params.folder_id') {
   if (p.folder_id)
-    throw AppError.invalid('params.folder_id', 'the document index filters by folder path: use params.folder_path (e.g. "/reports")');
+    throw AppError.invalid(field, 'the document index filters by folder path: use params.folder_path (e.g. "/reports")');
 }
 
 const source = (h: SearchHit, n: number) => ({

@@ -11,3 +11,4 @@ export * from './entity-resolution.js';
 export * from './workspace.js';
 export * from './agents.js';
 export * from './query.js';
+export * from './documents.js';

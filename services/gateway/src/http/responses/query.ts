@@ -41,6 +41,7 @@ export const QueryPlanView = component(
     execution_plan: z.array(JsonObject).meta({ description: 'The agents as the master agent planned them: agent_id, agent_name, task, entities, tools, depends_on, hitl_tools' }),
     stages: z.array(z.array(z.string())).meta({ description: 'Node ids by Kahn level: nodes of one stage run in parallel' }),
     memory: JsonObject,
+    replayed: z.boolean().meta({ description: 'true: an earlier request with the same Idempotency-Key planned this query; nothing was planned or started again' }),
   }),
 );
 
@@ -72,9 +73,10 @@ export const QueryFrame = component(
     queryFrame('hitl_denied', JsonObject, '{request_id, agent_id}'),
     queryFrame('hitl_timeout', JsonObject, '{request_id, agent_id}'),
     queryFrame('sources', z.strictObject({ sources: z.array(QuerySource), citations: z.array(Citation) }), 'The numbered sources and those the answer cites'),
-    queryFrame('token', z.strictObject({ text: z.string() }), 'The answer'),
+    queryFrame('token', z.strictObject({ text: z.string() }), 'The next piece of the answer, as the composer writes it (several per answer; joined they are the answer, citations of unknown sources already removed)'),
+    queryFrame('answer', z.strictObject({ text: z.string() }), 'Only when the checks changed text already sent as tokens: the whole corrected answer, shown instead of the tokens'),
     queryFrame('done', JsonObject, '{query_id, conversation_id, session_id, run_id, not_done, invalid_citations, memory}: the stream ends'),
-    queryFrame('error', z.strictObject({ message: z.string(), code: z.string() }), 'No answer could be composed; the stream ends'),
+    queryFrame('error', z.strictObject({ message: z.string(), code: z.string() }), 'No answer could be composed (e.g. the model failed mid-answer: the message names the cause); the stream ends'),
     component('QueryFrame_run_event', z.strictObject({ type: z.string(), id: z.string(), timestamp, payload: JsonObject, runId: z.string(), nodeId: z.string().optional() }), {
       description: 'A frame of the run (node_start, node_complete, node_error, log, complete, …) as GET /api/v1/runs/{id}/events streams it',
     }),

@@ -162,6 +162,64 @@ export function checkAnswer(text: string, sources: readonly Source[], missing: r
   return { answer: answer.trim(), cited, invalidCitations: invalid };
 }
 
+/** A `[` with up to four digits at the end of the text: maybe the start of a citation, not decided yet. */
+const OPEN_CITATION = /\[\d{0,4}$/;
+
+/**
+ * The answer's text as the model streams it, with the same checks as
+ * `checkAnswer` applied on the way: a `[n]` naming no source is dropped
+ * before it is sent, leading whitespace is not sent and trailing whitespace
+ * waits for the text after it. So what `push` returned, joined, is always a
+ * prefix of `checkAnswer(all text).answer`, and `end` returns the rest (the
+ * held tail and the explanations of agents the answer did not mention).
+ */
+export class StreamedAnswer {
+  private raw = '';
+  /** Text not yet checked: a possible citation being written. */
+  private pending = '';
+  /** Checked text not sent yet (trailing whitespace). */
+  private held = '';
+  private sent = '';
+
+  constructor(
+    private readonly sources: readonly Source[],
+    private readonly missing: readonly NotDone[],
+  ) {}
+
+  /** The part of the answer that can be sent now (possibly empty). */
+  push(chunk: string): string {
+    this.raw += chunk;
+    let text = this.pending + chunk;
+    const open = OPEN_CITATION.exec(text);
+    this.pending = open ? open[0] : '';
+    if (open) text = text.slice(0, open.index);
+    const checked = text.replace(/\[(\d{1,4})\]/g, (m, d: string) => (Number(d) >= 1 && Number(d) <= this.sources.length ? m : ''));
+    let out = this.held + checked;
+    if (!this.sent) out = out.trimStart();
+    const body = out.trimEnd();
+    this.held = out.slice(body.length);
+    this.sent += body;
+    return body;
+  }
+
+  /** Everything the model wrote so far. */
+  get text(): string {
+    return this.raw;
+  }
+
+  /** The checked answer and what is left to send; `replaces` when what was sent is not its start (then the client shows `answer`). */
+  end(): { checked: CheckedAnswer; rest: string; replaces: boolean } {
+    const checked = checkAnswer(this.raw, this.sources, this.missing);
+    const replaces = !checked.answer.startsWith(this.sent);
+    return { checked, rest: replaces ? '' : checked.answer.slice(this.sent.length), replaces };
+  }
+}
+
+/** A stored answer streamed again: word by word, the whitespace before each word kept. */
+export function answerChunks(answer: string): string[] {
+  return answer.match(/\s*\S+/g) ?? [];
+}
+
 /** A rolling summary of the last turns, extractive: each question with the first sentence of its answer. */
 export function extractiveSummary(turns: ReadonlyArray<{ question: string; answer: string }>): string {
   return turns

@@ -1,5 +1,5 @@
 import { compileMasterPlan, kahnLevels } from '@af/plan';
-import { checkAnswer, explainNotDone, extractiveSummary, notDone, numberSources, type PlannedAgent, type RunNode } from './compose.js';
+import { answerChunks, checkAnswer, explainNotDone, StreamedAnswer, extractiveSummary, notDone, numberSources, type PlannedAgent, type RunNode } from './compose.js';
 import { EMPTY_MEMORY, mergeMemory, parseExtraction } from './memory.js';
 import { availableAgents, prepareAgents, type ConnectorTool } from './query-agents.js';
 import { realisePlan } from './realise-plan.js';
@@ -116,6 +116,55 @@ describe('composing', () => {
     expect(checked.answer).toContain(explainNotDone(missing[0]!));
     expect(checked.answer).not.toContain('rag_agent did not do');
     expect(explainNotDone({ agent_id: 'm', agent_name: 'mail_agent', task: 't', reason: 'hitl_timeout', tools: [] })).toBe('mail_agent did not do "t": the approval it needs was not given in time.');
+  });
+
+  it('streams the checked answer: the pieces sent, then the rest, are exactly checkAnswer\'s answer, however the text is cut', () => {
+    const sources = numberSources(agents, nodes);
+    const missing = notDone(agents, nodes);
+    const texts = [
+      'Alpha [1][3], not [7]. rag_agent failed.',
+      '  [99] Leading citation that names nothing, then [2]  ',
+      'Numbers [12345] and [0] and [[1]] and [3 and [ 2] end [',
+      'Plain answer without citations.\n\n',
+      '[1]',
+      '   ',
+    ];
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const text of texts) {
+      const cuts: string[][] = [[text], [...text]];
+      for (let k = 0; k < 20; k++) {
+        const parts: string[] = [];
+        for (let i = 0; i < text.length; ) {
+          const n = 1 + Math.floor(random() * 5);
+          parts.push(text.slice(i, i + n));
+          i += n;
+        }
+        cuts.push(parts);
+      }
+      for (const parts of cuts) {
+        const stream = new StreamedAnswer(sources, missing);
+        const sent = parts.map((p) => stream.push(p)).join('');
+        const { checked, rest, replaces } = stream.end();
+        expect(checked).toEqual(checkAnswer(text, sources, missing));
+        expect(replaces).toBe(false);
+        expect(sent + rest).toBe(checked.answer);
+        expect(stream.text).toBe(text);
+      }
+    }
+  });
+
+  it('never sends a citation that names no source, even split across chunks', () => {
+    const stream = new StreamedAnswer(numberSources(agents, nodes), []);
+    const sent = ['See [', '9', '9', '] and [', '2', ']', '.'].map((p) => stream.push(p));
+    expect(sent.join('')).toBe('See  and [2].');
+    expect(sent).not.toContain('[');
+    expect(stream.end()).toMatchObject({ rest: '', replaces: false, checked: { invalidCitations: [99], cited: [2] } });
+  });
+
+  it('splits a stored answer into words for streaming it again', () => {
+    expect(answerChunks('Halvard Marine  services it [1].')).toEqual(['Halvard', ' Marine', '  services', ' it', ' [1].']);
+    expect(answerChunks('').join('')).toBe('');
   });
 
   it('summarises turns extractively', () => {

@@ -242,6 +242,56 @@ export interface AnalyzeGraphResponse {
   edgeCount: number;
 }
 
+export interface SearchDocumentsRequest {
+  principal: Principal | undefined;
+  query: string;
+  /** 1..50; 0: the default (8). */
+  topK: number;
+  /** {file_types?, folder_path?, document_ids?, mode?} (mode: hybrid, dense, bm25). */
+  filters: { [key: string]: any } | undefined;
+}
+
+export interface SearchDocumentsResponse {
+  /** [{document_id, file, chunk_id, page, page_end, section, text, snippet, score, confidence, file_type, folder_path}] */
+  hits: { [key: string]: any }[];
+  /** The embedder the dense side used (e.g. offline-hashed-...): named in every answer. */
+  embedder: string;
+  /** The best hit's confidence (0 without hits). */
+  confidence: number;
+  /** {text, filters, names, dates}: what query analysis made of the question. */
+  queryAnalysis:
+    | { [key: string]: any }
+    | undefined;
+  /** hybrid, dense or bm25. */
+  mode: string;
+}
+
+export interface GetDocumentIndexRequest {
+  principal: Principal | undefined;
+  documentId: string;
+}
+
+export interface GetDocumentIndexResponse {
+  documentId: string;
+  /** queued, parsing, embedding, indexed, failed, deleted. */
+  status: string;
+  /** 0..1. */
+  progress: number;
+  chunksTotal: number;
+  chunksDone: number;
+  /** The document version the row is about (re-ingestion on update raises it). */
+  version: number;
+  errorCode: string;
+  error: string;
+  title: string;
+  format: string;
+  pageCount: number;
+  embedder: string;
+  description: string;
+  descriptionSource: string;
+  updatedAt: string;
+}
+
 export const AGENTFACTORY_ENTITY_V1_PACKAGE_NAME = "agentfactory.entity.v1";
 
 function createBaseEntity(): Entity {
@@ -3655,6 +3705,632 @@ export const AnalyzeGraphResponse: MessageFns<AnalyzeGraphResponse> = {
   },
 };
 
+function createBaseSearchDocumentsRequest(): SearchDocumentsRequest {
+  return { principal: undefined, query: "", topK: 0, filters: undefined };
+}
+
+export const SearchDocumentsRequest: MessageFns<SearchDocumentsRequest> = {
+  encode(message: SearchDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.query !== "") {
+      writer.uint32(18).string(message.query);
+    }
+    if (message.topK !== 0) {
+      writer.uint32(24).int32(message.topK);
+    }
+    if (message.filters !== undefined) {
+      Struct.encode(Struct.wrap(message.filters), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchDocumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchDocumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.topK = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.filters = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchDocumentsRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      topK: isSet(object.topK)
+        ? globalThis.Number(object.topK)
+        : isSet(object.top_k)
+        ? globalThis.Number(object.top_k)
+        : 0,
+      filters: isObject(object.filters) ? object.filters : undefined,
+    };
+  },
+
+  toJSON(message: SearchDocumentsRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.topK !== 0) {
+      obj.topK = Math.round(message.topK);
+    }
+    if (message.filters !== undefined) {
+      obj.filters = message.filters;
+    }
+    return obj;
+  },
+};
+
+function createBaseSearchDocumentsResponse(): SearchDocumentsResponse {
+  return { hits: [], embedder: "", confidence: 0, queryAnalysis: undefined, mode: "" };
+}
+
+export const SearchDocumentsResponse: MessageFns<SearchDocumentsResponse> = {
+  encode(message: SearchDocumentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.hits) {
+      Struct.encode(Struct.wrap(v!), writer.uint32(10).fork()).join();
+    }
+    if (message.embedder !== "") {
+      writer.uint32(18).string(message.embedder);
+    }
+    if (message.confidence !== 0) {
+      writer.uint32(25).double(message.confidence);
+    }
+    if (message.queryAnalysis !== undefined) {
+      Struct.encode(Struct.wrap(message.queryAnalysis), writer.uint32(34).fork()).join();
+    }
+    if (message.mode !== "") {
+      writer.uint32(42).string(message.mode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchDocumentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchDocumentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hits.push(Struct.unwrap(Struct.decode(reader, reader.uint32())));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.embedder = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.queryAnalysis = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.mode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchDocumentsResponse {
+    return {
+      hits: globalThis.Array.isArray(object?.hits) ? [...object.hits] : [],
+      embedder: isSet(object.embedder) ? globalThis.String(object.embedder) : "",
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+      queryAnalysis: isObject(object.queryAnalysis)
+        ? object.queryAnalysis
+        : isObject(object.query_analysis)
+        ? object.query_analysis
+        : undefined,
+      mode: isSet(object.mode) ? globalThis.String(object.mode) : "",
+    };
+  },
+
+  toJSON(message: SearchDocumentsResponse): unknown {
+    const obj: any = {};
+    if (message.hits?.length) {
+      obj.hits = message.hits;
+    }
+    if (message.embedder !== "") {
+      obj.embedder = message.embedder;
+    }
+    if (message.confidence !== 0) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    if (message.queryAnalysis !== undefined) {
+      obj.queryAnalysis = message.queryAnalysis;
+    }
+    if (message.mode !== "") {
+      obj.mode = message.mode;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetDocumentIndexRequest(): GetDocumentIndexRequest {
+  return { principal: undefined, documentId: "" };
+}
+
+export const GetDocumentIndexRequest: MessageFns<GetDocumentIndexRequest> = {
+  encode(message: GetDocumentIndexRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.documentId !== "") {
+      writer.uint32(18).string(message.documentId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDocumentIndexRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDocumentIndexRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.documentId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDocumentIndexRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      documentId: isSet(object.documentId)
+        ? globalThis.String(object.documentId)
+        : isSet(object.document_id)
+        ? globalThis.String(object.document_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetDocumentIndexRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.documentId !== "") {
+      obj.documentId = message.documentId;
+    }
+    return obj;
+  },
+};
+
+function createBaseGetDocumentIndexResponse(): GetDocumentIndexResponse {
+  return {
+    documentId: "",
+    status: "",
+    progress: 0,
+    chunksTotal: 0,
+    chunksDone: 0,
+    version: 0,
+    errorCode: "",
+    error: "",
+    title: "",
+    format: "",
+    pageCount: 0,
+    embedder: "",
+    description: "",
+    descriptionSource: "",
+    updatedAt: "",
+  };
+}
+
+export const GetDocumentIndexResponse: MessageFns<GetDocumentIndexResponse> = {
+  encode(message: GetDocumentIndexResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.documentId !== "") {
+      writer.uint32(10).string(message.documentId);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(25).double(message.progress);
+    }
+    if (message.chunksTotal !== 0) {
+      writer.uint32(32).int32(message.chunksTotal);
+    }
+    if (message.chunksDone !== 0) {
+      writer.uint32(40).int32(message.chunksDone);
+    }
+    if (message.version !== 0) {
+      writer.uint32(48).int32(message.version);
+    }
+    if (message.errorCode !== "") {
+      writer.uint32(58).string(message.errorCode);
+    }
+    if (message.error !== "") {
+      writer.uint32(66).string(message.error);
+    }
+    if (message.title !== "") {
+      writer.uint32(74).string(message.title);
+    }
+    if (message.format !== "") {
+      writer.uint32(82).string(message.format);
+    }
+    if (message.pageCount !== 0) {
+      writer.uint32(88).int32(message.pageCount);
+    }
+    if (message.embedder !== "") {
+      writer.uint32(98).string(message.embedder);
+    }
+    if (message.description !== "") {
+      writer.uint32(106).string(message.description);
+    }
+    if (message.descriptionSource !== "") {
+      writer.uint32(114).string(message.descriptionSource);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(122).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetDocumentIndexResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetDocumentIndexResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.documentId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.progress = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.chunksTotal = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.chunksDone = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.version = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.errorCode = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.title = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.pageCount = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.embedder = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.descriptionSource = reader.string();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetDocumentIndexResponse {
+    return {
+      documentId: isSet(object.documentId)
+        ? globalThis.String(object.documentId)
+        : isSet(object.document_id)
+        ? globalThis.String(object.document_id)
+        : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      progress: isSet(object.progress) ? globalThis.Number(object.progress) : 0,
+      chunksTotal: isSet(object.chunksTotal)
+        ? globalThis.Number(object.chunksTotal)
+        : isSet(object.chunks_total)
+        ? globalThis.Number(object.chunks_total)
+        : 0,
+      chunksDone: isSet(object.chunksDone)
+        ? globalThis.Number(object.chunksDone)
+        : isSet(object.chunks_done)
+        ? globalThis.Number(object.chunks_done)
+        : 0,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      errorCode: isSet(object.errorCode)
+        ? globalThis.String(object.errorCode)
+        : isSet(object.error_code)
+        ? globalThis.String(object.error_code)
+        : "",
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      title: isSet(object.title) ? globalThis.String(object.title) : "",
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      pageCount: isSet(object.pageCount)
+        ? globalThis.Number(object.pageCount)
+        : isSet(object.page_count)
+        ? globalThis.Number(object.page_count)
+        : 0,
+      embedder: isSet(object.embedder) ? globalThis.String(object.embedder) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      descriptionSource: isSet(object.descriptionSource)
+        ? globalThis.String(object.descriptionSource)
+        : isSet(object.description_source)
+        ? globalThis.String(object.description_source)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: GetDocumentIndexResponse): unknown {
+    const obj: any = {};
+    if (message.documentId !== "") {
+      obj.documentId = message.documentId;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.progress !== 0) {
+      obj.progress = floatToJson(message.progress);
+    }
+    if (message.chunksTotal !== 0) {
+      obj.chunksTotal = Math.round(message.chunksTotal);
+    }
+    if (message.chunksDone !== 0) {
+      obj.chunksDone = Math.round(message.chunksDone);
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.errorCode !== "") {
+      obj.errorCode = message.errorCode;
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.title !== "") {
+      obj.title = message.title;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.pageCount !== 0) {
+      obj.pageCount = Math.round(message.pageCount);
+    }
+    if (message.embedder !== "") {
+      obj.embedder = message.embedder;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.descriptionSource !== "") {
+      obj.descriptionSource = message.descriptionSource;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+};
+
 wrappers[".google.protobuf.Struct"] = { fromObject: Struct.wrap, toObject: Struct.unwrap } as any;
 
 /**
@@ -3712,6 +4388,22 @@ export interface EntityServiceClient {
   /** pagerank | community_detection | betweenness | shortest_path | connected_components. */
 
   analyzeGraph(request: AnalyzeGraphRequest, metadata?: Metadata): Observable<AnalyzeGraphResponse>;
+
+  /**
+   * Hybrid search (dense + BM25, fused) over the caller's own indexed
+   * documents, as the search_documents action runs it. INVALID_ARGUMENT
+   * names the field (query, top_k, filters.*).
+   */
+
+  searchDocuments(request: SearchDocumentsRequest, metadata?: Metadata): Observable<SearchDocumentsResponse>;
+
+  /**
+   * The ingestion status of one of the caller's documents in the index;
+   * NOT_FOUND when the index has no row for it (another user's document
+   * included).
+   */
+
+  getDocumentIndex(request: GetDocumentIndexRequest, metadata?: Metadata): Observable<GetDocumentIndexResponse>;
 }
 
 /**
@@ -3799,6 +4491,28 @@ export interface EntityServiceController {
     request: AnalyzeGraphRequest,
     metadata?: Metadata,
   ): Promise<AnalyzeGraphResponse> | Observable<AnalyzeGraphResponse> | AnalyzeGraphResponse;
+
+  /**
+   * Hybrid search (dense + BM25, fused) over the caller's own indexed
+   * documents, as the search_documents action runs it. INVALID_ARGUMENT
+   * names the field (query, top_k, filters.*).
+   */
+
+  searchDocuments(
+    request: SearchDocumentsRequest,
+    metadata?: Metadata,
+  ): Promise<SearchDocumentsResponse> | Observable<SearchDocumentsResponse> | SearchDocumentsResponse;
+
+  /**
+   * The ingestion status of one of the caller's documents in the index;
+   * NOT_FOUND when the index has no row for it (another user's document
+   * included).
+   */
+
+  getDocumentIndex(
+    request: GetDocumentIndexRequest,
+    metadata?: Metadata,
+  ): Promise<GetDocumentIndexResponse> | Observable<GetDocumentIndexResponse> | GetDocumentIndexResponse;
 }
 
 export function EntityServiceControllerMethods() {
@@ -3814,6 +4528,8 @@ export function EntityServiceControllerMethods() {
       "searchGraph",
       "getNeighbourhood",
       "analyzeGraph",
+      "searchDocuments",
+      "getDocumentIndex",
     ];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);

@@ -28,6 +28,14 @@ export interface PlanQueryRequest {
   sessionId: string;
   /** false for POST /query: agents behind an approval are skipped (no dialog). */
   streaming: boolean;
+  /**
+   * The client's Idempotency-Key (empty: none). The same key with the same
+   * request (query, conversation_id, session_id, streaming) from the same
+   * user, before it expires, answers the first plan (same query_id) without
+   * planning again; with a different request ALREADY_EXISTS naming
+   * Idempotency-Key.
+   */
+  idempotencyKey: string;
 }
 
 export interface PlanQueryResponse {
@@ -42,7 +50,11 @@ export interface PlanQueryResponse {
     | { [key: string]: any }
     | undefined;
   /** {critical_facts, preferences} the plan was made with. */
-  memory: { [key: string]: any } | undefined;
+  memory:
+    | { [key: string]: any }
+    | undefined;
+  /** true when this is the stored plan of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
 }
 
 export interface ComposeAnswerRequest {
@@ -58,6 +70,35 @@ export interface ComposeAnswerResponse {
   result: { [key: string]: any } | undefined;
 }
 
+export interface ComposeAnswerStreamRequest {
+  principal: Principal | undefined;
+  queryId: string;
+  runId: string;
+  /** As ComposeAnswerRequest.run. */
+  run: { [key: string]: any } | undefined;
+}
+
+export interface ComposeAnswerStreamResponse {
+  /** The next piece of the answer's text. */
+  token?:
+    | string
+    | undefined;
+  /** Last: the whole result, as ComposeAnswer answers it. */
+  result?: ComposeAnswerResult | undefined;
+}
+
+export interface ComposeAnswerResult {
+  /** {answer, sources, citations, invalid_citations, not_done, conversation_id, session_id, memory} */
+  result:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * The final answer differs from the tokens streamed (the checks changed
+   * text already streamed): the client shows `result.answer` instead.
+   */
+  replacesTokens: boolean;
+}
+
 export interface GetMemoryRequest {
   principal: Principal | undefined;
 }
@@ -69,7 +110,7 @@ export interface GetMemoryResponse {
 export const AGENTFACTORY_PLANNER_V1_PACKAGE_NAME = "agentfactory.planner.v1";
 
 function createBasePlanQueryRequest(): PlanQueryRequest {
-  return { principal: undefined, query: "", conversationId: "", sessionId: "", streaming: false };
+  return { principal: undefined, query: "", conversationId: "", sessionId: "", streaming: false, idempotencyKey: "" };
 }
 
 export const PlanQueryRequest: MessageFns<PlanQueryRequest> = {
@@ -88,6 +129,9 @@ export const PlanQueryRequest: MessageFns<PlanQueryRequest> = {
     }
     if (message.streaming !== false) {
       writer.uint32(40).bool(message.streaming);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(50).string(message.idempotencyKey);
     }
     return writer;
   },
@@ -145,6 +189,14 @@ export const PlanQueryRequest: MessageFns<PlanQueryRequest> = {
             message.streaming = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -172,6 +224,11 @@ export const PlanQueryRequest: MessageFns<PlanQueryRequest> = {
         ? globalThis.String(object.session_id)
         : "",
       streaming: isSet(object.streaming) ? globalThis.Boolean(object.streaming) : false,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
     };
   },
 
@@ -192,12 +249,23 @@ export const PlanQueryRequest: MessageFns<PlanQueryRequest> = {
     if (message.streaming !== false) {
       obj.streaming = message.streaming;
     }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
     return obj;
   },
 };
 
 function createBasePlanQueryResponse(): PlanQueryResponse {
-  return { queryId: "", conversationId: "", sessionId: "", plan: undefined, masterPlan: undefined, memory: undefined };
+  return {
+    queryId: "",
+    conversationId: "",
+    sessionId: "",
+    plan: undefined,
+    masterPlan: undefined,
+    memory: undefined,
+    replayed: false,
+  };
 }
 
 export const PlanQueryResponse: MessageFns<PlanQueryResponse> = {
@@ -219,6 +287,9 @@ export const PlanQueryResponse: MessageFns<PlanQueryResponse> = {
     }
     if (message.memory !== undefined) {
       Struct.encode(Struct.wrap(message.memory), writer.uint32(50).fork()).join();
+    }
+    if (message.replayed !== false) {
+      writer.uint32(56).bool(message.replayed);
     }
     return writer;
   },
@@ -284,6 +355,14 @@ export const PlanQueryResponse: MessageFns<PlanQueryResponse> = {
             message.memory = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.replayed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -320,6 +399,7 @@ export const PlanQueryResponse: MessageFns<PlanQueryResponse> = {
         ? object.master_plan
         : undefined,
       memory: isObject(object.memory) ? object.memory : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
     };
   },
 
@@ -342,6 +422,9 @@ export const PlanQueryResponse: MessageFns<PlanQueryResponse> = {
     }
     if (message.memory !== undefined) {
       obj.memory = message.memory;
+    }
+    if (message.replayed !== false) {
+      obj.replayed = message.replayed;
     }
     return obj;
   },
@@ -518,6 +601,273 @@ export const ComposeAnswerResponse: MessageFns<ComposeAnswerResponse> = {
   },
 };
 
+function createBaseComposeAnswerStreamRequest(): ComposeAnswerStreamRequest {
+  return { principal: undefined, queryId: "", runId: "", run: undefined };
+}
+
+export const ComposeAnswerStreamRequest: MessageFns<ComposeAnswerStreamRequest> = {
+  encode(message: ComposeAnswerStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.principal !== undefined) {
+      Principal.encode(message.principal, writer.uint32(10).fork()).join();
+    }
+    if (message.queryId !== "") {
+      writer.uint32(18).string(message.queryId);
+    }
+    if (message.runId !== "") {
+      writer.uint32(26).string(message.runId);
+    }
+    if (message.run !== undefined) {
+      Struct.encode(Struct.wrap(message.run), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComposeAnswerStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComposeAnswerStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.principal = Principal.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.queryId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.runId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.run = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComposeAnswerStreamRequest {
+    return {
+      principal: isSet(object.principal) ? Principal.fromJSON(object.principal) : undefined,
+      queryId: isSet(object.queryId)
+        ? globalThis.String(object.queryId)
+        : isSet(object.query_id)
+        ? globalThis.String(object.query_id)
+        : "",
+      runId: isSet(object.runId)
+        ? globalThis.String(object.runId)
+        : isSet(object.run_id)
+        ? globalThis.String(object.run_id)
+        : "",
+      run: isObject(object.run) ? object.run : undefined,
+    };
+  },
+
+  toJSON(message: ComposeAnswerStreamRequest): unknown {
+    const obj: any = {};
+    if (message.principal !== undefined) {
+      obj.principal = Principal.toJSON(message.principal);
+    }
+    if (message.queryId !== "") {
+      obj.queryId = message.queryId;
+    }
+    if (message.runId !== "") {
+      obj.runId = message.runId;
+    }
+    if (message.run !== undefined) {
+      obj.run = message.run;
+    }
+    return obj;
+  },
+};
+
+function createBaseComposeAnswerStreamResponse(): ComposeAnswerStreamResponse {
+  return {};
+}
+
+export const ComposeAnswerStreamResponse: MessageFns<ComposeAnswerStreamResponse> = {
+  encode(message: ComposeAnswerStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== undefined) {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.result !== undefined) {
+      ComposeAnswerResult.encode(message.result, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComposeAnswerStreamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComposeAnswerStreamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.result = ComposeAnswerResult.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComposeAnswerStreamResponse {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : undefined,
+      result: isSet(object.result) ? ComposeAnswerResult.fromJSON(object.result) : undefined,
+    };
+  },
+
+  toJSON(message: ComposeAnswerStreamResponse): unknown {
+    const obj: any = {};
+    if (message.token !== undefined) {
+      obj.token = message.token;
+    }
+    if (message.result !== undefined) {
+      obj.result = ComposeAnswerResult.toJSON(message.result);
+    }
+    return obj;
+  },
+};
+
+function createBaseComposeAnswerResult(): ComposeAnswerResult {
+  return { result: undefined, replacesTokens: false };
+}
+
+export const ComposeAnswerResult: MessageFns<ComposeAnswerResult> = {
+  encode(message: ComposeAnswerResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== undefined) {
+      Struct.encode(Struct.wrap(message.result), writer.uint32(10).fork()).join();
+    }
+    if (message.replacesTokens !== false) {
+      writer.uint32(16).bool(message.replacesTokens);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ComposeAnswerResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseComposeAnswerResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.result = Struct.unwrap(Struct.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.replacesTokens = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ComposeAnswerResult {
+    return {
+      result: isObject(object.result) ? object.result : undefined,
+      replacesTokens: isSet(object.replacesTokens)
+        ? globalThis.Boolean(object.replacesTokens)
+        : isSet(object.replaces_tokens)
+        ? globalThis.Boolean(object.replaces_tokens)
+        : false,
+    };
+  },
+
+  toJSON(message: ComposeAnswerResult): unknown {
+    const obj: any = {};
+    if (message.result !== undefined) {
+      obj.result = message.result;
+    }
+    if (message.replacesTokens !== false) {
+      obj.replacesTokens = message.replacesTokens;
+    }
+    return obj;
+  },
+};
+
 function createBaseGetMemoryRequest(): GetMemoryRequest {
   return { principal: undefined };
 }
@@ -661,6 +1011,19 @@ export interface QueryServiceClient {
 
   composeAnswer(request: ComposeAnswerRequest, metadata?: Metadata): Observable<ComposeAnswerResponse>;
 
+  /**
+   * The same, streamed: the answer's text as the model writes it (`token`
+   * chunks, unknown citations already removed), then one `result` (the
+   * ComposeAnswer result; its answer is the tokens concatenated unless
+   * `replaces_tokens` is set). A stored answer is streamed again. Cancelling
+   * the call stops the model; nothing is stored then.
+   */
+
+  composeAnswerStream(
+    request: ComposeAnswerStreamRequest,
+    metadata?: Metadata,
+  ): Observable<ComposeAnswerStreamResponse>;
+
   /** The caller's long-term memory. */
 
   getMemory(request: GetMemoryRequest, metadata?: Metadata): Observable<GetMemoryResponse>;
@@ -697,6 +1060,19 @@ export interface QueryServiceController {
     metadata?: Metadata,
   ): Promise<ComposeAnswerResponse> | Observable<ComposeAnswerResponse> | ComposeAnswerResponse;
 
+  /**
+   * The same, streamed: the answer's text as the model writes it (`token`
+   * chunks, unknown citations already removed), then one `result` (the
+   * ComposeAnswer result; its answer is the tokens concatenated unless
+   * `replaces_tokens` is set). A stored answer is streamed again. Cancelling
+   * the call stops the model; nothing is stored then.
+   */
+
+  composeAnswerStream(
+    request: ComposeAnswerStreamRequest,
+    metadata?: Metadata,
+  ): Observable<ComposeAnswerStreamResponse>;
+
   /** The caller's long-term memory. */
 
   getMemory(
@@ -707,7 +1083,7 @@ export interface QueryServiceController {
 
 export function QueryServiceControllerMethods() {
   return function (constructor: Function) {
-    const grpcMethods: string[] = ["planQuery", "composeAnswer", "getMemory"];
+    const grpcMethods: string[] = ["planQuery", "composeAnswer", "composeAnswerStream", "getMemory"];
     for (const method of grpcMethods) {
       const descriptor: any = Reflect.getOwnPropertyDescriptor(constructor.prototype, method);
       GrpcMethod("QueryService", method)(constructor.prototype[method], method, descriptor);
