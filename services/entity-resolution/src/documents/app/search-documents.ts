@@ -1,7 +1,7 @@
 /**
  * Hybrid document search for one owner: analyse the question into filters,
  * run the dense (vector store) and BM25 (PostgreSQL) searches over the
- * owner's chunks, fuse them by reciprocal rank, and answer chunks with
+ * owner's chunks, fuse them (score fusion or weighted RRF), and answer chunks with
  * their sources (file, page, section) and a confidence.
  */
 import { fuse, hitConfidence, type FusionMethod, type FusionSettings } from '../domain/fusion.js';
