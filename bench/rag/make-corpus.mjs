@@ -82,14 +82,17 @@ const usedProjects = new Set();
 
 const extras = [];
 
-/** A fact, its question as worded, and (for the second pass) a paraphrase and the name a user may misspell. */
-function fact(doc, section, sentence, question, protect = [], paraphrase, name) {
+/**
+ * A fact, its question as worded, and (for the later passes) a paraphrase,
+ * the name a user may misspell and the synonym question.
+ */
+function fact(doc, section, sentence, question, protect = [], paraphrase, name, synonym) {
   section.body.push(sentence);
   let q = question;
   const r = rnd();
   if (r < 0.2) q = typo(q, protect);
   questions.push({ id: `q${questions.length + 1}`, question: q, document: doc.file, section: section.heading, answer: sentence, ...(q !== question ? { variant: 'typo' } : {}) });
-  if (paraphrase) extras.push({ document: doc.file, section: section.heading, answer: sentence, question, paraphrase, name });
+  if (paraphrase) extras.push({ document: doc.file, section: section.heading, answer: sentence, question, paraphrase, name, synonym });
 }
 
 // Other word forms of the generated phrases, as a user would put them.
@@ -119,6 +122,65 @@ const TOPIC_PARAPHRASE = {
 };
 const plural = (p) => (p.endsWith('s') ? p : `${p}s`);
 
+// ---- the synonym questions (hand-written words; none of them draws a random number) ----
+// Each generated phrase said with other words than the documents use: a
+// synonym or a description instead of the term. What makes a question
+// answerable by exactly one chunk stays (a policy code, a project codename,
+// a site, a month and year): those are names, not vocabulary.
+const ACTION_SYNONYM = {
+  'report a safety incident': 'notify management about a workplace accident',
+  'submit travel expenses': 'claim back money spent on a business journey',
+  'complete the data protection training': 'finish the privacy course',
+  'return company equipment': 'give back the laptops and tools they were issued',
+  'register a visitor': 'sign in a guest',
+  'file an overtime request': 'ask to be paid for extra hours',
+  'request a security badge': 'apply for an access card',
+  'archive signed contracts': 'store executed agreements',
+};
+const TOPIC_SYNONYM = {
+  'warehouse automation': 'robots in the storage depots',
+  'fleet fuel hedging': 'locking in future diesel prices for the ships',
+  'supplier audit': 'inspecting our vendors',
+  'crew rotation': 'swapping seafarers between shifts',
+  'port fee renegotiation': 'bargaining over harbour charges',
+  'cold chain monitoring': 'tracking refrigerated shipments',
+  'cybersecurity drill': 'the hacking attack exercise',
+  'carbon reporting': 'disclosing greenhouse gas emissions',
+  'spare parts pooling': 'sharing replacement components',
+  'customs pre-clearance': 'clearing imports with border officials in advance',
+  'hull cleaning schedule': 'when ship bottoms get scrubbed',
+  'satellite connectivity': 'internet links from orbit',
+};
+const DEPT_SYNONYM = {
+  logistics: 'shipping operations',
+  finance: 'accounting',
+  engineering: 'technical',
+  procurement: 'purchasing',
+  safety: 'occupational health',
+  legal: 'counsel',
+  'customer support': 'client helpdesk',
+  'data platform': 'analytics infrastructure',
+};
+const PRODUCT_SYNONYM = {
+  'hydraulic pump': 'oil-pressure pumps',
+  'mooring line': 'docking ropes',
+  'bilge sensor': 'detectors for water in the hull',
+  'deck crane motor': 'engines for the onboard lifting cranes',
+  'ballast valve': 'valves of the trim tanks',
+  'radar mast': 'towers carrying the navigation scanner',
+  'fuel filter': 'diesel strainers',
+  'anchor winch': 'windlasses',
+  // 'sonar module' is in both sheets of a site: no synonym question can pick one row.
+  'life raft': 'inflatable rescue boats',
+  'propeller shaft': 'screw drive axles',
+  'gearbox seal': 'transmission gaskets',
+  'navigation light': 'running lamps',
+  'fire suppression unit': 'extinguishing systems',
+  'cargo lashing kit': 'freight tie-down sets',
+  'ventilation fan': 'air blowers',
+};
+
+
 // PDF handbooks: policies with deadlines and owners.
 for (let d = 0; d < 8; d++) {
   const year = 2019 + d;
@@ -128,9 +190,9 @@ for (let d = 0; d < 8; d++) {
     const code = `HR-${year % 100}${String(k + 1).padStart(2, '0')}`;
     const sec = { heading: `${k + 1}. Policy ${code}`, body: [filler(int(2, 4))] };
     const days = int(2, 45);
-    fact(doc, sec, `Policy ${code} (${year}): employees must ${action} within ${days} days of ${event}.`, `How many days do employees have to ${action} under policy ${code}?`, [code], `What is the deadline for ${ACTION_PARAPHRASE[action]} according to ${code}?`);
+    fact(doc, sec, `Policy ${code} (${year}): employees must ${action} within ${days} days of ${event}.`, `How many days do employees have to ${action} under policy ${code}?`, [code], `What is the deadline for ${ACTION_PARAPHRASE[action]} according to ${code}?`, undefined, `How long may staff take to ${ACTION_SYNONYM[action]} under rule ${code}?`);
     const owner = person();
-    fact(doc, sec, `The ${DEPTS[(d + k) % DEPTS.length]} department, represented by ${owner}, owns policy ${code}.`, `Who represents the department that owns policy ${code}?`, [code], `Which person speaks for the team responsible for ${code}?`);
+    fact(doc, sec, `The ${DEPTS[(d + k) % DEPTS.length]} department, represented by ${owner}, owns policy ${code}.`, `Who represents the department that owns policy ${code}?`, [code], `Which person speaks for the team responsible for ${code}?`, undefined, `Name the contact person of the group accountable for rule ${code}.`);
     sec.body.push(filler(int(3, 8)));
     doc.sections.push(sec);
   }
@@ -153,11 +215,11 @@ for (let d = 0; d < 10; d++) {
     { heading: 'Risks', body: [filler(3)] },
     { heading: 'Milestones', body: [filler(2)] },
   ];
-  fact(doc, secs[0], `Project ${name} moves the ${pick(DEPTS)} workload of the ${site} terminal to a shared platform by ${pick(MONTHS)} ${year + 1}.`, `Which terminal is project ${name} moving to a shared platform?`, [name], `Where is the terminal whose workload ${name} migrates?`, name);
-  fact(doc, secs[1], `${lead} has led project ${name} since ${pick(MONTHS)} ${year}, reporting to ${person()}.`, `Who leads project ${name}?`, [name, lead], `Who is in charge of ${name}?`, name);
-  fact(doc, secs[2], `The approved budget of project ${name} for ${year} is EUR ${eur()}, of which ${int(10, 60)} percent is for external contractors.`, `What is the approved budget of project ${name} in ${year}?`, [name], `How much money was approved for ${name} in ${year}?`, name);
-  fact(doc, secs[3], `The main risk for ${name} is ${pick(['a delayed customs integration', 'vendor lock-in on the scanning hardware', 'staff turnover in the night shift', 'unclear data ownership', 'an ageing crane control system'])}, rated ${pick(['high', 'medium', 'low'])} by the steering group.`, `What is the main risk for project ${name}?`, [name], `What is the biggest threat to ${name}?`, name);
-  fact(doc, secs[4], `Milestone ${int(2, 6)} of ${name}, the ${pick(['go-live', 'pilot start', 'data migration', 'acceptance test'])}, is planned for week ${int(2, 51)} of ${year + 1}.`, `When is the next milestone of project ${name} planned?`, [name], `In which week is the ${name} milestone scheduled?`, name);
+  fact(doc, secs[0], `Project ${name} moves the ${pick(DEPTS)} workload of the ${site} terminal to a shared platform by ${pick(MONTHS)} ${year + 1}.`, `Which terminal is project ${name} moving to a shared platform?`, [name], `Where is the terminal whose workload ${name} migrates?`, name, `At which port facility does the ${name} initiative consolidate operations onto a common system?`);
+  fact(doc, secs[1], `${lead} has led project ${name} since ${pick(MONTHS)} ${year}, reporting to ${person()}.`, `Who leads project ${name}?`, [name, lead], `Who is in charge of ${name}?`, name, `Who heads the ${name} initiative and who is their boss?`);
+  fact(doc, secs[2], `The approved budget of project ${name} for ${year} is EUR ${eur()}, of which ${int(10, 60)} percent is for external contractors.`, `What is the approved budget of project ${name} in ${year}?`, [name], `How much money was approved for ${name} in ${year}?`, name, `How much funding was sanctioned for the ${name} programme in ${year}, and what share goes to outside firms?`);
+  fact(doc, secs[3], `The main risk for ${name} is ${pick(['a delayed customs integration', 'vendor lock-in on the scanning hardware', 'staff turnover in the night shift', 'unclear data ownership', 'an ageing crane control system'])}, rated ${pick(['high', 'medium', 'low'])} by the steering group.`, `What is the main risk for project ${name}?`, [name], `What is the biggest threat to ${name}?`, name, `Which danger worries the steering committee most about the ${name} programme?`);
+  fact(doc, secs[4], `Milestone ${int(2, 6)} of ${name}, the ${pick(['go-live', 'pilot start', 'data migration', 'acceptance test'])}, is planned for week ${int(2, 51)} of ${year + 1}.`, `When is the next milestone of project ${name} planned?`, [name], `In which week is the ${name} milestone scheduled?`, name, `When is the next checkpoint of the ${name} programme due?`);
   doc.sections = secs;
   doc.table = [['Item', 'Owner', 'Status'], ...Array.from({ length: 4 }, () => [pick(['Contract', 'Hardware', 'Training', 'Data model', 'Interfaces']), person(), pick(['done', 'open', 'late'])])];
   docs.push(doc);
@@ -179,7 +241,8 @@ for (let d = 0; d < 6; d++) {
       const row = [sku, p, wh, String(qty)].join(' | ');
       const question = rnd() < 0.5 ? `How many ${p} units are in stock at ${site} in the spreadsheet?` : `Stock level of ${p} in the ${site} inventory ${year}`;
       questions.push({ id: `q${questions.length + 1}`, question, document: doc.file, section: sheetName, answer: row });
-      extras.push({ document: doc.file, section: sheetName, answer: row, question, paraphrase: `How many ${plural(p)} does ${site} have on hand in ${year}?`, name: p });
+      const synonym = PRODUCT_SYNONYM[p] ? `What quantity of ${PRODUCT_SYNONYM[p]} is stored at the ${site} depot according to the ${year} stock list?` : undefined;
+      extras.push({ document: doc.file, section: sheetName, answer: row, question, paraphrase: `How many ${plural(p)} does ${site} have on hand in ${year}?`, name: p, synonym });
     }
     doc.sheets.push({ name: sheetName, rows });
   }
@@ -197,9 +260,9 @@ for (let d = 0; d < 8; d++) {
     const day = int(1, 28);
     const sec = { heading: `${day} ${month} ${year}: ${topic}`, body: [filler(int(1, 3))] };
     const decision = pick(DECISIONS);
-    fact(doc, sec, `Decision on ${topic} (${dept}, ${month} ${year}): the team agreed to ${decision}.`, `What did the ${dept} team decide about ${topic} in ${month} ${year}?`, [topic], `What was decided on ${TOPIC_PARAPHRASE[topic]} by ${dept} in ${month} ${year}?`, topic);
+    fact(doc, sec, `Decision on ${topic} (${dept}, ${month} ${year}): the team agreed to ${decision}.`, `What did the ${dept} team decide about ${topic} in ${month} ${year}?`, [topic], `What was decided on ${TOPIC_PARAPHRASE[topic]} by ${dept} in ${month} ${year}?`, topic, `What did the ${DEPT_SYNONYM[dept]} group conclude about ${TOPIC_SYNONYM[topic]} in ${month} ${year}?`);
     const who = person();
-    fact(doc, sec, `Action item: ${who} prepares the ${topic} follow-up for the ${dept} meeting after ${month} ${day}.`, `Who prepares the ${topic} follow-up for the ${dept} team?`, [topic, who], `Who is preparing the follow-up on ${TOPIC_PARAPHRASE[topic]} for ${dept}?`, topic);
+    fact(doc, sec, `Action item: ${who} prepares the ${topic} follow-up for the ${dept} meeting after ${month} ${day}.`, `Who prepares the ${topic} follow-up for the ${dept} team?`, [topic, who], `Who is preparing the follow-up on ${TOPIC_PARAPHRASE[topic]} for ${dept}?`, topic, `Which colleague readies the next steps on ${TOPIC_SYNONYM[topic]} for the ${DEPT_SYNONYM[dept]} group?`);
     sec.body.push(filler(int(1, 4)));
     doc.sections.push(sec);
   }
@@ -226,6 +289,11 @@ for (const x of extras) {
     const q = x.question.replace(x.name, wrong);
     if (q !== x.question) questions.push({ id: `q${questions.length + 1}`, question: q, document: x.document, section: x.section, answer: x.answer, variant: 'misspelt-name' });
   }
+}
+
+// ---- third pass: the synonym questions (no random numbers drawn: everything above stays as it was) ----
+for (const x of extras) {
+  if (x.synonym) questions.push({ id: `q${questions.length + 1}`, question: x.synonym, document: x.document, section: x.section, answer: x.answer, variant: 'synonym' });
 }
 
 // ---- writers ----

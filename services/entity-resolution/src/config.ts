@@ -4,11 +4,15 @@ import { z } from 'zod';
 
 /** The document index (src/documents): embedder, vector store, limits. */
 export const documentsEnvSchema = z.object({
-  /** `offline` (default): the deterministic hashed n-gram embedder, no model; `openai` / `ollama`: a langchain embeddings model. */
-  DOCS_EMBEDDER: z.enum(['offline', 'openai', 'ollama']).default('offline'),
+  /**
+   * `offline` (default): `offline-wordvec-v1`, shipped word vectors plus hashed n-grams, no model server;
+   * `offline-hashed`: `offline-hashed-ngram-v1`, hashed n-grams only (lexical);
+   * `openai` / `ollama`: a langchain embeddings model.
+   */
+  DOCS_EMBEDDER: z.enum(['offline', 'offline-hashed', 'openai', 'ollama']).default('offline'),
   /** Embedding model name for openai / ollama (defaults: text-embedding-3-small, nomic-embed-text). */
   DOCS_EMBEDDING_MODEL: z.string().min(1).optional(),
-  /** Dimensions of the offline embedder. */
+  /** Dimensions of the offline hashed n-gram features (the whole `offline-hashed` vector, the lexical block of `offline`, which adds 100 semantic ones). */
   DOCS_EMBEDDING_DIMENSIONS: z.coerce.number().int().min(64).max(4096).default(512),
   /** API key (openai) — never logged. */
   DOCS_EMBEDDING_API_KEY: z.string().min(1).optional(),
@@ -17,11 +21,16 @@ export const documentsEnvSchema = z.object({
   /** `embedded` (default; vectors in PostgreSQL, searched in memory) or `qdrant` (needs QDRANT_URL). */
   DOCS_VECTOR_STORE: z.enum(['embedded', 'qdrant']).default('embedded'),
   /**
-   * Weight of the dense list in the reciprocal rank fusion (BM25 weighs 1).
-   * Unset: 0.5 with the offline embedder (itself lexical, a noisier copy of
-   * what BM25 finds), 1 with a model embedder (plain RRF).
+   * Weight of the dense list in the fusion (BM25 weighs 1). Unset: 1 with
+   * `offline-wordvec-v1` and model embedders, 0.75 with `offline-hashed-ngram-v1`
+   * (itself lexical, a noisier copy of what BM25 finds).
    */
   DOCS_FUSION_DENSE_WEIGHT: z.coerce.number().min(0).max(10).optional(),
+  /**
+   * `score`: min-max normalised scores added by weight; `rrf`: weighted reciprocal
+   * rank fusion. Unset: `score` with the offline embedders (measured in bench/rag), `rrf` with a model.
+   */
+  DOCS_FUSION: z.enum(['rrf', 'score']).optional(),
   /** `llm`: rerank search_documents' fused top 20 with the chat model of the LLM_* variables (which must name one); `off` (default). */
   DOCS_RERANK: z.enum(['off', 'llm']).default('off'),
   /** Time the rerank model call may take before the fused order is kept. */

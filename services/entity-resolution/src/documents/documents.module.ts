@@ -11,7 +11,8 @@ import { IngestDocument } from './app/ingest-document.js';
 import { LlmReranker } from './app/llm-rerank.js';
 import { documentActions } from './app/document-actions.js';
 import { DocumentQueries } from './app/document-queries.js';
-import { SearchDocuments } from './app/search-documents.js';
+import { ReembedDocuments } from './app/reembed-documents.js';
+import { defaultFusion, SearchDocuments } from './app/search-documents.js';
 import { DocumentEventsConsumer } from './infra/document-events.consumer.js';
 import { DocumentIndexRepository } from './infra/document-index.repository.js';
 import { createEmbedder } from './infra/embedders.js';
@@ -78,14 +79,19 @@ export async function startDocuments(
     consumer = new DocumentEventsConsumer(kit, ingest);
     await consumer.start();
   }
+  // Documents indexed by another embedder get the configured one's vectors, off the request path.
+  const reembedStop = new AbortController();
+  const reembed = new ReembedDocuments(index, embedder, vectors, kit.log)
+    .execute(reembedStop.signal)
+    .catch((err) => kit.log.error({ reason: (err as Error)?.message ?? String(err) }, 're-embedding stopped'));
   const rerank = await createReranker(c, env);
-  const search = new SearchDocuments(index, embedder, vectors, 50, c.DOCS_FUSION_DENSE_WEIGHT, rerank);
+  const search = new SearchDocuments(index, embedder, vectors, 50, defaultFusion(embedder.name, c.DOCS_FUSION_DENSE_WEIGHT, c.DOCS_FUSION), rerank);
   kit.log.info(
     {
       embedder: embedder.name,
       vectorStore: vectors.kind,
       lexical: 'bm25 in memory over postgres english lexemes',
-      fusionDenseWeight: search.denseWeight,
+      fusion: search.fusion,
       rerank: rerank ? rerank.name : 'off',
       ingestion: consumer ? 'on' : 'off (OUTPUT_ROUTER_URL unset)',
     },
@@ -95,6 +101,8 @@ export async function startDocuments(
     handlers: documentActions(search, embedder.name),
     queries: new DocumentQueries(search, index, embedder.name),
     close: async () => {
+      reembedStop.abort();
+      await reembed;
       await consumer?.stop();
     },
   };

@@ -79,7 +79,7 @@ describe('documents: upload → ingested → search_documents', () => {
     notesId = await upload(alice, 'ops-notes.md', 'text/markdown', '# Ops notes\n\n## Harbour cranes\n\nThe crane Kestrel-7 at pier four is serviced every 90 days by Halvard Marine.\n\n## Canteen\n\nThe canteen opens at seven.\n');
     await upload(bob, 'bob-notes.md', 'text/markdown', '# Bob\n\n## Harbour cranes\n\nThe crane Kestrel-7 is serviced every 30 days by Bob Secret Services.\n');
     const pdf = await indexed(pdfId);
-    expect([pdf.status, pdf.format, pdf.page_count, pdf.embedder, pdf.description_source]).toEqual(['indexed', 'pdf', 4, 'offline-hashed-ngram-v1', 'extractive']);
+    expect([pdf.status, pdf.format, pdf.page_count, pdf.embedder, pdf.description_source]).toEqual(['indexed', 'pdf', 4, 'offline-wordvec-v1', 'extractive']);
     expect(pdf.description.length).toBeGreaterThan(40);
     expect(pdf.progress).toBe(1);
     expect((await indexed(notesId)).status).toBe('indexed');
@@ -94,7 +94,7 @@ describe('documents: upload → ingested → search_documents', () => {
     expect(top.section).toContain('Policy HR-1901');
     expect(out.sources[0]).toEqual(expect.objectContaining({ n: 1, document_id: pdfId, file: 'employee-handbook-2019.pdf', page: 1, chunk_id: top.chunk_id }));
     expect(out.confidence).toBeGreaterThan(0.5);
-    expect(out.retrieval).toEqual({ mode: 'hybrid', embedder: 'offline-hashed-ngram-v1' });
+    expect(out.retrieval).toEqual({ mode: 'hybrid', embedder: 'offline-wordvec-v1' });
   });
 
   it("never answers another user's documents", async () => {

@@ -13,7 +13,8 @@ import { ScriptedChatModel } from '@af/llm';
 import { LlmReranker } from '../../src/documents/app/llm-rerank.js';
 import { SearchDocuments } from '../../src/documents/app/search-documents.js';
 import { EmbeddedVectorStore } from '../../src/documents/infra/embedded-vector-store.js';
-import { OfflineEmbedder } from '../../src/documents/infra/embedders.js';
+import { OfflineEmbedder, OfflineWordVectorEmbedder } from '../../src/documents/infra/embedders.js';
+import { ReembedDocuments } from '../../src/documents/app/reembed-documents.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { ServiceKit } from '@af/service-kit';
 import { entityResolutionEnvSchema } from '../../src/config.js';
@@ -127,5 +128,38 @@ describe('SearchDocuments with an LLM rerank (scripted model)', () => {
     expect(down.hits.map((h) => h.chunkId)).toEqual(fused.hits.map((h) => h.chunkId));
     const off = await search.execute({ owner, query: 'crane', maxResults: 3, rerank: false });
     expect(off.rerank).toEqual({ model: 'scripted', status: 'not_asked' });
+  });
+});
+
+describe('ReembedDocuments (the configured embedder changed)', () => {
+  it("replaces another embedder's vectors from the stored chunks, names the new embedder, and leaves a document that moved on to a newer version alone", async () => {
+    const owner = `erin-${randomUUID()}`;
+    const d1 = randomUUID();
+    const d2 = randomUUID();
+    const texts = ['The automobile fleet is serviced every spring.', 'Canteen opening hours are posted at the entrance.'];
+    const old = new OfflineEmbedder(128);
+    const vectors = new EmbeddedVectorStore(kit.db as never);
+    for (const d of [d1, d2]) {
+      expect(await a.claim(owner, { documentId: d, version: 1, title: `${d}.md`, contentType: 'text/markdown', folderPath: '' })).toBe(true);
+      expect(await a.commit(owner, d, 1, { ...meta, embedder: old.name }, children(texts))).toBe(true);
+      const vecs = await old.embed(texts.map((t) => `${d}.md\n${t}`));
+      await vectors.upsert(owner, vecs.map((vector, i) => ({ id: `${d}:1:${i}`, documentId: d, vector, payload: { format: 'markdown', section: '', page: null, years: [] } })));
+    }
+    const wordvec = new OfflineWordVectorEmbedder(128);
+    // Before: a search with the new embedder's vectors (another size) finds nothing dense, and says nothing wrong.
+    expect(await vectors.search(owner, (await wordvec.embed(['car']))[0]!, 5)).toEqual([]);
+    // d2 moves on to version 2 (being re-ingested): it is not the re-embedder's to touch.
+    expect(await a.claim(owner, { documentId: d2, version: 2, title: `${d2}.md`, contentType: 'text/markdown', folderPath: '' })).toBe(true);
+    const logs: unknown[] = [];
+    const log = { info: (o: unknown) => logs.push(o), warn() {}, error: (o: unknown) => logs.push(o), debug() {} } as never;
+    const out = await new ReembedDocuments(a, wordvec, vectors, log).execute();
+    expect(out.failed).toBe(0);
+    expect((await a.get(owner, d1))!.embedder).toBe('offline-wordvec-v1');
+    expect((await a.get(owner, d2))!.embedder).toBe(old.name);
+    // After: the new embedder's space, where "car" finds the automobile sentence first.
+    const hits = await vectors.search(owner, (await wordvec.embed(['car maintenance']))[0]!, 5);
+    expect(hits[0]!.id).toBe(`${d1}:1:0`);
+    // Nothing left to do: a second run re-embeds nothing.
+    expect(await new ReembedDocuments(a, wordvec, vectors, log).execute()).toEqual({ documents: 0, chunks: 0, failed: 0 });
   });
 });

@@ -5,7 +5,7 @@ import { documentActions } from './document-actions.js';
 
 const calls: unknown[] = [];
 const fakeSearch = { execute: async (r: unknown) => (calls.push(r), { hits: [], analysis: { text: '', filters: {}, names: [], dates: [] }, confidence: 0 }) };
-const handlers = documentActions(fakeSearch as never, 'offline-hashed-ngram-v1');
+const handlers = documentActions(fakeSearch as never, 'offline-wordvec-v1');
 const ctx = (action: string, inputs: unknown, params: unknown = {}) =>
   ({ action, inputs, params, principal: { userId: 'u1', teamIds: [] }, idempotencyKey: '', runId: '', nodeId: '', attempt: 1, signal: new AbortController().signal, deadline: 0 }) as never;
 const run = (name: string, inputs: unknown, params?: unknown) => handlers.find((h) => h.name === name)!.execute(ctx(name, inputs, params));
@@ -19,7 +19,7 @@ it.each(handlers.map((h) => [h.name, h.sideEffects] as const))('%s: registered, 
 it('searches as the principal with the parsed params', async () => {
   const out = await run('search_documents', { query: 'crane budget' }, { file_types: ['spreadsheet', 'md'], max_results: 3 });
   expect(calls.at(-1)).toEqual({ owner: 'u1', query: 'crane budget', maxResults: 3, mode: 'hybrid', formats: ['xlsx', 'csv', 'markdown'] });
-  expect(out).toMatchObject({ documents: [], sources: [], count: 0, retrieval: { mode: 'hybrid', embedder: 'offline-hashed-ngram-v1' } });
+  expect(out).toMatchObject({ documents: [], sources: [], count: 0, retrieval: { mode: 'hybrid', embedder: 'offline-wordvec-v1' } });
 });
 
 it.each([

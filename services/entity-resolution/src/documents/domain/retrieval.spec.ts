@@ -1,7 +1,7 @@
 import { chunkDocument } from './chunking.js';
 import { extractiveDescription } from './describe.js';
 import { detectFormat } from './file-type.js';
-import { hitConfidence, reciprocalRankFusion } from './fusion.js';
+import { fuse, hitConfidence, reciprocalRankFusion, scoreFusion } from './fusion.js';
 import { HashedEmbedder } from './hashed-embedder.js';
 import type { Block } from './parsed.js';
 import { analyseQuery, yearsIn } from './query-analysis.js';
@@ -95,6 +95,28 @@ describe('BruteForceIndex', () => {
   });
 });
 
+describe('BruteForceIndex against a plain dot product', () => {
+  it('finds the same top k for dense and sparse queries (columns fused four at a time, remainders one by one)', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const dims = 43;
+    const ix = new BruteForceIndex(dims, 16);
+    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dims }, rnd));
+    rows.forEach((v, i) => ix.upsert(`r${i}`, v));
+    const sparse = new Float32Array(dims);
+    for (const j of [0, 5, 6, 17, 30, 42]) sparse[j] = rnd();
+    for (const q of [Float32Array.from({ length: dims }, rnd), sparse]) {
+      const want = rows
+        .map((v, i) => ({ id: `r${i}`, score: v.reduce((s, x, j) => s + x * q[j]!, 0) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 10);
+      const got = ix.search(q, 10);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 4));
+    }
+  });
+});
+
 describe('reciprocalRankFusion', () => {
   it('ranks items both lists agree on first and keeps each list rank', () => {
     const f = reciprocalRankFusion([[{ id: 'a' }, { id: 'b' }, { id: 'c' }], [{ id: 'c' }, { id: 'a' }]]);
@@ -113,9 +135,70 @@ describe('reciprocalRankFusion', () => {
     expect(reciprocalRankFusion(lists, 60, [0, 1]).map((f) => f.id)).toEqual(['a', 'b']);
   });
 
+  it('is pure and order-stable: equal scores are ordered by id, the input lists are not changed', () => {
+    const lists = [[{ id: 'b' }], [{ id: 'a' }]];
+    const copy = JSON.stringify(lists);
+    expect(reciprocalRankFusion(lists).map((f) => f.id)).toEqual(['a', 'b']);
+    expect(JSON.stringify(lists)).toBe(copy);
+    expect(reciprocalRankFusion([])).toEqual([]);
+    expect(reciprocalRankFusion([[], []])).toEqual([]);
+  });
+
   it('gives higher confidence to a hit both retrievers found', () => {
     expect(hitConfidence(0.6, [1, 1])).toBeGreaterThan(hitConfidence(0.6, [1, undefined]));
     expect(hitConfidence(undefined, [undefined, 3])).toBeLessThan(0.5);
+  });
+});
+
+describe('scoreFusion', () => {
+  const dense = [
+    { id: 'a', score: 0.9 },
+    { id: 'b', score: 0.8 },
+    { id: 'c', score: 0.5 },
+  ];
+  const bm25 = [
+    { id: 'c', score: 20 },
+    { id: 'd', score: 4 },
+    { id: 'a', score: 2 },
+  ];
+
+  it('adds min-max normalised scores by weight, keeping the gaps ranks lose', () => {
+    const f = scoreFusion([dense, bm25]);
+    // a: 1 + 0, b: 0.75 + none, c: 0 + 1, d: 0.111…
+    expect(f.map((x) => x.id)).toEqual(['a', 'c', 'b', 'd']);
+    expect(f[0]!.score).toBeCloseTo(1, 10);
+    expect(f[2]!.score).toBeCloseTo(0.75, 10);
+    expect(f.find((x) => x.id === 'd')!.score).toBeCloseTo(2 / 18, 10);
+    expect(f.find((x) => x.id === 'c')!.ranks).toEqual([3, 1]);
+    // RRF over the same lists puts c (ranked by both) first.
+    expect(reciprocalRankFusion([dense, bm25])[0]!.id).toBe('a');
+    expect(scoreFusion([dense, bm25], [0.5, 1])[0]!.id).toBe('c');
+  });
+
+  it('a list of equal scores counts them all as 1; a zero-weight list adds nothing; empty lists fuse to nothing', () => {
+    expect(scoreFusion([[{ id: 'x', score: 3 }, { id: 'y', score: 3 }]]).map((f) => f.score)).toEqual([1, 1]);
+    expect(scoreFusion([dense, bm25], [1, 0]).map((f) => f.id)).toEqual(['a', 'b', 'c']);
+    expect(scoreFusion([[], []])).toEqual([]);
+  });
+
+  it('refuses a score that is not a finite number, naming the item', () => {
+    expect(() => scoreFusion([[{ id: 'n', score: Number.NaN }]])).toThrow(/score of n/);
+  });
+});
+
+describe('fuse', () => {
+  const lists = [
+    [{ id: 'x', score: 0.9 }, { id: 'a', score: 0.1 }],
+    [{ id: 'a', score: 7 }, { id: 'b', score: 6.9 }],
+  ];
+  it('runs the method the settings name with their weights', () => {
+    expect(fuse(lists, { method: 'rrf', weights: [1, 1] })).toEqual(reciprocalRankFusion(lists, 60, [1, 1]));
+    expect(fuse(lists, { method: 'rrf', weights: [0.5, 1], k: 10 })).toEqual(reciprocalRankFusion(lists, 10, [0.5, 1]));
+    expect(fuse(lists, { method: 'score', weights: [0.5, 1] })).toEqual(scoreFusion(lists, [0.5, 1]));
+  });
+  it('refuses negative or missing weights', () => {
+    expect(() => fuse(lists, { method: 'rrf', weights: [-1, 1] })).toThrow(/weights must be non-negative/);
+    expect(() => fuse(lists, { method: 'score', weights: [Number.NaN, 1] })).toThrow(/weights/);
   });
 });
 

@@ -10,6 +10,9 @@ const STOP = new Set(
   ),
 );
 
+/** True for the small English stop-word list the lexical features skip. */
+export const isStopWord = (w: string) => STOP.has(w);
+
 /** Word tokens (letters/digits), lower-cased. */
 export function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+(?:[.'’-][\p{L}\p{N}]+)*/gu) ?? [];

@@ -2,10 +2,12 @@
  * Exact cosine search over unit vectors held column by column: one
  * Float32Array per dimension, a row per chunk. A query adds
  * `q[j] * column[j]` into one score array for every dimension where the
- * query is not zero, then a bounded min-heap keeps the top k. The offline
- * embedder's query vectors are sparse (a question touches ~70 of 512
- * dimensions), so a search reads a seventh of the matrix; a dense query
- * (an API embedder) costs the same as a row-by-row dot product. Measured
+ * query is not zero (four columns per pass over the scores), then a bounded
+ * min-heap keeps the top k. The hashed n-gram features are sparse (a
+ * question touches ~70 of 512 dimensions), so a search reads only those
+ * columns plus the dense ones (100 semantic dimensions of
+ * `offline-wordvec-v1`, all of an API embedder's), and a dense query costs
+ * less than a row-by-row dot product. Measured
  * in bench/rag against the row-major loop (100 ms → 13 ms at 100k chunks)
  * and an HNSW graph (hnswlib-node: faster, but 45 % of the exact top 8 on
  * this data): exact search with perfect recall, no index build, and
@@ -82,10 +84,17 @@ export class BruteForceIndex {
     if (this.scratch.length < n) this.scratch = new Float32Array(this.capacity);
     const scores = this.scratch.subarray(0, n);
     scores.fill(0);
-    for (let j = 0; j < this.dimensions; j++) {
-      const w = query[j]!;
-      if (w !== 0) axpy(scores, this.cols[j]!, w, n);
+    // The query's non-zero dimensions, four columns per pass over the scores (a quarter of the
+    // score reads and writes; 3x faster than one column per pass at 100k rows, see bench/rag).
+    const nz: number[] = [];
+    for (let j = 0; j < this.dimensions; j++) if (query[j] !== 0) nz.push(j);
+    let i = 0;
+    const c = this.cols;
+    for (; i + 4 <= nz.length; i += 4) {
+      const [a, b, d, e] = [nz[i]!, nz[i + 1]!, nz[i + 2]!, nz[i + 3]!];
+      axpy4(scores, c[a]!, c[b]!, c[d]!, c[e]!, query[a]!, query[b]!, query[d]!, query[e]!, n);
     }
+    for (; i < nz.length; i++) axpy(scores, c[nz[i]!]!, query[nz[i]!]!, n);
     const heapIds: number[] = [];
     const heapScores: number[] = [];
     for (let row = 0; row < n; row++) {
@@ -106,6 +115,22 @@ export class BruteForceIndex {
       .map((row, i) => ({ id: this.ids[row]!, score: heapScores[i]! }))
       .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
   }
+}
+
+/** scores += w0 * c0 + … + w3 * c3, over the first n rows. */
+function axpy4(
+  scores: Float32Array,
+  c0: Float32Array,
+  c1: Float32Array,
+  c2: Float32Array,
+  c3: Float32Array,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+  n: number,
+): void {
+  for (let r = 0; r < n; r++) scores[r]! += w0 * c0[r]! + w1 * c1[r]! + w2 * c2[r]! + w3 * c3[r]!;
 }
 
 /** scores += w * column, over the first n rows (kept apart so V8 optimises the loop on its own). */

@@ -273,6 +273,53 @@ export class DocumentIndexRepository {
     return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
   }
 
+  /**
+   * Indexed documents whose vectors another embedder made (the `embedder`
+   * column differs from `current`), oldest first: what `ReembedDocuments`
+   * brings up to date.
+   */
+  async staleEmbeddings(
+    current: string,
+    limit: number,
+  ): Promise<Array<{ owner: string; documentId: string; version: number; title: string; format: string; years: number[]; embedder: string | null }>> {
+    const rows = await sqlRows(
+      this.db,
+      `SELECT owner_user_id, document_id, version, title, format, years, embedder FROM doc_index_documents
+       WHERE status = 'indexed' AND embedder IS DISTINCT FROM $1 ORDER BY updated_at LIMIT $2`,
+      [current, limit],
+    );
+    return rows.map((r) => ({
+      owner: r.owner_user_id,
+      documentId: r.document_id,
+      version: Number(r.version),
+      title: r.title,
+      format: r.format ?? '',
+      years: (r.years ?? []).map(Number),
+      embedder: r.embedder,
+    }));
+  }
+
+  /** The child chunks of one version of a document, in order (what its vectors are made of). */
+  async childChunks(owner: string, documentId: string, version: number): Promise<Array<{ ordinal: number; text: string; section: string; page: number | null }>> {
+    const rows = await sqlRows(
+      this.db,
+      `SELECT ordinal, text, section, page FROM doc_chunks WHERE owner_user_id = $1 AND document_id = $2 AND version = $3 AND kind = 'child' ORDER BY ordinal`,
+      [owner, documentId, version],
+    );
+    return rows.map((r) => ({ ordinal: Number(r.ordinal), text: r.text, section: r.section, page: r.page === null ? null : Number(r.page) }));
+  }
+
+  /** Records that `version` of a document is embedded by `embedder`; false when the document moved on meanwhile. */
+  async setEmbedder(owner: string, documentId: string, version: number, embedder: string): Promise<boolean> {
+    const rows = await sqlRows(
+      this.db,
+      `UPDATE doc_index_documents SET embedder = $4, updated_at = now()
+       WHERE owner_user_id = $1 AND document_id = $2 AND version = $3 AND status = 'indexed' RETURNING document_id`,
+      [owner, documentId, version, embedder],
+    );
+    return rows.length > 0;
+  }
+
   async chunks(owner: string, ids: string[]): Promise<ChunkRow[]> {
     if (!ids.length) return [];
     const rows = await sqlRows(

@@ -27,10 +27,12 @@ export class EmbeddedVectorStore implements VectorStore {
   private async load(owner: string): Promise<BruteForceIndex> {
     const generation = await readGeneration(this.db, owner, 'vectors');
     return this.cache.get(owner, generation, async () => {
-      const rows = await sqlRows(this.db, 'SELECT id, vector FROM doc_vectors WHERE owner_user_id = $1', [owner]);
+      // Newest first: while documents are re-embedded with another embedder (another size), the
+      // newest vectors say which size is current and the others stay out until they are replaced.
+      const rows = await sqlRows(this.db, 'SELECT id, vector FROM doc_vectors WHERE owner_user_id = $1 ORDER BY seq DESC', [owner]);
       const dims = rows.length ? (rows[0].vector as Buffer).byteLength / 4 : 1;
       const index = new BruteForceIndex(dims, Math.max(16, rows.length));
-      for (const r of rows) index.upsert(r.id, fromBytes(r.vector));
+      for (const r of rows) if ((r.vector as Buffer).byteLength === dims * 4) index.upsert(r.id, fromBytes(r.vector));
       return index;
     });
   }
