@@ -16,19 +16,7 @@ import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { userMergeEntry } from './log-entries.js';
-import type {
-  DiscoveryRow,
-  EntityView,
-  GraphStorage,
-  GraphStore,
-  GraphWrites,
-  InputEntity,
-  LogRow,
-  Provenance,
-  RelationshipView,
-  ResolvedOne,
-  ReviewRow,
-} from './ports.js';
+import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
 
 /** How long a counted population is trusted before it is counted again (inserts by this process keep it current meanwhile). */
 const POPULATION_TTL_MS = 60_000;
@@ -289,43 +277,32 @@ export class GraphResolution implements GraphStore {
     });
   }
 
-  entities(owner: string, ids: readonly string[]): Promise<EntityView[]> {
-    return this.storage.reads.entities(owner, ids);
+  // The reads are the adapter's own.
+  entities(...a: Parameters<GraphReads['entities']>) {
+    return this.storage.reads.entities(...a);
   }
-  listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]> {
-    return this.storage.reads.listReviews(owner, status, limit);
+  listReviews(...a: Parameters<GraphReads['listReviews']>) {
+    return this.storage.reads.listReviews(...a);
   }
-  listLog(owner: string, action: string, limit: number): Promise<LogRow[]> {
-    return this.storage.reads.listLog(owner, action, limit);
+  listLog(...a: Parameters<GraphReads['listLog']>) {
+    return this.storage.reads.listLog(...a);
   }
-  listDiscoveries(owner: string, executionId: string, type: string, limit: number): Promise<DiscoveryRow[]> {
-    return this.storage.reads.listDiscoveries(owner, executionId, type, limit);
+  listDiscoveries(...a: Parameters<GraphReads['listDiscoveries']>) {
+    return this.storage.reads.listDiscoveries(...a);
   }
-  discoveryStats(owner: string): ReturnType<GraphStore['discoveryStats']> {
-    return this.storage.reads.discoveryStats(owner);
+  discoveryStats(...a: Parameters<GraphReads['discoveryStats']>) {
+    return this.storage.reads.discoveryStats(...a);
   }
-  search(owner: string, queries: readonly string[], types: readonly string[], limit: number): Promise<EntityView[]> {
-    return this.storage.reads.search(owner, queries, types, limit);
+  search(...a: Parameters<GraphReads['search']>) {
+    return this.storage.reads.search(...a);
   }
-  subgraph(
-    owner: string,
-    seeds: readonly string[] | undefined,
-    maxHops: number,
-    maxNodes: number,
-  ): Promise<{ nodes: EntityView[]; edges: RelationshipView[]; truncated: boolean }> {
-    return this.storage.reads.subgraph(owner, seeds, maxHops, maxNodes);
+  subgraph(...a: Parameters<GraphReads['subgraph']>) {
+    return this.storage.reads.subgraph(...a);
   }
-  newEntitiesSince(
-    owner: string,
-    types: readonly string[],
-    since: string,
-    minConfidence: number,
-    source: string,
-    limit: number,
-  ): ReturnType<GraphStore['newEntitiesSince']> {
-    return this.storage.reads.newEntitiesSince(owner, types, since, minConfidence, source, limit);
+  newEntitiesSince(...a: Parameters<GraphReads['newEntitiesSince']>) {
+    return this.storage.reads.newEntitiesSince(...a);
   }
-  saveCommunities(owner: string, algorithm: string, communities: string[][]): Promise<void> {
-    return this.storage.reads.saveCommunities(owner, algorithm, communities);
+  saveCommunities(...a: Parameters<GraphReads['saveCommunities']>) {
+    return this.storage.reads.saveCommunities(...a);
   }
 }
