@@ -37,7 +37,7 @@ export {
   type EndpointContract,
   type EntityExtractionHint,
 } from './contracts/connector-contract.js';
-export { ENRICH_ACTION, enrichNodes } from './playbook/enrich-nodes.js';
+export { ENRICH_ACTION, enrichNodes, PLAYBOOK_ENRICH_FLAG, PROFILE_ENRICH_FLAG } from './playbook/enrich-nodes.js';
 export { outputSchemaToJsonSchema as stepOutputSchemaToJsonSchema } from './playbook/step-output.js';
 export { compilePlaybook, compilePlaybookValue, type CompilePlaybookOptions, type CompileResult } from './playbook/compile-playbook.js';
 export { locateInYaml } from './playbook/yaml-source.js';

@@ -93,17 +93,19 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
   // With TRIGGER_EMBEDDER, semantic triggers are decided by the embedding model; without, they match as keywords (said in the answer).
   const triggerModel = await triggerModelFromConfig(config);
   if (triggerModel) log.info({ model: triggerModel.name, threshold: triggerModel.threshold }, 'semantic playbook triggers use an embedding model');
-  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log, triggerModel);
+  // What this deployment serves now (research tools; a profile's auto_enrich_graph needs enrich_knowledge).
+  const servedAction = (action: string) => {
+    const contract = actions.registry().get(action);
+    return contract ? actions.status(contract).available : false;
+  };
+  const profileMessages = new ProfileMessages(profiles, playbooks, Boolean(model), model ? llmInputReader(model) : undefined, log, triggerModel, servedAction);
   const conversations = new Conversations(journalRepo);
   const journal = new Journal(journalRepo, profiles, profileRepo);
   // Every agent run is journaled when it ends, read back from the orchestrator, whoever started it.
   const endedRuns = config.ORCHESTRATOR_URL ? { runs: orchestratorRuns(config.ORCHESTRATOR_URL, auth), profiles: profileRepo } : undefined;
   // Research is offered the built-in actions this deployment serves (per the profile) besides its connectors.
   const researchContext = {
-    served: (action: string) => {
-      const contract = actions.registry().get(action);
-      return contract ? actions.status(contract).available : false;
-    },
+    served: servedAction,
     shares: (id: string) => profileRepo.shares(id),
   };
   const agentRuns = new AgentRuns(profileMessages, profiles, profileConnectors, conversations, journalRepo, model, log, endedRuns, researchContext);

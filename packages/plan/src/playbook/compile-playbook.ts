@@ -35,6 +35,11 @@ export interface CompilePlaybookOptions {
   maxNodes?: number;
   /** A chat model is configured: the output block's `summary_prompt` becomes an llm node (else the routing report says no summary was written). */
   hasModel?: boolean;
+  /**
+   * The agent profile running the playbook sets `output_config.auto_enrich_graph`:
+   * enrichment nodes after each connector step, as the playbook's own `output.auto_enrich_graph` adds.
+   */
+  autoEnrichGraph?: boolean;
 }
 
 export type CompileResult =
@@ -169,7 +174,7 @@ function buildPlan(doc: Playbook, steps: readonly FlatStep[], producers: Readonl
   nodes.push(...output.nodes);
   Object.assign(metadata, output.metadata);
   // After the output block: enrichment feeds the graph, not the report, so the output node does not wait for it.
-  const enrich = enrichNodes(doc, steps, nodes, opts.connectors);
+  const enrich = enrichNodes(doc, steps, nodes, opts.connectors, opts.autoEnrichGraph === true);
   if (enrich.length > 0) {
     nodes.push(...enrich);
     metadata.enrich_nodes = enrich.map((n) => n.id);

@@ -94,3 +94,50 @@ describe('output.auto_enrich_graph', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
+
+describe("an agent profile's output_config.auto_enrich_graph (autoEnrichGraph)", () => {
+  const withProfileFlag = (yaml: string, autoEnrichGraph: boolean) => {
+    const r = compilePlaybook(yaml, { connectors, autoEnrichGraph });
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return r.plan;
+  };
+
+  it("adds the same nodes to a playbook that does not ask for enrichment itself, naming the profile's flag", () => {
+    for (const yaml of [playbook(undefined), playbook(false)]) {
+      const plan = withProfileFlag(yaml, true);
+      const enrich = plan.nodes.filter((n) => n.action === 'enrich_knowledge');
+      expect(enrich).toHaveLength(1);
+      expect(enrich[0]).toMatchObject({
+        id: 'people_enrich',
+        inputs: { data: '{people_rows.results}' },
+        params: { connector: 'people-api', endpoint: 'list', source_node: 'people', entity_extraction: expect.any(Array) },
+        dependsOn: ['people'],
+        errorPolicy: { onError: 'skip' },
+        source: 'output_config.auto_enrich_graph',
+      });
+      expect(enrich[0]!.description).toContain('output_config.auto_enrich_graph');
+      expect(plan.metadata?.enrich_nodes).toEqual(['people_enrich']);
+    }
+  });
+
+  it("keeps the playbook's own flag as the source when both ask, and adds each node once", () => {
+    const enrich = withProfileFlag(playbook(true), true).nodes.filter((n) => n.action === 'enrich_knowledge');
+    expect(enrich.map((n) => [n.id, n.source])).toEqual([['people_enrich', 'output.auto_enrich_graph']]);
+  });
+
+  it('adds nothing when neither asks, and nothing to a playbook without connector steps', () => {
+    expect(withProfileFlag(playbook(undefined), false).nodes.filter((n) => n.action === 'enrich_knowledge')).toEqual([]);
+    const noConnector = `id: no-connector
+name: No connector
+steps:
+  - name: only
+    step_type: tool
+    action: transform_data
+    inputs: { data: [{ a: 1 }, { a: 2 }] }
+    params: { operations: [{ type: limit, count: 1 }] }
+`;
+    const plan = withProfileFlag(noConnector, true);
+    expect(plan.nodes.filter((n) => n.action === 'enrich_knowledge')).toEqual([]);
+    expect(plan.metadata?.enrich_nodes).toBeUndefined();
+  });
+});

@@ -8,6 +8,11 @@
  * and resolves what it finds into the run owner's graph, with the connector,
  * endpoint, run, connector node and record index on every fact.
  *
+ * An agent profile's `output_config.auto_enrich_graph` asks the same of the
+ * playbooks the agent runs (`CompilePlaybookOptions.autoEnrichGraph`, given
+ * by the planner when it compiles a profile's chosen playbook); the nodes then
+ * name that flag as their source.
+ *
  * A node per connector step rather than one at the end: each enrichment starts
  * as soon as its records exist, is retried, replayed (`runId:nodeId:attempt`)
  * and reported on its own, and a failed enrichment never fails the run
@@ -23,18 +28,25 @@ import { connectorTarget } from './step-output.js';
 export const ENRICH_ACTION = 'enrich_knowledge';
 const SUFFIX = '_enrich';
 
+/** Where enrichment was asked for: the playbook's output block, or the agent profile running it. */
+export const PLAYBOOK_ENRICH_FLAG = 'output.auto_enrich_graph';
+export const PROFILE_ENRICH_FLAG = 'output_config.auto_enrich_graph';
+
 /**
  * The enrichment nodes of a playbook whose output block sets
- * `auto_enrich_graph` (none otherwise). `nodes` are the plan's nodes so far
- * (ids taken); `steps` the flattened steps they came from.
+ * `auto_enrich_graph`, or run by a profile that does (`byProfile`); none
+ * otherwise. `nodes` are the plan's nodes so far (ids taken); `steps` the
+ * flattened steps they came from.
  */
 export function enrichNodes(
   doc: Playbook,
   steps: readonly FlatStep[],
   nodes: readonly PlanNode[],
   connectors?: ConnectorContractLookup,
+  byProfile = false,
 ): PlanNode[] {
-  if (doc.output?.auto_enrich_graph !== true) return [];
+  const flag = doc.output?.auto_enrich_graph === true ? PLAYBOOK_ENRICH_FLAG : byProfile ? PROFILE_ENRICH_FLAG : undefined;
+  if (flag === undefined) return [];
   const taken = new Set(nodes.flatMap((n) => [n.id, n.outputKey ?? n.id]));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const added: PlanNode[] = [];
@@ -51,7 +63,7 @@ export function enrichNodes(
       id,
       kind: 'tool',
       action: ENRICH_ACTION,
-      description: `feeds the knowledge graph from ${flat.name}'s records (output.auto_enrich_graph)`,
+      description: `feeds the knowledge graph from ${flat.name}'s records (${flag})`,
       inputs: { data: `{${source.outputKey ?? source.id}.results}` },
       params: {
         ...(connector !== undefined ? { connector } : {}),
@@ -62,7 +74,7 @@ export function enrichNodes(
       dependsOn: [source.id],
       outputKey: id,
       errorPolicy: { onError: 'skip', fallback: [], rollbackOnError: false },
-      source: 'output.auto_enrich_graph',
+      source: flag,
     };
     if (source.condition !== undefined) node.condition = source.condition;
     if (source.conditionDialect !== undefined) node.conditionDialect = source.conditionDialect;

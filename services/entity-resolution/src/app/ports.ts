@@ -1,10 +1,15 @@
 /**
- * What the use cases need from storage: the graph-store port. PostgreSQL
- * implements it (infra/pg-graph-store.ts); a Neo4j adapter would implement
- * the same interface.
+ * The graph-store port the actions and RPCs call (`GraphStore`), and the
+ * narrower storage port under it (`GraphStorage`): the decision flow —
+ * candidates, the domain's decision, merge / review / new entity, the log
+ * entry, reversal and split — is one use case (graph-resolution.ts) over
+ * `GraphStorage`, which PostgreSQL (infra/pg-graph-store.ts) and Neo4j
+ * (infra/neo4j/neo4j-graph-store.ts) implement with storage only.
  */
 import type { Thresholds } from '../domain/decision.js';
-import type { ErRecord } from '../domain/record.js';
+import type { NormalisedRecord } from '../domain/normalise.js';
+import type { ErRecord, ExternalIds } from '../domain/record.js';
+import type { LogEntry } from './log-entries.js';
 
 export interface Provenance {
   executionId: string;
@@ -117,7 +122,8 @@ export interface TextEntityExtractor {
   ): Promise<Array<{ index: number; field: string; name: string; type: string; confidence: number }>>;
 }
 
-export interface GraphStore {
+/** The decisions: resolving records, a review's outcome, reversal and split (app/graph-resolution.ts). */
+export interface GraphDecisions {
   /** Which adapter: `postgres` or `neo4j`. */
   readonly kind: string;
   resolve(
@@ -126,17 +132,21 @@ export interface GraphStore {
     entities: readonly InputEntity[],
     thresholds: Thresholds,
   ): Promise<ResolvedOne[]>;
-  entities(owner: string, ids: readonly string[]): Promise<EntityView[]>;
-  listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]>;
   decideReview(
     owner: string,
     id: string,
     decision: 'approve' | 'reject' | 'not_a_match',
   ): Promise<{ review: ReviewRow; log?: LogRow }>;
-  listLog(owner: string, action: string, limit: number): Promise<LogRow[]>;
   reverse(owner: string, logId: string): Promise<LogRow>;
   /** Take `memberId` (and what was merged under it) out of its entity: a user_split, reversible. */
   split(owner: string, memberId: string): Promise<LogRow>;
+}
+
+/** The reads of the graph (and the stored communities), which each adapter answers itself. */
+export interface GraphReads {
+  entities(owner: string, ids: readonly string[]): Promise<EntityView[]>;
+  listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]>;
+  listLog(owner: string, action: string, limit: number): Promise<LogRow[]>;
   listDiscoveries(owner: string, executionId: string, type: string, limit: number): Promise<DiscoveryRow[]>;
   discoveryStats(owner: string): Promise<{
     total: number;
@@ -168,4 +178,118 @@ export interface GraphStore {
     limit: number,
   ): Promise<Array<EntityView & { createdAt: string }>>;
   saveCommunities(owner: string, algorithm: string, communities: string[][]): Promise<void>;
+}
+
+/** The graph-store port the actions and RPCs call. */
+export type GraphStore = GraphDecisions & GraphReads;
+
+
+/** A discovery row to write (`agent_discoveries`). */
+export interface DiscoveryInput {
+  type: string;
+  name: string;
+  entityType: string;
+  entityId: string;
+  relationshipType?: string;
+  related?: string;
+  confidence?: number;
+}
+
+/** A new mention (its own root) to store, with what it was stored under. */
+export interface MentionInput {
+  owner: string;
+  id: string;
+  prov: Provenance;
+  input: InputEntity;
+  /** The normalised record, `recordId` the mention's id. */
+  record: NormalisedRecord;
+  subtype: string;
+  /** Block keys, and the term-frequency key (counted, never searched). */
+  keys: readonly string[];
+}
+
+/** A review item to queue. */
+export interface ReviewInput {
+  owner: string;
+  id: string;
+  executionId: string;
+  sourceId: string;
+  sourceName: string;
+  sourceType: string;
+  candidateId: string;
+  candidateName: string;
+  confidence: number;
+  details: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+/** A mention's link state, read under a write lock. */
+export interface LinkState {
+  parentId: string | null;
+  /** The merge decision whose link this is. */
+  linkLogId: string | null;
+  name: string;
+  type: string;
+}
+
+/** A log entry as stored, read under a write lock, for its reversal. */
+export interface StoredDecision {
+  id: string;
+  action: string;
+  reversible: boolean;
+  reversed: boolean;
+  linkChild: string | null;
+  linkParent: string | null;
+  /** A split: the merge decision whose link it removed. */
+  linkOwner: string | null;
+}
+
+/**
+ * Storage operations inside one write transaction. Every one is scoped to
+ * `owner`; none decides anything.
+ */
+export interface GraphWrites {
+  /** Entity ids under each block key, at most 20,000 rows in all. */
+  blockHits(owner: string, keys: readonly string[]): Promise<Array<{ key: string; entityId: string }>>;
+  /** The mentions among `ids` of `type`, with the root each reads through. */
+  mentions(
+    owner: string,
+    ids: readonly string[],
+    type: string,
+  ): Promise<Array<{ id: string; rootId: string; record: NormalisedRecord }>>;
+  /** The external ids held by the members of `roots`, one row per member id (first one kept per kind). */
+  clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>>;
+  /** Entities of `type` in the namespace. */
+  countEntities(owner: string, type: string): Promise<number>;
+  /** Entities stored under block key `key` (the term-frequency count). */
+  countBlockKey(owner: string, key: string): Promise<number>;
+  /** A new mention (its own root) with its aliases, ids, block keys and provenance. */
+  insertMention(m: MentionInput): Promise<void>;
+  /** A relationship between two mentions. */
+  relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void>;
+  /** Link root `child` under `parent` (decision `by`); every member of the child's tree now reads through `root`. */
+  link(owner: string, child: string, parent: string, root: string, by: string | null): Promise<void>;
+  /** Remove the link of `child`; its subtree becomes its own entity again. */
+  unlink(owner: string, child: string): Promise<void>;
+  rootOf(owner: string, id: string): Promise<string | undefined>;
+  nameOf(owner: string, id: string): Promise<string>;
+  lockEntity(owner: string, id: string): Promise<LinkState | undefined>;
+  insertReview(r: ReviewInput): Promise<void>;
+  lockReview(owner: string, id: string): Promise<ReviewRow | undefined>;
+  setReviewStatus(owner: string, id: string, status: string, context: Record<string, unknown>): Promise<ReviewRow>;
+  log(e: LogEntry): Promise<LogRow>;
+  lockDecision(owner: string, id: string): Promise<StoredDecision | undefined>;
+  markReversed(owner: string, id: string): Promise<LogRow>;
+  discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void>;
+}
+
+/** What a graph-store adapter implements: storage, in write transactions, and the reads. */
+export interface GraphStorage {
+  /** Which adapter: `postgres` or `neo4j`. */
+  readonly kind: string;
+  readonly reads: GraphReads;
+  /** Relationship types the storage can hold, when restricted: others are refused before any write. */
+  readonly relationshipType?: RegExp;
+  /** `work` in one write transaction: all of it commits, or none. */
+  write<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T>;
 }

@@ -1,7 +1,7 @@
 /** Reads of the PostgreSQL graph store: entity views (through roots), queues, log, discoveries, subgraphs. */
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { DiscoveryRow, EntityView, LogRow, RelationshipView, ReviewRow } from '../app/ports.js';
+import type { DiscoveryRow, EntityView, GraphReads, LogRow, RelationshipView, ReviewRow } from '../app/ports.js';
 import { jaroWinkler } from '../domain/similarity.js';
 import { fold } from '../domain/text.js';
 
@@ -68,7 +68,7 @@ function toDiscovery(r: Row): DiscoveryRow {
   };
 }
 
-export class GraphQueries {
+export class GraphQueries implements GraphReads {
   constructor(private readonly db: DataSource) {}
 
   /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */

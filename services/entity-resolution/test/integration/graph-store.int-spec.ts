@@ -13,12 +13,14 @@
 import { ServiceKit } from '@af/service-kit';
 import { createTestDatabase, TEST_NATS_URL, type TestDatabase } from '@af/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { GraphStore, InputEntity } from '../../src/app/ports.js';
+import { GraphResolution } from '../../src/app/graph-resolution.js';
+import type { GraphStorage, GraphStore, InputEntity } from '../../src/app/ports.js';
 import { entityResolutionEnvSchema } from '../../src/config.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
-import { normaliseRecord } from '../../src/domain/normalise.js';
+import { normaliseRecord, type NormalisedRecord } from '../../src/domain/normalise.js';
+import { tfKey } from '../../src/domain/term-stats.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 import { Neo4jGraphStore } from '../../src/infra/neo4j/neo4j-graph-store.js';
 import { PgGraphStore } from '../../src/infra/pg-graph-store.js';
@@ -47,12 +49,15 @@ const grouped = (roots: Map<string, string>) => {
   return [...g.values()].map((x) => x.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
 };
 
-function graphStoreBehaviour(name: string, make: () => Promise<{ store: GraphStore; close(): Promise<void> }>) {
+function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphStorage; close(): Promise<void> }>) {
   describe(`graph store behaviour: ${name}`, () => {
+    let storage: GraphStorage;
     let store: GraphStore;
     let close: () => Promise<void>;
     beforeAll(async () => {
-      ({ store, close } = await make());
+      ({ storage, close } = await make());
+      // The resolution use case over the adapter, as the service wires it.
+      store = new GraphResolution(storage);
     }, 60_000);
     afterAll(async () => {
       await close?.();
@@ -96,6 +101,21 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ store: GraphSto
       expect(merges).toBeGreaterThan(40);
       expect(reversals).toBeGreaterThan(10);
     }, 300_000);
+
+    it('counts term frequencies and the population from the stored graph, per owner, for single-record scoring', async () => {
+      const owner = `term-stats-${randomUUID()}`;
+      const people = ['Ada', 'Grace', 'Alan'].map((first, i) => person({ name: `${first} Quillfeather`, state: ['CA', 'NY', 'TX'][i]! }, i));
+      await store.resolve(owner, prov('t'), [...people, { recordId: '9', entityType: 'ORG', name: 'Quillfeather Holdings Inc' }], DEFAULT_THRESHOLDS);
+      const stats = (o: string, r: NormalisedRecord) =>
+        storage.write(async (tx) => ({ others: await tx.countBlockKey(o, tfKey(r)), population: await tx.countEntities(o, r.entityType) }));
+      const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Mary Quillfeather' }).record;
+      expect(await stats(owner, probe)).toEqual({ others: 3, population: 3 });
+      // Another namespace has none of it.
+      expect(await stats(`${owner}-else`, probe)).toEqual({ others: 0, population: 0 });
+      // The organisation's core name is counted apart from the surname.
+      const org = normaliseRecord({ recordId: 'q', entityType: 'ORG', name: 'QUILLFEATHER HOLDINGS CORP' }).record;
+      expect(await stats(owner, org)).toEqual({ others: 1, population: 1 });
+    });
 
     it('refuses a second reversal, a reversal of a decision that changed no link, and another owner', async () => {
       const owner = `refusals-${randomUUID()}`;
@@ -220,7 +240,7 @@ graphStoreBehaviour('PostgreSQL', async () => {
   const [ext] = await kit.db.query(`SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'`);
   expect(ext).toEqual({ extname: 'pg_trgm' });
   return {
-    store: new PgGraphStore(kit.db),
+    storage: new PgGraphStore(kit.db),
     close: async () => {
       await kit.close();
       await db.drop();
@@ -243,46 +263,5 @@ neo4jSuite('Neo4j', async () => {
     ...(process.env.NEO4J_PASSWORD ? { password: process.env.NEO4J_PASSWORD } : {}),
     ...(process.env.NEO4J_DATABASE ? { database: process.env.NEO4J_DATABASE } : {}),
   });
-  return { store, close: () => store.close() };
-});
-
-// Term statistics are the PostgreSQL store's: single-record scoring reads them there.
-describe('PostgreSQL store: term statistics', () => {
-  let db: TestDatabase;
-  let kit: ServiceKit<ReturnType<typeof entityResolutionEnvSchema.parse>>;
-  let store: PgGraphStore;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    kit = await ServiceKit.start({
-      name: 'entity-resolution',
-      envSchema: entityResolutionEnvSchema,
-      env: {
-        SERVICE_AUTH_SECRET: 'int-test-service-auth-secret-0123456789',
-        DATABASE_URL: db.url,
-        NATS_URL: TEST_NATS_URL,
-        NATS_PREFIX: `ti${randomBytes(4).toString('hex')}`,
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'silent',
-      },
-      migrations: ENTITY_RESOLUTION_MIGRATIONS,
-    });
-    store = new PgGraphStore(kit.db);
-  }, 60_000);
-  afterAll(async () => {
-    await kit?.close();
-    await db?.drop();
-  });
-
-  it('counts term frequencies and the population from the stored graph, per owner, for single-record scoring', async () => {
-    const owner = 'term-stats';
-    const people = ['Ada', 'Grace', 'Alan'].map((first, i) => person({ name: `${first} Quillfeather`, state: ['CA', 'NY', 'TX'][i]! }, i));
-    await store.resolve(owner, prov('t'), [...people, { recordId: '9', entityType: 'ORG', name: 'Quillfeather Holdings Inc' }], DEFAULT_THRESHOLDS);
-    const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Mary Quillfeather' }).record;
-    expect(await store.termStats(kit.db, owner, probe)).toEqual({ others: 3, population: 3 });
-    // Another namespace has none of it.
-    expect(await store.termStats(kit.db, 'someone-else', probe)).toEqual({ others: 0, population: 0 });
-    // The organisation's core name is counted apart from the surname.
-    const org = normaliseRecord({ recordId: 'q', entityType: 'ORG', name: 'QUILLFEATHER HOLDINGS CORP' }).record;
-    expect(await store.termStats(kit.db, owner, org)).toEqual({ others: 1, population: 1 });
-  });
+  return { storage: store, close: () => store.close() };
 });

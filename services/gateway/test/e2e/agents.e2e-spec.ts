@@ -32,6 +32,7 @@ interface Frame {
   type: string;
   payload: Record<string, any>;
   runId?: string;
+  nodeId?: string;
 }
 
 async function chat(token: string, body: Record<string, unknown>, until?: (f: SseFrame) => boolean): Promise<{ status: number; frames: Frame[]; body?: string }> {
@@ -90,7 +91,10 @@ describe('chat with an agent', () => {
       reason: expect.stringContaining("trigger 'investigate'"),
       inputs: { org_name: 'Omidyar Foundation' },
       extracted: [expect.objectContaining({ name: 'org_name', value: 'Omidyar Foundation', source: 'query' })],
+      // The template sets output_config.auto_enrich_graph; this stack runs no entity-resolution, so the run goes without it.
+      notes: expect.arrayContaining(['output_config.auto_enrich_graph: no service of this deployment serves enrich_knowledge, so this run does not feed the knowledge graph']),
     });
+    expect([...new Set(res.frames.filter((f) => f.type === 'node_start').map((f) => f.nodeId))]).toEqual(['find_org', 'get_filings']);
     runId = byType(res.frames, 'run')!.payload.run_id;
     expect(byType(res.frames, 'complete')!.payload).toMatchObject({ status: 'completed' });
     expect(api.requests.some((r) => r.path === '/orgs' && r.query.q === 'Omidyar Foundation')).toBe(true);

@@ -9,18 +9,21 @@
  * fact; the ambiguous pair is in the review queue; approving merges it;
  * reversing restores it (a second reversal is 409); analyze_graph returns
  * communities; another user sees none of it (404). Bad inputs: an unknown
- * entity type in a hint, malformed ids, max_nodes over the limit.
+ * entity type in a hint, malformed ids, max_nodes over the limit. An agent
+ * profile's `output_config.auto_enrich_graph` does the same for the
+ * connector steps of the playbook its chat run executes.
  *
  * Needs `pnpm build`.
  */
 import pg from 'pg';
-import { http, registerUser, startFixtureServer, startStack, type FixtureServer, type GatewayUser, type Stack } from '@af/testing';
+import { http, readSse, registerUser, startFixtureServer, startStack, type FixtureServer, type GatewayUser, type Stack } from '@af/testing';
 import { waitForRun } from './skeleton.js';
 
 let api: FixtureServer;
 let stack: Stack;
 let alice: GatewayUser;
 let bob: GatewayUser;
+let carol: GatewayUser;
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
 
 const connector = (baseUrl: string, personType = 'PERSON') => `id: registry-api
@@ -106,6 +109,7 @@ beforeAll(async () => {
   stack = await startStack({ entityResolution: true, outputRouter: true });
   alice = await registerUser(stack.gatewayUrl, 'alice-enrich@example.com');
   bob = await registerUser(stack.gatewayUrl, 'bob-enrich@example.com');
+  carol = await registerUser(stack.gatewayUrl, 'carol-enrich@example.com');
 }, 180_000);
 
 afterAll(async () => {
@@ -266,5 +270,55 @@ describe('auto-enrichment of the knowledge graph from connector steps', () => {
     const started = await http('POST', url('/api/v1/runs'), { token: alice.token, body: { playbook: analyze(10_000_000), inputs: {} } });
     const run = await waitForRun(stack, alice.token, started.body.run.id);
     expect(run.nodes[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('params.max_nodes') });
+  });
+});
+
+describe("an agent profile's output_config.auto_enrich_graph", () => {
+  const pull = `id: pull-registry
+name: Pull the registry
+execution_mode: deterministic
+steps:
+  - name: orgs
+    step_type: tool
+    action: call_connector
+    connector: registry-api
+    endpoint: orgs
+    on_error: stop
+`;
+
+  it("feeds the graph from the connector steps of the playbook the profile's chat run executes", async () => {
+    const as = { token: carol.token };
+    expect((await http('POST', url('/api/agent-factory/connectors'), { ...as, body: { yaml: connector(api.url) } })).status).toBe(201);
+    expect((await http('POST', url('/api/agent-factory/playbooks'), { ...as, body: { yaml: pull } })).status).toBe(201);
+    const created = await http('POST', url('/api/agent-factory/profiles'), {
+      ...as,
+      body: { name: 'Registry enricher', handle: 'registry-enricher', strategy: 'pipeline', output_config: { auto_enrich_graph: true } },
+    });
+    expect(created.status).toBe(201);
+    const profileId = created.body.profile.id;
+    expect((await http('PUT', url(`/api/agent-factory/connectors/registry-api/bindings/${profileId}`), { ...as, body: {} })).status).toBe(200);
+    expect((await http('POST', url(`/api/agent-factory/profiles/${profileId}/playbooks`), { ...as, body: { playbook_id: 'pull-registry' } })).status).toBe(201);
+
+    const chat = await readSse(url('/api/async/orchestrator/stream'), { authorization: `Bearer ${carol.token}`, 'content-type': 'application/json' }, {
+      method: 'POST',
+      body: JSON.stringify({ message: '@registry-enricher pull the registry' }),
+      timeoutMs: 60_000,
+    });
+    expect(chat.status).toBe(200);
+    const frames = chat.frames.map((f) => JSON.parse(f.data) as { type: string; payload: any });
+    expect(frames.find((f) => f.type === 'strategy')?.payload).toMatchObject({ strategy: 'pipeline', playbook_id: 'pull-registry' });
+    const agentRunId = frames.find((f) => f.type === 'run')!.payload.run_id;
+    const run = await waitForRun(stack, carol.token, agentRunId, 60_000);
+    expect([run.status, run.error]).toEqual(['completed', null]);
+    const enrich = run.nodes.find((n: any) => n.node_id === 'orgs_enrich');
+    expect(enrich).toMatchObject({ status: 'completed' });
+    expect(enrich.output.resolved.map((e: any) => e.name)).toEqual(['Riverside Health Alliance Inc', 'Summit Literacy Fund']);
+    // In carol's graph, with the run's provenance; nobody else's.
+    const discoveries = await http('GET', url(`/api/agent-factory/executions/${agentRunId}/discoveries`), as);
+    expect(discoveries.body.discoveries.map((d: any) => [d.entity_name, d.source_connector, d.source_endpoint]).sort()).toEqual([
+      ['Riverside Health Alliance Inc', 'registry-api', 'orgs'],
+      ['Summit Literacy Fund', 'registry-api', 'orgs'],
+    ]);
+    expect((await http('GET', url(`/api/agent-factory/executions/${agentRunId}/discoveries`), { token: bob.token })).status).toBe(404);
   });
 });

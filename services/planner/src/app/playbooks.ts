@@ -66,10 +66,17 @@ export class Playbooks {
     private readonly deps: PlaybookCheckDeps = {},
   ) {}
 
-  /** The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error. */
-  compile(yaml: string): { plan: PlanGraph; results: CompileResult['results'] } {
+  /**
+   * The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error.
+   * `autoEnrichGraph`: the agent profile running it sets `output_config.auto_enrich_graph` (enrichment nodes after its connector steps).
+   */
+  compile(yaml: string, opts: { autoEnrichGraph?: boolean } = {}): { plan: PlanGraph; results: CompileResult['results'] } {
     requireYaml(yaml);
-    const result = compilePlaybook(yaml, { ...(this.actions ? { registry: this.actions.registry() } : {}), hasModel: this.deps.hasModel ?? false });
+    const result = compilePlaybook(yaml, {
+      ...(this.actions ? { registry: this.actions.registry() } : {}),
+      hasModel: this.deps.hasModel ?? false,
+      ...(opts.autoEnrichGraph ? { autoEnrichGraph: true } : {}),
+    });
     if (!result.ok) throw invalidPlaybook(result.errors);
     this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
@@ -81,9 +88,13 @@ export class Playbooks {
    * caller's (a warning when connector-runtime cannot be asked), and a
    * warning per llm step when no model is configured.
    */
-  async report(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport> {
+  async report(yaml: string, principal: { userId: string; teamIds: readonly string[] }, extra: { autoEnrichGraph?: boolean } = {}): Promise<PlaybookReport> {
     requireYaml(yaml);
-    const opts: CompilePlaybookOptions = { ...(this.actions ? { registry: this.actions.registry() } : {}), hasModel: this.deps.hasModel ?? false };
+    const opts: CompilePlaybookOptions = {
+      ...(this.actions ? { registry: this.actions.registry() } : {}),
+      hasModel: this.deps.hasModel ?? false,
+      ...(extra.autoEnrichGraph ? { autoEnrichGraph: true } : {}),
+    };
     const extraWarnings: PlanIssue[] = [];
     if (NAMES_A_CONNECTOR.test(yaml) && principal.userId) {
       const catalog = await (this.deps.connectors ?? noConnectorCatalog).forCaller(principal);
@@ -102,8 +113,12 @@ export class Playbooks {
   }
 
   /** `report`, throwing INVALID_ARGUMENT (violations with field, step, line and column) when there are errors. */
-  async compileFor(yaml: string, principal: { userId: string; teamIds: readonly string[] }): Promise<PlaybookReport & { plan: PlanGraph }> {
-    const report = await this.report(yaml, principal);
+  async compileFor(
+    yaml: string,
+    principal: { userId: string; teamIds: readonly string[] },
+    extra: { autoEnrichGraph?: boolean } = {},
+  ): Promise<PlaybookReport & { plan: PlanGraph }> {
+    const report = await this.report(yaml, principal, extra);
     if (!report.valid || !report.plan) throw invalidPlaybook(report.errors);
     return { ...report, plan: report.plan };
   }
@@ -202,11 +217,19 @@ export class Playbooks {
   async compileStored(
     ownerUserId: string,
     id: string,
-    opts: { revision?: number; dryRun?: boolean; allowSideEffects?: boolean; caller?: { userId: string; teamIds: readonly string[] } } = {},
+    opts: {
+      revision?: number;
+      dryRun?: boolean;
+      allowSideEffects?: boolean;
+      caller?: { userId: string; teamIds: readonly string[] };
+      /** Run by an agent profile whose `output_config.auto_enrich_graph` is set. */
+      autoEnrichGraph?: boolean;
+    } = {},
   ): Promise<{ plan: PlanGraph; results: CompileResult['results']; playbook: StoredPlaybook }> {
     const playbook = await this.get(ownerUserId, id, opts.revision);
+    const extra = opts.autoEnrichGraph ? { autoEnrichGraph: true } : {};
     // With a caller (a run is about to start) the deployment checks apply too; the graph view needs the document only.
-    const { plan, results } = opts.caller ? await this.compileFor(playbook.yaml, opts.caller) : this.compile(playbook.yaml);
+    const { plan, results } = opts.caller ? await this.compileFor(playbook.yaml, opts.caller, extra) : this.compile(playbook.yaml, extra);
     const metadata: Record<string, unknown> = { ...(plan.metadata ?? {}), playbook_revision: playbook.revision };
     if (opts.dryRun) metadata.dry_run = { allow_side_effects: opts.allowSideEffects === true };
     return { plan: { ...plan, metadata }, results, playbook };

@@ -4,7 +4,7 @@
  * chosen playbook's inputs from the message and a clarify request when a
  * required one is missing. The chat runner calls this before starting a run.
  */
-import type { PlanGraph } from '@af/plan';
+import { ENRICH_ACTION, type PlanGraph } from '@af/plan';
 import { AppError } from '@af/service-kit';
 import { extractInputs, type ClarifyRequest, type ExtractedValue, type Extraction, type InputType, type PlaybookInput } from '../domain/profiles/input-extraction.js';
 import type { InputReader } from '../infra/llm-input-reader.js';
@@ -46,6 +46,8 @@ export class ProfileMessages {
     private readonly log?: { warn(obj: unknown, msg?: string): void },
     /** With TRIGGER_EMBEDDER: decides `semantic` triggers (infra/semantic-triggers.ts); without, they match as keywords. */
     private readonly semanticModel?: SemanticModel,
+    /** Whether this deployment serves an action (`enrich_knowledge` for `output_config.auto_enrich_graph`); unknown: assumed served. */
+    private readonly served?: (action: string) => boolean,
   ) {}
 
   async prepare(caller: Caller, message: string, agentProfileId: string, provided: Record<string, unknown>): Promise<PreparedMessage> {
@@ -53,10 +55,15 @@ export class ProfileMessages {
     const notes: string[] = [];
     const plans = new Map<string, PlanGraph>();
     const playbooks: StrategyPlaybook[] = [];
+    // The profile's output_config.auto_enrich_graph enriches the graph from the connector steps of the playbooks it runs,
+    // where the deployment serves enrich_knowledge; elsewhere the run goes without it, said in a note.
+    const wantsEnrich = profile.output_config?.auto_enrich_graph === true;
+    const canEnrich = wantsEnrich && (this.served?.(ENRICH_ACTION) ?? true);
+    const enrich = canEnrich ? { autoEnrichGraph: true } : {};
     for (const skill of profile.skills.filter((s) => s.skill_type === 'playbook' && s.is_enabled)) {
       try {
         // Attached playbooks are the owner's, whoever runs the agent.
-        const { plan } = await this.playbooks.compileStored(profile.user_id, skill.skill_reference);
+        const { plan } = await this.playbooks.compileStored(profile.user_id, skill.skill_reference, enrich);
         plans.set(skill.skill_reference, plan);
         playbooks.push({ playbookId: skill.skill_reference, executionMode: plan.executionMode, triggers: triggersOf(plan), priority: skill.priority });
       } catch (err) {
@@ -70,6 +77,8 @@ export class ProfileMessages {
     const selection = selectStrategy({ query, strategy: profile.strategy, playbooks, builtInSkills: builtIns, hasModel: this.hasModel, ...(semantic.semantic ? { semantic: semantic.semantic } : {}) });
     if (!selection.ok) throw new AppError('FAILED_PRECONDITION', `agent '@${profile.handle}' cannot answer: ${selection.reason}`);
     const plan = selection.playbookId ? plans.get(selection.playbookId) : undefined;
+    if (wantsEnrich && !canEnrich && plan?.nodes.some((n) => n.action === 'call_connector'))
+      notes.push(`output_config.auto_enrich_graph: no service of this deployment serves ${ENRICH_ACTION}, so this run does not feed the knowledge graph`);
     const extraction = plan ? await this.extract(query, inputsOf(plan), provided, notes) : { values: provided, extracted: [] as ExtractedValue[] };
     return {
       profile,

@@ -1,7 +1,7 @@
 /** Reads of the Neo4j graph store: entity views (through roots), queues, log, discoveries, subgraphs, full-text search. */
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
-import type { DiscoveryRow, EntityView, LogRow, RelationshipView, ReviewRow } from '../../app/ports.js';
+import type { DiscoveryRow, EntityView, GraphReads, LogRow, RelationshipView, ReviewRow } from '../../app/ports.js';
 import { jaroWinkler } from '../../domain/similarity.js';
 import { fold } from '../../domain/text.js';
 
@@ -86,7 +86,7 @@ function luceneFuzzy(q: string): string {
     .join(' ');
 }
 
-export class Neo4jGraphQueries {
+export class Neo4jGraphQueries implements GraphReads {
   constructor(
     private readonly driver: Driver,
     private readonly database: string | undefined,
@@ -315,8 +315,17 @@ export class Neo4jGraphQueries {
     return views.map((v) => ({ ...v, createdAt: created.get(v.id) ?? '' }));
   }
 
-  /** Communities as EntityCluster nodes with MEMBER_OF_CLUSTER edges; the algorithm's previous ones are replaced. */
-  async saveCommunities(tx: ManagedTransaction, owner: string, algorithm: string, communities: string[][]): Promise<void> {
+  /** Communities as EntityCluster nodes with MEMBER_OF_CLUSTER edges (one write transaction); the algorithm's previous ones are replaced. */
+  async saveCommunities(owner: string, algorithm: string, communities: string[][]): Promise<void> {
+    const session = this.driver.session({ defaultAccessMode: neo4j.session.WRITE, ...(this.database ? { database: this.database } : {}) });
+    try {
+      await session.executeWrite((tx) => this.replaceCommunities(tx, owner, algorithm, communities));
+    } finally {
+      await session.close();
+    }
+  }
+
+  private async replaceCommunities(tx: ManagedTransaction, owner: string, algorithm: string, communities: string[][]): Promise<void> {
     await tx.run(`MATCH (c:EntityCluster {user_id: $owner, algorithm: $algorithm}) DETACH DELETE c`, { owner, algorithm });
     for (const [i, members] of communities.entries()) {
       await tx.run(

@@ -1,9 +1,10 @@
 /**
- * What both graph stores write to the resolution log, and the entry of a
- * review approved as a merge: one definition for the PostgreSQL and Neo4j
- * stores, which differ only in how they write it.
+ * What the resolution flow writes to the resolution log, the entry of a
+ * review approved as a merge, and a stored entry read back for reversal: one
+ * definition for the PostgreSQL and Neo4j stores, which differ only in how
+ * they write and read it.
  */
-import type { ReviewRow } from '../app/ports.js';
+import type { ReviewRow, StoredDecision } from './ports.js';
 
 export interface LogEntry {
   owner: string;
@@ -42,5 +43,26 @@ export function userMergeEntry(owner: string, reviewId: string, review: ReviewRo
     details: { review_id: reviewId, ...review.matchDetails },
     link,
     reversible: true,
+  };
+}
+
+/** A stored log entry (the `resolution_log` columns, as both stores name them) for its reversal. */
+export function storedDecision(r: {
+  id: string;
+  action: string;
+  is_reversible?: unknown;
+  reversed_at?: unknown;
+  link_child?: string | null;
+  link_parent?: string | null;
+  link_owner?: string | null;
+}): StoredDecision {
+  return {
+    id: r.id,
+    action: r.action,
+    reversible: Boolean(r.is_reversible),
+    reversed: Boolean(r.reversed_at),
+    linkChild: r.link_child ?? null,
+    linkParent: r.link_parent ?? null,
+    linkOwner: r.link_owner ?? null,
   };
 }

@@ -1,0 +1,157 @@
+/**
+ * The resolution use case over a scripted storage port: what it reads
+ * (candidates, term statistics) reaches the domain's decision exactly as the
+ * domain alone would score it, whatever the adapter; the decision becomes the
+ * writes of a merge, a review or a new entity; relationship types a storage
+ * cannot hold are refused before any write.
+ */
+import { DEFAULT_THRESHOLDS } from '../domain/decision.js';
+import { normaliseRecord } from '../domain/normalise.js';
+import { resolveOne } from '../domain/resolve-one.js';
+import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
+import { GraphResolution } from './graph-resolution.js';
+import type { GraphStorage, GraphWrites, InputEntity, LogRow } from './ports.js';
+
+const prov = { executionId: 'run-1', nodeId: 'n1', connector: 'fixture', endpoint: 'people' };
+const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }).record;
+
+/** A storage holding one mention `m-1` (its own root); records every write. */
+function scripted(stats: { population: number; others: number }, opts: { relationshipType?: RegExp } = {}) {
+  const calls: Array<[string, ...unknown[]]> = [];
+  const counts = { countEntities: 0 };
+  const rec =
+    <T>(name: string, out: T) =>
+    async (...args: unknown[]) => {
+      calls.push([name, ...args]);
+      return out;
+    };
+  const tx: GraphWrites = {
+    blockHits: async (_o, keys) => keys.map((key) => ({ key, entityId: 'm-1' })),
+    mentions: async () => [{ id: 'm-1', rootId: 'm-1', record: existing }],
+    clusterIdRows: async () => [],
+    countEntities: async () => {
+      counts.countEntities++;
+      return stats.population;
+    },
+    countBlockKey: async () => stats.others,
+    insertMention: rec('insertMention', undefined),
+    relate: rec('relate', undefined),
+    link: rec('link', undefined),
+    unlink: rec('unlink', undefined),
+    rootOf: async (_o, id) => id,
+    nameOf: async () => 'Ezekiel Okonkwo',
+    lockEntity: async () => undefined,
+    insertReview: rec('insertReview', undefined),
+    lockReview: async () => undefined,
+    setReviewStatus: rec('setReviewStatus', undefined as never),
+    log: async (e) => {
+      calls.push(['log', e]);
+      return { id: e.id ?? 'log', action: e.action, confidence: e.confidence } as LogRow;
+    },
+    lockDecision: async () => undefined,
+    markReversed: rec('markReversed', undefined as never),
+    discover: rec('discover', undefined),
+  };
+  let writes = 0;
+  const storage = {
+    kind: 'scripted',
+    ...(opts.relationshipType ? { relationshipType: opts.relationshipType } : {}),
+    write: async <T>(work: (t: GraphWrites) => Promise<T>) => {
+      writes++;
+      return work(tx);
+    },
+  } as unknown as GraphStorage;
+  return { storage, calls, counts, writes: () => writes };
+}
+
+const input = (name: string, extra: Partial<InputEntity> = {}): InputEntity => ({ recordId: 'r', entityType: 'PERSON', name, ...extra });
+
+describe('GraphResolution', () => {
+  it('scores a record with the stored term statistics, exactly as the domain does with them', async () => {
+    const probe = input('Ezekiel Okonkwo', { state: 'CA', city: 'Oakland' });
+    const record = normaliseRecord(probe).record;
+    const probability = async (stats: { population: number; others: number }) => {
+      const { storage } = scripted(stats);
+      const [out] = await new GraphResolution(storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      const expected = resolveOne(record, [{ record: existing, clusterId: 'm-1', clusterIds: {} }], {
+        thresholds: DEFAULT_THRESHOLDS,
+        freq: () => termFrequency(stats.others, stats.population),
+        population: statsPopulation(stats.population),
+      });
+      expect(out!.probability).toBe(expected.probability);
+      expect(out!.decision).toBe(expected.decision);
+      return out!.probability;
+    };
+    // A surname most of a large namespace carries says less than a rare one.
+    const rare = await probability({ population: 50_000, others: 1 });
+    const common = await probability({ population: 50_000, others: 20_000 });
+    expect(common).toBeLessThan(rare);
+    // Below the population floor the model's own prior and no term frequency, as a small batch.
+    const small = await probability({ population: 10, others: 9 });
+    expect(small).toBe(resolveOne(record, [{ record: existing, clusterId: 'm-1', clusterIds: {} }], { thresholds: DEFAULT_THRESHOLDS }).probability);
+  });
+
+  it('counts the population once, then keeps it current with its own inserts', async () => {
+    const s = scripted({ population: 5_000, others: 3 });
+    const g = new GraphResolution(s.storage);
+    await g.resolve('u1', prov, [input('Ada Quillfeather'), input('Grace Quillfeather')], DEFAULT_THRESHOLDS);
+    await g.resolve('u1', prov, [input('Alan Quillfeather')], DEFAULT_THRESHOLDS);
+    expect(s.counts.countEntities).toBe(1);
+    await g.resolve('u2', prov, [input('Alan Quillfeather')], DEFAULT_THRESHOLDS);
+    expect(s.counts.countEntities).toBe(2);
+  });
+
+  it('stores the mention with its block keys and term-frequency key, then applies the decision', async () => {
+    const s = scripted({ population: 0, others: 0 });
+    const [merged] = await new GraphResolution(s.storage).resolve('u1', prov, [input('Okonkwo, Ezekiel', { state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
+    expect(merged).toMatchObject({ decision: 'auto_merge', entityId: 'm-1' });
+    const [insert] = s.calls.filter((c) => c[0] === 'insertMention');
+    const m = insert![1] as { id: string; keys: string[]; record: { recordId: string } };
+    expect(m.record.recordId).toBe(m.id);
+    expect(m.keys).toContain(tfKey(normaliseRecord(input('Okonkwo, Ezekiel')).record));
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'link', 'log', 'discover']);
+    expect(s.calls[1]).toEqual(['link', 'u1', m.id, 'm-1', 'm-1', (s.calls[2]![1] as { id: string }).id]);
+    expect(s.calls[2]![1]).toMatchObject({ action: 'auto_merge', sourceId: m.id, targetId: 'm-1', link: { child: m.id, parent: 'm-1' }, reversible: true });
+
+    const n = scripted({ population: 0, others: 0 });
+    const [created] = await new GraphResolution(n.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS);
+    expect(created!.decision).toBe('create_new');
+    expect(n.calls.map((c) => c[0])).toEqual(['insertMention', 'discover', 'log']);
+    expect(n.calls[2]![1]).toMatchObject({ action: 'create_new', targetId: null, reversible: false });
+  });
+
+  it('queues the review band with its match details and context', async () => {
+    const s = scripted({ population: 0, others: 0 });
+    const [out] = await new GraphResolution(s.storage).resolve('u1', prov, [input('E. Okonkwo', { state: 'CA', city: 'Oakland', source: 'fec' })], DEFAULT_THRESHOLDS);
+    expect(out!.decision).toBe('flag_review');
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'discover', 'insertReview', 'log']);
+    expect(s.calls[2]![1]).toMatchObject({
+      id: out!.reviewId,
+      candidateId: 'm-1',
+      candidateName: 'Ezekiel Okonkwo',
+      context: { source: 'fec', node_id: 'n1', candidate_record: existing.name },
+    });
+    expect((s.calls[2]![1] as { details: Record<string, unknown> }).details).toHaveProperty('probability', out!.probability);
+  });
+
+  it('refuses a relationship type the storage cannot hold, naming the field, before any write', async () => {
+    const s = scripted({ population: 0, others: 0 }, { relationshipType: /^[A-Z_]+$/ });
+    const rel = input('Ada Quillfeather', { relationships: [{ type: 'works-for', target: { recordId: 't', entityType: 'ORG', name: 'Acme Inc' } }] });
+    await expect(new GraphResolution(s.storage).resolve('u1', prov, [rel], DEFAULT_THRESHOLDS)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      violations: [{ field: 'inputs.entities[0].relationships[0].type' }],
+    });
+    expect(s.writes()).toBe(0);
+    // A storage without the restriction takes it.
+    const open = scripted({ population: 0, others: 0 });
+    await new GraphResolution(open.storage).resolve('u1', prov, [rel], DEFAULT_THRESHOLDS);
+    expect(open.calls.find((c) => c[0] === 'relate')).toEqual(['relate', 'u1', expect.any(String), expect.any(String), 'works-for', {}]);
+  });
+
+  it('refuses review decisions, reversals and splits of what the storage does not hold', async () => {
+    const g = new GraphResolution(scripted({ population: 0, others: 0 }).storage);
+    await expect(g.decideReview('u1', 'rv-1', 'approve')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(g.reverse('u1', 'log-1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(g.split('u1', 'm-9')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

@@ -1,0 +1,308 @@
+/**
+ * The graph-store port as one use case over either storage adapter: a record
+ * is normalised and blocked, its candidates and term statistics are read from
+ * the stored graph, the domain decides (resolve-one.ts), and the decision is
+ * applied — a merge link, a review item, or a new entity — with its log entry
+ * and discoveries. Review decisions, reversals and splits are the same flow
+ * for both stores too. The adapters (PostgreSQL, Neo4j) only store: each call
+ * here is one of their write transactions.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@af/service-kit';
+import { blockKeys, DEFAULT_BLOCKING, rankCandidates } from '../domain/blocking.js';
+import type { Thresholds } from '../domain/decision.js';
+import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
+import type { ExternalIds } from '../domain/record.js';
+import { resolveOne, type Candidate } from '../domain/resolve-one.js';
+import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
+import { userMergeEntry } from './log-entries.js';
+import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
+
+/** How long a counted population is trusted before it is counted again (inserts by this process keep it current meanwhile). */
+const POPULATION_TTL_MS = 60_000;
+
+export class GraphResolution implements GraphStore {
+  readonly kind: string;
+  /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
+  private readonly populations = new Map<string, { n: number; at: number }>();
+
+  constructor(private readonly storage: GraphStorage) {
+    this.kind = storage.kind;
+  }
+
+  async resolve(owner: string, prov: Provenance, inputs: readonly InputEntity[], thresholds: Thresholds): Promise<ResolvedOne[]> {
+    const allowed = this.storage.relationshipType;
+    if (allowed)
+      for (const [i, input] of inputs.entries())
+        for (const [k, rel] of (input.relationships ?? []).entries())
+          if (!allowed.test(rel.type))
+            throw AppError.invalid(`inputs.entities[${i}].relationships[${k}].type`, 'relationship types are UPPER_SNAKE_CASE');
+    return this.storage.write(async (tx) => {
+      const out: ResolvedOne[] = [];
+      for (const input of inputs) {
+        const one = await this.resolveOne(tx, owner, prov, input, thresholds);
+        out.push(one);
+        for (const rel of input.relationships ?? []) {
+          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds);
+          await tx.relate(owner, one.mentionId, target.mentionId, rel.type, rel.properties ?? {});
+          await tx.discover(owner, prov, {
+            type: 'new_relationship',
+            name: input.name,
+            entityType: input.entityType,
+            entityId: one.entityId,
+            relationshipType: rel.type,
+            related: rel.target.name,
+          });
+        }
+      }
+      return out;
+    });
+  }
+
+  private async resolveOne(
+    tx: GraphWrites,
+    owner: string,
+    prov: Provenance,
+    input: InputEntity,
+    thresholds: Thresholds,
+  ): Promise<ResolvedOne> {
+    const { record } = normaliseRecord(input);
+    const keys = blockKeys(record);
+    const candidates = await this.candidates(tx, owner, record, keys);
+    // The same term frequencies and population scaling as a batch load, from the stored graph.
+    const stats = await this.termStats(tx, owner, record);
+    const outcome = resolveOne(record, candidates, {
+      thresholds,
+      freq: () => termFrequency(stats.others, stats.population),
+      population: statsPopulation(stats.population),
+    });
+    const id = randomUUID();
+    await tx.insertMention({
+      owner,
+      id,
+      prov,
+      input,
+      record: { ...record, recordId: id },
+      subtype: input.subtype ?? record.org?.legalForm ?? '',
+      // The block keys plus the term-frequency key (counted by termStats, never searched as a block).
+      keys: [...keys, tfKey(record)],
+    });
+    this.bumpPopulation(owner, record.entityType);
+    const details = outcome.comparison
+      ? {
+          probability: outcome.probability,
+          jaro_winkler: outcome.comparison.jaroWinkler,
+          levels: outcome.comparison.levels,
+          weights: outcome.comparison.weights,
+          ...(outcome.comparison.sharedId ? { external_id_match: outcome.comparison.sharedId } : {}),
+          ...(outcome.comparison.conflict ? { external_id_conflict: outcome.comparison.conflict } : {}),
+        }
+      : {};
+    const base = {
+      owner,
+      executionId: prov.executionId,
+      sourceId: id,
+      sourceName: input.name,
+      sourceType: record.entityType,
+      confidence: outcome.probability,
+      method: outcome.comparison?.method ?? '',
+      details,
+    };
+    if (outcome.decision === 'auto_merge' && outcome.clusterId) {
+      const parent = outcome.clusterId;
+      const logId = randomUUID();
+      await tx.link(owner, id, parent, parent, logId);
+      const targetName = await tx.nameOf(owner, parent);
+      await tx.log({ ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true });
+      await tx.discover(owner, prov, {
+        type: 'entity_merge',
+        name: input.name,
+        entityType: record.entityType,
+        entityId: parent,
+        related: targetName,
+        confidence: outcome.probability,
+      });
+      return { entityId: parent, mentionId: id, decision: 'auto_merge', probability: outcome.probability };
+    }
+    await tx.discover(owner, prov, {
+      type: 'new_entity',
+      name: input.name,
+      entityType: record.entityType,
+      entityId: id,
+      confidence: input.confidence ?? 1,
+    });
+    if (outcome.decision === 'flag_review' && outcome.clusterId) {
+      const reviewId = randomUUID();
+      const targetName = await tx.nameOf(owner, outcome.clusterId);
+      await tx.insertReview({
+        owner,
+        id: reviewId,
+        executionId: prov.executionId,
+        sourceId: id,
+        sourceName: input.name,
+        sourceType: record.entityType,
+        candidateId: outcome.clusterId,
+        candidateName: targetName,
+        confidence: outcome.probability,
+        details,
+        context: { source: input.source ?? '', node_id: prov.nodeId, candidate_record: outcome.candidate?.name ?? '' },
+      });
+      await tx.log({ ...base, action: 'flag_review', targetId: outcome.clusterId, targetName, reversible: false });
+      return {
+        entityId: id,
+        mentionId: id,
+        decision: 'flag_review',
+        probability: outcome.probability,
+        reviewId,
+        candidateEntityId: outcome.clusterId,
+      };
+    }
+    await tx.log({ ...base, action: 'create_new', targetId: null, targetName: '', reversible: false });
+    return { entityId: id, mentionId: id, decision: 'create_new', probability: outcome.probability };
+  }
+
+  /** Candidates through the block keys, ranked and bounded exactly as the in-memory BlockIndex does. */
+  private async candidates(tx: GraphWrites, owner: string, record: NormalisedRecord, keys: string[]): Promise<Candidate[]> {
+    if (keys.length === 0) return [];
+    const byKey = new Map<string, string[]>();
+    for (const r of await tx.blockHits(owner, keys)) (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entityId);
+    const top = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b));
+    if (top.length === 0) return [];
+    const ents = await tx.mentions(owner, top, record.entityType);
+    const clusterIds = new Map<string, ExternalIds>();
+    for (const r of await tx.clusterIdRows(owner, [...new Set(ents.map((e) => e.rootId))])) {
+      const ids = clusterIds.get(r.rootId) ?? {};
+      for (const [kind, value] of Object.entries(r.ids)) if (value) ids[kind as keyof ExternalIds] ??= value;
+      clusterIds.set(r.rootId, ids);
+    }
+    return ents.map((e) => ({ record: e.record, clusterId: e.rootId, clusterIds: clusterIds.get(e.rootId) ?? {} }));
+  }
+
+  /**
+   * The record's term-frequency statistics in the owner's graph: other entities carrying its
+   * surname (PERSON) or core name (ORG), and the entities of its type.
+   */
+  private async termStats(tx: GraphWrites, owner: string, record: NormalisedRecord): Promise<{ others: number; population: number }> {
+    const key = `${owner}\u0000${record.entityType}`;
+    let pop = this.populations.get(key);
+    if (!pop || Date.now() - pop.at > POPULATION_TTL_MS) {
+      pop = { n: await tx.countEntities(owner, record.entityType), at: Date.now() };
+      this.populations.set(key, pop);
+    }
+    return { others: await tx.countBlockKey(owner, tfKey(record)), population: pop.n };
+  }
+
+  private bumpPopulation(owner: string, type: string): void {
+    const pop = this.populations.get(`${owner}\u0000${type}`);
+    if (pop) pop.n++;
+  }
+
+  decideReview(owner: string, id: string, decision: 'approve' | 'reject' | 'not_a_match'): Promise<{ review: ReviewRow; log?: LogRow }> {
+    return this.storage.write(async (tx) => {
+      const review = await tx.lockReview(owner, id);
+      if (!review) throw AppError.notFound('review', id);
+      if (review.status !== 'pending') throw new AppError('FAILED_PRECONDITION', `review ${id} is already ${review.status}`);
+      let log: LogRow | undefined;
+      if (decision === 'approve') {
+        const child = await tx.rootOf(owner, review.sourceEntityId);
+        const parent = await tx.rootOf(owner, review.candidateEntityId);
+        if (!child || !parent) throw new AppError('FAILED_PRECONDITION', `an entity of review ${id} no longer exists`);
+        if (child !== parent) {
+          const logId = randomUUID();
+          await tx.link(owner, child, parent, parent, logId);
+          log = await tx.log(userMergeEntry(owner, id, review, { child, parent }, logId));
+        }
+      }
+      const status = decision === 'approve' ? 'approved_merge' : 'rejected';
+      const context = decision === 'not_a_match' ? { ...review.context, not_a_match: true } : review.context;
+      const updated = await tx.setReviewStatus(owner, id, status, context);
+      return { review: updated, ...(log ? { log } : {}) };
+    });
+  }
+
+  reverse(owner: string, logId: string): Promise<LogRow> {
+    return this.storage.write(async (tx) => {
+      const entry = await tx.lockDecision(owner, logId);
+      if (!entry) throw AppError.notFound('resolution log entry', logId);
+      if (entry.reversed) throw new AppError('FAILED_PRECONDITION', `decision ${logId} was already reversed`);
+      if (!entry.reversible || !entry.linkChild || !entry.linkParent)
+        throw new AppError('FAILED_PRECONDITION', `a ${entry.action} decision changes no link and cannot be reversed`);
+      const current = await tx.lockEntity(owner, entry.linkChild);
+      if (entry.action === 'user_split') {
+        if (current?.parentId) throw new AppError('FAILED_PRECONDITION', 'the split-off entity has been merged elsewhere since');
+        const parentRoot = await tx.rootOf(owner, entry.linkParent);
+        if (!parentRoot || parentRoot === entry.linkChild)
+          throw new AppError('FAILED_PRECONDITION', 'the entity it was split from no longer holds it');
+        // The link the split removed comes back as the merge decision's it was.
+        await tx.link(owner, entry.linkChild, entry.linkParent, parentRoot, entry.linkOwner);
+      } else {
+        if (current?.parentId !== entry.linkParent)
+          throw new AppError('FAILED_PRECONDITION', `the merge of decision ${logId} is no longer in place`);
+        // A split removed this merge's link and a later decision linked the same pair again: that one is to reverse.
+        if (current?.linkLogId && current.linkLogId !== entry.id)
+          throw new AppError(
+            'FAILED_PRECONDITION',
+            `the link of decision ${logId} was split off; the link in place now is decision ${current.linkLogId}'s`,
+          );
+        await tx.unlink(owner, entry.linkChild);
+      }
+      return tx.markReversed(owner, logId);
+    });
+  }
+
+  split(owner: string, memberId: string): Promise<LogRow> {
+    return this.storage.write(async (tx) => {
+      const row = await tx.lockEntity(owner, memberId);
+      if (!row) throw AppError.notFound('entity', memberId);
+      if (!row.parentId) throw new AppError('FAILED_PRECONDITION', `entity ${memberId} is not merged into another entity`);
+      const parent = row.parentId;
+      const root = await tx.rootOf(owner, parent);
+      await tx.unlink(owner, memberId);
+      return tx.log({
+        owner,
+        executionId: '',
+        action: 'user_split',
+        sourceId: memberId,
+        sourceName: row.name,
+        sourceType: row.type,
+        targetId: root ?? parent,
+        targetName: await tx.nameOf(owner, root ?? parent),
+        confidence: 1,
+        method: 'user',
+        details: {},
+        link: { child: memberId, parent },
+        reversible: true,
+        linkOwner: row.linkLogId,
+      });
+    });
+  }
+
+  // The reads are the adapter's own.
+  entities(...a: Parameters<GraphReads['entities']>) {
+    return this.storage.reads.entities(...a);
+  }
+  listReviews(...a: Parameters<GraphReads['listReviews']>) {
+    return this.storage.reads.listReviews(...a);
+  }
+  listLog(...a: Parameters<GraphReads['listLog']>) {
+    return this.storage.reads.listLog(...a);
+  }
+  listDiscoveries(...a: Parameters<GraphReads['listDiscoveries']>) {
+    return this.storage.reads.listDiscoveries(...a);
+  }
+  discoveryStats(...a: Parameters<GraphReads['discoveryStats']>) {
+    return this.storage.reads.discoveryStats(...a);
+  }
+  search(...a: Parameters<GraphReads['search']>) {
+    return this.storage.reads.search(...a);
+  }
+  subgraph(...a: Parameters<GraphReads['subgraph']>) {
+    return this.storage.reads.subgraph(...a);
+  }
+  newEntitiesSince(...a: Parameters<GraphReads['newEntitiesSince']>) {
+    return this.storage.reads.newEntitiesSince(...a);
+  }
+  saveCommunities(...a: Parameters<GraphReads['saveCommunities']>) {
+    return this.storage.reads.saveCommunities(...a);
+  }
+}
