@@ -34,6 +34,18 @@ describe('blockKeys', () => {
     const b = blockKeys(norm({ entityType: 'ORG', name: 'Mcielvale Policy League' }));
     expect(shared(a, b)).toContain('O:dr:policy league');
   });
+  it('shares a block for a typo in the longest word of a common-word name, first letter included', () => {
+    const a = blockKeys(norm({ entityType: 'ORG', name: 'Pioneer Farm Center Fund' }));
+    const b = blockKeys(norm({ entityType: 'ORG', name: 'POINEER FARM CTR FUND' }));
+    expect(a.filter((k) => k.startsWith('O:wd:') && b.includes(k))).toContain('O:wd:poneer|farm center');
+    const c = blockKeys(norm({ entityType: 'ORG', name: 'Mvtorhol Family' }));
+    const d = blockKeys(norm({ entityType: 'ORG', name: 'iMtorhol Family Fund' }));
+    expect(c.some((k) => k.startsWith('O:wd:') && d.includes(k))).toBe(true);
+    // Short words and stopwords make no such keys.
+    expect(
+      blockKeys(norm({ entityType: 'ORG', name: 'Abc Family' })).some((k) => k.startsWith('O:wd:')),
+    ).toBe(false);
+  });
   it('blocks organisations on rare words, not on stopwords or legal forms', () => {
     const keys = blockKeys(
       norm({ entityType: 'ORG', name: 'The American Foundation for Riverside Health Inc' }),

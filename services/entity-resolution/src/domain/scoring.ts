@@ -290,6 +290,12 @@ export function weigh(
   freq?: NameFrequency,
   model: ScoringModel = DEFAULT_MODEL,
   population?: number,
+  /**
+   * Records of `b`'s cluster already known to carry `a`'s exact name value: the entity's own
+   * duplicates, taken off the name's count when more than the expected number (a large entity's
+   * own records are no evidence that its name is common).
+   */
+  ownNameRecords = 0,
 ): Comparison {
   const tm = model[a.entityType];
   const weights: Record<string, number> = {};
@@ -304,7 +310,7 @@ export function weigh(
       const f = freq?.(a.entityType, tfValue(a));
       if (f !== undefined) {
         const n = population && population > 0 ? population : tm.population;
-        const dup = (tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0);
+        const dup = Math.max((tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0), ownNameRecords);
         // Other entities with the name: the other records carrying it less the entity's own expected
         // duplicates, never below half a record (a name seen once may still have a namesake).
         tfU = Math.max(f - dup / n, TF_FLOOR_RECORDS / n, model.minTfU);
