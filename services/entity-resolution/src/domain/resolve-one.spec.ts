@@ -1,7 +1,7 @@
 import { DEFAULT_THRESHOLDS } from './decision.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
-import { nearIds, resolveOne, type Candidate } from './resolve-one.js';
+import { AMBIGUITY_MARGIN, nearIds, resolveOne, type Candidate } from './resolve-one.js';
 
 const rec = (id: string, r: Partial<ErRecord> & { name: string }) =>
   normaliseRecord({ recordId: id, entityType: 'ORG', ...r }).record;
@@ -40,6 +40,21 @@ describe('resolveOne', () => {
     );
     expect(out.probability).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.auto);
     expect(out.decision).toBe('flag_review');
+  });
+  it('chooses itself between two incompatible matching clusters when it says far more for one', () => {
+    // Two pieces of one trust (another state each) both match; the record shares its city with one.
+    const here = cand('h', { name: 'Danpeltor Family Trust', state: 'IL', city: 'Jorfield' });
+    const there = cand('t', { name: 'Danpeltor Family Trust', state: 'WI' });
+    const record = rec('x', { name: 'Danpeltor Family Trust', state: 'IL', city: 'Jorfield' });
+    const out = resolveOne(record, [here, there], { thresholds: DEFAULT_THRESHOLDS });
+    expect(out.decision).toBe('auto_merge');
+    expect(out.clusterId).toBe('h');
+    // Without the city and state it cannot tell them apart.
+    const bare = resolveOne(rec('y', { name: 'Danpeltor Family Trust' }), [here, there], {
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    expect(bare.decision).toBe('flag_review');
+    expect(AMBIGUITY_MARGIN).toBeGreaterThan(0);
   });
   it('never joins a cluster holding another id of the same kind', () => {
     const out = resolveOne(

@@ -35,6 +35,12 @@ export interface Outcome {
   comparison?: Comparison;
 }
 
+/**
+ * Log2 likelihood ratio by which the best cluster must beat another matching, incompatible cluster
+ * for the record to choose between them itself (2^4 = 16 : 1, about what a shared city adds).
+ */
+export const AMBIGUITY_MARGIN = 4;
+
 export function idsConflict(a: ExternalIds, b: ExternalIds): string | undefined {
   for (const [kind, v] of Object.entries(a)) {
     const other = b[kind as keyof ExternalIds];
@@ -69,7 +75,7 @@ export function resolveOne(
   // with the probability its other attributes give.
   let keyingError: { c: Candidate; cmp: Comparison; p: number } | undefined;
   // The best candidate of each other cluster, for the ambiguity check.
-  const byCluster = new Map<string, { c: Candidate; p: number }>();
+  const byCluster = new Map<string, { c: Candidate; p: number; weight: number }>();
   for (const [clusterId, members] of groups) {
     let top = members[0]!;
     for (const m of members) if (m.cmp.probability > top.cmp.probability) top = m;
@@ -112,7 +118,7 @@ export function resolveOne(
     const conflicting = idsConflict(record.ids, top.c.clusterIds) !== undefined;
     const p = conflicting ? 0 : cmp.probability;
     if (!best || p > best.p) best = { c: top.c, cmp, p };
-    byCluster.set(clusterId, { c: top.c, p });
+    byCluster.set(clusterId, { c: top.c, p, weight: cmp.weight });
     // Unless the ids are one keyed digit apart and everything else matches: a person decides.
     if (conflicting && nearIds(record.ids, top.c.clusterIds)) {
       const q = 1 / (1 + Math.pow(2, -cmp.weight));
@@ -131,12 +137,15 @@ export function resolveOne(
       comparison: keyingError.cmp,
     };
   // Two clusters that cannot be one entity (conflicting ids, other legal form, other state) both match
-  // above the auto threshold: the record says too little to choose (a sibling foundation without its
-  // legal form, a namesake without a state), so a person decides.
+  // above the auto threshold and the record's evidence for the best is not `AMBIGUITY_MARGIN` bits
+  // stronger: the record says too little to choose (a sibling foundation without its legal form, a
+  // namesake without a state), so a person decides.
   if (decision === 'auto_merge') {
     const floor = t.auto;
+    const bestWeight = byCluster.get(best.c.clusterId)!.weight;
     for (const [clusterId, other] of byCluster) {
       if (clusterId === best.c.clusterId || other.p < floor) continue;
+      if (bestWeight - other.weight >= AMBIGUITY_MARGIN) continue;
       if (incompatible(best.c, other.c)) {
         decision = 'flag_review';
         break;
