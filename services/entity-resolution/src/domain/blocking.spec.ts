@@ -34,6 +34,18 @@ describe('blockKeys', () => {
     const b = blockKeys(norm({ entityType: 'ORG', name: 'Mcielvale Policy League' }));
     expect(shared(a, b)).toContain('O:dr:policy league');
   });
+  it('shares a block for a typo in the longest word of a name, a swapped first letter included', () => {
+    const wd = (name: string) =>
+      blockKeys(norm({ entityType: 'ORG', name })).filter((k) => k.startsWith('O:wd:'));
+    // The first two letters swapped: no other key of a two-word family name survives that.
+    expect(wd('iMtorhol Family Fund')).toContain('O:wd:imtorhol|family');
+    expect(wd('Mitorhol Family')).toContain('O:wd:imtorhol|family');
+    // A typo after the third letter of a common word: the prefix with the rest of the core.
+    expect(wd('Pioneer Farm Center Fund')).toContain('O:wd:pio|farm center');
+    expect(wd('PIONNEER FARM CTR')).toContain('O:wd:pio|farm center');
+    // Short words and stopwords make no such keys.
+    expect(wd('Abc Family')).toEqual([]);
+  });
   it('blocks organisations on rare words, not on stopwords or legal forms', () => {
     const keys = blockKeys(
       norm({ entityType: 'ORG', name: 'The American Foundation for Riverside Health Inc' }),

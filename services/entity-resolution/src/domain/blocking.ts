@@ -62,6 +62,21 @@ export function blockKeys(r: NormalisedRecord): string[] {
     if (core.length > 0) keys.push(`${t}:sx:${core.slice(0, 2).map(soundex).join('')}`);
     // A typo in a one-word core: its first two letters with the next word (stopwords included).
     if (core.length > 1) keys.push(`${t}:f2:${(core[0] ?? '').slice(0, 2)}:${core[1]}`);
+    // A typo in the core's longest word (mostly its distinctive one: a place or family name), with
+    // the rest of the core (so that a common word still makes a small block): its first two letters
+    // in either order (a swap there changes the first letter, which most other keys keep), and its
+    // first three letters (a typo after them). Two keys, not the word's whole one-deletion
+    // neighbourhood, which would double an organisation's keys (the index at 1M records).
+    let at = -1;
+    for (let i = 0; i < core.length; i++)
+      if (!ORG_STOPWORDS.has(core[i]!) && (at < 0 || core[i]!.length > core[at]!.length)) at = i;
+    const longest = at >= 0 ? core[at]! : '';
+    if (longest.length >= 5) {
+      const rest = [...core.slice(0, at), ...core.slice(at + 1)].join(' ');
+      const [x, y] = [longest.charAt(0), longest.charAt(1)];
+      keys.push(`${t}:wd:${x < y ? x + y : y + x}${longest.slice(2)}|${rest}`);
+      keys.push(`${t}:wd:${longest.slice(0, 3)}|${rest}`);
+    }
     // A typo (or an abbreviation) in any one word of the core: the core with that word left out.
     if (core.length > 2)
       for (let i = 0; i < core.length; i++)

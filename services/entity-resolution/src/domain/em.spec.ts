@@ -1,7 +1,7 @@
 import { fitModel } from './em.js';
 import { generateRecords } from './generator.js';
 import { normaliseRecord } from './normalise.js';
-import { FEATURE_LEVELS } from './scoring.js';
+import { CLOSE_NAME_U, FEATURE_LEVELS } from './scoring.js';
 
 const records = [...generateRecords({ records: 6000, seed: 3 })].map((r) => normaliseRecord(r).record);
 const { model, report } = fitModel(records, { randomPairs: 40_000, sample: 4000 });
@@ -41,6 +41,10 @@ describe('fitModel (EM, no labels)', () => {
       expect(r.lambda).toBeGreaterThan(0);
       expect(r.lambda).toBeLessThan(1);
     }
+  });
+  it('carries the stated close-name u beside what it fitted', () => {
+    expect(model.ORG.uClose).toEqual(CLOSE_NAME_U.ORG);
+    expect(model.PERSON.uClose).toBeUndefined();
   });
   it('is reproducible for a seed', () => {
     expect(fitModel(records, { randomPairs: 40_000, sample: 4000 }).model).toEqual(model);

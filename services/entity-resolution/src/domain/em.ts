@@ -9,6 +9,7 @@ import { BlockIndex, blockKeys, DEFAULT_BLOCKING, type BlockIndexOptions } from 
 import type { NormalisedRecord } from './normalise.js';
 import type { ResolvableType } from './record.js';
 import {
+  CLOSE_NAME_U,
   compareLevels,
   FEATURE_LEVELS,
   type LevelTable,
@@ -239,8 +240,15 @@ export function fitModel(
   };
   const person = fitType(records, 'PERSON', o);
   const org = fitType(records, 'ORG', o);
+  // The close-name u is stated, not fitted (see CLOSE_NAME_U): every fit carries it.
+  const withClose = (type: ResolvableType, tm: TypeModel): TypeModel =>
+    CLOSE_NAME_U[type] ? { ...tm, uClose: CLOSE_NAME_U[type] } : tm;
   return {
-    model: { PERSON: person.model, ORG: org.model, minTfU: opts.minTfU ?? 1e-7 },
+    model: {
+      PERSON: withClose('PERSON', person.model),
+      ORG: withClose('ORG', org.model),
+      minTfU: opts.minTfU ?? 1e-7,
+    },
     report: [person.report, org.report],
   };
 }

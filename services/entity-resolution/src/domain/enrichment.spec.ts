@@ -34,7 +34,9 @@ describe('enrichmentRecords', () => {
       source: 'fec',
       externalIds: { fec_id: 'C00523514' },
     });
-    expect(records[0]!.relationships!.map((r) => [r.type, r.target.name, r.target.entityType, r.properties])).toEqual([
+    expect(
+      records[0]!.relationships!.map((r) => [r.type, r.target.name, r.target.entityType, r.properties]),
+    ).toEqual([
       ['WORKS_FOR', 'Acme Corp', 'ORG', { source_field: 'contributor_employer', source_record_index: 0 }],
       ['DONATED_TO', 'Friends of Summit PAC', 'ORG', { source_field: 'committee', source_record_index: 0 }],
     ]);
@@ -79,12 +81,20 @@ describe('enrichmentRecords', () => {
   });
 
   it('finds names in text for an auto hint, and classifies fields by name without hints', () => {
-    const auto = enrichmentRecords([{ summary: 'Grant from the Gates Foundation to Maria Lopez' }], [{ field: 'summary', entity_type: 'auto' }], '');
+    const auto = enrichmentRecords(
+      [{ summary: 'Grant from the Gates Foundation to Maria Lopez' }],
+      [{ field: 'summary', entity_type: 'auto' }],
+      '',
+    );
     expect(auto.records.map((r) => [r.name, r.entityType])).toEqual([
       ['Gates Foundation', 'ORG'],
       ['Maria Lopez', 'PERSON'],
     ]);
-    const bare = enrichmentRecords([{ contributor_name: 'John Smith', employer: 'Acme Corp', amount: 5 }], [], '');
+    const bare = enrichmentRecords(
+      [{ contributor_name: 'John Smith', employer: 'Acme Corp', amount: 5 }],
+      [],
+      '',
+    );
     expect(bare.records.map((r) => [r.name, r.entityType])).toEqual([
       ['John Smith', 'PERSON'],
       ['Acme Corp', 'ORG'],

@@ -94,7 +94,13 @@ export function extractEntities(
           const text = valueAt(rec, h.field);
           if (freeText && typeof text === 'string')
             for (const name of namesInText(text))
-              push({ name, type: guessType(name), source_field: h.field, source_record_index: index, confidence: 0.6 });
+              push({
+                name,
+                type: guessType(name),
+                source_field: h.field,
+                source_record_index: index,
+                confidence: 0.6,
+              });
           continue;
         }
         const v = valueAt(rec, h.field);

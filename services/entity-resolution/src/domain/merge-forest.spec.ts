@@ -84,7 +84,8 @@ describe('MergeForest', () => {
 
   it('property: 10,000 random merge / split / reverse sequences; a refused reversal changes nothing, and undoing every decision restores the identical state', () => {
     const r = rng(4321);
-    const state = (f: MergeForest) => JSON.stringify([[...f.groups()], f.links().map((l) => [l.child, l.parent])]);
+    const state = (f: MergeForest) =>
+      JSON.stringify([[...f.groups()], f.links().map((l) => [l.child, l.parent])]);
     let splits = 0;
     let refused = 0;
     for (let seq = 0; seq < 10_000; seq++) {
@@ -119,7 +120,7 @@ describe('MergeForest', () => {
       }
       // Undo what is still in force, newest first; a decision refused now (its link is held by one
       // reversed out of order) becomes reversible once that one is undone: repeat until none is left.
-      for (let progress = true; progress; ) {
+      for (let progress = true; progress;) {
         progress = false;
         for (const d of log.filter((x) => !x.reversed).reverse()) {
           if (!(d.kind === 'merge' ? f.unlink(d.link) : f.relink(d.link))) {

@@ -82,7 +82,10 @@ export class MergeForest {
     if (this.parent.get(link.child) !== link.parent)
       return { code: 'not_linked', message: `${link.child} is no longer merged into ${link.parent}` };
     if (link.owner !== undefined && this.owner.get(link.child) !== link.owner)
-      return { code: 'not_linked', message: `the link of ${link.child} into ${link.parent} is a later decision's` };
+      return {
+        code: 'not_linked',
+        message: `the link of ${link.child} into ${link.parent} is a later decision's`,
+      };
     this.parent.delete(link.child);
     this.owner.delete(link.child);
     return undefined;

@@ -1,7 +1,7 @@
 import { DEFAULT_THRESHOLDS } from './decision.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
-import { resolveOne, type Candidate } from './resolve-one.js';
+import { AMBIGUITY_MARGIN, nearIds, resolveOne, type Candidate } from './resolve-one.js';
 
 const rec = (id: string, r: Partial<ErRecord> & { name: string }) =>
   normaliseRecord({ recordId: id, entityType: 'ORG', ...r }).record;
@@ -40,6 +40,21 @@ describe('resolveOne', () => {
     );
     expect(out.probability).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.auto);
     expect(out.decision).toBe('flag_review');
+  });
+  it('chooses itself between two incompatible matching clusters when it says far more for one', () => {
+    // Two pieces of one trust (another state each) both match; the record shares its city with one.
+    const here = cand('h', { name: 'Danpeltor Family Trust', state: 'IL', city: 'Jorfield' });
+    const there = cand('t', { name: 'Danpeltor Family Trust', state: 'WI' });
+    const record = rec('x', { name: 'Danpeltor Family Trust', state: 'IL', city: 'Jorfield' });
+    const out = resolveOne(record, [here, there], { thresholds: DEFAULT_THRESHOLDS });
+    expect(out.decision).toBe('auto_merge');
+    expect(out.clusterId).toBe('h');
+    // Without the city and state it cannot tell them apart.
+    const bare = resolveOne(rec('y', { name: 'Danpeltor Family Trust' }), [here, there], {
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    expect(bare.decision).toBe('flag_review');
+    expect(AMBIGUITY_MARGIN).toBeGreaterThan(0);
   });
   it('never joins a cluster holding another id of the same kind', () => {
     const out = resolveOne(
@@ -80,5 +95,71 @@ describe('resolveOne against a cluster', () => {
       thresholds: DEFAULT_THRESHOLDS,
     });
     expect(out.comparison?.levels.external_id).toBe('other_kinds');
+  });
+  it("counts the cluster's own records of the name as duplicates, not as namesakes", () => {
+    const record = rec('x', { name: 'Quinvalvale Capital Institute Trust', state: 'NY' });
+    const members = ['a', 'b', 'c', 'd', 'e'].map((id) => ({
+      ...cand(id, { name: 'Quinvalvale Capital Institute', state: 'OH' }),
+      clusterId: 'a',
+    }));
+    const population = 40_000;
+    // Six records carry the name in all: the record itself and the five of the cluster.
+    const freq = () => 5 / population;
+    const one = resolveOne(record, members.slice(0, 1), { thresholds: DEFAULT_THRESHOLDS, freq, population });
+    const five = resolveOne(record, members, { thresholds: DEFAULT_THRESHOLDS, freq, population });
+    expect(five.clusterId).toBe('a');
+    expect(five.comparison!.weights.name!).toBeGreaterThan(one.comparison!.weights.name! + 1.5);
+  });
+});
+
+describe('ids one keyed character apart', () => {
+  it('tells keying errors from other ids', () => {
+    expect(nearIds({ ein: '16-3066986' }, { ein: '16-4066986' })).toBe(true);
+    expect(nearIds({ ein: '16-3066986', cik: '0000000001' }, { ein: '16-3066986', cik: '0000000002' })).toBe(
+      true,
+    );
+    expect(nearIds({ ein: '16-3066986' }, { ein: '16-4066987' })).toBe(false);
+    expect(nearIds({ ein: '16-3066986' }, { fec_id: 'C12345678' })).toBe(false);
+    expect(nearIds({}, {})).toBe(false);
+    expect(nearIds({ cik: '0000103694' }, { cik: '0009103694' })).toBe(true);
+  });
+  const trust = cand('t', {
+    name: 'Quintorfield Energy Coalition Trust',
+    state: 'IN',
+    city: 'Beldale',
+    externalIds: { ein: '16-3066986' },
+  });
+  it('sends a record whose id is one digit off an otherwise matching cluster to review, never merging it', () => {
+    const out = resolveOne(
+      rec('x', {
+        name: 'Quintorfield Energy Coalition Trust',
+        state: 'IN',
+        city: 'Beldale',
+        externalIds: { ein: '16-4066986' },
+      }),
+      [trust],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(out.decision).toBe('flag_review');
+    expect(out.clusterId).toBe('t');
+    expect(out.comparison?.conflict).toBe('ein');
+  });
+  it('keeps a record new when its id is further off or the rest does not match well', () => {
+    const far = resolveOne(
+      rec('x', {
+        name: 'Quintorfield Energy Coalition Trust',
+        state: 'IN',
+        externalIds: { ein: '17-4066986' },
+      }),
+      [trust],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(far.decision).toBe('create_new');
+    const weak = resolveOne(
+      rec('x', { name: 'Quintorfield Water Coalition', state: 'WA', externalIds: { ein: '16-4066986' } }),
+      [trust],
+      { thresholds: DEFAULT_THRESHOLDS },
+    );
+    expect(weak.decision).toBe('create_new');
   });
 });

@@ -15,6 +15,7 @@ import {
   type Levels,
   type NameFrequency,
   type ScoringModel,
+  tfValue,
 } from './scoring.js';
 
 export interface Candidate {
@@ -33,6 +34,12 @@ export interface Outcome {
   candidate?: NormalisedRecord;
   comparison?: Comparison;
 }
+
+/**
+ * Log2 likelihood ratio by which the best cluster must beat another matching, incompatible cluster
+ * for the record to choose between them itself (2^4 = 16 : 1, about what a shared city adds).
+ */
+export const AMBIGUITY_MARGIN = 4;
 
 export function idsConflict(a: ExternalIds, b: ExternalIds): string | undefined {
   for (const [kind, v] of Object.entries(a)) {
@@ -64,11 +71,18 @@ export function resolveOne(
     else groups.set(c.clusterId, [{ c, lv, cmp }]);
   }
   let best: { c: Candidate; cmp: Comparison; p: number } | undefined;
+  // The best cluster whose ids differ from the record's by one keyed character only (`nearIds`),
+  // with the probability its other attributes give.
+  let keyingError: { c: Candidate; cmp: Comparison; p: number } | undefined;
   // The best candidate of each other cluster, for the ambiguity check.
-  const byCluster = new Map<string, { c: Candidate; p: number }>();
+  const byCluster = new Map<string, { c: Candidate; p: number; weight: number }>();
   for (const [clusterId, members] of groups) {
     let top = members[0]!;
     for (const m of members) if (m.cmp.probability > top.cmp.probability) top = m;
+    // Members carrying the record's exact name value: the entity's own duplicates of the name.
+    const name = tfValue(record);
+    let own = 0;
+    for (const m of members) if (tfValue(m.c.record) === name) own++;
     // The record against the cluster: the best pair's names, the best of every other attribute.
     let cmp =
       members.length === 1 || top.cmp.conflict
@@ -84,6 +98,7 @@ export function resolveOne(
             opts.freq,
             opts.model,
             opts.population,
+            own,
           );
     // The ids of the whole cluster, not only of its best record, decide the id level.
     if (!cmp.sharedId && !cmp.conflict && cmp.levels.external_id) {
@@ -96,22 +111,41 @@ export function resolveOne(
           opts.freq,
           opts.model,
           opts.population,
+          own,
         );
     }
     // A cluster whose ids conflict with the record's is no candidate at all, however alike the names.
-    const p = idsConflict(record.ids, top.c.clusterIds) ? 0 : cmp.probability;
+    const conflicting = idsConflict(record.ids, top.c.clusterIds) !== undefined;
+    const p = conflicting ? 0 : cmp.probability;
     if (!best || p > best.p) best = { c: top.c, cmp, p };
-    byCluster.set(clusterId, { c: top.c, p });
+    byCluster.set(clusterId, { c: top.c, p, weight: cmp.weight });
+    // Unless the ids are one keyed digit apart and everything else matches: a person decides.
+    if (conflicting && nearIds(record.ids, top.c.clusterIds)) {
+      const q = 1 / (1 + Math.pow(2, -cmp.weight));
+      if (!keyingError || q > keyingError.p) keyingError = { c: top.c, cmp, p: q };
+    }
   }
   if (!best) return { decision: 'create_new', probability: 0 };
   let decision = decide(best.p, best.p === 0 && best.cmp.conflict !== undefined, opts.thresholds);
+  const t = effectiveThresholds(opts.thresholds);
+  if (decision === 'create_new' && keyingError && keyingError.p >= t.auto)
+    return {
+      decision: 'flag_review',
+      probability: keyingError.p,
+      clusterId: keyingError.c.clusterId,
+      candidate: keyingError.c.record,
+      comparison: keyingError.cmp,
+    };
   // Two clusters that cannot be one entity (conflicting ids, other legal form, other state) both match
-  // above the auto threshold: the record says too little to choose (a sibling foundation without its
-  // legal form, a namesake without a state), so a person decides.
+  // above the auto threshold and the record's evidence for the best is not `AMBIGUITY_MARGIN` bits
+  // stronger: the record says too little to choose (a sibling foundation without its legal form, a
+  // namesake without a state), so a person decides.
   if (decision === 'auto_merge') {
-    const floor = effectiveThresholds(opts.thresholds).auto;
+    const floor = t.auto;
+    const bestWeight = byCluster.get(best.c.clusterId)!.weight;
     for (const [clusterId, other] of byCluster) {
       if (clusterId === best.c.clusterId || other.p < floor) continue;
+      if (bestWeight - other.weight >= AMBIGUITY_MARGIN) continue;
       if (incompatible(best.c, other.c)) {
         decision = 'flag_review';
         break;
@@ -125,6 +159,26 @@ export function resolveOne(
     candidate: best.c.record,
     comparison: best.cmp,
   };
+}
+
+/**
+ * Whether two id sets conflict only by keying errors: every kind both carry is equal or one
+ * substituted character apart (`16-3066986` against `16-4066986`), and at least one kind is carried
+ * by both. Such a conflict still forbids an automatic merge; it no longer forbids a review.
+ */
+export function nearIds(a: ExternalIds, b: ExternalIds): boolean {
+  let compared = 0;
+  for (const [kind, x] of Object.entries(a)) {
+    const y = b[kind as keyof ExternalIds];
+    if (!x || !y) continue;
+    compared++;
+    if (x === y) continue;
+    if (x.length !== y.length) return false;
+    let diff = 0;
+    for (let i = 0; i < x.length && diff < 2; i++) if (x[i] !== y[i]) diff++;
+    if (diff !== 1) return false;
+  }
+  return compared > 0;
 }
 
 /** Whether two candidates' clusters are certainly distinct entities. */

@@ -7,6 +7,8 @@ import {
   comparePair,
   compareLevels,
   idLevel,
+  levelWeight,
+  namesClose,
   sharedContext,
 } from './scoring.js';
 
@@ -186,6 +188,51 @@ describe('term frequency', () => {
     expect(three.weights.name).toBeGreaterThan(
       Math.log2(DEFAULT_MODEL.ORG.m.name!.exact! / (3 / population)) + 0.5,
     );
+  });
+});
+
+describe('legal form given one core name (close-name u)', () => {
+  const org = (name: string, state?: string) => rec({ entityType: 'ORG', name, ...(state ? { state } : {}) });
+  it('counts an agreeing legal form far more when the core names are one (siblings differ in form)', () => {
+    const exact = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Family Fdn', 'VA'));
+    const typo = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Famliy Fdn', 'VA'));
+    expect(exact.levels.legal_form).toBe('same');
+    expect(typo.levels.legal_form).toBe('same');
+    const tm = DEFAULT_MODEL.ORG;
+    expect(exact.weights.legal_form).toBeCloseTo(
+      Math.log2(tm.m.legal_form!.same! / tm.uClose!.legal_form!.same!),
+      6,
+    );
+    expect(typo.weights.legal_form).toBeCloseTo(
+      Math.log2(tm.m.legal_form!.same! / tm.u.legal_form!.same!),
+      6,
+    );
+    expect(exact.weights.legal_form).toBeGreaterThan(typo.weights.legal_form! + 3);
+  });
+  it('still all but forbids one core name under two legal forms, and leaves a missing form neutral', () => {
+    const sibling = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Family PAC', 'MD'));
+    expect(sibling.levels.legal_form).toBe('different');
+    expect(sibling.weights.legal_form).toBeLessThan(-8);
+    const bare = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Family', 'MD'));
+    expect(bare.levels.legal_form).toBeUndefined();
+    expect(bare.probability).toBeLessThan(
+      comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Family Fdn', 'MD')).probability,
+    );
+  });
+  it('knows which pairs have close names, and falls back to u without a close-name table', () => {
+    expect(namesClose('ORG', { name: 'exact' })).toBe(true);
+    expect(namesClose('ORG', { name: 'one_edit' })).toBe(false);
+    expect(namesClose('ORG', {})).toBe(false);
+    expect(namesClose('PERSON', { last_name: 'exact', first_name: 'exact' })).toBe(true);
+    expect(namesClose('PERSON', { last_name: 'exact', first_name: 'initial' })).toBe(false);
+    const { uClose: _dropped, ...plain } = DEFAULT_MODEL.ORG;
+    expect(levelWeight(plain, 'legal_form', 'same', undefined, true)).toBeCloseTo(
+      levelWeight(plain, 'legal_form', 'same'),
+      9,
+    );
+    // An unknown level or feature weighs nothing.
+    expect(levelWeight(DEFAULT_MODEL.ORG, 'legal_form', 'sideways', undefined, true)).toBe(0);
+    expect(levelWeight(DEFAULT_MODEL.ORG, 'no_such_feature', 'same', undefined, true)).toBe(0);
   });
 });
 

@@ -61,6 +61,11 @@ export interface TypeModel {
   m: LevelTable;
   /** P(level | non-match) per feature. */
   u: LevelTable;
+  /**
+   * P(level | non-match) of an attribute among pairs whose names are close (`namesClose`), where it
+   * replaces `u`: independence of name and attributes fails there (see `CLOSE_NAME_U`). Absent: `u`.
+   */
+  uClose?: LevelTable;
 }
 
 export interface ScoringModel {
@@ -119,6 +124,28 @@ export function sharedContext(a: readonly string[], b: readonly string[]): numbe
   }
   return n;
 }
+
+/**
+ * Whether a pair's names are one name, so that a non-match is a namesake or a sibling rather than a
+ * stranger: an organisation's exact core; a person's exact surname and first name.
+ */
+export function namesClose(type: ResolvableType, levels: Readonly<Record<string, string>>): boolean {
+  if (type === 'ORG') return levels.name === 'exact';
+  return levels.last_name === 'exact' && levels.first_name === 'exact';
+}
+
+/**
+ * The close-name u the default model adds to its EM fit. Two distinct organisations with one exact
+ * core name are a family's foundation, fund, PAC and company: registries refuse a second entity of
+ * the same name and legal form in a jurisdiction, so siblings differ in legal form, and among
+ * non-matches with one core name sharing the legal form is the rare coincidence (taken as 1 in 100,
+ * against 1 in 6 among random pairs). EM cannot learn this from unlabelled pairs without reading
+ * the very agreement it estimates (a pair agreeing on the form looks like a match, so non-matches
+ * seem never to agree), hence a stated value rather than a fitted one.
+ */
+export const CLOSE_NAME_U: Partial<Record<ResolvableType, LevelTable>> = {
+  ORG: { legal_form: { same: 0.01, different: 0.99 } },
+};
 
 /** The feature whose `exact` level is term-frequency adjusted. */
 export const TF_FEATURE: Record<ResolvableType, string> = { PERSON: 'last_name', ORG: 'name' };
@@ -213,7 +240,10 @@ export function tfValue(r: NormalisedRecord): string {
   return r.person ? r.person.last : (r.org?.core ?? r.canonical);
 }
 
-export const DEFAULT_MODEL: ScoringModel = DEFAULT_FITTED_MODEL;
+export const DEFAULT_MODEL: ScoringModel = {
+  ...DEFAULT_FITTED_MODEL,
+  ORG: { ...DEFAULT_FITTED_MODEL.ORG, uClose: CLOSE_NAME_U.ORG! },
+};
 
 /** The least number of other-entity records a term-frequency u assumes for any name. */
 export const TF_FLOOR_RECORDS = 0.5;
@@ -221,11 +251,22 @@ export const TF_FLOOR_RECORDS = 0.5;
 /** The probability a shared external id gives at least. */
 export const SHARED_ID_PROBABILITY = 0.999;
 
-/** Weight of one level: log2(m/u), with u replaced by the value's frequency for a TF-adjusted exact name. */
-export function levelWeight(tm: TypeModel, feature: string, level: string, tfU?: number): number {
+/**
+ * Weight of one level: log2(m/u), with u replaced by the value's frequency for a TF-adjusted exact
+ * name, and by the close-name u (`TypeModel.uClose`) when the names are close and the model has one.
+ */
+export function levelWeight(
+  tm: TypeModel,
+  feature: string,
+  level: string,
+  tfU?: number,
+  close = false,
+): number {
   const prior = feature === 'context' && !tm.u.context ? CONTEXT_PRIOR : undefined;
   const m = prior ? prior.m[level as keyof typeof CONTEXT_PRIOR.m] : tm.m[feature]?.[level];
-  const u = tfU ?? (prior ? prior.u[level as keyof typeof CONTEXT_PRIOR.u] : tm.u[feature]?.[level]);
+  const closeU = close ? tm.uClose?.[feature]?.[level] : undefined;
+  const u =
+    tfU ?? closeU ?? (prior ? prior.u[level as keyof typeof CONTEXT_PRIOR.u] : tm.u[feature]?.[level]);
   if (m === undefined || u === undefined || m <= 0 || u <= 0) return 0;
   return Math.log2(m / u);
 }
@@ -249,6 +290,12 @@ export function weigh(
   freq?: NameFrequency,
   model: ScoringModel = DEFAULT_MODEL,
   population?: number,
+  /**
+   * Records of `b`'s cluster already known to carry `a`'s exact name value: the entity's own
+   * duplicates, taken off the name's count when more than the expected number (a large entity's
+   * own records are no evidence that its name is common).
+   */
+  ownNameRecords = 0,
 ): Comparison {
   const tm = model[a.entityType];
   const weights: Record<string, number> = {};
@@ -256,19 +303,20 @@ export function weigh(
     tm.priorLog2Odds +
     (population && population > 0 ? Math.log2(tm.population / Math.max(population, 2)) : 0);
   const tfFeature = TF_FEATURE[a.entityType];
+  const close = namesClose(a.entityType, levels);
   for (const [feature, level] of Object.entries(levels)) {
     let tfU: number | undefined;
     if (feature === tfFeature && level === 'exact') {
       const f = freq?.(a.entityType, tfValue(a));
       if (f !== undefined) {
         const n = population && population > 0 ? population : tm.population;
-        const dup = (tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0);
+        const dup = Math.max((tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0), ownNameRecords);
         // Other entities with the name: the other records carrying it less the entity's own expected
         // duplicates, never below half a record (a name seen once may still have a namesake).
         tfU = Math.max(f - dup / n, TF_FLOOR_RECORDS / n, model.minTfU);
       }
     }
-    const v = levelWeight(tm, feature, level, tfU);
+    const v = levelWeight(tm, feature, level, tfU, close);
     weights[feature] = v;
     weight += v;
   }
