@@ -110,6 +110,9 @@ function streamed(n) {
   let reviewTrue = 0;
   const reviewLinks = [];
   t0 = process.hrtime.bigint();
+  const windows = [];
+  let lastWall = 0;
+  let lastCpu = (({ user, system }) => user + system)(process.cpuUsage());
   let normMs = 0;
   i = 0;
   for (const raw of generateRecords({ records: n, seed, corruption })) {
@@ -127,10 +130,18 @@ function streamed(n) {
         reviewLinks.push([res.recordId, res.reviewClusterId]);
       }
     }
-    if (i % 100000 === 0) console.error(`${i} records, ${Math.round(ms(t0) / 1000)} s, rss ${Math.round(process.memoryUsage().rss / 2 ** 20)} MB`);
+    if (i % 100000 === 0) {
+      // Per 100k window: wall and process CPU seconds (CPU time is what the machine's load does not inflate).
+      const cpu = process.cpuUsage();
+      const w = { records: i, wall_s: round((ms(t0) - lastWall) / 1000, 1), cpu_s: round((cpu.user + cpu.system - lastCpu) / 1e6, 1), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20), load: loadavg().map((l) => round(l, 2)) };
+      windows.push(w);
+      lastWall = ms(t0);
+      lastCpu = cpu.user + cpu.system;
+      console.error(`${i} records, ${Math.round(ms(t0) / 1000)} s (last 100k: ${w.wall_s} s wall, ${w.cpu_s} s cpu), rss ${w.rss_mb} MB, load ${w.load.join(' ')}`);
+    }
   }
   const resolveMs = ms(t0) - normMs - genMs;
-  return { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs: normMs + primeMs / 2, resolveMs: resolveMs + primeMs / 2 };
+  return { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs: normMs + primeMs / 2, resolveMs: resolveMs + primeMs / 2, windows };
 }
 
 // Pairwise and B-cubed quality from typed arrays: cluster[i] and entity[i] per record (numbers).
@@ -155,7 +166,7 @@ function numericQuality(cluster, entity) {
 const results = [];
 for (const n of sizes) {
   if (n >= STREAM_FROM) {
-    const { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs, resolveMs } = streamed(n);
+    const { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs, resolveMs, windows } = streamed(n);
     const roots = resolver.rootPositions();
     // Entity of each record in input order (labels are by record number).
     const entity = new Int32Array(n);
@@ -187,6 +198,8 @@ for (const n of sizes) {
       baseline_jaro_winkler: null,
       peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       load_during: loadavg().map((l) => round(l, 2)),
+      // Generate + normalise + resolve per 100,000 records, wall and CPU, with the load average at the end of each.
+      per_100k: windows,
     };
     results.push(row);
     console.log(JSON.stringify(row));

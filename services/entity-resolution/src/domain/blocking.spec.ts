@@ -1,4 +1,4 @@
-import { BlockIndex, blockKeys } from './blocking.js';
+import { BlockIndex, blockKeys, rankCandidates } from './blocking.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
 
@@ -76,5 +76,44 @@ describe('BlockIndex', () => {
     for (let i = 0; i < 10; i++) idx.add(i, ['common', 'id:ein:9']);
     expect(idx.candidates(['common'])).toEqual([]);
     expect(idx.candidates(['id:ein:9'])).toHaveLength(10);
+  });
+  it('ranks exactly as rankCandidates over the same blocks, and keeps no state between records', () => {
+    const opts = { maxBlockSize: 12, maxCandidates: 7 };
+    const idx = new BlockIndex(opts);
+    // The reference: every block's members in insertion order, ranked by the shared ranking.
+    const blocks = new Map<string, number[]>();
+    let state = 99;
+    const rnd = (n: number) => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return (state >>> 8) % n;
+    };
+    const keysOf = () => [
+      ...new Set(
+        Array.from({ length: 1 + rnd(6) }, () => (rnd(10) === 0 ? `id:ein:${rnd(20)}` : `k${rnd(60)}`)),
+      ),
+    ];
+    for (let pos = 0; pos < 3000; pos++) {
+      const keys = keysOf();
+      const expected = rankCandidates(
+        keys.filter((k) => blocks.has(k)).map((k) => [k, blocks.get(k)!] as const),
+        opts,
+        (a, b) => b - a,
+      );
+      expect(idx.candidates(keys)).toEqual(expected);
+      idx.add(pos, keys);
+      for (const k of keys) {
+        const b = blocks.get(k) ?? [];
+        // The index stops growing a name block once it is past the searchable size (it stays skipped).
+        if (k.startsWith('id:') || b.length <= opts.maxBlockSize) b.push(pos);
+        blocks.set(k, b);
+      }
+    }
+  });
+  it('ranks positions beyond its first scratch size (a graph of many records)', () => {
+    const idx = new BlockIndex({ maxBlockSize: 10, maxCandidates: 5 });
+    idx.add(5, ['a']);
+    idx.add(200_000, ['a', 'b']);
+    expect(idx.candidates(['a', 'b'])).toEqual([200_000, 5]);
+    expect(idx.candidates(['a'])).toEqual([200_000, 5]);
   });
 });

@@ -145,16 +145,43 @@ export class BlockIndex {
 
   constructor(private readonly opts: BlockIndexOptions = DEFAULT_BLOCKING) {}
 
-  /** Records sharing a searchable block with `keys`, ranked and bounded by `rankCandidates`. */
+  /** Summed block weight per record position while one record's candidates are ranked (0: not shared). */
+  private score: Float64Array = new Float64Array(1024);
+
+  /**
+   * Records sharing a searchable block with `keys`, ranked and bounded exactly as `rankCandidates`
+   * ranks them (ties: the later position first), with the weights summed in a reused array indexed
+   * by position rather than a Map per record.
+   */
   candidates(keys: readonly string[]): number[] {
-    const shared: Array<[string, number[]]> = [];
+    const touched: number[] = [];
+    let score = this.score;
     for (const key of keys) {
       const h = hashKey(key);
       const block = this.shards[h & 15]!.get(h);
       if (block === undefined) continue;
-      shared.push([key, typeof block === 'number' ? [block] : block]);
+      const size = typeof block === 'number' ? 1 : block.length;
+      if (!isIdHash(h) && size > this.opts.maxBlockSize) continue;
+      const w = blockWeight(key, size);
+      for (let i = 0; i < size; i++) {
+        const m = typeof block === 'number' ? block : block[i]!;
+        if (m >= score.length) score = this.grow(m);
+        if (score[m] === 0) touched.push(m);
+        score[m] = score[m]! + w;
+      }
     }
-    return rankCandidates(shared, this.opts, (a, b) => b - a);
+    touched.sort((a, b) => score[b]! - score[a]! || b - a);
+    const out =
+      touched.length > this.opts.maxCandidates ? touched.slice(0, this.opts.maxCandidates) : touched;
+    for (const m of touched) score[m] = 0;
+    return out;
+  }
+
+  private grow(pos: number): Float64Array {
+    const next = new Float64Array(Math.max(2 * this.score.length, pos + 1));
+    next.set(this.score);
+    this.score = next;
+    return next;
   }
 
   add(pos: number, keys: readonly string[]): void {

@@ -1,5 +1,7 @@
 /** String similarity measures of the scorer; all return a value in [0, 1]. */
 
+let matchedBuf = new Uint8Array(64);
+
 /** Jaro similarity (transpositions counted over matched characters within the match window). */
 export function jaro(a: string, b: string): number {
   if (a === b) return 1;
@@ -7,8 +9,10 @@ export function jaro(a: string, b: string): number {
   const lb = b.length;
   if (la === 0 || lb === 0) return 0;
   const window = Math.max(0, Math.floor(Math.max(la, lb) / 2) - 1);
-  const matchedA = new Uint8Array(la);
-  const matchedB = new Uint8Array(lb);
+  // Scratch flags reused across calls (the scorer calls this millions of times in a bulk load).
+  if (matchedBuf.length < la + lb) matchedBuf = new Uint8Array(2 * (la + lb));
+  const matchedA = matchedBuf.fill(0, 0, la + lb);
+  const matchedB = matchedBuf.subarray(la, la + lb);
   let matches = 0;
   for (let i = 0; i < la; i++) {
     const lo = Math.max(0, i - window);
@@ -50,9 +54,13 @@ export function withinEdits(a: string, b: string, k: number): boolean {
   const la = a.length;
   const lb = b.length;
   if (Math.abs(la - lb) > k) return false;
-  let prev2 = new Array<number>(lb + 1).fill(0);
-  let prev = Array.from({ length: lb + 1 }, (_, j) => j);
-  let cur = new Array<number>(lb + 1).fill(0);
+  if (k === 1) return withinOneEdit(a, b);
+  if (rowBuf.length < 3 * (lb + 1)) rowBuf = new Int32Array(6 * (lb + 1));
+  // Three rows of scratch reused across calls: i - 2, i - 1 and i.
+  let prev2 = rowBuf.subarray(0, lb + 1).fill(0);
+  let prev = rowBuf.subarray(lb + 1, 2 * (lb + 1));
+  for (let j = 0; j <= lb; j++) prev[j] = j;
+  let cur = rowBuf.subarray(2 * (lb + 1), 3 * (lb + 1)).fill(0);
   for (let i = 1; i <= la; i++) {
     cur[0] = i;
     let rowMin = i;
@@ -73,6 +81,38 @@ export function withinEdits(a: string, b: string, k: number): boolean {
     [prev2, prev, cur] = [prev, cur, prev2];
   }
   return prev[lb]! <= k;
+}
+
+let rowBuf = new Int32Array(96);
+
+/**
+ * Distance at most one, in one pass: one insertion or deletion (lengths one apart), or one
+ * substitution or one adjacent transposition (equal lengths). The same answer as the banded table.
+ */
+function withinOneEdit(a: string, b: string): boolean {
+  const la = a.length;
+  const lb = b.length;
+  if (la !== lb) {
+    const [s, l] = la < lb ? [a, b] : [b, a];
+    let i = 0;
+    while (i < s.length && s.charCodeAt(i) === l.charCodeAt(i)) i++;
+    for (let j = i; j < s.length; j++) if (s.charCodeAt(j) !== l.charCodeAt(j + 1)) return false;
+    return true;
+  }
+  let i = 0;
+  while (i < la && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === la) return true;
+  // One substitution at i, or a transposition of i and i + 1; the rest equal.
+  let rest = i + 1;
+  if (
+    i + 1 < la &&
+    a.charCodeAt(i) === b.charCodeAt(i + 1) &&
+    a.charCodeAt(i + 1) === b.charCodeAt(i) &&
+    a.charCodeAt(i) !== a.charCodeAt(i + 1)
+  )
+    rest = i + 2;
+  for (let j = rest; j < la; j++) if (a.charCodeAt(j) !== b.charCodeAt(j)) return false;
+  return true;
 }
 
 /** Two words are one word with a typo: Jaro–Winkler ≥ 0.9, or one edit apart when both have four letters or more. */
