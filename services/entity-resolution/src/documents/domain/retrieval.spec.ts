@@ -96,12 +96,12 @@ describe('BruteForceIndex', () => {
 });
 
 describe('BruteForceIndex against a plain dot product', () => {
-  it('finds the same top k for dense and sparse queries (columns fused four at a time, remainders one by one)', () => {
+  it.each([300, 5000])('finds the same top k for dense and sparse queries over %i rows (columns fused four at a time, remainders one by one)', (count) => {
     let seed = 7;
     const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
     const dims = 43;
     const ix = new BruteForceIndex(dims, 16);
-    const rows = Array.from({ length: 300 }, () => Float32Array.from({ length: dims }, rnd));
+    const rows = Array.from({ length: count }, () => Float32Array.from({ length: dims }, rnd));
     rows.forEach((v, i) => ix.upsert(`r${i}`, v));
     const sparse = new Float32Array(dims);
     for (const j of [0, 5, 6, 17, 30, 42]) sparse[j] = rnd();
