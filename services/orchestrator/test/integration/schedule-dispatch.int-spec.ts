@@ -205,7 +205,10 @@ describe('schedules using a stored playbook', () => {
     const hourly = await schedule({ name: 'hourly', target: { playbook_id: 'pb-1' } });
     await schedule({ name: 'other playbook', target: { playbook_id: 'pb-2' } });
     await schedule({ name: 'theirs', target: { playbook_id: 'pb-1' } }, 'u2');
-    expect(await commands.usingPlaybook('u1', 'pb-1')).toEqual({ own: [{ id: daily.id, name: 'daily' }, { id: hourly.id, name: 'hourly' }], total: 2 });
+    // Both are made at the same clock instant: their order among themselves is by id, so compare by name.
+    const using = await commands.usingPlaybook('u1', 'pb-1');
+    expect(using.total).toBe(2);
+    expect([...using.own].sort((a, b) => a.name.localeCompare(b.name))).toEqual([{ id: daily.id, name: 'daily' }, { id: hourly.id, name: 'hourly' }]);
     expect(await commands.usingPlaybook('u1', 'pb-3')).toEqual({ own: [], total: 0 });
     await expect(commands.usingPlaybook('u1', '')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', violations: [expect.objectContaining({ field: 'playbook_id' })] });
     await expect(commands.usingPlaybook('', 'pb-1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
