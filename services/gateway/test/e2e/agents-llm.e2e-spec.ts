@@ -63,7 +63,8 @@ beforeAll(async () => {
     outputRouter: true,
     env: {
       'connector-runtime': { CONNECTOR_EGRESS_ALLOW: `127.0.0.1:${api.port}` },
-      orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(NODE_SCRIPT) },
+      // A short lease: after the kill below, the restarted process takes the run over once the dead one's lease lapses.
+      orchestrator: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(NODE_SCRIPT), RUN_LEASE_MS: '5000' },
       // The in-process bus loses what it held when the process stops: the planner's sweep finds ended runs nobody journaled.
       planner: { LLM_PROVIDER: 'scripted', LLM_SCRIPT: JSON.stringify(SUMMARY_SCRIPT), AGENT_JOURNAL_SWEEP_MS: '500' },
     },
@@ -189,8 +190,9 @@ describe('embedded mode: the journal without anyone following the run', () => {
     gate.release();
     await stack.services.gateway.start();
     const ofRun = async () => ((await http('GET', url(`/api/agent-factory/profiles/${profileId}/journal?page_size=200`), { token: alice })).body.entries as Array<{ run_id: string; summary_source: string }>).filter((e) => e.run_id === runId && e.summary_source !== 'action');
+    // Taken over once the dead process's lease lapses, the run ends; its entry is written from the end frame or by the sweep.
     let entries = await ofRun();
-    for (const until = Date.now() + 30_000; entries.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 250))) entries = await ofRun();
+    for (const until = Date.now() + 90_000; entries.length === 0 && Date.now() < until; await new Promise((r) => setTimeout(r, 250))) entries = await ofRun();
     // The restarted planner's script starts again: its first answer summarises this run.
     // (The call in flight when the process died may fail on its deadline: the entry says how the run ended, whatever that was.)
     const run = (await http('GET', url(`/api/v1/runs/${runId}`), { token: alice })).body.run;
@@ -199,5 +201,5 @@ describe('embedded mode: the journal without anyone following the run', () => {
     expect(entries[0]).toMatchObject({ detail_entries: [expect.objectContaining({ step: 'find_org', status: 'completed' }), expect.objectContaining({ step: 'get_filings' })] });
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await ofRun()).toHaveLength(1);
-  });
+  }, 150_000);
 });
