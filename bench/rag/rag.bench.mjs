@@ -42,6 +42,7 @@ const { createEmbedder, OfflineWordVectorEmbedder } = await imp('documents/infra
 const { IngestDocument } = await imp('documents/app/ingest-document.js');
 const { SearchDocuments } = await imp('documents/app/search-documents.js');
 const { BruteForceIndex } = await imp('documents/domain/vector-index.js');
+const { VectorScanPool } = await imp('documents/infra/vector-scan-pool.js');
 const { fuse } = await imp('documents/domain/fusion.js');
 
 const sizes = (process.argv[2] ?? '10000,100000').split(',').map(Number).filter((n) => n > 0); // 0: quality only
@@ -60,7 +61,10 @@ const kit = await ServiceKit.start({
 });
 const log = { info() {}, warn() {}, error() {}, debug() {} };
 const index = new DocumentIndexRepository(kit.db);
-const vectors = new EmbeddedVectorStore(kit.db);
+// As the service does by default (DOCS_SEARCH_THREADS=2): large owners' vectors scanned by worker threads, a slice each.
+const searchThreads = Number(process.env.BENCH_SEARCH_THREADS ?? 2);
+const pool = searchThreads > 0 ? new VectorScanPool({ threads: searchThreads }) : undefined;
+const vectors = new EmbeddedVectorStore(kit.db, 64, pool);
 // BENCH_EMBEDDER: offline (default, offline-wordvec-v1) or offline-hashed (offline-hashed-ngram-v1).
 const tEmb = performance.now();
 const rssBefore = process.memoryUsage().rss;
@@ -256,11 +260,21 @@ for (const size of sizes) {
     for (const q of qs) { const t = performance.now(); await search.execute({ owner, query: q, maxResults: 8, mode }); lat.push(performance.now() - t); }
     res[mode] = { p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
   }
+  // The same searches with the vectors scanned on the event loop (DOCS_SEARCH_THREADS=0), in the same minutes.
+  if (pool) {
+    const onLoop = new SearchDocuments(index, embedder, new EmbeddedVectorStore(kit.db));
+    await onLoop.execute({ owner, query: qs[0], maxResults: 8 });
+    for (const mode of ['hybrid', 'dense']) {
+      const lat = [];
+      for (const q of qs) { const t = performance.now(); await onLoop.execute({ owner, query: q, maxResults: 8, mode }); lat.push(performance.now() - t); }
+      res[`${mode}_scanned_on_event_loop`] = { p50_ms: r3(pct(lat, 50)), p95_ms: r3(pct(lat, 95)) };
+    }
+  }
   // A fixed single-threaded reference computed in the same minutes (the machine is shared): the
   // hybrid p95 as a multiple of it compares runs made under different loads.
   const refLat = [];
   for (let i = 0; i < 30; i++) { const t = performance.now(); referenceTask(); refLat.push(performance.now() - t); }
-  latency[size] = { chunks: have, ...res, reference_task: { what: REFERENCE_WHAT, p50_ms: r3(pct(refLat, 50)), p95_ms: r3(pct(refLat, 95)) }, hybrid_p95_over_reference_p50: r3(res.hybrid ? res.hybrid.p95_ms / pct(refLat, 50) : NaN), loadavg_at_measure: loadavg().map(r3) };
+  latency[size] = { chunks: have, search_threads: pool ? pool.size : 0, ...res, reference_task: { what: REFERENCE_WHAT, p50_ms: r3(pct(refLat, 50)), p95_ms: r3(pct(refLat, 95)) }, hybrid_p95_over_reference_p50: r3(res.hybrid ? res.hybrid.p95_ms / pct(refLat, 50) : NaN), loadavg_at_measure: loadavg().map(r3) };
   console.log(`size ${size}: ${JSON.stringify(res)}`);
 
   // In-memory index alone: brute force vs HNSW on the same vectors.
@@ -285,7 +299,21 @@ for (const size of sizes) {
     for (let r = 0; r < rows.length; r++) { let s = 0; const off = r * dims; for (let j = 0; j < dims; j++) s += flat[off + j] * v[j]; sc[r] = s; }
     rowLat.push(performance.now() - t);
   }
+  let threadLat;
+  if (pool) {
+    const shared = new BruteForceIndex(dims, rows.length, true);
+    rows.forEach((r, i) => shared.upsert(r.id, vecsAll[i], r.id.slice(0, 36)));
+    threadLat = [];
+    var threadSame = 0;
+    for (const [qi, v] of qv.entries()) {
+      const t = performance.now();
+      const got = await pool.search(shared, v, 8);
+      threadLat.push(performance.now() - t);
+      if (got.map((x) => x.id).join() === exact[qi].join()) threadSame++;
+    }
+  }
   const vi = {
+    ...(threadLat ? { brute_force_threads: { threads: pool.size, p50_ms: r3(pct(threadLat, 50)), p95_ms: r3(pct(threadLat, 95)), queries_with_the_same_top_8_as_one_scan: `${threadSame}/${qv.length}` } } : {}),
     brute_force: { layout: 'by column, the query\'s non-zero columns four per pass', p50_ms: r3(pct(bfLat, 50)), p95_ms: r3(pct(bfLat, 95)), build_ms: Math.round(bfBuild), recall_at_8_vs_exact: 1 },
     row_major_reference: { p50_ms: r3(pct(rowLat, 50)), p95_ms: r3(pct(rowLat, 95)), queries: rowLat.length },
     loadavg_at_measure: loadavg().map(r3),
@@ -325,6 +353,7 @@ const result = {
   embedder_load: embedderLoad,
   embedding_speed: embedSpeed,
   vector_store: vectors.kind,
+  search_threads: pool ? pool.size : 0,
   lexical: 'bm25 in memory over PostgreSQL english tsvector lexemes (k1 1.2, b 0.75)',
   fusion: `configured default: ${search.fusion.method === 'rrf' ? 'weighted reciprocal rank fusion (k = 60)' : 'min-max normalised score fusion'}, dense weight ${search.denseWeight}, BM25 weight 1, 50 candidates per retriever; grid chosen on half A in quality.<embedder>.fusion_grid_on_half_A`,
   quality: qualityResults,
@@ -336,5 +365,6 @@ writeFileSync(process.env.BENCH_OUT ?? join(here, '../results/rag.json'), `${JSO
 }
 writeResult();
 console.log('wrote bench/results/rag.json');
+await pool?.close();
 await kit.close();
 if (process.env.BENCH_KEEP_DB) console.log(`kept database ${db.name}`); else await db.drop();

@@ -21,6 +21,13 @@ export const documentsEnvSchema = z.object({
   /** `embedded` (default; vectors in PostgreSQL, searched in memory) or `qdrant` (needs QDRANT_URL). */
   DOCS_VECTOR_STORE: z.enum(['embedded', 'qdrant']).default('embedded'),
   /**
+   * Worker threads that scan the embedded store's vectors of an owner with at least
+   * DOCS_SEARCH_THREADS_MIN_CHUNKS chunks, a slice each (shared memory, no copy); 0: scanned on the event loop.
+   */
+  DOCS_SEARCH_THREADS: z.coerce.number().int().min(0).max(16).default(2),
+  /** Owners with fewer chunks are scanned on the event loop (posting to threads would cost more than it saves). */
+  DOCS_SEARCH_THREADS_MIN_CHUNKS: z.coerce.number().int().min(0).default(20_000),
+  /**
    * Weight of the dense list in the fusion (BM25 weighs 1). Unset: 1 with
    * `offline-wordvec-v1` and model embedders, 0.75 with `offline-hashed-ngram-v1`
    * (itself lexical, a noisier copy of what BM25 finds).

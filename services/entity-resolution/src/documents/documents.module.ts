@@ -19,6 +19,7 @@ import { createEmbedder } from './infra/embedders.js';
 import { EmbeddedVectorStore } from './infra/embedded-vector-store.js';
 import type { VectorStore } from './infra/ports.js';
 import { QdrantVectorStore } from './infra/qdrant-vector-store.js';
+import { VectorScanPool } from './infra/vector-scan-pool.js';
 import { workspaceDocuments } from './infra/workspace-documents.client.js';
 
 
@@ -64,8 +65,16 @@ export async function startDocuments(
     openaiBaseUrl: c.DOCS_EMBEDDER === 'openai' ? c.DOCS_EMBEDDING_BASE_URL : undefined,
     ollamaBaseUrl: c.DOCS_EMBEDDER === 'ollama' ? c.DOCS_EMBEDDING_BASE_URL : undefined,
   });
+  const pool =
+    c.DOCS_VECTOR_STORE === 'embedded' && c.DOCS_SEARCH_THREADS > 0
+      ? new VectorScanPool({
+          threads: c.DOCS_SEARCH_THREADS,
+          minRows: c.DOCS_SEARCH_THREADS_MIN_CHUNKS,
+          onFallback: (reason) => kit.log.warn({ reason }, 'vector scan threads failed: this search ran on the event loop'),
+        })
+      : undefined;
   const vectors: VectorStore =
-    c.DOCS_VECTOR_STORE === 'qdrant' ? new QdrantVectorStore(c.QDRANT_URL!, 'af_docs', c.QDRANT_API_KEY) : new EmbeddedVectorStore(kit.db);
+    c.DOCS_VECTOR_STORE === 'qdrant' ? new QdrantVectorStore(c.QDRANT_URL!, 'af_docs', c.QDRANT_API_KEY) : new EmbeddedVectorStore(kit.db, 64, pool);
   let consumer: DocumentEventsConsumer | undefined;
   if (c.OUTPUT_ROUTER_URL) {
     const ingest = new IngestDocument(
@@ -90,6 +99,7 @@ export async function startDocuments(
     {
       embedder: embedder.name,
       vectorStore: vectors.kind,
+      ...(pool ? { searchThreads: pool.size } : {}),
       lexical: 'bm25 in memory over postgres english lexemes',
       fusion: search.fusion,
       rerank: rerank ? rerank.name : 'off',
@@ -104,6 +114,7 @@ export async function startDocuments(
       reembedStop.abort();
       await reembed;
       await consumer?.stop();
+      await pool?.close();
     },
   };
 }

@@ -28,7 +28,8 @@ beforeAll(async () => {
   stack = await startStack({
     outputRouter: true,
     entityResolution: true,
-    env: { 'entity-resolution': { DOCS_MAX_INGEST_BYTES: '20000' } },
+    // Every vector search through the scan threads (the size floor at 0), as a large owner's would.
+    env: { 'entity-resolution': { DOCS_MAX_INGEST_BYTES: '20000', DOCS_SEARCH_THREADS_MIN_CHUNKS: '0' } },
   });
   alice = await registerUser(stack.gatewayUrl, 'alice-docs@example.com');
   bob = await registerUser(stack.gatewayUrl, 'bob-docs@example.com');
@@ -106,6 +107,9 @@ describe('documents: upload → ingested → search_documents', () => {
     expect(b.documents.length).toBeGreaterThan(0);
     expect(b.documents.every((d: any) => ![pdfId, notesId].includes(d.document_id))).toBe(true);
     expect(JSON.stringify(b)).not.toContain('90 days');
+    // Those searches ran on the scan threads (none fell back to the event loop).
+    expect(stack.logs()).toMatch(/"searchThreads":2.*"document index ready"|"document index ready".*"searchThreads":2/);
+    expect(stack.logs()).not.toContain('vector scan threads failed');
   });
 
   it('re-indexes a new version and removes a deleted document', async () => {

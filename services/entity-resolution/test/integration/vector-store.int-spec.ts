@@ -11,6 +11,7 @@ import { HashedEmbedder } from '../../src/documents/domain/hashed-embedder.js';
 import { EmbeddedVectorStore } from '../../src/documents/infra/embedded-vector-store.js';
 import type { VectorPoint, VectorStore } from '../../src/documents/infra/ports.js';
 import { QdrantVectorStore } from '../../src/documents/infra/qdrant-vector-store.js';
+import { VectorScanPool } from '../../src/documents/infra/vector-scan-pool.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
 
 let db: TestDatabase;
@@ -71,6 +72,10 @@ function vectorStoreContract(name: string, make: () => VectorStore) {
 }
 
 vectorStoreContract('embedded (PostgreSQL + in-memory brute force)', () => new EmbeddedVectorStore({ query: (sql: string, params?: unknown[]) => db.query(sql, params) }));
+// Every search through the worker threads (no size floor): the same contract.
+const pool = new VectorScanPool({ threads: 2, minRows: 0 });
+afterAll(() => pool.close());
+vectorStoreContract('embedded, scanned by worker threads', () => new EmbeddedVectorStore({ query: (sql: string, params?: unknown[]) => db.query(sql, params) }, 64, pool));
 
 describe('embedded vector store replicas', () => {
   it("see each other's writes through the owner's generation, and their own in place", async () => {

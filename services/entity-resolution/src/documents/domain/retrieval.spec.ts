@@ -6,7 +6,7 @@ import { HashedEmbedder } from './hashed-embedder.js';
 import type { Block } from './parsed.js';
 import { analyseQuery, yearsIn } from './query-analysis.js';
 import { estimateTokens } from './text.js';
-import { BruteForceIndex } from './vector-index.js';
+import { BruteForceIndex, queryPlan, scanColumns } from './vector-index.js';
 
 describe('chunkDocument', () => {
   const para = (n: number) => Array.from({ length: n }, (_, i) => `Sentence number ${i} talks about cranes and ships.`).join(' ');
@@ -77,20 +77,25 @@ describe('HashedEmbedder', () => {
 describe('BruteForceIndex', () => {
   const unit = (xs: number[]) => { const n = Math.hypot(...xs); return Float32Array.from(xs.map((x) => x / n)); };
 
-  it('returns the exact top k, honours the filter, updates and removes', () => {
+  it('returns the exact top k, honours the group filter, updates and removes', () => {
     const ix = new BruteForceIndex(3, 1);
-    ix.upsert('a', unit([1, 0, 0]));
-    ix.upsert('b', unit([0.9, 0.1, 0]));
-    ix.upsert('c', unit([0, 1, 0]));
-    ix.upsert('d', unit([0, 0, 1]));
+    ix.upsert('a', unit([1, 0, 0]), 'doc-x');
+    ix.upsert('b', unit([0.9, 0.1, 0]), 'doc-x');
+    ix.upsert('c', unit([0, 1, 0]), 'doc-y');
+    ix.upsert('d', unit([0, 0, 1]), 'doc-y');
     expect(ix.search(unit([1, 0, 0]), 2).map((h) => h.id)).toEqual(['a', 'b']);
-    expect(ix.search(unit([1, 0, 0]), 2, (id) => id !== 'a').map((h) => h.id)).toEqual(['b', 'c']);
-    ix.upsert('a', unit([0, 0, 1]));
+    expect(ix.search(unit([1, 0, 0]), 2, ['doc-y']).map((h) => h.id)).toEqual(['c', 'd']);
+    expect(ix.search(unit([1, 0, 0]), 5, ['doc-x', 'doc-never-seen']).map((h) => h.id)).toEqual(['a', 'b']);
+    expect(ix.search(unit([1, 0, 0]), 5, [])).toEqual([]);
+    ix.upsert('a', unit([0, 0, 1]), 'doc-x');
     expect(ix.search(unit([0, 0, 1]), 2).map((h) => h.id).sort()).toEqual(['a', 'd']);
     expect(ix.remove('b')).toBe(true);
     expect(ix.remove('b')).toBe(false);
     expect(ix.size).toBe(3);
     expect(ix.search(unit([1, 0, 0]), 5).map((h) => h.id)).not.toContain('b');
+    // The last row (d) took b's place: it keeps its group.
+    expect(ix.search(unit([0, 0, 1]), 5, ['doc-y']).map((h) => h.id)).toEqual(['d', 'c']);
+    expect(ix.search(unit([0, 0, 1]), 5, ['doc-x']).map((h) => h.id)).toEqual(['a']);
     expect(() => ix.upsert('x', new Float32Array(2))).toThrow('vector has 2 dimensions, the index 3');
   });
 });
@@ -114,6 +119,39 @@ describe('BruteForceIndex against a plain dot product', () => {
       expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
       got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 4));
     }
+  });
+
+  it('scans in slices (as the worker threads do) to the same answer as one scan, shared or not, filtered or not', () => {
+    let seed = 11;
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32) - 0.5;
+    const dims = 37;
+    for (const shared of [false, true]) {
+      const ix = new BruteForceIndex(dims, 16, shared);
+      for (let i = 0; i < 4000; i++) ix.upsert(`r${i}`, Float32Array.from({ length: dims }, rnd), `doc-${i % 7}`);
+      for (let i = 0; i < 4000; i += 13) ix.remove(`r${i}`);
+      const q = Float32Array.from({ length: dims }, rnd);
+      const block = ix.block;
+      expect(block.data.buffer instanceof SharedArrayBuffer).toBe(shared);
+      for (const groups of [undefined, ['doc-2', 'doc-5']]) {
+        const whole = ix.search(q, 12, groups);
+        if (groups) expect(whole.every((h) => Number(h.id.slice(1)) % 7 === 2 || Number(h.id.slice(1)) % 7 === 5)).toBe(true);
+        const cuts = [0, 1, 999, 2500, block.size];
+        const parts = cuts.slice(1).map((to, i) =>
+          scanColumns(block.data, block.capacity, block.groups, { ...queryPlan(q), k: 12, from: cuts[i]!, to, allowed: ix.allowedMask(groups) }, { scores: new Float32Array(0) }),
+        );
+        expect(ix.hits(parts, 12)).toEqual(whole);
+      }
+    }
+  });
+
+  it('counts every write in the version a scan in another thread checks', () => {
+    const ix = new BruteForceIndex(2, 16, true);
+    const v0 = ix.block.version;
+    ix.upsert('a', Float32Array.of(1, 0));
+    ix.upsert('a', Float32Array.of(0, 1));
+    ix.remove('a');
+    ix.remove('a');
+    expect(ix.block.version).toBe(v0 + 3);
   });
 });
 

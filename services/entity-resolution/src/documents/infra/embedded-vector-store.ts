@@ -4,9 +4,12 @@
  * column-wise exact index, one per owner, loaded on first use. Each search
  * reads the owner's write generation (one primary-key row), so a replica
  * sees what another one indexed; its own writes update the cache in place.
+ * With a scan pool the rows are held in shared memory and large indexes are
+ * scanned by its worker threads, a slice each.
  */
 import { sqlRows, type Queryable } from '@af/service-kit';
 import { BruteForceIndex } from '../domain/vector-index.js';
+import type { VectorScanPool } from './vector-scan-pool.js';
 import { bumpGeneration, GenerationCache, readGeneration } from './generations.js';
 import { chunkDocumentId, type VectorPoint, type VectorStore } from './ports.js';
 
@@ -20,6 +23,7 @@ export class EmbeddedVectorStore implements VectorStore {
   constructor(
     private readonly db: Queryable,
     maxOwnersCached = 64,
+    private readonly pool?: VectorScanPool,
   ) {
     this.cache = new GenerationCache(maxOwnersCached);
   }
@@ -31,8 +35,8 @@ export class EmbeddedVectorStore implements VectorStore {
       // newest vectors say which size is current and the others stay out until they are replaced.
       const rows = await sqlRows(this.db, 'SELECT id, vector FROM doc_vectors WHERE owner_user_id = $1 ORDER BY seq DESC', [owner]);
       const dims = rows.length ? (rows[0].vector as Buffer).byteLength / 4 : 1;
-      const index = new BruteForceIndex(dims, Math.max(16, rows.length));
-      for (const r of rows) if ((r.vector as Buffer).byteLength === dims * 4) index.upsert(r.id, fromBytes(r.vector));
+      const index = new BruteForceIndex(dims, Math.max(16, rows.length), Boolean(this.pool));
+      for (const r of rows) if ((r.vector as Buffer).byteLength === dims * 4) index.upsert(r.id, fromBytes(r.vector), chunkDocumentId(r.id));
       return index;
     });
   }
@@ -57,7 +61,7 @@ export class EmbeddedVectorStore implements VectorStore {
     this.cache.applied(owner, generation, (index) => {
       // An empty owner's index was made with no dimensions known: reload it instead.
       if (points.some((p) => p.vector.length !== index.dimensions)) return false;
-      for (const p of points) index.upsert(p.id, p.vector);
+      for (const p of points) index.upsert(p.id, p.vector, p.documentId);
     });
   }
 
@@ -72,7 +76,6 @@ export class EmbeddedVectorStore implements VectorStore {
   async search(owner: string, vector: Float32Array, k: number, documentIds?: readonly string[]) {
     const index = await this.load(owner);
     if (!index.size || index.dimensions !== vector.length) return [];
-    const allowed = documentIds ? new Set(documentIds) : undefined;
-    return index.search(vector, k, allowed ? (id) => allowed.has(chunkDocumentId(id)) : undefined);
+    return this.pool ? this.pool.search(index, vector, k, documentIds) : index.search(vector, k, documentIds);
   }
 }
