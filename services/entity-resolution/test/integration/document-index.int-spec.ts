@@ -163,3 +163,19 @@ describe('ReembedDocuments (the configured embedder changed)', () => {
     expect(await new ReembedDocuments(a, wordvec, vectors, log).execute()).toEqual({ documents: 0, chunks: 0, failed: 0 });
   });
 });
+
+describe('DocumentIndexRepository chunk rows', () => {
+  it("answer each chunk with its parent's text (of the same version), none for a chunk without a parent, and nothing of another owner", async () => {
+    const owner = `dora-${randomUUID()}`;
+    const d = randomUUID();
+    const parent = (ordinal: number, text: string) => ({ ordinal, kind: 'parent', text, section: 'S', table: false, tokens: 5 }) as Chunk;
+    const child = (ordinal: number, parentOrdinal: number | undefined, text: string) => ({ ordinal, kind: 'child', text, section: 'S', table: false, tokens: 5, ...(parentOrdinal === undefined ? {} : { parentOrdinal }) }) as Chunk;
+    for (const version of [1, 2]) {
+      expect(await a.claim(owner, { documentId: d, version, title: 'p.md', contentType: 'text/markdown', folderPath: '' })).toBe(true);
+      expect(await a.commit(owner, d, version, meta, [parent(0, `opening v${version}`), child(1, 0, `body v${version}`), child(2, undefined, `loose v${version}`)])).toBe(true);
+    }
+    const rows = await a.chunks(owner, [`${d}:2:1`, `${d}:2:2`, `${d}:1:1`]);
+    expect(rows.map((r) => [r.id, r.text, r.parentText]).sort()).toEqual([[`${d}:2:1`, 'body v2', 'opening v2'], [`${d}:2:2`, 'loose v2', null]]);
+    expect(await a.chunks(`other-${randomUUID()}`, [`${d}:2:1`])).toEqual([]);
+  });
+});

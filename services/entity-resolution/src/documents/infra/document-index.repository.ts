@@ -320,6 +320,7 @@ export class DocumentIndexRepository {
     return rows.length > 0;
   }
 
+  /** The rows of chunk ids, each with its parent's text (found by the parent's id, `<document>:<version>:<ordinal>`). */
   async chunks(owner: string, ids: string[]): Promise<ChunkRow[]> {
     if (!ids.length) return [];
     const rows = await sqlRows(
@@ -327,7 +328,7 @@ export class DocumentIndexRepository {
       `SELECT c.id, c.document_id, d.title, d.folder_path, d.format, c.text, c.section, c.page, c.page_end, c.is_table, p.text AS parent_text
        FROM doc_chunks c
        JOIN doc_index_documents d ON d.owner_user_id = c.owner_user_id AND d.document_id = c.document_id
-       LEFT JOIN doc_chunks p ON p.owner_user_id = c.owner_user_id AND p.document_id = c.document_id AND p.version = c.version AND p.ordinal = c.parent_ordinal
+       LEFT JOIN doc_chunks p ON p.id = c.document_id::text || ':' || c.version || ':' || c.parent_ordinal AND p.owner_user_id = c.owner_user_id
        WHERE c.owner_user_id = $1 AND c.id = ANY($2)`,
       [owner, ids],
     );
