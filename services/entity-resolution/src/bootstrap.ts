@@ -18,6 +18,7 @@ import { EntityModule } from './grpc/entity.controller.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from './infra/migrations/index.js';
 import { graphStore } from './infra/graph-store.factory.js';
 import { LlmEntityExtractor } from './infra/llm-extractor.js';
+import { rekeyStaleEntities } from './app/rekey-entities.js';
 
 export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process.env) {
   const kit = await ServiceKit.start({
@@ -55,6 +56,15 @@ export async function bootstrapEntityResolution(env: NodeJS.ProcessEnv = process
     auth,
   });
   kit.onClose(() => grpc.close());
+  // Entities keyed by an older version of the blocking keys get the current ones, off the request path.
+  const rekeyStop = new AbortController();
+  const rekey = rekeyStaleEntities(store, log, rekeyStop.signal).catch((err) =>
+    log.error({ reason: (err as Error)?.message ?? String(err) }, 'keying stored entities again stopped'),
+  );
+  kit.onClose(async () => {
+    rekeyStop.abort();
+    await rekey;
+  });
   log.info({ grpcPort: config.GRPC_PORT, actions: handlers.map((h) => h.name) }, 'entity-resolution ready');
   return { kit, close: () => kit.close() };
 }

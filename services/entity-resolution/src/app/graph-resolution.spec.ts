@@ -5,6 +5,7 @@
  * writes of a merge, a review or a new entity; relationship types a storage
  * cannot hold are refused before any write.
  */
+import { BLOCK_KEYS_VERSION, blockKeys } from '../domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../domain/decision.js';
 import { normaliseRecord } from '../domain/normalise.js';
 import { resolveOne } from '../domain/resolve-one.js';
@@ -51,6 +52,8 @@ function scripted(stats: { population: number; others: number }, opts: { relatio
     lockDecision: async () => undefined,
     markReversed: rec('markReversed', undefined as never),
     discover: rec('discover', undefined),
+    staleKeyed: rec('staleKeyed', [{ owner: 'u7', id: 'm-1', record: existing }]),
+    rekey: rec('rekey', undefined),
   };
   let writes = 0;
   const storage = {
@@ -67,6 +70,17 @@ function scripted(stats: { population: number; others: number }, opts: { relatio
 const input = (name: string, extra: Partial<InputEntity> = {}): InputEntity => ({ recordId: 'r', entityType: 'PERSON', name, ...extra });
 
 describe('GraphResolution', () => {
+  it('keys stale entities again, in one write: the current block keys plus the term-frequency key, at the current version', async () => {
+    const { storage, calls, writes } = scripted({ population: 10, others: 0 });
+    expect(await new GraphResolution(storage).rekeyStale(250)).toBe(1);
+    expect(writes()).toBe(1);
+    expect(calls).toEqual([
+      ['staleKeyed', BLOCK_KEYS_VERSION, 250],
+      ['rekey', 'u7', 'm-1', [...blockKeys(existing), tfKey(existing)], BLOCK_KEYS_VERSION],
+    ]);
+    expect(blockKeys(existing).length).toBeGreaterThan(2);
+  });
+
   it('scores a record with the stored term statistics, exactly as the domain does with them', async () => {
     const probe = input('Ezekiel Okonkwo', { state: 'CA', city: 'Oakland' });
     const record = normaliseRecord(probe).record;

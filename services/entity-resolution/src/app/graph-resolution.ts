@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@af/service-kit';
-import { blockKeys, DEFAULT_BLOCKING, rankCandidates } from '../domain/blocking.js';
+import { BLOCK_KEYS_VERSION, blockKeys, DEFAULT_BLOCKING, rankCandidates } from '../domain/blocking.js';
 import type { Thresholds } from '../domain/decision.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
@@ -17,6 +17,9 @@ import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { userMergeEntry } from './log-entries.js';
 import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
+
+/** The block keys plus the term-frequency key (counted by termStats, never searched as a block). */
+const storedKeys = (record: NormalisedRecord, keys = blockKeys(record)) => [...keys, tfKey(record)];
 
 /** How long a counted population is trusted before it is counted again (inserts by this process keep it current meanwhile). */
 const POPULATION_TTL_MS = 60_000;
@@ -28,6 +31,14 @@ export class GraphResolution implements GraphStore {
 
   constructor(private readonly storage: GraphStorage) {
     this.kind = storage.kind;
+  }
+
+  async rekeyStale(limit: number): Promise<number> {
+    return this.storage.write(async (tx) => {
+      const stale = await tx.staleKeyed(BLOCK_KEYS_VERSION, limit);
+      for (const e of stale) await tx.rekey(e.owner, e.id, storedKeys(e.record), BLOCK_KEYS_VERSION);
+      return stale.length;
+    });
   }
 
   async resolve(owner: string, prov: Provenance, inputs: readonly InputEntity[], thresholds: Thresholds): Promise<ResolvedOne[]> {
@@ -84,8 +95,8 @@ export class GraphResolution implements GraphStore {
       input,
       record: { ...record, recordId: id },
       subtype: input.subtype ?? record.org?.legalForm ?? '',
-      // The block keys plus the term-frequency key (counted by termStats, never searched as a block).
-      keys: [...keys, tfKey(record)],
+      keys: storedKeys(record, keys),
+      keysVersion: BLOCK_KEYS_VERSION,
     });
     this.bumpPopulation(owner, record.entityType);
     const details = outcome.comparison

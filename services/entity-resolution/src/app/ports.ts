@@ -140,6 +140,11 @@ export interface GraphDecisions {
   reverse(owner: string, logId: string): Promise<LogRow>;
   /** Take `memberId` (and what was merged under it) out of its entity: a user_split, reversible. */
   split(owner: string, memberId: string): Promise<LogRow>;
+  /**
+   * Key again up to `limit` stored entities (of any owner) whose block keys
+   * are of an older version than BLOCK_KEYS_VERSION; answers how many.
+   */
+  rekeyStale(limit: number): Promise<number>;
 }
 
 /** The reads of the graph (and the stored communities), which each adapter answers itself. */
@@ -206,6 +211,8 @@ export interface MentionInput {
   subtype: string;
   /** Block keys, and the term-frequency key (counted, never searched). */
   keys: readonly string[];
+  /** The version of `keys` (BLOCK_KEYS_VERSION). */
+  keysVersion: number;
 }
 
 /** A review item to queue. */
@@ -281,6 +288,10 @@ export interface GraphWrites {
   lockDecision(owner: string, id: string): Promise<StoredDecision | undefined>;
   markReversed(owner: string, id: string): Promise<LogRow>;
   discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void>;
+  /** Up to `limit` entities of any owner whose keys are of a version below `version`, locked (others skip them). */
+  staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>>;
+  /** Replace an entity's block keys (and term-frequency key) with `keys` of `version`. */
+  rekey(owner: string, id: string, keys: readonly string[], version: number): Promise<void>;
 }
 
 /** What a graph-store adapter implements: storage, in write transactions, and the reads. */

@@ -30,6 +30,14 @@ const ORG_STOPWORDS = new Set([
   'foundation',
 ]);
 
+/**
+ * The version of `blockKeys`: raise it whenever the keys a record gets
+ * change. A stored entity keyed by an older version is keyed again from its
+ * stored normalised record when the service starts (GraphResolution.rekeyStale),
+ * so new keys find old records too. 2: the organisation typo keys.
+ */
+export const BLOCK_KEYS_VERSION = 2;
+
 export function blockKeys(r: NormalisedRecord): string[] {
   const keys: string[] = [];
   for (const [kind, value] of Object.entries(r.ids)) keys.push(`id:${kind}:${value}`);

@@ -77,8 +77,8 @@ class PgWrites implements GraphWrites {
   async insertMention(e: MentionInput): Promise<void> {
     const { owner, id, prov, input, record } = e;
     await this.m.query(
-      `INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $1)`,
-      [id, owner, record.entityType, e.subtype, input.name, record.canonical, JSON.stringify(record), input.confidence ?? 1],
+      `INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, block_keys_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $1, $9)`,
+      [id, owner, record.entityType, e.subtype, input.name, record.canonical, JSON.stringify(record), input.confidence ?? 1, e.keysVersion],
     );
     for (const alias of new Set(input.aliases ?? [])) {
       await this.m.query(`INSERT INTO entity_aliases (entity_id, owner, alias) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [id, owner, alias]);
@@ -226,5 +226,19 @@ class PgWrites implements GraphWrites {
         d.confidence ?? 1,
       ],
     );
+  }
+
+  async staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
+    const rows: Array<{ owner: string; id: string; normalised: NormalisedRecord }> = await this.m.query(
+      `SELECT owner, id, normalised FROM entities WHERE block_keys_version < $1 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [version, limit],
+    );
+    return rows.map((r) => ({ owner: r.owner, id: r.id, record: r.normalised }));
+  }
+
+  async rekey(owner: string, id: string, keys: readonly string[], version: number): Promise<void> {
+    await this.m.query(`DELETE FROM entity_blocks WHERE owner = $1 AND entity_id = $2`, [owner, id]);
+    await this.m.query(`INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`, [owner, id, [...keys]]);
+    await this.m.query(`UPDATE entities SET block_keys_version = $3 WHERE owner = $1 AND id = $2`, [owner, id, version]);
   }
 }

@@ -117,6 +117,27 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       expect(await stats(owner, org)).toEqual({ others: 1, population: 1 });
     });
 
+    it('keys again an entity stored with older block keys: before, a new record cannot find it; after, it merges', async () => {
+      const owner = `rekey-${randomUUID()}`;
+      const [first] = await store.resolve(owner, prov('k1'), [person({ name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
+      expect(first!.decision).toBe('create_new');
+      // As an older version of the service left it: none of today's keys, version 0.
+      await storage.write((tx) => tx.rekey(owner, first!.mentionId, [], 0));
+      const [blind] = await store.resolve(owner, prov('k2'), [person({ name: 'Okonkwo, Ezekiel', state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
+      expect(blind!.decision).toBe('create_new');
+      await storage.write((tx) => tx.rekey(owner, blind!.mentionId, [], 0));
+      let keyed = 0;
+      for (let n = -1; n !== 0; keyed += n) n = await store.rekeyStale(1);
+      expect(keyed).toBeGreaterThanOrEqual(2);
+      expect(await store.rekeyStale(100)).toBe(0);
+      const [found] = await store.resolve(owner, prov('k3'), [person({ name: 'Dr. Ezekiel Okonkwo', state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
+      expect(found!.decision).toBe('auto_merge');
+      expect([first!.mentionId, blind!.mentionId]).toContain(found!.entityId);
+      // The term-frequency key is back too: all three stored Okonkwos are counted.
+      const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Ada Okonkwo' }).record;
+      expect(await storage.write((tx) => tx.countBlockKey(owner, tfKey(probe)))).toBe(3);
+    });
+
     it('refuses a second reversal, a reversal of a decision that changed no link, and another owner', async () => {
       const owner = `refusals-${randomUUID()}`;
       const org = (name: string, ein: string): InputEntity => ({ recordId: '0', entityType: 'ORG', name, externalIds: { ein } });

@@ -4,6 +4,7 @@ import { DocumentsIndexGenerations1766100000002 } from '../../documents/infra/do
 import { Init1764300000000 } from './1764300000000-init.js';
 import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
 import { LinkOwner1766300000000 } from './1766300000000-link-owner.js';
+import { BlockKeysVersion1766400000000 } from './1766400000000-block-keys-version.js';
 
 /** Every entity-resolution migration, oldest first. */
 export const ENTITY_RESOLUTION_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   TrigramSearch1766100000001,
   DocumentsIndexGenerations1766100000002,
   LinkOwner1766300000000,
+  BlockKeysVersion1766400000000,
 ];

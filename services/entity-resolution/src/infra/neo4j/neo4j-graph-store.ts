@@ -146,6 +146,7 @@ class Neo4jWrites implements GraphWrites {
       `CREATE (e:Entity {id: $id, user_id: $owner, type: $type, subtype: $subtype, name: $name, canonical_name: $canonical,
                          normalised: $normalised, confidence: $confidence, parent_id: null, root_id: $id, source: $source,
                          aliases: $aliases, aliases_text: $aliasesText, ext_ein: $ein, ext_fec_id: $fec, ext_cik: $cik,
+                         block_keys_version: $keysVersion,
                          first_seen: datetime(), last_seen: datetime(), created_at: datetime(), updated_at: datetime()})
        WITH e
        UNWIND $keys AS k
@@ -167,6 +168,7 @@ class Neo4jWrites implements GraphWrites {
         fec: record.ids.fec_id ?? null,
         cik: record.ids.cik ?? null,
         keys: e.keys,
+        keysVersion: neo4j.int(e.keysVersion),
       },
     );
     // Provenance: connector, endpoint, run, node; record index and time on the edge.
@@ -347,6 +349,32 @@ class Neo4jWrites implements GraphWrites {
         endpoint: prov.endpoint ?? '',
         confidence: d.confidence ?? 1,
       },
+    );
+  }
+
+  async staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
+    const stale = rows(
+      await this.tx.run(
+        `MATCH (e:Entity) WHERE coalesce(e.block_keys_version, 0) < $version
+         RETURN e.user_id AS owner, e.id AS id, e.normalised AS normalised ORDER BY e.id LIMIT $limit`,
+        { version: neo4j.int(version), limit: neo4j.int(limit) },
+      ),
+    );
+    return stale.map((r) => ({ owner: r.owner, id: r.id, record: JSON.parse(r.normalised) as NormalisedRecord }));
+  }
+
+  async rekey(owner: string, id: string, keys: readonly string[], version: number): Promise<void> {
+    await this.tx.run(
+      `MATCH (e:Entity {user_id: $owner, id: $id})
+       OPTIONAL MATCH (:BlockKey)-[old:BLOCKS]->(e)
+       DELETE old
+       WITH DISTINCT e
+       SET e.block_keys_version = $version
+       WITH e
+       UNWIND $keys AS k
+       MERGE (b:BlockKey {user_id: $owner, key: k})
+       CREATE (b)-[:BLOCKS]->(e)`,
+      { owner, id, keys: [...keys], version: neo4j.int(version) },
     );
   }
 }
