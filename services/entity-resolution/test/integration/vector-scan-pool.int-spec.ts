@@ -82,6 +82,25 @@ describe('VectorScanPool', () => {
     await broken.close();
   });
 
+  it('replaces a worker once it was sent more new blocks than it may hold on to; scans it still owed are answered', async () => {
+    // Each index of 2,000 rows × 48 floats is ~390 KB: a worker may see two before it is replaced.
+    const small = new VectorScanPool({ threads: 2, minRows: 0, recycleBytes: 1_000_000 });
+    const indexes = Array.from({ length: 6 }, () => makeIndex(2_000));
+    const q = vec();
+    for (let round = 0; round < 2; round++) {
+      // All at once: a worker is retired while it still owes scans.
+      const got = await Promise.all(indexes.map((ix) => small.search(ix, q, 6)));
+      indexes.forEach((ix, i) => expect(got[i]).toEqual(ix.search(q, 6)));
+    }
+    // 6 new blocks per thread, at most 2 per worker: 3 workers per thread in the first round, more in the second.
+    expect(small.workersStarted).toBeGreaterThanOrEqual(6);
+    // The same index again and again is no new block: no replacement.
+    const before = small.workersStarted;
+    for (let i = 0; i < 10; i++) expect(await small.search(indexes[0]!, q, 3)).toEqual(indexes[0]!.search(q, 3));
+    expect(small.workersStarted - before).toBeLessThanOrEqual(2);
+    await small.close();
+  });
+
   it('a closed pool still answers, in this thread; a bad thread count is refused', async () => {
     const p = new VectorScanPool({ threads: 1, minRows: 0 });
     const ix = makeIndex(1_000);

@@ -26,6 +26,8 @@ export interface VectorScanPoolOptions {
   onFallback?: (reason: string) => void;
   /** The worker module (default: vector-scan.worker.js beside this one). */
   workerUrl?: URL;
+  /** Bytes of blocks a worker may be sent before it is replaced by a fresh one (see ScanThread); default 256 MiB. */
+  recycleBytes?: number;
 }
 
 /** The compiled worker next to this module; under the test runner (TypeScript sources) the build's copy. */
@@ -37,47 +39,92 @@ function workerUrl(): URL {
 
 type Pending = { resolve: (r: ScanResult) => void; reject: (e: Error) => void };
 
+/** One worker and the scans it owes; `retiring`: it takes no more and ends once it owes none. */
+interface Live {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  retiring: boolean;
+}
+
+/**
+ * One worker thread, started on first use and again after it dies. A worker
+ * holds on to every shared block it was sent until its own garbage
+ * collection runs, which its tiny allocations rarely cause: so once it has
+ * been sent `recycleBytes` of blocks it never had (an owner's index loaded
+ * again after another replica wrote, an index grown), it is retired (ended
+ * when its scans are answered, which frees them all) and a fresh one serves.
+ */
 class ScanThread {
-  private worker: Worker | null = null;
-  constructor(private readonly url: URL) {}
-
-  private readonly pending = new Map<number, Pending>();
+  private live: Live | null = null;
   private nextId = 0;
+  private sent = new WeakSet<SharedArrayBuffer>();
+  private sentBytes = 0;
+  /** Workers started so far. */
+  started = 0;
 
-  private spawn(): Worker {
+  constructor(
+    private readonly url: URL,
+    private readonly recycleBytes: number,
+  ) {}
+
+  private spawn(): Live {
     const worker = new Worker(this.url);
+    this.started++;
+    const live: Live = { worker, pending: new Map(), retiring: false };
     worker.on('message', (reply: ScanReply) => {
-      const p = this.pending.get(reply.id);
+      const p = live.pending.get(reply.id);
       if (!p) return;
-      this.pending.delete(reply.id);
+      live.pending.delete(reply.id);
+      if (live.pending.size === 0) {
+        worker.unref();
+        if (live.retiring) void worker.terminate();
+      }
       if ('error' in reply) p.reject(new Error(`vector scan failed: ${reply.error}`));
       else p.resolve({ rows: reply.rows, scores: reply.scores });
     });
     const died = (why: string) => {
-      if (this.worker === worker) this.worker = null;
-      for (const p of this.pending.values()) p.reject(new Error(`vector scan thread ${why}`));
-      this.pending.clear();
+      if (this.live === live) this.live = null;
+      for (const p of live.pending.values()) p.reject(new Error(`vector scan thread ${why}`));
+      live.pending.clear();
     };
-    // Never what keeps the process alive.
+    // Idle, never what keeps the process alive; while a scan is out, it is (see scan).
     worker.unref();
     worker.on('error', (err) => died(`failed: ${err.message}`));
     worker.on('exit', (code) => died(`exited (${code})`));
-    return worker;
+    return live;
+  }
+
+  private retire(): void {
+    const old = this.live;
+    this.live = null;
+    this.sent = new WeakSet();
+    this.sentBytes = 0;
+    if (!old) return;
+    old.retiring = true;
+    if (old.pending.size === 0) void old.worker.terminate();
   }
 
   scan(job: Omit<ScanJob, 'id'>): Promise<ScanResult> {
-    this.worker ??= this.spawn();
+    const block = job.data.buffer as SharedArrayBuffer;
+    if (!this.sent.has(block)) {
+      const bytes = block.byteLength + job.groups.byteLength;
+      if (this.sentBytes > 0 && this.sentBytes + bytes > this.recycleBytes) this.retire();
+      this.sent.add(block);
+      this.sentBytes += bytes;
+    }
+    const live = (this.live ??= this.spawn());
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker!.postMessage({ ...job, id });
+      live.pending.set(id, { resolve, reject });
+      live.worker.ref();
+      live.worker.postMessage({ ...job, id });
     });
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = null;
-    if (w) await w.terminate();
+    const live = this.live;
+    this.live = null;
+    if (live) await live.worker.terminate();
   }
 }
 
@@ -89,12 +136,17 @@ export class VectorScanPool {
   constructor(private readonly options: VectorScanPoolOptions) {
     if (!Number.isInteger(options.threads) || options.threads < 1) throw new Error(`threads must be a whole number ≥ 1, got ${options.threads}`);
     const url = options.workerUrl ?? workerUrl();
-    this.threads = Array.from({ length: options.threads }, () => new ScanThread(url));
+    this.threads = Array.from({ length: options.threads }, () => new ScanThread(url, options.recycleBytes ?? 256 * 2 ** 20));
     this.minRows = options.minRows ?? 20_000;
   }
 
   get size(): number {
     return this.threads.length;
+  }
+
+  /** Worker threads started so far (more than `size` once workers were replaced). */
+  get workersStarted(): number {
+    return this.threads.reduce((a, t) => a + t.started, 0);
   }
 
   /** The k rows of `index` most similar to `query`, restricted to `groups` when given (see BruteForceIndex.search). */
