@@ -9,6 +9,8 @@ export * from './scoring.js';
 export * from './decision.js';
 export * from './resolve-one.js';
 export * from './resolver.js';
+export * from './resolve-partition.js';
+export * from './parallel-resolve.js';
 export * from './generator.js';
 export * from './metrics.js';
 export * from './merge-forest.js';
