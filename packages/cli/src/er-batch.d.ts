@@ -9,6 +9,8 @@ declare module '@af/entity-resolution/batch' {
     outPath: string;
     onProgress?: (done: number, total: number) => void;
     onBadLine?: (line: number, reason: string) => void;
+    /** 1: one thread; default: PERSON and ORG on two worker threads (`ER_THREADS` overrides). */
+    threads?: number;
   }
   export interface ResolveFileSummary {
     records: number;

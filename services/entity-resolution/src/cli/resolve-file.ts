@@ -5,15 +5,19 @@
  *
  * Batch mode reads the whole input first (bad lines reported with their
  * number and skipped), counts name frequencies over all of it (as Splink
- * computes its term-frequency tables), then resolves record by record.
+ * computes its term-frequency tables), then resolves record by record. The
+ * PERSON and the ORG records are resolved on two threads (`ParallelResolver`:
+ * types are never merged and their statistics are per type), each type in
+ * input order; `threads: 1` or `ER_THREADS=1` keeps it to one thread, with
+ * the same result.
  * Output: one line per good record, `{record_id, cluster_id, decided}` where
  * `decided` is "review" when the record's best match fell in the review band
  * (its cluster is then its own).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
-import { Resolver } from '../domain/resolver.js';
+import { ParallelResolver } from '../domain/parallel-resolve.js';
+import type { ErRecord } from '../domain/record.js';
 import { parseLine } from './record-line.js';
 
 export { parseLine, type LineResult } from './record-line.js';
@@ -25,6 +29,8 @@ export interface ResolveFileOptions {
   onProgress?: (done: number, total: number) => void;
   /** Called once per bad line, which is skipped. */
   onBadLine?: (line: number, reason: string) => void;
+  /** 1: resolve in the calling thread; default: each entity type in its own worker thread (`ER_THREADS` overrides). */
+  threads?: number;
 }
 
 export interface ResolveFileSummary {
@@ -44,7 +50,7 @@ export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFile
   });
   await opened;
   const lines = createInterface({ input, crlfDelay: Infinity });
-  const records: NormalisedRecord[] = [];
+  const records: ErRecord[] = [];
   const seen = new Set<string>();
   let n = 0;
   let bad = 0;
@@ -63,38 +69,49 @@ export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFile
       continue;
     }
     seen.add(parsed.record.recordId);
-    records.push(normaliseRecord(parsed.record).record);
+    records.push(parsed.record);
   }
   seen.clear();
 
-  const resolver = new Resolver();
-  resolver.primeFrequencies(records);
-  const review = new Set<string>();
   let last = 0;
-  for (let i = 0; i < records.length; i++) {
-    const res = resolver.add(records[i]!);
-    if (res.decision === 'flag_review') review.add(res.recordId);
-    const now = Date.now();
-    if (opts.onProgress && now - last > 200) {
-      last = now;
-      opts.onProgress(i + 1, records.length);
-    }
+  const resolver = new ParallelResolver({
+    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    onProgress: (done) => {
+      const now = Date.now();
+      if (opts.onProgress && now - last > 200) {
+        last = now;
+        opts.onProgress(done, records.length);
+      }
+    },
+  });
+  for (const r of records) {
+    resolver.prime(r);
+    if (resolver.busy) await resolver.ready();
   }
-  opts.onProgress?.(records.length, records.length);
+  for (const r of records) {
+    resolver.add(r);
+    if (resolver.busy) await resolver.ready();
+  }
+  const resolution = await resolver.finish();
+  records.length = 0;
+  opts.onProgress?.(resolution.size, resolution.size);
+  const review = new Set(resolution.reviews.map((r) => r.position));
 
   // Clusters are final only at the end: a later record may join an earlier one's cluster.
   const out = createWriteStream(opts.outPath);
   const clusterSet = new Set<string>();
-  for (const c of resolver.clusters()) {
-    clusterSet.add(c.clusterId);
-    const line = `${JSON.stringify({ record_id: c.recordId, cluster_id: c.clusterId, decided: review.has(c.recordId) ? 'review' : 'auto' })}\n`;
+  const ids = resolution.recordIds;
+  for (let i = 0; i < ids.length; i++) {
+    const clusterId = ids[resolution.roots[i]!]!;
+    clusterSet.add(clusterId);
+    const line = `${JSON.stringify({ record_id: ids[i], cluster_id: clusterId, decided: review.has(i) ? 'review' : 'auto' })}\n`;
     if (!out.write(line)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) =>
     out.end((err?: Error | null) => (err ? reject(err) : resolve())),
   );
   return {
-    records: records.length,
+    records: resolution.size,
     badLines: bad,
     clusters: clusterSet.size,
     review: review.size,
