@@ -17,6 +17,10 @@
 //   peak RSS     of the process (maxRSS) after the size
 // Baseline: records grouped by type + first three letters of the canonical
 // name; a record joins the first of the last 50 records of its block with Jaro–Winkler ≥ 0.92.
+// Resolution runs as the CLI runs it: the PERSON and the ORG records each on their own worker thread
+// (ParallelResolver; ER_THREADS=1 for one thread). Sizes below the streamed ones also resolve once on
+// one thread first and report that reference, the ratio and whether both gave the same clusters
+// (ER_BENCH_SINGLE=0 leaves it out).
 // Needs `pnpm --filter @af/entity-resolution build`. Writes bench/results/entity-resolution.json.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -25,7 +29,9 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const domain = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
-const { generateRecords, normaliseRecord, Resolver, clusterQuality, blockKeys, jaroWinkler, DEFAULT_BLOCKING } = domain;
+const { generateRecords, normaliseRecord, ParallelResolver, resolveThreads, clusterQuality, blockKeys, jaroWinkler, DEFAULT_BLOCKING } = domain;
+const THREADS = resolveThreads();
+const SINGLE_REFERENCE = process.env.ER_BENCH_SINGLE !== '0' && THREADS > 1;
 
 const sizes = (process.argv[2] ?? '10000,100000').split(',').map(Number);
 const corruption = process.argv[3] ?? 'medium';
@@ -85,10 +91,8 @@ function pairCompleteness(records, labels) {
 // The naive baseline and pair completeness (which hold every record's keys) run at the smaller sizes only.
 const STREAM_FROM = Number(process.env.ER_STREAM_FROM ?? 500_000);
 
-function streamed(n) {
-  const records = () => (function* () {
-    for (const r of generateRecords({ records: n, seed, corruption })) yield normaliseRecord(r).record;
-  })();
+async function streamed(n) {
+  const tStart = process.hrtime.bigint();
   const labels = new Int32Array(n);
   let t0 = process.hrtime.bigint();
   let i = 0;
@@ -98,51 +102,78 @@ function streamed(n) {
     i++;
   }
   const genMs = ms(t0);
-  const resolver = new Resolver();
-  t0 = process.hrtime.bigint();
-  resolver.primeFrequencies(records());
-  const primeMs = ms(t0);
-  const lat = new Float64Array(n);
-  const entityOf = (recordId) => labels[Number(recordId.slice(1)) - 1];
-  // Record number → input position, for the review links (no string map over a million records).
-  const posOfNo = new Int32Array(n);
-  let review = 0;
-  let reviewTrue = 0;
-  const reviewLinks = [];
-  t0 = process.hrtime.bigint();
   const windows = [];
   let lastWall = 0;
   let lastCpu = (({ user, system }) => user + system)(process.cpuUsage());
-  let normMs = 0;
-  i = 0;
-  for (const raw of generateRecords({ records: n, seed, corruption })) {
-    const s0 = process.hrtime.bigint();
-    const rec = normaliseRecord(raw).record;
-    const s = process.hrtime.bigint();
-    normMs += Number(s - s0) / 1e6;
-    const res = resolver.add(rec);
-    lat[i] = Number(process.hrtime.bigint() - s) / 1e6;
-    posOfNo[Number(rec.recordId.slice(1)) - 1] = i++;
-    if (res.decision === 'flag_review') {
-      review++;
-      if (entityOf(res.outcome.candidate.recordId) === entityOf(res.recordId)) {
-        reviewTrue++;
-        reviewLinks.push([res.recordId, res.reviewClusterId]);
-      }
-    }
-    if (i % 100000 === 0) {
-      // Per 100k window: wall and process CPU seconds (CPU time is what the machine's load does not inflate).
+  let nextWindow = 100000;
+  t0 = process.hrtime.bigint();
+  const resolver = new ParallelResolver({
+    onProgress: (done) => {
+      if (done < nextWindow) return;
+      nextWindow += 100000;
+      // Per 100k window: wall and process CPU seconds, all threads (CPU time is what the machine's load does not inflate).
       const cpu = process.cpuUsage();
-      const w = { records: i, wall_s: round((ms(t0) - lastWall) / 1000, 1), cpu_s: round((cpu.user + cpu.system - lastCpu) / 1e6, 1), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20), load: loadavg().map((l) => round(l, 2)) };
+      const w = { records: done, wall_s: round((ms(t0) - lastWall) / 1000, 1), cpu_s: round((cpu.user + cpu.system - lastCpu) / 1e6, 1), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20), load: loadavg().map((l) => round(l, 2)) };
       windows.push(w);
       lastWall = ms(t0);
       lastCpu = cpu.user + cpu.system;
-      console.error(`${i} records, ${Math.round(ms(t0) / 1000)} s (last 100k: ${w.wall_s} s wall, ${w.cpu_s} s cpu), rss ${w.rss_mb} MB, load ${w.load.join(' ')}`);
-    }
+      console.error(`${done} records, ${Math.round(ms(t0) / 1000)} s (last 100k: ${w.wall_s} s wall, ${w.cpu_s} s cpu), rss ${w.rss_mb} MB, load ${w.load.join(' ')}`);
+    },
+  });
+  // Term frequencies over the whole input first (the generator is deterministic per seed), then resolution.
+  for (const raw of generateRecords({ records: n, seed, corruption })) {
+    resolver.prime(raw);
+    if (resolver.busy) await resolver.ready();
   }
-  const resolveMs = ms(t0) - normMs - genMs;
-  return { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs: normMs + primeMs / 2, resolveMs: resolveMs + primeMs / 2, windows };
+  const primeWallMs = ms(t0);
+  // Record number → input position, for the review links (no string map over a million records).
+  const posOfNo = new Int32Array(n);
+  t0 = process.hrtime.bigint();
+  lastWall = 0;
+  lastCpu = (({ user, system }) => user + system)(process.cpuUsage());
+  i = 0;
+  for (const raw of generateRecords({ records: n, seed, corruption })) {
+    resolver.add(raw);
+    posOfNo[Number(raw.recordId.slice(1)) - 1] = i++;
+    if (resolver.busy) await resolver.ready();
+  }
+  const res = await resolver.finish();
+  const resolveWallMs = ms(t0);
+  const entityOf = (recordId) => labels[Number(recordId.slice(1)) - 1];
+  let reviewTrue = 0;
+  const reviewLinks = [];
+  for (const v of res.reviews)
+    if (entityOf(v.candidateId) === entityOf(v.recordId)) {
+      reviewTrue++;
+      reviewLinks.push([v.recordId, v.reviewClusterId]);
+    }
+  return { res, labels, posOfNo, review: res.reviews.length, reviewTrue, reviewLinks, genMs, primeWallMs, resolveWallMs, totalMs: ms(tStart), windows };
 }
+
+// One resolution of the records (raw), as the CLI resolves them, with the wall time.
+async function resolveAll(raw, threads) {
+  const t0 = process.hrtime.bigint();
+  const resolver = new ParallelResolver({ threads });
+  for (const r of raw) {
+    resolver.prime(r);
+    if (resolver.busy) await resolver.ready();
+  }
+  for (const r of raw) {
+    resolver.add(r);
+    if (resolver.busy) await resolver.ready();
+  }
+  const res = await resolver.finish();
+  return { res, ms: ms(t0) };
+}
+
+const partitionRows = (res) =>
+  res.partitions.map((p) => ({ type: p.type, records: p.records, normalise_s: round(p.normaliseSeconds + p.primeSeconds, 2), resolve_s: round(p.resolveSeconds, 2) }));
+// Share of the summed resolve time spent by the slowest partition (0.5: perfectly balanced on two threads).
+const balance = (res) => {
+  const t = res.partitions.map((p) => p.resolveSeconds);
+  const sum = t.reduce((a, b) => a + b, 0);
+  return sum ? round(Math.max(...t) / sum, 3) : null;
+};
 
 // Pairwise and B-cubed quality from typed arrays: cluster[i] and entity[i] per record (numbers).
 function numericQuality(cluster, entity) {
@@ -166,8 +197,9 @@ function numericQuality(cluster, entity) {
 const results = [];
 for (const n of sizes) {
   if (n >= STREAM_FROM) {
-    const { resolver, lat, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, normMs, resolveMs, windows } = streamed(n);
-    const roots = resolver.rootPositions();
+    const { res, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, primeWallMs, resolveWallMs, totalMs, windows } = await streamed(n);
+    const roots = res.roots;
+    const lat = res.latencyMs;
     // Entity of each record in input order (labels are by record number).
     const entity = new Int32Array(n);
     for (let no = 0; no < n; no++) entity[posOfNo[no]] = labels[no];
@@ -186,9 +218,14 @@ for (const n of sizes) {
       corruption,
       seed,
       streamed: true,
-      phases_records_per_s: { generate: Math.round(n / (genMs / 1000)), normalise: Math.round(n / (normMs / 1000)), resolve: Math.round(n / (resolveMs / 1000)) },
-      resolve_seconds: round(resolveMs / 1000, 2),
-      total_seconds: round((genMs * 2 + normMs + resolveMs) / 1000, 2),
+      threads: res.threads,
+      phases_records_per_s: { generate: Math.round(n / (genMs / 1000)), prime: Math.round(n / (primeWallMs / 1000)), resolve: Math.round(n / (resolveWallMs / 1000)) },
+      // Wall seconds of the resolve pass (generation, normalisation and resolution of every type, overlapped).
+      resolve_seconds: round(resolveWallMs / 1000, 2),
+      total_seconds: round(totalMs / 1000, 2),
+      // Seconds each type's thread spent normalising (both passes) and resolving; balance: the slowest's share.
+      partitions: partitionRows(res),
+      balance: balance(res),
       add_latency_ms: { p50: round(pct(sorted, 0.5), 3), p95: round(pct(sorted, 0.95), 3), max: round(sorted[n - 1], 2) },
       add_latency_last_10pct_ms: { against_records: Math.floor(n * 0.9), p50: round(pct(last, 0.5), 3), p95: round(pct(last, 0.95), 3), p99: round(pct(last, 0.99), 3) },
       auto: { precision: round(auto.precision), recall: round(auto.recall), f1: round(auto.f1), bcubed_precision: round(auto.bcubedPrecision), bcubed_recall: round(auto.bcubedRecall), bcubed_f1: round(auto.bcubedF1) },
@@ -213,29 +250,19 @@ for (const n of sizes) {
   const records = raw.map((r) => normaliseRecord(r).record);
   const normMs = ms(t0);
 
-  const resolver = new Resolver();
-  const lat = new Float64Array(n);
-  let review = 0;
+  // The one-thread reference first, in the same run (the machine is shared, so only the ratio compares).
+  const single = SINGLE_REFERENCE ? await resolveAll(raw, 1) : undefined;
+  const { res, ms: resolveMs } = await resolveAll(raw, THREADS);
+  const lat = res.latencyMs;
   let reviewTrue = 0;
   const reviewLinks = [];
-  t0 = process.hrtime.bigint();
-  // Batch mode: term frequencies over the whole input first, as Splink does.
-  resolver.primeFrequencies(records);
-  for (let i = 0; i < n; i++) {
-    const s = process.hrtime.bigint();
-    const res = resolver.add(records[i]);
-    lat[i] = Number(process.hrtime.bigint() - s) / 1e6;
-    if (res.decision === 'flag_review') {
-      review++;
-      const truth = labels.get(res.outcome.candidate.recordId) === labels.get(res.recordId);
-      if (truth) {
-        reviewTrue++;
-        reviewLinks.push([res.recordId, res.reviewClusterId]);
-      }
+  for (const v of res.reviews)
+    if (labels.get(v.candidateId) === labels.get(v.recordId)) {
+      reviewTrue++;
+      reviewLinks.push([v.recordId, v.reviewClusterId]);
     }
-  }
-  const resolveMs = ms(t0);
-  const clusters = resolver.clusters();
+  const review = res.reviews.length;
+  const clusters = res.clusters();
   const auto = clusterQuality(clusters.map((c) => ({ ...c, entityId: labels.get(c.recordId) })));
   // A correct reviewer: every true review item merges the record's cluster into the candidate's.
   const cid = new Map(clusters.map((c) => [c.recordId, c.clusterId]));
@@ -253,8 +280,19 @@ for (const n of sizes) {
     records: n,
     corruption,
     seed,
+    threads: res.threads,
     phases_records_per_s: { generate: Math.round(n / (genMs / 1000)), normalise: Math.round(n / (normMs / 1000)), resolve: Math.round(n / (resolveMs / 1000)) },
+    // Wall seconds of resolution (normalisation in the threads included: counting pass, then resolving pass).
     resolve_seconds: round(resolveMs / 1000, 2),
+    partitions: partitionRows(res),
+    balance: balance(res),
+    single_thread: single
+      ? {
+          resolve_seconds: round(single.ms / 1000, 2),
+          parallel_over_single: round(resolveMs / single.ms, 3),
+          same_clusters_and_decisions: single.res.roots.every((r, i) => r === res.roots[i] && single.res.decision(i) === res.decision(i)),
+        }
+      : null,
     add_latency_ms: { p50: round(pct(sorted, 0.5), 3), p95: round(pct(sorted, 0.95), 3), max: round(sorted[n - 1], 2) },
     auto: { precision: round(auto.precision), recall: round(auto.recall), f1: round(auto.f1), bcubed_precision: round(auto.bcubedPrecision), bcubed_recall: round(auto.bcubedRecall), bcubed_f1: round(auto.bcubedF1) },
     with_review: { recall: round(withReview.recall), f1: round(withReview.f1), bcubed_f1: round(withReview.bcubedF1) },
@@ -272,7 +310,7 @@ const out = {
   bench: 'entity-resolution',
   when: new Date().toISOString(),
   machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), load: loadavg().map((l) => round(l, 2)), node: process.version },
-  note: 'In-memory resolver (the same resolveOne the service runs against PostgreSQL). Targets at medium corruption: auto precision >= 0.995, recall with review >= 0.98, B-cubed F1 >= 0.95, review <= 3 %.',
+  note: 'In-memory resolver (the same resolveOne the service runs against PostgreSQL), each entity type on its own thread. Targets at medium corruption: auto precision >= 0.995, recall with review >= 0.98, B-cubed F1 >= 0.95, review <= 3 %.',
   results,
 };
 const outFile = process.env.ER_BENCH_OUT ?? join(here, '../results/entity-resolution.json');
