@@ -28,8 +28,10 @@ export interface ParallelResolveOptions {
   resolver?: ResolverOptions;
   /** Called with the records resolved so far (all types) as threads report them. */
   onProgress?: (done: number) => void;
-  /** Records per message to a worker (default 500). */
+  /** Records per message to a worker (default 100: a small batch's records die young in the worker's heap). */
   batchSize?: number;
+  /** Keep every record's id for `clusters()` / `recordIds` (default true; false saves their memory, positions remain). */
+  keepRecordIds?: boolean;
   /** The worker script (default: the compiled `resolve-worker.js` beside this module). */
   workerUrl?: URL;
 }
@@ -75,6 +77,8 @@ export interface PartitionStats {
 /** The combined result, in input order (positions are input positions among the added records). */
 export class ParallelResolution {
   constructor(
+    readonly size: number,
+    /** Every record's id in input order (empty with `keepRecordIds: false`). */
     readonly recordIds: readonly string[],
     /** Input position of every record's cluster root. */
     readonly roots: Int32Array,
@@ -86,16 +90,13 @@ export class ParallelResolution {
     readonly threads: number,
   ) {}
 
-  get size(): number {
-    return this.recordIds.length;
-  }
-
   decision(position: number): Decision {
     return DECISIONS[this.decisionCodes[position]!]!;
   }
 
   /** Every record's cluster (the record id of its root), in input order. */
   clusters(): Array<{ recordId: string; clusterId: string }> {
+    if (this.recordIds.length !== this.size) throw new Error('record ids were not kept (keepRecordIds: false)');
     return this.recordIds.map((recordId, i) => ({ recordId, clusterId: this.recordIds[this.roots[i]!]! }));
   }
 }
@@ -105,7 +106,7 @@ interface Engine {
   readonly done: number;
   send(op: 'prime' | 'add', records: ErRecord[]): void;
   finish(): Promise<PartitionResult>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /** A type resolved in the calling thread. */
@@ -132,7 +133,9 @@ class LocalEngine implements Engine {
   finish(): Promise<PartitionResult> {
     return Promise.resolve(this.partition.finish());
   }
-  stop(): void {}
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 /** A type resolved in a worker thread. */
@@ -186,8 +189,9 @@ class WorkerEngine implements Engine {
     });
   }
 
-  stop(): void {
-    void this.worker.terminate();
+  /** Ends the thread (its heap is freed once the returned promise settles). */
+  async stop(): Promise<void> {
+    await this.worker.terminate();
   }
 
   private fail(why: string): void {
@@ -209,13 +213,14 @@ export class ParallelResolver {
   private readonly types: string[] = [];
   private order = new Uint8Array(1024);
   private readonly recordIds: string[] = [];
+  private count = 0;
   private phase: 'prime' | 'add' | 'finished' = 'prime';
   private failure: Error | undefined;
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
 
   constructor(private readonly opts: ParallelResolveOptions = {}) {
     this.threads = resolveThreads(opts.threads);
-    this.batchSize = opts.batchSize ?? 500;
+    this.batchSize = opts.batchSize ?? 100;
   }
 
   /** Count the record's name value (batch mode); every `prime` comes before the first `add`. */
@@ -232,14 +237,14 @@ export class ParallelResolver {
       this.phase = 'add';
     }
     const t = this.typeIndex(record.entityType);
-    const n = this.recordIds.length;
+    const n = this.count++;
     if (n === this.order.length) {
       const next = new Uint8Array(n * 2);
       next.set(this.order);
       this.order = next;
     }
     this.order[n] = t;
-    this.recordIds.push(record.recordId);
+    if (this.opts.keepRecordIds !== false) this.recordIds.push(record.recordId);
     this.push('add', record);
   }
 
@@ -273,15 +278,16 @@ export class ParallelResolver {
     try {
       results = await Promise.all(this.types.map((type) => this.engines.get(type)!.finish()));
     } catch (err) {
-      this.stopAll();
+      await this.stopAll();
       throw this.failure ?? err;
     }
-    this.stopAll();
+    // The threads' heaps are gone before the combined result is built.
+    await this.stopAll();
     return this.combine(results);
   }
 
   private combine(results: PartitionResult[]): ParallelResolution {
-    const n = this.recordIds.length;
+    const n = this.count;
     const order = this.order;
     // Input position of each partition's records.
     const positions = results.map((r) => new Int32Array(r.records));
@@ -316,7 +322,7 @@ export class ParallelResolver {
       primeSeconds: r.primeMs / 1000,
       resolveSeconds: r.resolveMs / 1000,
     }));
-    return new ParallelResolution(this.recordIds, roots, decisions, latency, reviews, partitions, this.threads);
+    return new ParallelResolution(n, this.recordIds, roots, decisions, latency, reviews, partitions, this.threads);
   }
 
   private typeIndex(type: string): number {
@@ -371,13 +377,13 @@ export class ParallelResolver {
   private fail(err: Error): void {
     if (this.failure) return;
     this.failure = err;
-    this.stopAll();
+    void this.stopAll();
     const w = this.waiters;
     this.waiters = [];
     for (const x of w) x.reject(err);
   }
 
-  private stopAll(): void {
-    for (const e of this.engines.values()) e.stop();
+  private async stopAll(): Promise<void> {
+    await Promise.all([...this.engines.values()].map((e) => e.stop()));
   }
 }

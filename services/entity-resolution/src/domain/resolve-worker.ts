@@ -31,8 +31,14 @@ if (port) {
   let handled = 0;
   port.on('message', (msg: ToWorker) => {
     if (msg.op === 'prime' || msg.op === 'add') {
-      if (msg.op === 'prime') for (const r of msg.records) partition.prime(r);
-      else for (const r of msg.records) partition.add(r);
+      // Each record let go once used: a batch's records then die young instead of being promoted.
+      const records = msg.records as Array<ErRecord | undefined>;
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!;
+        records[i] = undefined;
+        if (msg.op === 'prime') partition.prime(r);
+        else partition.add(r);
+      }
       handled += msg.records.length;
       port.postMessage({ op: 'progress', done: partition.size, handled } satisfies FromWorker);
     } else {
