@@ -81,7 +81,9 @@ export async function bootstrapConnectorRuntime(env: NodeJS.ProcessEnv = process
   const connectorRepo = new ConnectorRepository(kit, keyring);
   const bindings = new Bindings(new BindingRepository(kit, keyring), connectorRepo);
   const connectionRepo = new UserConnectionRepository(kit, keyring);
-  const connectors = new Connectors(connectorRepo, new ExecutionRepository(kit), bindings, pipeline, kit.log, {
+  // The in-process bus means one process (`pnpm start`): a claim left by an earlier, dead one is taken over at once.
+  const executions = new ExecutionRepository(kit, { singleProcess: config.NATS_URL.startsWith('memory:') });
+  const connectors = new Connectors(connectorRepo, executions, bindings, pipeline, kit.log, {
     idempotencyWindowMs: config.IDEMPOTENCY_WINDOW_MS,
     onConnectionAuthFailed: (userId, connectorId) => connectionRepo.markStatus(userId, connectorId, 'expired'),
   });

@@ -139,6 +139,25 @@ describe('ExecutionRepository', () => {
     expect(await repo.claim('k:stale', 'mallory', 'c', 'e', 60_000, window)).toMatchObject({ state: 'failed', error: { code: 'ALREADY_EXISTS' } });
   });
 
+  it('in single-process mode takes over at once the in-progress claim of another (dead) instance: never its own, a finished one, another caller\'s, or with replicas', async () => {
+    const dead = new ExecutionRepository(kit, { instance: 'dead-process', singleProcess: true });
+    const live = new ExecutionRepository(kit, { instance: 'this-process', singleProcess: true });
+    expect(await dead.claim('k:crash', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+    expect(await live.claim('k:crash', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+    // Now this process's own claim: the same call again waits for it.
+    expect(await live.claim('k:crash', 'alice', 'c', 'e', 60_000, window)).toMatchObject({ state: 'in_progress' });
+    await live.complete('k:crash', { count: 1, results: [7] });
+    expect(await new ExecutionRepository(kit, { instance: 'later', singleProcess: true }).claim('k:crash', 'alice', 'c', 'e', 60_000, window)).toEqual({
+      state: 'completed',
+      result: { count: 1, results: [7] },
+    });
+    expect(await dead.claim('k:theirs', 'alice', 'c', 'e', 60_000, window)).toEqual({ state: 'claimed' });
+    expect(await live.claim('k:theirs', 'mallory', 'c', 'e', 60_000, window)).toMatchObject({ state: 'failed', error: { code: 'ALREADY_EXISTS' } });
+    // With replicas (NATS) another instance may be alive: its claim is waited for until it goes stale.
+    const replica = new ExecutionRepository(kit, { instance: 'replica-b' });
+    expect(await replica.claim('k:theirs', 'alice', 'c', 'e', 60_000, window)).toMatchObject({ state: 'in_progress' });
+  });
+
   it('lets exactly one of many concurrent callers claim a key', async () => {
     const repo = new ExecutionRepository(kit);
     const claims = await Promise.all(Array.from({ length: 10 }, () => repo.claim('k:race', 'alice', 'c', 'e', 60_000, window)));
