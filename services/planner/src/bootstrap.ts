@@ -67,8 +67,8 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
 
   // What this deployment can run: the services the orchestrator runs actions on, asked what they serve.
   const auth = serviceAuthFromConfig(config, 'planner');
+  // Listed once the gRPC server below is up: the planner serves actions of its own (the journal's) and lists itself too.
   const actionServices = new ActionServices(config.ACTION_SERVICES, log, auth, { refreshMs: config.ACTION_REFRESH_MS });
-  await actionServices.start();
   kit.onClose(() => actionServices.stop());
   const actions = new ActionAvailability(actionServices, log);
   // Validation checks a playbook's connectors against the caller's, and warns about llm steps without a model.
@@ -147,6 +147,8 @@ export async function bootstrapPlanner(env: NodeJS.ProcessEnv = process.env) {
     auth,
   });
   kit.onClose(() => grpc.close());
+  // Before `planner ready`: a playbook naming any served action (its own journal actions included) compiles from the start.
+  await actionServices.start();
   if (endedRuns) {
     const runEnds = new AgentRunEndConsumer(kit, agentRuns);
     kit.onClose(() => runEnds.stop());
