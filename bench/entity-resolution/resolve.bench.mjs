@@ -155,16 +155,7 @@ async function streamed(n) {
 // One resolution of the records (raw), as the CLI resolves them, with the wall time.
 async function resolveAll(raw, threads) {
   const t0 = process.hrtime.bigint();
-  const resolver = new ParallelResolver({ threads });
-  for (const r of raw) {
-    resolver.prime(r);
-    if (resolver.busy) await resolver.ready();
-  }
-  for (const r of raw) {
-    resolver.add(r);
-    if (resolver.busy) await resolver.ready();
-  }
-  const res = await resolver.finish();
+  const res = await new ParallelResolver({ threads }).resolveAll(raw);
   return { res, ms: ms(t0) };
 }
 

@@ -84,15 +84,7 @@ export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFile
       }
     },
   });
-  for (const r of records) {
-    resolver.prime(r);
-    if (resolver.busy) await resolver.ready();
-  }
-  for (const r of records) {
-    resolver.add(r);
-    if (resolver.busy) await resolver.ready();
-  }
-  const resolution = await resolver.finish();
+  const resolution = await resolver.resolveAll(records);
   records.length = 0;
   opts.onProgress?.(resolution.size, resolution.size);
   const review = new Set(resolution.reviews.map((r) => r.position));

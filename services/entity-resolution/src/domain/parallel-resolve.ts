@@ -269,6 +269,23 @@ export class ParallelResolver {
     return d;
   }
 
+  /**
+   * A whole input in one call: every record primed, then every record added (with the
+   * back-pressure of `busy` / `ready()`), then `finish()`. For inputs held in memory;
+   * a streamed input calls `prime`, `add` and `finish` itself.
+   */
+  async resolveAll(records: readonly ErRecord[]): Promise<ParallelResolution> {
+    for (const r of records) {
+      this.prime(r);
+      if (this.busy) await this.ready();
+    }
+    for (const r of records) {
+      this.add(r);
+      if (this.busy) await this.ready();
+    }
+    return this.finish();
+  }
+
   async finish(): Promise<ParallelResolution> {
     if (this.failure) throw this.failure;
     if (this.phase === 'finished') throw new Error('finish() called twice');

@@ -21,16 +21,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function resolve(raw: ErRecord[], threads: number, batchSize?: number): Promise<ParallelResolution> {
-  const p = new ParallelResolver({ threads, ...(batchSize ? { batchSize } : {}) });
-  for (const r of raw) {
-    p.prime(r);
-    if (p.busy) await p.ready();
-  }
-  for (const r of raw) {
-    p.add(r);
-    if (p.busy) await p.ready();
-  }
-  return p.finish();
+  return new ParallelResolver({ threads, ...(batchSize ? { batchSize } : {}) }).resolveAll(raw);
 }
 
 it('gives on two threads exactly what one thread gives', async () => {
