@@ -12,15 +12,14 @@
  * whenever `busy` (so the input is not queued in memory faster than it is
  * resolved), then `await finish()`. Records are normalised in the threads.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Decision } from './decision.js';
 import type { ErRecord } from './record.js';
 import { DECISIONS, Partition, type PartitionResult } from './resolve-partition.js';
 import type { ResolverOptions } from './resolver.js';
 import type { FromWorker, ToWorker, WorkerInput } from './resolve-worker.js';
+import { compiledWorkerUrl } from '../worker-url.js';
 
 export interface ParallelResolveOptions {
   /** 1: every type in the calling thread; 2 or more: one worker thread per type. Default: `ER_THREADS`, else up to 2 as the machine has cores. */
@@ -48,13 +47,7 @@ export function resolveThreads(threads?: number): number {
 }
 
 /** The compiled worker beside this module; from the TypeScript sources (tests), the build's copy. */
-function defaultWorkerUrl(): URL {
-  const beside = new URL('./resolve-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(beside))) return beside;
-  const built = new URL('../../dist/domain/resolve-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(built))) return built;
-  throw new Error(`no compiled resolve-worker.js beside ${fileURLToPath(import.meta.url)} (build the package first)`);
-}
+const defaultWorkerUrl = () => compiledWorkerUrl(import.meta.url, './resolve-worker.js');
 
 export interface ReviewItem {
   /** Input position of the record. */

@@ -11,11 +11,10 @@
  * is out (the write version moved) or a worker that fails makes this search
  * run in the calling thread instead: an answer is always exact and current.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { queryPlan, type BruteForceIndex, type ScanResult, type VectorHit } from '../domain/vector-index.js';
 import type { ScanJob, ScanReply } from './vector-scan.worker.js';
+import { compiledWorkerUrl } from '../../worker-url.js';
 
 export interface VectorScanPoolOptions {
   /** Worker threads; the rows are cut into this many slices. */
@@ -31,11 +30,7 @@ export interface VectorScanPoolOptions {
 }
 
 /** The compiled worker next to this module; under the test runner (TypeScript sources) the build's copy. */
-function workerUrl(): URL {
-  const here = new URL('./vector-scan.worker.js', import.meta.url);
-  const path = fileURLToPath(here);
-  return existsSync(path) ? here : pathToFileURL(path.replace(/\/src\/(?=documents\/infra\/vector-scan\.worker\.js$)/, '/dist/'));
-}
+const workerUrl = () => compiledWorkerUrl(import.meta.url, './vector-scan.worker.js');
 
 type Pending = { resolve: (r: ScanResult) => void; reject: (e: Error) => void };
 
