@@ -23,6 +23,8 @@ const n = Number(process.argv[2] ?? 100000);
 const corruption = process.argv[3] ?? 'medium';
 const seed = Number(process.argv[4] ?? 7);
 const show = Number(process.argv[5] ?? 15);
+// DIAG_PATTERN=all counts patterns over every feature, not only the names and ids.
+const allFeatures = process.env.DIAG_PATTERN === 'all';
 
 const raw = [...generateRecords({ records: n, seed, corruption })];
 const rawById = new Map(raw.map((r) => [r.recordId, r]));
@@ -57,7 +59,7 @@ const fmt = (cmp) =>
 const pattern = (cmp) =>
   cmp
     ? Object.entries(cmp.levels)
-        .filter(([k]) => /name|id_/.test(k))
+        .filter(([k]) => allFeatures || /name|id_/.test(k))
         .map(([k, v]) => `${k}=${v}`)
         .join(' ')
     : 'none';

@@ -38,6 +38,8 @@ function scripted(stats: { population: number; others: number }, opts: { relatio
     insertMention: rec('insertMention', undefined),
     relate: rec('relate', undefined),
     link: rec('link', undefined),
+    lockPendingReviewsWithin: rec('lockPendingReviewsWithin', []),
+    lockReviewsClosedBy: rec('lockReviewsClosedBy', []),
     unlink: rec('unlink', undefined),
     rootOf: async (_o, id) => id,
     nameOf: async () => 'Ezekiel Okonkwo',

@@ -24,6 +24,16 @@ const storedKeys = (record: NormalisedRecord, keys = blockKeys(record)) => [...k
 /** How long a counted population is trusted before it is counted again (inserts by this process keep it current meanwhile). */
 const POPULATION_TTL_MS = 60_000;
 
+/**
+ * Pending review items whose two entities a merge (`logId`: a bridge, an approved review) has just
+ * put under one root: the question is answered, so they are closed as `auto_merged`, with the
+ * decision that answered them in their context.
+ */
+async function closeJoinedReviews(tx: GraphWrites, owner: string, root: string, logId: string): Promise<void> {
+  for (const r of await tx.lockPendingReviewsWithin(owner, root))
+    await tx.setReviewStatus(owner, r.id, 'auto_merged', { ...r.context, merged_by: logId });
+}
+
 export class GraphResolution implements GraphStore {
   readonly kind: string;
   /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
@@ -133,6 +143,38 @@ export class GraphResolution implements GraphStore {
         related: targetName,
         confidence: outcome.probability,
       });
+      // Entities the record shows to be this one too: each merged by its own reversible decision.
+      for (const b of outcome.bridge ?? []) {
+        const child = await tx.rootOf(owner, b.clusterId);
+        const root = await tx.rootOf(owner, parent);
+        if (!child || !root || child === root) continue;
+        const bridgeId = randomUUID();
+        await tx.link(owner, child, root, root, bridgeId);
+        const childName = await tx.nameOf(owner, child);
+        await tx.log({
+          ...base,
+          id: bridgeId,
+          action: 'auto_merge',
+          sourceId: child,
+          sourceName: childName,
+          targetId: root,
+          targetName,
+          confidence: b.probability,
+          method: 'bridge',
+          details: { probability: b.probability, bridged_by: id, bridged_by_name: input.name },
+          link: { child, parent: root },
+          reversible: true,
+        });
+        await tx.discover(owner, prov, {
+          type: 'entity_merge',
+          name: childName,
+          entityType: record.entityType,
+          entityId: root,
+          related: targetName,
+          confidence: b.probability,
+        });
+        await closeJoinedReviews(tx, owner, root, bridgeId);
+      }
       return { entityId: parent, mentionId: id, decision: 'auto_merge', probability: outcome.probability };
     }
     await tx.discover(owner, prov, {
@@ -227,6 +269,8 @@ export class GraphResolution implements GraphStore {
       const status = decision === 'approve' ? 'approved_merge' : 'rejected';
       const context = decision === 'not_a_match' ? { ...review.context, not_a_match: true } : review.context;
       const updated = await tx.setReviewStatus(owner, id, status, context);
+      // Other questions this merge answered (a record queued against either side of it).
+      if (log) await closeJoinedReviews(tx, owner, (await tx.rootOf(owner, review.candidateEntityId))!, log.id);
       return { review: updated, ...(log ? { log } : {}) };
     });
   }
@@ -256,6 +300,11 @@ export class GraphResolution implements GraphStore {
             `the link of decision ${logId} was split off; the link in place now is decision ${current.linkLogId}'s`,
           );
         await tx.unlink(owner, entry.linkChild);
+        // The questions this merge closed are open again.
+        for (const r of await tx.lockReviewsClosedBy(owner, logId)) {
+          const { merged_by: _answered, ...context } = r.context;
+          await tx.setReviewStatus(owner, r.id, 'pending', context);
+        }
       }
       return tx.markReversed(owner, logId);
     });

@@ -21,7 +21,7 @@ export class Knowledge {
 
   listReviews(userId: string, status: string, n: number) {
     const s = parseOrThrow(
-      z.enum(['', 'pending', 'approved_merge', 'rejected', 'skipped']),
+      z.enum(['', 'pending', 'approved_merge', 'rejected', 'skipped', 'auto_merged']),
       status,
       'status',
     );

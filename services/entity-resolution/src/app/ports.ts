@@ -283,6 +283,11 @@ export interface GraphWrites {
   lockEntity(owner: string, id: string): Promise<LinkState | undefined>;
   insertReview(r: ReviewInput): Promise<void>;
   lockReview(owner: string, id: string): Promise<ReviewRow | undefined>;
+  /** Pending review items whose two entities both read through `root` now (a merge joined them), locked. */
+  lockPendingReviewsWithin(owner: string, root: string): Promise<ReviewRow[]>;
+  /** Review items closed as `auto_merged` by decision `logId` (`context.merged_by`), locked. */
+  lockReviewsClosedBy(owner: string, logId: string): Promise<ReviewRow[]>;
+  /** Sets the status (and `reviewed_at`: now, or none when back to `pending`). */
   setReviewStatus(owner: string, id: string, status: string, context: Record<string, unknown>): Promise<ReviewRow>;
   log(e: LogEntry): Promise<LogRow>;
   lockDecision(owner: string, id: string): Promise<StoredDecision | undefined>;

@@ -5,7 +5,8 @@
  * Bulk resolution with the service's own pipeline (the in-memory Resolver
  * around the same resolveOne): one output line per good input line,
  * `{record_id, cluster_id, decided: "auto" | "review"}` ("review" when the
- * record's best match is in the review band; its cluster is then its own).
+ * record's best match is in the review band and no later record bridged it
+ * into that cluster; its cluster is then its own).
  * Bad lines are reported on stderr with their number and skipped; progress
  * goes to stderr. Exit 0 when every line was good, 1 when some were skipped,
  * 2 on a usage error.

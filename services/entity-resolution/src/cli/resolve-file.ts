@@ -12,7 +12,9 @@
  * the same result.
  * Output: one line per good record, `{record_id, cluster_id, decided}` where
  * `decided` is "review" when the record's best match fell in the review band
- * (its cluster is then its own).
+ * (its cluster is then its own) and no later record bridged the two clusters
+ * (which answers the question: the record is then "auto", in the candidate's
+ * cluster).
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -87,7 +89,7 @@ export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFile
   const resolution = await resolver.resolveAll(records);
   records.length = 0;
   opts.onProgress?.(resolution.size, resolution.size);
-  const review = new Set(resolution.reviews.map((r) => r.position));
+  const review = new Set(resolution.reviews.filter((r) => r.open).map((r) => r.position));
 
   // Clusters are final only at the end: a later record may join an earlier one's cluster.
   const out = createWriteStream(opts.outPath);

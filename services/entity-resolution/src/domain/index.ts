@@ -18,4 +18,5 @@ export * from './extraction.js';
 export * from './cross-reference.js';
 export * from './graph-analytics.js';
 export * from './em.js';
+export * from './calibration.js';
 export * from './term-stats.js';

@@ -29,6 +29,25 @@ describe('ParallelResolver in one thread', () => {
     });
   });
 
+  it('closes a review item a later bridge answered, and keeps open the ones it did not', async () => {
+    const p = new ParallelResolver({ threads: 1 });
+    const person = (recordId: string, r: Record<string, string>) =>
+      ({ recordId, entityType: 'PERSON', name: r.name!, ...r }) as const;
+    // b is queued against a; c merges into b and bridges a: b's question is answered.
+    p.add(person('a', { name: 'Okonkwo, Ezekiel Q.', state: 'CA' }));
+    p.add(person('b', { name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }));
+    p.add(person('c', { name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }));
+    // e is queued against d, and nothing joins them.
+    p.add(person('d', { name: 'Okafor, Chidi', state: 'TX' }));
+    p.add(person('e', { name: 'C. Okafor', employer: 'Austin Rail Fund', city: 'Austin' }));
+    const res = await p.finish();
+    expect(res.reviews.map((v) => [v.recordId, v.reviewClusterId, v.open])).toEqual([
+      ['b', 'a', false],
+      ['e', 'd', true],
+    ]);
+    expect(new Set(res.clusters().filter((c) => 'abc'.includes(c.recordId)).map((c) => c.clusterId)).size).toBe(1);
+  });
+
   it('counts names incrementally when nothing was primed', async () => {
     const one = new Resolver();
     const p = new ParallelResolver({ threads: 1 });

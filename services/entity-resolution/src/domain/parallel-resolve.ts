@@ -55,7 +55,14 @@ export interface ReviewItem {
   recordId: string;
   candidateId: string;
   reviewClusterId: string;
+  /** Position of the candidate cluster's root when the record was decided (the partition's own numbering until combined). */
+  candidatePosition: number;
   probability: number;
+  /**
+   * False when a later record bridged the record's cluster and the candidate's: the question is
+   * answered (the service closes such items as `auto_merged`); the record's cluster is the candidate's.
+   */
+  open: boolean;
 }
 
 export interface PartitionStats {
@@ -323,7 +330,13 @@ export class ParallelResolver {
       latency[i] = r.latencyMs[k]!;
     }
     const reviews: ReviewItem[] = results
-      .flatMap((r, t) => r.reviews.map((v) => ({ ...v, position: positions[t]![v.position]! })))
+      .flatMap((r, t) =>
+        r.reviews.map((v) => ({
+          ...v,
+          position: positions[t]![v.position]!,
+          candidatePosition: positions[t]![v.candidatePosition]!,
+        })),
+      )
       .sort((a, b) => a.position - b.position);
     const partitions = results.map((r) => ({
       type: r.type,

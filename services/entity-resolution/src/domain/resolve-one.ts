@@ -3,7 +3,7 @@
  * resolver and the service (candidates read from PostgreSQL) run, so
  * incremental and bulk resolution decide identically.
  */
-import { decide, effectiveThresholds, type Decision, type Thresholds } from './decision.js';
+import { bridgeThreshold, decide, effectiveThresholds, type Decision, type Thresholds } from './decision.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
 import {
@@ -33,6 +33,13 @@ export interface Outcome {
   clusterId?: string;
   candidate?: NormalisedRecord;
   comparison?: Comparison;
+  /**
+   * For `auto_merge`: other clusters the record shows to be the same entity as the one it joins,
+   * to merge into it too (each matched at or above `bridgeThreshold`, compatible with the chosen
+   * cluster, and not ambiguous). Two partial records of one entity that could not match each other
+   * become one when a fuller record matches both, as connected components of links do in Splink.
+   */
+  bridge?: Array<{ clusterId: string; probability: number }>;
 }
 
 /**
@@ -40,6 +47,9 @@ export interface Outcome {
  * for the record to choose between them itself (2^4 = 16 : 1, about what a shared city adds).
  */
 export const AMBIGUITY_MARGIN = 4;
+
+/** A record's comparison with one candidate cluster (through the cluster's best-matching member). */
+export type ClusterObserver = (record: NormalisedRecord, best: Candidate, comparison: Comparison) => void;
 
 export function idsConflict(a: ExternalIds, b: ExternalIds): string | undefined {
   for (const [kind, v] of Object.entries(a)) {
@@ -58,6 +68,8 @@ export function resolveOne(
     model?: ScoringModel;
     /** Records of the record's type resolved against (scales the prior); unknown: the model's own. */
     population?: number;
+    /** Sees the record's comparison with every candidate cluster (for fitting a calibration). */
+    observe?: ClusterObserver;
   },
 ): Outcome {
   // Every candidate compared, grouped by cluster.
@@ -114,6 +126,7 @@ export function resolveOne(
           own,
         );
     }
+    opts.observe?.(record, top.c, cmp);
     // A cluster whose ids conflict with the record's is no candidate at all, however alike the names.
     const conflicting = idsConflict(record.ids, top.c.clusterIds) !== undefined;
     const p = conflicting ? 0 : cmp.probability;
@@ -152,12 +165,22 @@ export function resolveOne(
       }
     }
   }
+  const bridge: Array<{ clusterId: string; probability: number }> = [];
+  if (decision === 'auto_merge') {
+    const floor = bridgeThreshold(t);
+    for (const [clusterId, other] of byCluster) {
+      if (clusterId === best.c.clusterId || other.p < floor) continue;
+      if (incompatible(best.c, other.c)) continue;
+      bridge.push({ clusterId, probability: other.p });
+    }
+  }
   return {
     decision,
     probability: best.p,
     clusterId: best.c.clusterId,
     candidate: best.c.record,
     comparison: best.cmp,
+    ...(bridge.length > 0 ? { bridge } : {}),
   };
 }
 

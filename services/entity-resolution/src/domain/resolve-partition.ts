@@ -20,7 +20,11 @@ export interface PartitionReview {
   /** The record the best match was found in (its cluster is `reviewClusterId`). */
   candidateId: string;
   reviewClusterId: string;
+  /** Position of that cluster's root among the partition's records when the record was decided. */
+  candidatePosition: number;
   probability: number;
+  /** False once a later bridge put the record in the candidate's cluster (set by `finish`). */
+  open: boolean;
 }
 
 export interface PartitionResult {
@@ -85,7 +89,9 @@ export class Partition {
         recordId: res.recordId,
         candidateId: res.outcome.candidate?.recordId ?? res.reviewClusterId,
         reviewClusterId: res.reviewClusterId,
+        candidatePosition: res.reviewClusterPosition!,
         probability: res.probability,
+        open: true,
       });
     this.n++;
   }
@@ -97,7 +103,8 @@ export class Partition {
       roots: this.resolver.rootPositions(),
       decisions: this.decisions.slice(0, this.n),
       latencyMs: this.latency.slice(0, this.n),
-      reviews: this.reviews,
+      // A review item whose record a later bridge put in the candidate's cluster is answered.
+      reviews: this.reviews.map((v) => ({ ...v, open: !this.resolver.together(v.position, v.candidatePosition) })),
       normaliseMs: this.normaliseMs,
       primeMs: this.primeMs,
       resolveMs: this.resolveMs,

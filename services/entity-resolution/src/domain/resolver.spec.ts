@@ -2,12 +2,79 @@ import { generateRecords, type LabelledRecord } from './generator.js';
 import { clusterQuality } from './metrics.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
+import { bridgeThreshold } from './decision.js';
 import { resolveOne } from './resolve-one.js';
 import { Resolver } from './resolver.js';
 
 const norm = (r: Partial<ErRecord> & { recordId: string; name: string }) =>
   normaliseRecord({ entityType: 'PERSON', ...r }).record;
 const T = { thresholds: { auto: 0.9, review: 0.5 } };
+
+describe('bridging', () => {
+  // Two partial records of one person: too little in common to merge each other (0.51: review).
+  const a = () => norm({ recordId: 'a', name: 'Okonkwo, Ezekiel Q.', state: 'CA' });
+  const b = () => norm({ recordId: 'b', name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' });
+  // A fuller record matches both, each at or above the bridge threshold (0.99 for auto 0.9).
+  const c = () =>
+    norm({ recordId: 'c', name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' });
+
+  it("sets the bridge threshold at a tenth of the auto threshold's distance to 1, floor applied", () => {
+    expect(bridgeThreshold({ auto: 0.9, review: 0.5 })).toBeCloseTo(0.99, 10);
+    expect(bridgeThreshold({ auto: 0.99, review: 0.5 })).toBeCloseTo(0.999, 10);
+    expect(bridgeThreshold({ auto: 0.2, review: 0.1 })).toBeCloseTo(1 - 0.3 * 0.1, 10);
+  });
+  it('names the other cluster a record matching two clusters shows to be the same entity', () => {
+    const out = resolveOne(
+      c(),
+      [
+        { record: a(), clusterId: 'A', clusterIds: {} },
+        { record: b(), clusterId: 'B', clusterIds: {} },
+      ],
+      T,
+    );
+    expect(out.decision).toBe('auto_merge');
+    expect(out.clusterId).toBe('B');
+    expect(out.bridge).toEqual([{ clusterId: 'A', probability: expect.any(Number) }]);
+    expect(out.bridge![0]!.probability).toBeGreaterThanOrEqual(0.99);
+  });
+  it('bridges nothing below the bridge threshold, into an incompatible cluster, or when the record does not merge', () => {
+    const strict = resolveOne(
+      c(),
+      [
+        { record: a(), clusterId: 'A', clusterIds: {} },
+        { record: b(), clusterId: 'B', clusterIds: {} },
+      ],
+      { thresholds: { auto: 0.9999, review: 0.5 } },
+    );
+    expect(strict.bridge).toBeUndefined();
+    // The other cluster holds an id the chosen one contradicts.
+    const conflicting = resolveOne(
+      norm({ recordId: 'c', name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }),
+      [
+        { record: a(), clusterId: 'A', clusterIds: { fec_id: 'H0CA00001' } },
+        { record: b(), clusterId: 'B', clusterIds: { fec_id: 'H0CA00002' } },
+      ],
+      T,
+    );
+    expect(conflicting.bridge).toBeUndefined();
+    const alone = resolveOne(a(), [{ record: b(), clusterId: 'B', clusterIds: {} }], T);
+    expect(alone.decision).not.toBe('auto_merge');
+    expect(alone.bridge).toBeUndefined();
+  });
+  it('joins the bridged clusters in the batch resolver, whatever order the partial records came in', () => {
+    for (const order of [
+      [a(), b(), c()],
+      [b(), a(), c()],
+    ]) {
+      const r = new Resolver();
+      const [first, second, third] = order.map((x) => r.add(x));
+      expect(first!.decision).toBe('create_new');
+      expect(second!.decision).not.toBe('auto_merge');
+      expect(third!.decision).toBe('auto_merge');
+      expect(new Set(r.clusters().map((x) => x.clusterId)).size).toBe(1);
+    }
+  });
+});
 
 describe('resolveOne', () => {
   it('creates a new entity when there are no candidates', () => {

@@ -7,7 +7,7 @@ import { BlockIndex, blockKeys, DEFAULT_BLOCKING, type BlockIndexOptions } from 
 import { DEFAULT_THRESHOLDS, type Decision, type Thresholds } from './decision.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
-import { resolveOne, type Candidate, type Outcome } from './resolve-one.js';
+import { resolveOne, type Candidate, type ClusterObserver, type Outcome } from './resolve-one.js';
 import { DEFAULT_MODEL, tfValue, type ScoringModel } from './scoring.js';
 import { statsPopulation, termFrequency } from './term-stats.js';
 
@@ -19,6 +19,8 @@ export interface Resolution {
   probability: number;
   /** For `flag_review`: the cluster the record may belong to. */
   reviewClusterId?: string;
+  /** For `flag_review`: that cluster's root position (input order among the added records). */
+  reviewClusterPosition?: number;
   outcome: Outcome;
 }
 
@@ -26,6 +28,8 @@ export interface ResolverOptions {
   thresholds?: Thresholds;
   blocking?: BlockIndexOptions;
   model?: ScoringModel;
+  /** Sees every record's comparison with each candidate cluster (the calibration fit reads it). */
+  observe?: ClusterObserver;
 }
 
 const NO_IDS: ExternalIds = Object.freeze({});
@@ -76,6 +80,7 @@ export class Resolver {
       freq: (type, canonical) => this.frequency(type, canonical),
       model: this.opts.model ?? DEFAULT_MODEL,
       population: this.population(record.entityType),
+      ...(this.opts.observe ? { observe: this.opts.observe } : {}),
     });
     this.records.push(record);
     this.parent.push(pos);
@@ -93,6 +98,17 @@ export class Resolver {
         this.clusterIds.delete(pos);
       }
       clusterId = this.records[root]!.recordId;
+      // Clusters the record bridges join its cluster too.
+      for (const { clusterId: other } of outcome.bridge ?? []) {
+        const r = roots.get(other);
+        if (r === undefined || this.find(r) === root) continue;
+        const ids = this.clusterIds.get(r);
+        if (ids) {
+          this.clusterIds.set(root, { ...ids, ...this.clusterIds.get(root) });
+          this.clusterIds.delete(r);
+        }
+        this.parent[r] = root;
+      }
     }
     return {
       recordId: record.recordId,
@@ -100,10 +116,15 @@ export class Resolver {
       decision: outcome.decision,
       probability: outcome.probability,
       ...(outcome.decision === 'flag_review' && outcome.clusterId
-        ? { reviewClusterId: outcome.clusterId }
+        ? { reviewClusterId: outcome.clusterId, reviewClusterPosition: roots.get(outcome.clusterId)! }
         : {}),
       outcome,
     };
+  }
+
+  /** Whether the records at two positions are in one cluster now. */
+  together(a: number, b: number): boolean {
+    return this.find(a) === this.find(b);
   }
 
   /** The position (input order) of every record's cluster root, compactly (no objects per record). */

@@ -1,5 +1,5 @@
 import { decide, effectiveThresholds, MIN_AUTO_THRESHOLD } from './decision.js';
-import { normaliseRecord } from './normalise.js';
+import { normaliseRecord, type NormalisedRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
 import {
   DEFAULT_MODEL,
@@ -10,6 +10,7 @@ import {
   levelWeight,
   namesClose,
   sharedContext,
+  UNCALIBRATED_MODEL,
 } from './scoring.js';
 
 let n = 0;
@@ -183,19 +184,22 @@ describe('term frequency', () => {
     // Three other records carry the name: about two of them are the entity's own duplicates.
     const three = comparePair(a, b, () => 3 / population, undefined, population);
     const thirty = comparePair(a, b, () => 30 / population, undefined, population);
-    expect(three.weights.name).toBeGreaterThan(thirty.weights.name! + 3);
+    // The term-frequency weight (which the calibration reads) and the calibrated name weight.
+    expect(three.tfWeight).toBeGreaterThan(thirty.tfWeight! + 3);
+    expect(three.weights.name).toBeGreaterThan(thirty.weights.name! + 1);
     // Above the weight of the raw frequency: the expected duplicates came off the count.
-    expect(three.weights.name).toBeGreaterThan(
+    expect(three.tfWeight).toBeGreaterThan(
       Math.log2(DEFAULT_MODEL.ORG.m.name!.exact! / (3 / population)) + 0.5,
     );
   });
 });
 
-describe('legal form given one core name (close-name u)', () => {
+describe('legal form given one core name (close-name u, the EM model)', () => {
   const org = (name: string, state?: string) => rec({ entityType: 'ORG', name, ...(state ? { state } : {}) });
   it('counts an agreeing legal form far more when the core names are one (siblings differ in form)', () => {
-    const exact = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Family Fdn', 'VA'));
-    const typo = comparePair(org('Corhal Family Foundation', 'MD'), org('Corhal Famliy Fdn', 'VA'));
+    const em = (x: NormalisedRecord, y: NormalisedRecord) => comparePair(x, y, undefined, UNCALIBRATED_MODEL);
+    const exact = em(org('Corhal Family Foundation', 'MD'), org('Corhal Family Fdn', 'VA'));
+    const typo = em(org('Corhal Family Foundation', 'MD'), org('Corhal Famliy Fdn', 'VA'));
     expect(exact.levels.legal_form).toBe('same');
     expect(typo.levels.legal_form).toBe('same');
     const tm = DEFAULT_MODEL.ORG;

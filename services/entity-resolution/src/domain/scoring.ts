@@ -13,6 +13,8 @@
  * (`fitModel` in em.ts, u from random pairs, m and the prior by EM over
  * blocked pairs, as Splink does). `DEFAULT_MODEL` is such a fit.
  */
+import { calibratedWeights, type Calibration } from './calibration.js';
+import { DEFAULT_CALIBRATION } from './calibration.default.js';
 import { DEFAULT_FITTED_MODEL } from './model.default.js';
 import type { NormalisedRecord } from './normalise.js';
 import { soundex } from './phonetic.js';
@@ -31,6 +33,8 @@ export interface Comparison {
   conflict?: string;
   /** The id kind both records share, if any. */
   sharedId?: string;
+  /** log2(m / u_tf) of the term-frequency-adjusted exact name, when the name agrees exactly. */
+  tfWeight?: number;
   jaroWinkler: number;
   /** `external_id`, `exact_name` or `fuzzy_name` (the log's match_method). */
   method: string;
@@ -73,6 +77,11 @@ export interface ScoringModel {
   ORG: TypeModel;
   /** Lowest u used for a term-frequency-adjusted exact match (bounds the weight of unique names). */
   minTfU: number;
+  /**
+   * Per type, a logistic calibration over the same levels (`calibration.ts`): when present it
+   * replaces the prior and the Σ log2(m/u) of that type; m / u still give the term-frequency weight.
+   */
+  calibration?: Calibration;
 }
 
 /** Every feature and its levels, best first; the scorer emits exactly these. */
@@ -243,7 +252,11 @@ export function tfValue(r: NormalisedRecord): string {
 export const DEFAULT_MODEL: ScoringModel = {
   ...DEFAULT_FITTED_MODEL,
   ORG: { ...DEFAULT_FITTED_MODEL.ORG, uClose: CLOSE_NAME_U.ORG! },
+  calibration: DEFAULT_CALIBRATION,
 };
+
+/** The EM fit alone, without the calibration (what the calibration is fitted against). */
+export const UNCALIBRATED_MODEL: ScoringModel = { ...DEFAULT_MODEL, calibration: undefined };
 
 /** The least number of other-entity records a term-frequency u assumes for any name. */
 export const TF_FLOOR_RECORDS = 0.5;
@@ -298,15 +311,20 @@ export function weigh(
   ownNameRecords = 0,
 ): Comparison {
   const tm = model[a.entityType];
+  const cal = model.calibration?.[a.entityType];
   const weights: Record<string, number> = {};
-  let weight =
-    tm.priorLog2Odds +
-    (population && population > 0 ? Math.log2(tm.population / Math.max(population, 2)) : 0);
+  // Under a calibration the Fellegi–Sunter weights are only read for features it has no table for.
+  const fsWeights: Record<string, number> = cal ? {} : weights;
+  const offset = population && population > 0 ? Math.log2(tm.population / Math.max(population, 2)) : 0;
+  let weight = tm.priorLog2Odds + offset;
   const tfFeature = TF_FEATURE[a.entityType];
   const close = namesClose(a.entityType, levels);
+  let tfWeight: number | undefined;
   for (const [feature, level] of Object.entries(levels)) {
+    const isTf = feature === tfFeature && level === 'exact';
+    if (cal?.levels[feature] && !isTf) continue;
     let tfU: number | undefined;
-    if (feature === tfFeature && level === 'exact') {
+    if (isTf) {
       const f = freq?.(a.entityType, tfValue(a));
       if (f !== undefined) {
         const n = population && population > 0 ? population : tm.population;
@@ -317,9 +335,14 @@ export function weigh(
       }
     }
     const v = levelWeight(tm, feature, level, tfU, close);
-    weights[feature] = v;
+    if (isTf) tfWeight = v;
+    fsWeights[feature] = v;
     weight += v;
   }
+  if (cal)
+    weight =
+      cal.population * offset +
+      calibratedWeights(cal, a.entityType, { levels, tfWeight, tfFeature }, fsWeights, weights);
   // A shared id of one kind is a deterministic match rule (as ids are in Splink's deterministic
   // linkage): near-certain whatever the names say; only a conflicting id of another kind forbids it.
   const probability = conflict
@@ -335,6 +358,7 @@ export function weigh(
     probability,
     ...(conflict ? { conflict } : {}),
     ...(sharedId ? { sharedId } : {}),
+    ...(tfWeight !== undefined ? { tfWeight } : {}),
     jaroWinkler: jaroWinkler(a.canonical, b.canonical),
     method,
   };

@@ -163,9 +163,31 @@ class PgWrites implements GraphWrites {
     return rows.length === 0 ? undefined : toReview(rows[0]);
   }
 
+  async lockPendingReviewsWithin(owner: string, root: string): Promise<ReviewRow[]> {
+    const rows = await this.m.query(
+      `SELECT q.* FROM review_queue q
+         JOIN entities s ON s.owner = q.owner AND s.id = q.source_entity_id
+         JOIN entities c ON c.owner = q.owner AND c.id = q.candidate_entity_id
+        WHERE q.owner = $1 AND q.status = 'pending' AND s.root_id = $2 AND c.root_id = $2
+        ORDER BY q.created_at
+        FOR UPDATE OF q`,
+      [owner, root],
+    );
+    return rows.map(toReview);
+  }
+
+  async lockReviewsClosedBy(owner: string, logId: string): Promise<ReviewRow[]> {
+    const rows = await this.m.query(
+      `SELECT * FROM review_queue WHERE owner = $1 AND status = 'auto_merged' AND context->>'merged_by' = $2 ORDER BY created_at FOR UPDATE`,
+      [owner, logId],
+    );
+    return rows.map(toReview);
+  }
+
   async setReviewStatus(owner: string, id: string, status: string, context: Record<string, unknown>): Promise<ReviewRow> {
     const updated = await this.m.query(
-      `UPDATE review_queue SET status = $3, reviewed_at = now(), context = $4 WHERE owner = $1 AND id = $2 RETURNING *`,
+      `UPDATE review_queue SET status = $3, reviewed_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END, context = $4
+        WHERE owner = $1 AND id = $2 RETURNING *`,
       [owner, id, status, JSON.stringify(context)],
     );
     return toReview(firstRow(updated));

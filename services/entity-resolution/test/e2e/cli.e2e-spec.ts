@@ -56,6 +56,36 @@ it('resolves a file, reports bad lines by number and exits 1', () => {
   ]);
 });
 
+it('marks "review" only the records still in question: a later bridge answers the others', () => {
+  const person = (record_id: string, r: Record<string, string>) =>
+    JSON.stringify({ record_id, entity_type: 'PERSON', ...r });
+  writeFileSync(
+    join(dir, 'bridge.jsonl'),
+    [
+      person('a', { name: 'Okonkwo, Ezekiel Q.', state: 'CA' }),
+      // Queued against a, then bridged to it by c.
+      person('b', { name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }),
+      person('c', { name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }),
+      person('d', { name: 'Okafor, Chidi', state: 'TX' }),
+      // Queued against d, still in question.
+      person('e', { name: 'C. Okafor', employer: 'Austin Rail Fund', city: 'Austin' }),
+    ].join('\n') + '\n',
+  );
+  execFileSync(process.execPath, [main, 'resolve', '--in', join(dir, 'bridge.jsonl'), '--out', join(dir, 'bridge.out')]);
+  const out = readFileSync(join(dir, 'bridge.out'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { record_id: string; cluster_id: string; decided: string });
+  const root = out[0]!.cluster_id;
+  expect(out.map((l) => [l.record_id, l.cluster_id === root, l.decided])).toEqual([
+    ['a', true, 'auto'],
+    ['b', true, 'auto'],
+    ['c', true, 'auto'],
+    ['d', false, 'auto'],
+    ['e', false, 'review'],
+  ]);
+});
+
 it('exits 0 on a clean file and 2 on a usage error', () => {
   writeFileSync(
     join(dir, 'ok.jsonl'),

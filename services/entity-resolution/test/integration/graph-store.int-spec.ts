@@ -77,9 +77,15 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
             const [out] = await store.resolve(owner, prov(`run-${seq}`), [person(pick)], DEFAULT_THRESHOLDS);
             mentions.push(out!.mentionId);
             if (out!.decision === 'auto_merge') {
-              const [log] = await store.listLog(owner, 'auto_merge', 1);
-              expect([log!.sourceEntityId, log!.targetEntityId]).toEqual([out!.mentionId, out!.entityId]);
-              live.push({ logId: log!.id, child: out!.mentionId, parent: out!.entityId });
+              // The record's merge, and any merge of another entity it bridged (newest first).
+              const known = new Set(live.map((l) => l.logId));
+              const fresh = (await store.listLog(owner, 'auto_merge', 50)).filter((l) => !known.has(l.id) && !l.reversedAt);
+              const own = fresh.find((l) => l.sourceEntityId === out!.mentionId)!;
+              expect(own.targetEntityId).toBe(out!.entityId);
+              for (const l of fresh) {
+                if (l !== own) expect([l.matchMethod, l.targetEntityId]).toEqual(['bridge', out!.entityId]);
+                live.push({ logId: l.id, child: l.sourceEntityId, parent: l.targetEntityId });
+              }
               merges++;
             }
           } else {
@@ -149,6 +155,42 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       await store.reverse(owner, merge!.id);
       await expect(store.reverse(owner, merge!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
       await expect(store.reverse(owner, created!.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+    });
+
+    it('merges two entities a fuller record shows to be one (a bridge), each merge logged and reversible', async () => {
+      const owner = `bridge-${randomUUID()}`;
+      const [a, b, c] = await store.resolve(
+        owner,
+        prov('br'),
+        [
+          person({ name: 'Okonkwo, Ezekiel Q.', state: 'CA' }, 0),
+          person({ name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }, 1),
+          person({ name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }, 2),
+        ],
+        DEFAULT_THRESHOLDS,
+      );
+      expect([a!.decision, b!.decision, c!.decision]).toEqual(['create_new', 'flag_review', 'auto_merge']);
+      expect(grouped(await mentionRoots(store, owner))).toEqual([[a!.mentionId, b!.mentionId, c!.mentionId].sort()]);
+      const logs = await store.listLog(owner, 'auto_merge', 10);
+      const bridge = logs.find((l) => l.matchMethod === 'bridge')!;
+      expect(logs).toHaveLength(2);
+      expect(bridge).toMatchObject({ targetEntityId: c!.entityId, isReversible: true });
+      expect(bridge.matchDetails).toMatchObject({ bridged_by: c!.mentionId });
+      expect(bridge.confidence).toBeGreaterThanOrEqual(0.99);
+      // The second record's review item (against the first) is answered by the bridge: closed, not pending.
+      expect(await store.listReviews(owner, 'pending', 10)).toEqual([]);
+      const [closed] = await store.listReviews(owner, 'auto_merged', 10);
+      expect(closed).toMatchObject({ id: b!.reviewId, status: 'auto_merged' });
+      expect(closed!.context).toMatchObject({ merged_by: bridge.id });
+      // Reversing the bridge leaves the record's own merge in place and opens the question again.
+      await store.reverse(owner, bridge.id);
+      expect(grouped(await mentionRoots(store, owner))).toHaveLength(2);
+      const [reopened] = await store.listReviews(owner, 'pending', 10);
+      expect(reopened).toMatchObject({ id: b!.reviewId, status: 'pending', reviewedAt: '' });
+      expect(reopened!.context).not.toHaveProperty('merged_by');
+      expect(await store.listReviews(owner, 'auto_merged', 10)).toEqual([]);
+      await expect(store.reverse(owner, bridge.id)).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
+      expect(await store.listLog(`${owner}-else`, 'auto_merge', 10)).toEqual([]);
     });
 
     it('queues the ambiguous record; approving merges it, reversing restores it; a split is reversible', async () => {

@@ -12,7 +12,7 @@ export const ENTITY_RESOLUTION_ROUTES: RouteDoc[] = [
     path: '/api/agent-factory/entity-reviews',
     response: R.EntityReviewList,
     summary:
-      'Entity reviews of ambiguous matches (?status=pending|approved_merge|rejected|skipped&limit=), newest first',
+      'Entity reviews of ambiguous matches (?status=pending|approved_merge|rejected|skipped|auto_merged&limit=), newest first',
     errors: UNDEPLOYED,
   },
   {

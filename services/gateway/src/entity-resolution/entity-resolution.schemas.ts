@@ -4,7 +4,7 @@ import { z } from 'zod';
 const limit = z.coerce.number().int().min(1).max(500).optional();
 
 export const ListReviewsQuery = z.strictObject({
-  status: z.enum(['pending', 'approved_merge', 'rejected', 'skipped']).optional(),
+  status: z.enum(['pending', 'approved_merge', 'rejected', 'skipped', 'auto_merged']).optional(),
   limit,
 });
 export const ListLogQuery = z.strictObject({

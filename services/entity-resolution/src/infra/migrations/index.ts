@@ -5,6 +5,7 @@ import { Init1764300000000 } from './1764300000000-init.js';
 import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
 import { LinkOwner1766300000000 } from './1766300000000-link-owner.js';
 import { BlockKeysVersion1766400000000 } from './1766400000000-block-keys-version.js';
+import { ReviewAutoMerged1766500000000 } from './1766500000000-review-auto-merged.js';
 
 /** Every entity-resolution migration, oldest first. */
 export const ENTITY_RESOLUTION_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   DocumentsIndexGenerations1766100000002,
   LinkOwner1766300000000,
   BlockKeysVersion1766400000000,
+  ReviewAutoMerged1766500000000,
 ];

@@ -275,10 +275,39 @@ class Neo4jWrites implements GraphWrites {
     return found ? toReview(found.r) : undefined;
   }
 
+  async lockPendingReviewsWithin(owner: string, root: string): Promise<ReviewRow[]> {
+    return rows(
+      await this.tx.run(
+        `MATCH (r:ReviewItem {user_id: $owner, status: 'pending'})
+         MATCH (s:Entity {user_id: $owner, id: r.source_entity_id}), (c:Entity {user_id: $owner, id: r.candidate_entity_id})
+         WHERE s.root_id = $root AND c.root_id = $root
+         SET r._lock = true REMOVE r._lock
+         RETURN ${REVIEW_OUT} ORDER BY r.created_at`,
+        { owner, root },
+      ),
+    ).map((x) => toReview(x.r));
+  }
+
+  async lockReviewsClosedBy(owner: string, logId: string): Promise<ReviewRow[]> {
+    // The context is stored as JSON text: the substring narrows, the parsed value decides.
+    return rows(
+      await this.tx.run(
+        `MATCH (r:ReviewItem {user_id: $owner, status: 'auto_merged'}) WHERE r.context CONTAINS $logId
+         SET r._lock = true REMOVE r._lock
+         RETURN ${REVIEW_OUT} ORDER BY r.created_at`,
+        { owner, logId },
+      ),
+    )
+      .map((x) => toReview(x.r))
+      .filter((r) => r.context.merged_by === logId);
+  }
+
   async setReviewStatus(owner: string, id: string, status: string, context: Record<string, unknown>): Promise<ReviewRow> {
     const [updated] = rows(
       await this.tx.run(
-        `MATCH (r:ReviewItem {user_id: $owner, id: $id}) SET r.status = $status, r.reviewed_at = datetime(), r.context = $context RETURN ${REVIEW_OUT}`,
+        `MATCH (r:ReviewItem {user_id: $owner, id: $id})
+         SET r.status = $status, r.reviewed_at = CASE WHEN $status = 'pending' THEN null ELSE datetime() END, r.context = $context
+         RETURN ${REVIEW_OUT}`,
         { owner, id, status, context: JSON.stringify(context) },
       ),
     );

@@ -43,7 +43,7 @@ export const EntityReview = component(
     confidence: z.number(),
     match_details: JsonObject,
     context: JsonObject,
-    status: z.string().meta({ description: 'pending | approved_merge | rejected | skipped' }),
+    status: z.string().meta({ description: 'pending | approved_merge | rejected | skipped | auto_merged (closed by a later merge that joined its two entities)' }),
     reviewed_at: nullableTimestamp,
     created_at: timestamp,
   }),

@@ -70,7 +70,7 @@ export interface ReviewItem {
   context:
     | { [key: string]: any }
     | undefined;
-  /** pending | approved_merge | rejected | skipped */
+  /** pending | approved_merge | rejected | skipped | auto_merged (a later merge joined its two entities) */
   status: string;
   reviewedAt: string;
   createdAt: string;

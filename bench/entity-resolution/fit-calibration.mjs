@@ -1,0 +1,80 @@
+// bench/entity-resolution/fit-calibration.mjs: fit the default calibration
+// (a logistic regression over the comparison levels, see calibration.ts) with
+// the labels of generator records of a seed the bench does not use, and write
+// it to services/entity-resolution/src/domain/calibration.default.ts.
+//
+//   node bench/entity-resolution/fit-calibration.mjs [runs=20000:1,60000:2,120000:3]
+//
+// Each run (records:seed, seeds the bench does not use) is resolved with the EM model alone (UNCALIBRATED_MODEL); every
+// comparison of a record with a candidate cluster is one sample, labelled by
+// whether the cluster's best-matching record is of the same true entity.
+// Pairs sharing or conflicting on an id are left out (deterministic rules
+// decide them). Needs `pnpm --filter @af/entity-resolution build`.
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const {
+  generateRecords,
+  normaliseRecord,
+  Resolver,
+  UNCALIBRATED_MODEL,
+  TF_FEATURE,
+  fitCalibration,
+  idsConflict,
+} = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
+// Runs of several sizes, so the fit sees how the odds move with the population.
+const spec = process.argv[2] ?? '20000:1,60000:2,120000:3';
+const runs = spec.split(',').map((s) => s.split(':').map(Number));
+const samples = { PERSON: [], ORG: [] };
+for (const [n, seed] of runs) {
+  const raw = [...generateRecords({ records: n, seed, corruption: 'medium' })];
+  const entityOf = new Map(raw.map((r) => [r.recordId, r.entityId]));
+  const records = raw.map((r) => normaliseRecord(r).record);
+  let resolver;
+  resolver = new Resolver({
+    model: UNCALIBRATED_MODEL,
+    observe: (record, best, cmp) => {
+      if (cmp.sharedId || cmp.conflict || idsConflict(record.ids, best.clusterIds)) return;
+      const type = record.entityType;
+      const population = resolver.population(type);
+      samples[type].push({
+        levels: cmp.levels,
+        tfWeight: cmp.tfWeight,
+        tfFeature: TF_FEATURE[type],
+        offset: population ? Math.log2(UNCALIBRATED_MODEL[type].population / Math.max(population, 2)) : 0,
+        match: entityOf.get(record.recordId) === entityOf.get(best.record.recordId),
+      });
+    },
+  });
+  resolver.primeFrequencies(records);
+  for (const r of records) resolver.add(r);
+  console.error(`run ${n}:${seed} resolved, ${samples.PERSON.length + samples.ORG.length} pairs so far`);
+}
+const out = {};
+const report = [];
+for (const type of ['PERSON', 'ORG']) {
+  const fit = fitCalibration(type, samples[type]);
+  out[type] = fit.calibration;
+  report.push(
+    `${type} ${fit.samples} pairs (${fit.matches} matches), ${fit.iterations} iterations, log loss ${fit.logLoss.toFixed(4)} bits`,
+  );
+}
+console.error(report.join('\n'));
+writeFileSync(
+  join(here, '../../services/entity-resolution/src/domain/calibration.default.ts'),
+  `/**
+ * The default calibration (\`calibration.ts\`): a logistic regression over the
+ * comparison levels, fitted with the labels of generated records at medium
+ * corruption (records:seed ${spec}; the bench uses other seeds), resolved
+ * with the EM model alone. Regenerate with
+ * \`node bench/entity-resolution/fit-calibration.mjs ${spec}\` after a build
+ * (and after \`fit-model.mjs\`, whose term-frequency weights it reads).
+ * Fit: ${report.join('; ')}.
+ */
+import type { Calibration } from './calibration.js';
+
+export const DEFAULT_CALIBRATION: Calibration | undefined = ${JSON.stringify(out, null, 2)};
+`,
+);

@@ -1,0 +1,173 @@
+import {
+  calibratedWeights,
+  fitCalibration,
+  type CalibrationSample,
+  type TypeCalibration,
+} from './calibration.js';
+import { rng } from './generator.js';
+import { normaliseRecord } from './normalise.js';
+import type { ErRecord } from './record.js';
+import { comparePair, DEFAULT_MODEL, UNCALIBRATED_MODEL } from './scoring.js';
+
+const cal: TypeCalibration = {
+  bias: -2,
+  tf: 0.5,
+  population: 1,
+  levels: { name: { exact: 1, one_edit: 3 }, state: { same: 2, different: -4, missing: -1 } },
+  cross: { exact: { different: 1.5 } },
+  tfDifferentState: 0.25,
+};
+
+describe('calibratedWeights', () => {
+  it('sums the bias, the level weights, the term-frequency weight and the name-and-state interaction', () => {
+    const out: Record<string, number> = {};
+    const z = calibratedWeights(
+      cal,
+      'ORG',
+      { levels: { name: 'exact', state: 'different' }, tfWeight: 10, tfFeature: 'name' },
+      {},
+      out,
+    );
+    // name 1 + 0.5·10; state −4; interaction 1.5 + 0.25·10; legal_form and city missing: no table entry.
+    expect(out).toEqual({ name: 6, state: -4, name_and_state: 4 });
+    expect(z).toBeCloseTo(-2 + 6 - 4 + 4, 10);
+  });
+  it('weighs a missing feature by its `missing` level and keeps the Fellegi–Sunter weight of a feature it has no table for', () => {
+    const out: Record<string, number> = {};
+    const z = calibratedWeights(
+      cal,
+      'ORG',
+      { levels: { name: 'one_edit', context: 'two_or_more' }, tfFeature: 'name' },
+      { context: 3.5 },
+      out,
+    );
+    expect(out).toEqual({ name: 3, context: 3.5, state: -1 });
+    expect(z).toBeCloseTo(-2 + 3 + 3.5 - 1, 10);
+  });
+  it('gives a level the fit never saw no weight', () => {
+    const out: Record<string, number> = {};
+    expect(
+      calibratedWeights(
+        cal,
+        'ORG',
+        { levels: { name: 'two_edits', state: 'same' }, tfFeature: 'name' },
+        {},
+        out,
+      ),
+    ).toBe(0);
+  });
+});
+
+describe('fitCalibration', () => {
+  // Labels drawn from a known logistic model in bits: the fit must recover it.
+  const truth = { bias: -3, exact: 4, different: -2, tf: 0.5, population: 0.7 };
+  const r = rng(11);
+  const samples: CalibrationSample[] = [];
+  for (let i = 0; i < 40_000; i++) {
+    const exact = r() < 0.5;
+    const state = r() < 0.3 ? 'different' : r() < 0.5 ? 'same' : undefined;
+    const tfWeight = exact ? 2 + r() * 8 : undefined;
+    const offset = r() * 4 - 2;
+    const z =
+      truth.bias +
+      (exact ? truth.exact + truth.tf * tfWeight! : 0) +
+      (state === 'different' ? truth.different : 0) +
+      truth.population * offset;
+    const levels: Record<string, string> = { name: exact ? 'exact' : 'one_edit' };
+    if (state) levels.state = state;
+    samples.push({ levels, tfWeight, tfFeature: 'name', offset, match: r() < 1 / (1 + Math.pow(2, -z)) });
+  }
+  const fit = fitCalibration('ORG', samples, { ridge: 0.01 });
+
+  it('predicts the log odds (in bits) of the model the labels were drawn from', () => {
+    const c = fit.calibration;
+    expect(fit.samples).toBe(40_000);
+    expect(fit.matches).toBe(samples.filter((s) => s.match).length);
+    expect(c.population).toBeCloseTo(truth.population, 1);
+    // Indicators overlap (bias, one level per feature, the interaction), so compare predictions, not coefficients.
+    for (const exact of [true, false])
+      for (const state of ['same', 'different', undefined])
+        for (const offset of [-1, 0, 1.5]) {
+          const levels: Record<string, string> = { name: exact ? 'exact' : 'one_edit' };
+          if (state) levels.state = state;
+          const tfWeight = exact ? 6 : undefined;
+          const z =
+            c.population * offset +
+            calibratedWeights(c, 'ORG', { levels, tfWeight, tfFeature: 'name' }, {}, {});
+          const want =
+            truth.bias +
+            (exact ? truth.exact + truth.tf * 6 : 0) +
+            (state === 'different' ? truth.different : 0) +
+            truth.population * offset;
+          expect(Math.abs(z - want)).toBeLessThan(0.35);
+        }
+  });
+  it('converges, and its log loss is below that of always predicting the base rate', () => {
+    expect(fit.iterations).toBeLessThan(50);
+    const base = fit.matches / fit.samples;
+    const baseLoss = -(base * Math.log2(base) + (1 - base) * Math.log2(1 - base));
+    expect(fit.logLoss).toBeLessThan(baseLoss);
+  });
+  it('keeps a level seen only among matches finite (ridge)', () => {
+    const only = fitCalibration('ORG', [
+      { levels: { name: 'exact' }, tfFeature: 'name', offset: 0, match: true },
+      { levels: { name: 'exact' }, tfFeature: 'name', offset: 0, match: true },
+      { levels: { name: 'different' }, tfFeature: 'name', offset: 0, match: false },
+    ]);
+    expect(Number.isFinite(only.calibration.levels.name!.exact!)).toBe(true);
+    expect(only.calibration.levels.name!.exact!).toBeGreaterThan(only.calibration.levels.name!.different!);
+  });
+});
+
+describe('the default calibration', () => {
+  let n = 0;
+  const org = (r: Partial<ErRecord> & { name: string }) =>
+    normaliseRecord({ recordId: `o${++n}`, entityType: 'ORG', ...r }).record;
+  const person = (r: Partial<ErRecord> & { name: string }) =>
+    normaliseRecord({ recordId: `p${++n}`, entityType: 'PERSON', ...r }).record;
+
+  it('is used by the default model, and the EM model alone is still available', () => {
+    expect(DEFAULT_MODEL.calibration?.ORG).toBeDefined();
+    expect(DEFAULT_MODEL.calibration?.PERSON).toBeDefined();
+    expect(UNCALIBRATED_MODEL.calibration).toBeUndefined();
+  });
+  it('takes a rare organisation name with one legal form in another state for the same organisation, more than the EM model does', () => {
+    const a = org({ name: 'Quinvalridge Harbor Trust', state: 'MD' });
+    const b = org({ name: 'QUINVALRIDGE HARBOR TRUST', state: 'VA' });
+    const freq = () => 1 / 40_000;
+    const calibrated = comparePair(a, b, freq, DEFAULT_MODEL, 40_000);
+    const em = comparePair(a, b, freq, UNCALIBRATED_MODEL, 40_000);
+    expect(calibrated.probability).toBeGreaterThan(em.probability);
+    expect(calibrated.probability).toBeGreaterThan(0.5);
+  });
+  it('still keeps siblings apart: one core name under two legal forms is no match', () => {
+    const cmp = comparePair(
+      org({ name: 'Corhal Family Foundation', state: 'MD' }),
+      org({ name: 'Corhal Family PAC', state: 'MD' }),
+      () => 1 / 40_000,
+      DEFAULT_MODEL,
+      40_000,
+    );
+    expect(cmp.levels.legal_form).toBe('different');
+    expect(cmp.probability).toBeLessThan(0.5);
+  });
+  it('holds a common full name in another state below the auto threshold (a namesake), and a rare one above review', () => {
+    const common = comparePair(
+      person({ name: 'Jennifer Williams', state: 'IL' }),
+      person({ name: 'Jennifer Williams', state: 'NC' }),
+      () => 400 / 60_000,
+      DEFAULT_MODEL,
+      60_000,
+    );
+    const rare = comparePair(
+      person({ name: 'Fatima Kelmorford', state: 'TN' }),
+      person({ name: 'Fatima Kelmorford', state: 'VA' }),
+      () => 1 / 60_000,
+      DEFAULT_MODEL,
+      60_000,
+    );
+    expect(common.probability).toBeLessThan(0.9);
+    expect(rare.probability).toBeGreaterThan(common.probability);
+    expect(rare.weights.name_and_state).toBeDefined();
+  });
+});
