@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Decision } from './decision.js';
 import type { ErRecord } from './record.js';
-import { DECISIONS, Partition, type PartitionResult } from './resolve-partition.js';
+import { DECISIONS, Partition, type PartitionResult, type PartitionReview } from './resolve-partition.js';
 import type { ResolverOptions } from './resolver.js';
 import type { FromWorker, ToWorker, WorkerInput } from './resolve-worker.js';
 import { compiledWorkerUrl } from '../worker-url.js';
@@ -49,21 +49,11 @@ export function resolveThreads(threads?: number): number {
 /** The compiled worker beside this module; from the TypeScript sources (tests), the build's copy. */
 const defaultWorkerUrl = () => compiledWorkerUrl(import.meta.url, './resolve-worker.js');
 
-export interface ReviewItem {
-  /** Input position of the record. */
-  position: number;
-  recordId: string;
-  candidateId: string;
-  reviewClusterId: string;
-  /** Position of the candidate cluster's root when the record was decided (the partition's own numbering until combined). */
-  candidatePosition: number;
-  probability: number;
-  /**
-   * False when a later record bridged the record's cluster and the candidate's: the question is
-   * answered (the service closes such items as `auto_merged`); the record's cluster is the candidate's.
-   */
-  open: boolean;
-}
+/**
+ * A review item of the combined result: a partition's, with `position` and `candidatePosition`
+ * as input positions among all added records.
+ */
+export type ReviewItem = PartitionReview;
 
 export interface PartitionStats {
   type: string;

@@ -23,7 +23,10 @@ export interface PartitionReview {
   /** Position of that cluster's root among the partition's records when the record was decided. */
   candidatePosition: number;
   probability: number;
-  /** False once a later bridge put the record in the candidate's cluster (set by `finish`). */
+  /**
+   * False once a later record bridged the record's cluster and the candidate's (set by `finish`):
+   * the question is answered (the service closes such items as `auto_merged`).
+   */
   open: boolean;
 }
 
