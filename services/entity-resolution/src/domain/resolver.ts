@@ -92,22 +92,12 @@ export class Resolver {
     if (outcome.decision === 'auto_merge' && outcome.clusterId !== undefined) {
       const root = roots.get(outcome.clusterId);
       if (root === undefined) throw new Error(`unknown cluster ${outcome.clusterId}`);
-      this.parent[pos] = root;
-      if (hasIds) {
-        this.clusterIds.set(root, { ...record.ids, ...this.clusterIds.get(root) });
-        this.clusterIds.delete(pos);
-      }
+      this.join(pos, root);
       clusterId = this.records[root]!.recordId;
       // Clusters the record bridges join its cluster too.
       for (const { clusterId: other } of outcome.bridge ?? []) {
         const r = roots.get(other);
-        if (r === undefined || this.find(r) === root) continue;
-        const ids = this.clusterIds.get(r);
-        if (ids) {
-          this.clusterIds.set(root, { ...ids, ...this.clusterIds.get(root) });
-          this.clusterIds.delete(r);
-        }
-        this.parent[r] = root;
+        if (r !== undefined && this.find(r) !== root) this.join(r, root);
       }
     }
     return {
@@ -181,6 +171,16 @@ export class Resolver {
       source: i(r.source),
       ...(r.context ? { context: r.context.map(i) } : {}),
     };
+  }
+
+  /** Puts the cluster rooted at `child` under `root`; the root keeps its ids and takes the child's others. */
+  private join(child: number, root: number): void {
+    const ids = this.clusterIds.get(child);
+    if (ids) {
+      this.clusterIds.set(root, { ...ids, ...this.clusterIds.get(root) });
+      this.clusterIds.delete(child);
+    }
+    this.parent[child] = root;
   }
 
   private find(p: number): number {

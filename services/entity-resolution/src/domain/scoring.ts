@@ -11,7 +11,11 @@
  * The levels are fixed here (`compareLevels`); the m / u values and the prior
  * are a `ScoringModel`, fitted without labels by expectation–maximisation
  * (`fitModel` in em.ts, u from random pairs, m and the prior by EM over
- * blocked pairs, as Splink does). `DEFAULT_MODEL` is such a fit.
+ * blocked pairs, as Splink does). `DEFAULT_MODEL` is such a fit plus a
+ * calibration (`calibration.ts`): a logistic regression over the same
+ * levels, fitted with labels, that replaces the prior and the Σ log2(m/u)
+ * (the term-frequency weight still comes from m / u); `UNCALIBRATED_MODEL`
+ * is the EM fit alone.
  */
 import { calibratedWeights, type Calibration } from './calibration.js';
 import { DEFAULT_CALIBRATION } from './calibration.default.js';
