@@ -6,7 +6,8 @@
 // every wrong step into a bucket:
 //   false merge     auto_merge into a cluster whose best candidate is another entity
 //   blocking miss   an earlier record of the same entity exists but shares no searched block
-//   ranking miss    it shares a block but fell outside the bounded candidate list
+//   ranking miss    it shares a searched block but was ranked outside the bounded candidate list
+//   size miss       it shares only blocks too big to search
 //   scoring miss    it was a candidate but scored below the review threshold
 //   review          sent to review (true / false)
 // and prints, per bucket, counts by entity type and match level pattern plus
@@ -69,6 +70,8 @@ for (const rec of records) {
   const earlier = seenByEntity.get(e) ?? [];
   // The candidate list the resolver is about to score (its index is plain JS underneath).
   const candPos = new Set(resolver.index.candidates(blockKeys(rec)));
+  // Every record sharing a searched block, unbounded (a ranking miss is among them, a size miss is not).
+  const searched = new Set(resolver.index.candidates(blockKeys(rec), Infinity));
   const freq = (t, v) => resolver.frequency(t, v);
   const res = resolver.add(rec);
   const out = res.outcome;
@@ -106,7 +109,9 @@ for (const rec of records) {
         : 'lost to another candidate'
       : shared.length === 0
         ? 'blocking miss'
-        : 'ranking/size miss';
+        : earlierPos.get(e).some((p) => searched.has(p))
+          ? 'ranking miss'
+          : 'size miss';
     put(bucket, {
       type,
       pattern: pattern(cmp),

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@af/service-kit';
-import { BLOCK_KEYS_VERSION, blockKeys, DEFAULT_BLOCKING, rankCandidates } from '../domain/blocking.js';
+import { BLOCK_KEYS_VERSION, blockKeys, capPerCluster, DEFAULT_BLOCKING, rankCandidates, rankPool } from '../domain/blocking.js';
 import type { Thresholds } from '../domain/decision.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
@@ -219,9 +219,12 @@ export class GraphResolution implements GraphStore {
     if (keys.length === 0) return [];
     const byKey = new Map<string, string[]>();
     for (const r of await tx.blockHits(owner, keys)) (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entityId);
-    const top = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b));
-    if (top.length === 0) return [];
-    const ents = await tx.mentions(owner, top, record.entityType);
+    // The best ranked pool, then at most `perCluster` per entity, in rank order (as the in-memory Resolver does).
+    const pool = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b), rankPool(DEFAULT_BLOCKING));
+    if (pool.length === 0) return [];
+    const rank = new Map(pool.map((id, i) => [id, i]));
+    const found = (await tx.mentions(owner, pool, record.entityType)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+    const ents = capPerCluster(found, (e) => e.rootId, DEFAULT_BLOCKING);
     const clusterIds = new Map<string, ExternalIds>();
     for (const r of await tx.clusterIdRows(owner, [...new Set(ents.map((e) => e.rootId))])) {
       const ids = clusterIds.get(r.rootId) ?? {};

@@ -1,4 +1,4 @@
-import { BlockIndex, blockKeys, rankCandidates } from './blocking.js';
+import { BlockIndex, blockKeys, capPerCluster, keyFamily, rankCandidates } from './blocking.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
 
@@ -87,11 +87,18 @@ describe('BlockIndex', () => {
       state = (Math.imul(state, 1103515245) + 12345) >>> 0;
       return (state >>> 8) % n;
     };
-    const keysOf = () => [
-      ...new Set(
-        Array.from({ length: 1 + rnd(6) }, () => (rnd(10) === 0 ? `id:ein:${rnd(20)}` : `k${rnd(60)}`)),
-      ),
-    ];
+    // Plain keys, ids, and keys of the two families (a member counts its best key of each family once).
+    const keyOf = () => {
+      const r = rnd(10);
+      return r === 0
+        ? `id:ein:${rnd(20)}`
+        : r < 3
+          ? `P:ld:j:${rnd(25)}`
+          : r < 5
+            ? `O:dr:${rnd(25)}`
+            : `k${rnd(60)}`;
+    };
+    const keysOf = () => [...new Set(Array.from({ length: 1 + rnd(8) }, keyOf))];
     for (let pos = 0; pos < 3000; pos++) {
       const keys = keysOf();
       const expected = rankCandidates(
@@ -109,11 +116,63 @@ describe('BlockIndex', () => {
       }
     }
   });
+  it('counts a key family once: namesakes sharing the whole surname do not crowd out a typo of the same person', () => {
+    expect(keyFamily('P:ld:j:ramirez')).toBe('P:ld');
+    expect(keyFamily('O:dr:harbor network')).toBe('O:dr');
+    expect(keyFamily('P:sx:R562:j')).toBeUndefined();
+    const idx = new BlockIndex({ maxBlockSize: 100, maxCandidates: 3 });
+    // Five James Ramirez of other states share the surname's whole one-deletion neighbourhood with the
+    // record; the same person with a surname typo shares one deletion key and the state.
+    for (const [pos, state] of ['TX', 'NY', 'CA', 'FL', 'OH'].entries())
+      idx.add(pos, blockKeys(norm({ name: 'James Ramirez', state })));
+    idx.add(5, blockKeys(norm({ name: 'Ramiroz, James', state: 'AZ' })));
+    const keys = blockKeys(norm({ name: 'James Ramirez', state: 'AZ' }));
+    expect(idx.candidates(keys)).toContain(5);
+    // Summing every deletion key would rank the five namesakes first (the behaviour this replaces).
+    const summed = new BlockIndex({ maxBlockSize: 100, maxCandidates: 3 });
+    for (const [pos, state] of ['TX', 'NY', 'CA', 'FL', 'OH'].entries())
+      summed.add(
+        pos,
+        blockKeys(norm({ name: 'James Ramirez', state })).map((k) => k.replace('P:ld:', 'P:xd:')),
+      );
+    summed.add(
+      5,
+      blockKeys(norm({ name: 'Ramiroz, James', state: 'AZ' })).map((k) => k.replace('P:ld:', 'P:xd:')),
+    );
+    expect(summed.candidates(keys.map((k) => k.replace('P:ld:', 'P:xd:')))).not.toContain(5);
+  });
   it('ranks positions beyond its first scratch size (a graph of many records)', () => {
     const idx = new BlockIndex({ maxBlockSize: 10, maxCandidates: 5 });
     idx.add(5, ['a']);
     idx.add(200_000, ['a', 'b']);
     expect(idx.candidates(['a', 'b'])).toEqual([200_000, 5]);
     expect(idx.candidates(['a'])).toEqual([200_000, 5]);
+  });
+});
+
+describe('capPerCluster', () => {
+  const ranked = ['a1', 'a2', 'a3', 'a4', 'b1', 'c1', 'b2', 'd1'];
+  const cluster = (m: string) => m.charAt(0);
+  it('keeps at most perCluster members of one cluster and maxCandidates in all, in rank order', () => {
+    expect(capPerCluster(ranked, cluster, { maxBlockSize: 10, maxCandidates: 5, perCluster: 2 })).toEqual([
+      'a1',
+      'a2',
+      'b1',
+      'c1',
+      'b2',
+    ]);
+    expect(capPerCluster(ranked, cluster, { maxBlockSize: 10, maxCandidates: 3, perCluster: 1 })).toEqual([
+      'a1',
+      'b1',
+      'c1',
+    ]);
+  });
+  it('only bounds the list without a per-cluster cap', () => {
+    expect(capPerCluster(ranked, cluster, { maxBlockSize: 10, maxCandidates: 3 })).toEqual([
+      'a1',
+      'a2',
+      'a3',
+    ]);
+    expect(capPerCluster([], cluster, { maxBlockSize: 10, maxCandidates: 3, perCluster: 1 })).toEqual([]);
   });
 });

@@ -98,9 +98,44 @@ export interface BlockIndexOptions {
   maxBlockSize: number;
   /** At most this many candidates per record, those sharing the most blocks first. */
   maxCandidates: number;
+  /**
+   * At most this many of those candidates from one cluster (unset: no cap). A big entity's records
+   * share the most blocks with a new record of its name and would otherwise fill the list, leaving
+   * out the other entities it must be weighed against, or the one it belongs to.
+   */
+  perCluster?: number;
 }
 
-export const DEFAULT_BLOCKING: BlockIndexOptions = { maxBlockSize: 100, maxCandidates: 20 };
+export const DEFAULT_BLOCKING: BlockIndexOptions = { maxBlockSize: 100, maxCandidates: 20, perCluster: 3 };
+
+/** How many ranked records the per-cluster cap draws its candidates from. */
+export function rankPool(opts: BlockIndexOptions): number {
+  return opts.perCluster ? opts.maxCandidates * 3 : opts.maxCandidates;
+}
+
+/**
+ * The bounded candidate list from a ranked pool: at most `perCluster` members of one cluster, at
+ * most `maxCandidates` in all, in rank order. The in-memory resolver and the service both cap through this.
+ */
+export function capPerCluster<T>(
+  ranked: readonly T[],
+  clusterOf: (m: T) => string | number,
+  opts: BlockIndexOptions,
+): T[] {
+  const cap = opts.perCluster;
+  if (!cap) return ranked.slice(0, opts.maxCandidates);
+  const taken = new Map<string | number, number>();
+  const out: T[] = [];
+  for (const m of ranked) {
+    if (out.length >= opts.maxCandidates) break;
+    const c = clusterOf(m);
+    const k = taken.get(c) ?? 0;
+    if (k >= cap) continue;
+    taken.set(c, k + 1);
+    out.push(m);
+  }
+  return out;
+}
 
 /** How much sharing one block says: an id block outweighs any number of name blocks; a small block says more than a big one. */
 export function blockWeight(key: string, size: number): number {
@@ -108,25 +143,44 @@ export function blockWeight(key: string, size: number): number {
 }
 
 /**
+ * The family of a key that files one name under many neighbouring keys (a surname's one-deletion
+ * variants, an organisation's core less each word), or undefined. A record sharing several keys of
+ * one family with a candidate says no more than the best of them: summed, they would rank every
+ * namesake with the exact surname above a record of the same person with a typo in it (which shares
+ * one deletion key) and the state or employer that the namesake lacks.
+ */
+export function keyFamily(key: string): string | undefined {
+  return key.startsWith('P:ld:') ? 'P:ld' : key.startsWith('O:dr:') ? 'O:dr' : undefined;
+}
+
+/**
  * The bounded candidate list from the blocks a record shares: oversized name
  * blocks skipped, members ranked by the summed weight of the blocks they
- * share (ties: the later member first). The in-memory index and the
- * PostgreSQL store both rank through this.
+ * share, counting only the best block of each key family (ties: `tieBreak`),
+ * at most `limit` of them. The in-memory index and the PostgreSQL store both
+ * rank this way.
  */
 export function rankCandidates<T>(
   blocks: Iterable<readonly [key: string, members: readonly T[]]>,
   opts: BlockIndexOptions = DEFAULT_BLOCKING,
   tieBreak: (a: T, b: T) => number = () => 0,
+  limit = opts.maxCandidates,
 ): T[] {
   const score = new Map<T, number>();
+  const families = new Map<string, Map<T, number>>();
   for (const [key, members] of blocks) {
     if (!key.startsWith('id:') && members.length > opts.maxBlockSize) continue;
     const w = blockWeight(key, members.length);
-    for (const m of members) score.set(m, (score.get(m) ?? 0) + w);
+    const family = keyFamily(key);
+    const into = family ? (families.get(family) ?? families.set(family, new Map()).get(family)!) : undefined;
+    for (const m of members)
+      if (into) into.set(m, Math.max(into.get(m) ?? 0, w));
+      else score.set(m, (score.get(m) ?? 0) + w);
   }
+  for (const best of families.values()) for (const [m, w] of best) score.set(m, (score.get(m) ?? 0) + w);
   return [...score.entries()]
     .sort((a, b) => b[1] - a[1] || tieBreak(a[0], b[0]))
-    .slice(0, opts.maxCandidates)
+    .slice(0, limit)
     .map(([m]) => m);
 }
 
@@ -155,41 +209,64 @@ export class BlockIndex {
 
   /** Summed block weight per record position while one record's candidates are ranked (0: not shared). */
   private score: Float64Array = new Float64Array(1024);
+  /** The best weight per position within one key family, while that family is read. */
+  private best: Float64Array = new Float64Array(1024);
 
   /**
    * Records sharing a searchable block with `keys`, ranked and bounded exactly as `rankCandidates`
-   * ranks them (ties: the later position first), with the weights summed in a reused array indexed
+   * ranks them (ties: the later position first), with the weights summed in reused arrays indexed
    * by position rather than a Map per record.
    */
-  candidates(keys: readonly string[]): number[] {
+  candidates(keys: readonly string[], limit = this.opts.maxCandidates): number[] {
     const touched: number[] = [];
-    let score = this.score;
+    // Keys outside any family first (undefined), then each family's keys together.
+    const groups = new Map<string | undefined, string[]>([[undefined, []]]);
     for (const key of keys) {
-      const h = hashKey(key);
-      const block = this.shards[h & 15]!.get(h);
-      if (block === undefined) continue;
-      const size = typeof block === 'number' ? 1 : block.length;
-      if (!isIdHash(h) && size > this.opts.maxBlockSize) continue;
-      const w = blockWeight(key, size);
-      for (let i = 0; i < size; i++) {
-        const m = typeof block === 'number' ? block : block[i]!;
-        if (m >= score.length) score = this.grow(m);
-        if (score[m] === 0) touched.push(m);
-        score[m] = score[m]! + w;
+      const f = keyFamily(key);
+      (groups.get(f) ?? groups.set(f, []).get(f)!).push(key);
+    }
+    for (const [family, group] of groups) {
+      const inFamily: number[] = [];
+      for (const key of group) {
+        const h = hashKey(key);
+        const block = this.shards[h & 15]!.get(h);
+        if (block === undefined) continue;
+        const size = typeof block === 'number' ? 1 : block.length;
+        if (!isIdHash(h) && size > this.opts.maxBlockSize) continue;
+        const w = blockWeight(key, size);
+        for (let i = 0; i < size; i++) {
+          const m = typeof block === 'number' ? block : block[i]!;
+          if (m >= this.score.length) this.grow(m);
+          if (family === undefined) {
+            if (this.score[m] === 0) touched.push(m);
+            this.score[m] = this.score[m]! + w;
+          } else {
+            if (this.best[m] === 0) inFamily.push(m);
+            if (w > this.best[m]!) this.best[m] = w;
+          }
+        }
+      }
+      for (const m of inFamily) {
+        if (this.score[m] === 0) touched.push(m);
+        this.score[m] = this.score[m]! + this.best[m]!;
+        this.best[m] = 0;
       }
     }
+    const score = this.score;
     touched.sort((a, b) => score[b]! - score[a]! || b - a);
-    const out =
-      touched.length > this.opts.maxCandidates ? touched.slice(0, this.opts.maxCandidates) : touched;
+    const out = touched.length > limit ? touched.slice(0, limit) : touched;
     for (const m of touched) score[m] = 0;
     return out;
   }
 
-  private grow(pos: number): Float64Array {
-    const next = new Float64Array(Math.max(2 * this.score.length, pos + 1));
+  private grow(pos: number): void {
+    const size = Math.max(2 * this.score.length, pos + 1);
+    const next = new Float64Array(size);
     next.set(this.score);
     this.score = next;
-    return next;
+    const best = new Float64Array(size);
+    best.set(this.best);
+    this.best = best;
   }
 
   add(pos: number, keys: readonly string[]): void {

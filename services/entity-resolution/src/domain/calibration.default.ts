@@ -5,160 +5,162 @@
  * with the EM model alone. Regenerate with
  * `node bench/entity-resolution/fit-calibration.mjs 20000:1,60000:2,120000:3` after a build
  * (and after `fit-model.mjs`, whose term-frequency weights it reads).
- * Fit: PERSON 822211 pairs (61605 matches), 14 iterations, log loss 0.0198 bits; ORG 759583 pairs (34598 matches), 16 iterations, log loss 0.0121 bits.
+ * Fit: PERSON 847078 pairs (61879 matches), 14 iterations, log loss 0.0156 bits; ORG 795606 pairs (34710 matches), 16 iterations, log loss 0.0111 bits.
  */
 import type { Calibration } from './calibration.js';
 
 export const DEFAULT_CALIBRATION: Calibration | undefined = {
   "PERSON": {
-    "bias": -1.29,
-    "tf": 0.8038,
-    "population": 0.8214,
+    "bias": -1.014,
+    "tf": 0.7947,
+    "population": 0.8372,
     "levels": {
       "external_id": {
-        "not_shared": -1.291,
-        "other_kinds": 0.0004787
+        "not_shared": -1.014,
+        "other_kinds": 0.000406
       },
       "last_name": {
-        "different": -3.932,
-        "exact": -1.336,
-        "one_edit": 3.623,
-        "jw_0.92": 1.488,
-        "phonetic": -1.539,
-        "jw_0.88": 0.4058
+        "different": -3.904,
+        "exact": -1.348,
+        "one_edit": 3.63,
+        "jw_0.92": 1.58,
+        "phonetic": -1.573,
+        "jw_0.88": 0.6009
       },
       "first_name": {
-        "exact": 3.979,
-        "different": -7.282,
-        "one_edit": 4.148,
-        "initial": 1.028,
-        "jw_0.88": -0.8661,
-        "missing": -2.297
+        "exact": 3.887,
+        "different": -7.261,
+        "one_edit": 4.154,
+        "initial": 1.058,
+        "jw_0.88": -0.8873,
+        "missing": -1.965
       },
       "state": {
-        "different": -3.837,
-        "same": 2.546
+        "different": -4.042,
+        "same": 3.029
       },
       "middle": {
-        "missing": 0.9557,
-        "different": -7.682,
-        "same": 5.436
+        "missing": 1.03,
+        "different": -7.531,
+        "same": 5.487
       },
       "employer": {
-        "missing": -3.096,
-        "different": -5.787,
-        "same": 7.593
+        "missing": -3.054,
+        "different": -5.663,
+        "same": 7.703
       },
       "title": {
-        "missing": -0.5625,
-        "different": -1.974,
-        "same": 1.246
+        "missing": -0.4978,
+        "different": -1.895,
+        "same": 1.379
       },
       "city": {
-        "missing": -1.784,
-        "same": 4.467,
-        "different": -3.973
+        "missing": -3.139,
+        "same": 3.163,
+        "same_elsewhere": 4.26,
+        "different": -5.297
       }
     },
     "cross": {
       "different": {
-        "different": -2.368,
-        "same": -1.564
+        "different": -2.371,
+        "same": -1.533
       },
       "exact": {
-        "different": -1.969,
-        "same": 0.6334
+        "different": -2.205,
+        "same": 0.8572
       },
       "one_edit": {
-        "same": 2.464,
-        "different": 1.158
+        "same": 2.529,
+        "different": 1.101
       },
       "jw_0.92": {
-        "same": 1.086,
-        "different": 0.4023
+        "same": 1.129,
+        "different": 0.4512
       },
       "phonetic": {
-        "different": -0.9379,
-        "same": -0.6014
+        "different": -1.124,
+        "same": -0.4489
       },
       "jw_0.88": {
-        "same": 0.5283,
-        "different": -0.1225
+        "same": 0.4961,
+        "different": 0.1048
       }
     },
-    "tfDifferentState": 0.1761
+    "tfDifferentState": 0.1978
   },
   "ORG": {
-    "bias": -3.587,
-    "tf": 0.687,
-    "population": 0.4432,
+    "bias": -3.252,
+    "tf": 0.6875,
+    "population": 0.4654,
     "levels": {
       "external_id": {
-        "not_shared": -0.3119,
-        "other_kinds": -3.275
+        "not_shared": -0.1522,
+        "other_kinds": -3.1
       },
       "name": {
-        "different": -6.396,
-        "token_set_0.6": -2.114,
-        "exact": 0.315,
-        "one_edit": 6.22,
-        "two_edits": 2.447,
-        "token_set_1": -1.653,
-        "token_set_0.8": -2.406
+        "different": -6.348,
+        "token_set_0.6": -2.101,
+        "exact": 0.3621,
+        "one_edit": 6.276,
+        "two_edits": 2.514,
+        "token_set_1": -1.538,
+        "token_set_0.8": -2.418
       },
       "legal_form": {
-        "different": -8.176,
-        "missing": 0.5199,
-        "same": 4.069
+        "different": -8.075,
+        "missing": 0.5862,
+        "same": 4.237
       },
       "state": {
-        "different": -3.597,
-        "missing": -1.309,
-        "same": 1.32
+        "different": -3.882,
+        "missing": -1.013,
+        "same": 1.643
       },
       "city": {
-        "missing": -2.644,
-        "different": -4.772,
-        "same": 3.829
+        "missing": -3.724,
+        "different": -5.833,
+        "same": 2.908,
+        "same_elsewhere": 3.397
       }
     },
     "cross": {
       "different": {
-        "different": -2.325,
-        "missing": -2.253,
-        "same": -1.819
+        "different": -2.27,
+        "missing": -2.256,
+        "same": -1.821
       },
       "token_set_0.6": {
-        "different": -1.86,
-        "same": 0.591,
-        "missing": -0.8447
+        "different": -1.89,
+        "same": 0.6361,
+        "missing": -0.8468
       },
       "exact": {
-        "same": -1.877,
-        "different": 1.435,
-        "missing": 0.757
+        "same": -1.743,
+        "different": 1.179,
+        "missing": 0.9257
       },
       "one_edit": {
-        "same": 1.763,
-        "missing": 2.854,
-        "different": 1.603
+        "same": 1.898,
+        "missing": 2.965,
+        "different": 1.414
       },
       "two_edits": {
-        "different": -0.8366,
-        "missing": 0.7429,
-        "same": 2.541
+        "different": -0.8558,
+        "missing": 0.7742,
+        "same": 2.595
       },
       "token_set_1": {
-        "different": -0.7071,
-        "missing": -1.807,
-        "same": 0.8605
+        "different": -0.48,
+        "missing": -1.842,
+        "same": 0.7839
       },
       "token_set_0.8": {
-        "different": -0.9062,
-        "missing": -0.7598,
-        "same": -0.74
+        "different": -0.9783,
+        "missing": -0.7327,
+        "same": -0.7068
       }
     },
-    "tfDifferentState": 0.1195
+    "tfDifferentState": 0.1456
   }
 };

@@ -3,7 +3,7 @@
  * without labels (`fitModel`) on 60000 generated records at medium corruption,
  * seed 1 (the bench uses other seeds). Regenerate with
  * `node bench/entity-resolution/fit-model.mjs 60000 1` after a build.
- * Fit: PERSON 263687 blocked pairs, lambda 0.1047, 70 iterations; ORG 371705 blocked pairs, lambda 0.0633, 80 iterations.
+ * Fit: PERSON 263687 blocked pairs, lambda 0.1046, 70 iterations; ORG 375655 blocked pairs, lambda 0.0626, 80 iterations.
  */
 import type { ScoringModel } from './scoring.js';
 
@@ -11,11 +11,11 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
   PERSON: {
     priorLog2Odds: -13.99,
     population: 30000,
-    duplicates: 1.84,
+    duplicates: 1.838,
     m: {
       external_id: {
-        same: 0.007586,
-        other_kinds: 0.00001811,
+        same: 0.007541,
+        other_kinds: 0.00001813,
         not_shared: 0.9924,
       },
       last_name: {
@@ -35,23 +35,24 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
       },
       middle: {
         same: 0.9999,
-        different: 0.0001332,
+        different: 0.0001431,
       },
       employer: {
-        same: 0.7777,
-        different: 0.2223,
+        same: 0.7749,
+        different: 0.2251,
       },
       title: {
-        same: 0.5334,
-        different: 0.4666,
+        same: 0.5308,
+        different: 0.4692,
       },
       state: {
-        same: 0.8953,
-        different: 0.1047,
+        same: 0.9058,
+        different: 0.09424,
       },
       city: {
-        same: 0.755,
-        different: 0.245,
+        same: 0.727,
+        same_elsewhere: 0.02426,
+        different: 0.2487,
       },
     },
     u: {
@@ -92,19 +93,20 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
         different: 0.9547,
       },
       city: {
-        same: 0.009843,
-        different: 0.9902,
+        same: 0.008628,
+        same_elsewhere: 0.1234,
+        different: 0.868,
       },
     },
   },
   ORG: {
     priorLog2Odds: -13.7,
     population: 25019,
-    duplicates: 1.88,
+    duplicates: 1.879,
     m: {
       external_id: {
         same: 0.1726,
-        other_kinds: 0.005839,
+        other_kinds: 0.005889,
         not_shared: 0.8215,
       },
       name: {
@@ -118,15 +120,16 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
       },
       legal_form: {
         same: 0.9998,
-        different: 0.0001636,
+        different: 0.0001639,
       },
       state: {
-        same: 0.9203,
-        different: 0.07968,
+        same: 0.9236,
+        different: 0.07643,
       },
       city: {
-        same: 0.8078,
-        different: 0.1922,
+        same: 0.7978,
+        same_elsewhere: 0.009918,
+        different: 0.1923,
       },
     },
     u: {
@@ -153,8 +156,9 @@ export const DEFAULT_FITTED_MODEL: ScoringModel = {
         different: 0.9538,
       },
       city: {
-        same: 0.00677,
-        different: 0.9932,
+        same: 0.006624,
+        same_elsewhere: 0.02156,
+        different: 0.9718,
       },
     },
   },

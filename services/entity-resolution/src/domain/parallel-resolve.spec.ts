@@ -35,11 +35,11 @@ describe('ParallelResolver in one thread', () => {
       ({ recordId, entityType: 'PERSON', name: r.name!, ...r }) as const;
     // b is queued against a; c merges into b and bridges a: b's question is answered.
     p.add(person('a', { name: 'Okonkwo, Ezekiel Q.', state: 'CA' }));
-    p.add(person('b', { name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }));
+    p.add(person('b', { name: 'Ezekiel Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }));
     p.add(person('c', { name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }));
     // e is queued against d, and nothing joins them.
     p.add(person('d', { name: 'Okafor, Chidi', state: 'TX' }));
-    p.add(person('e', { name: 'C. Okafor', employer: 'Austin Rail Fund', city: 'Austin' }));
+    p.add(person('e', { name: 'Chidi Okafor', employer: 'Austin Rail Fund', city: 'Austin' }));
     const res = await p.finish();
     expect(res.reviews.map((v) => [v.recordId, v.reviewClusterId, v.open])).toEqual([
       ['b', 'a', false],

@@ -3,7 +3,14 @@
  * resolved one at a time against everything seen before (incremental by
  * construction), through the same `resolveOne` the service uses.
  */
-import { BlockIndex, blockKeys, DEFAULT_BLOCKING, type BlockIndexOptions } from './blocking.js';
+import {
+  BlockIndex,
+  blockKeys,
+  capPerCluster,
+  DEFAULT_BLOCKING,
+  rankPool,
+  type BlockIndexOptions,
+} from './blocking.js';
 import { DEFAULT_THRESHOLDS, type Decision, type Thresholds } from './decision.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
@@ -39,13 +46,15 @@ export class Resolver {
   private readonly parent: number[] = [];
   private readonly clusterIds = new Map<number, ExternalIds>();
   private readonly index: BlockIndex;
+  private readonly blocking: BlockIndexOptions;
   private readonly nameCounts = new Map<string, number>();
   private readonly typeCounts = new Map<string, number>();
   /** Name frequencies were counted over the whole input up front (batch), so `add` does not count again. */
   private primed = false;
 
   constructor(private readonly opts: ResolverOptions = {}) {
-    this.index = new BlockIndex(opts.blocking ?? DEFAULT_BLOCKING);
+    this.blocking = opts.blocking ?? DEFAULT_BLOCKING;
+    this.index = new BlockIndex(this.blocking);
   }
 
   /**
@@ -68,7 +77,9 @@ export class Resolver {
     const keys = blockKeys(record);
     // Cluster id → root position, for the candidates of this record only (no index over all clusters).
     const roots = new Map<string, number>();
-    const candidates: Candidate[] = this.index.candidates(keys).map((p) => {
+    const ranked = this.index.candidates(keys, rankPool(this.blocking));
+    const pool = ranked.filter((p) => this.records[p]!.entityType === record.entityType);
+    const candidates: Candidate[] = capPerCluster(pool, (p) => this.find(p), this.blocking).map((p) => {
       const root = this.find(p);
       const clusterId = this.records[root]!.recordId;
       roots.set(clusterId, root);

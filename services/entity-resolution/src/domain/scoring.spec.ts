@@ -54,6 +54,19 @@ describe('comparePair', () => {
     );
     expect(c.conflict).toBeUndefined();
   });
+  it('gives one city name in two states its own level, and none to two cities in two states', () => {
+    const levels = (a: Partial<ErRecord>, b: Partial<ErRecord>) =>
+      compareLevels(rec({ name: 'Donna Ramirez', ...a }), rec({ name: 'Donna Ramirez', ...b })).levels;
+    expect(levels({ state: 'IN', city: 'Wenville' }, { state: 'IN', city: 'Wenvile' }).city).toBe('same');
+    expect(levels({ state: 'IN', city: 'Wenville' }, { state: 'IN', city: 'Ashland' }).city).toBe('different');
+    expect(levels({ state: 'IN', city: 'Wenville' }, { state: 'WA', city: 'Wenville' }).city).toBe('same_elsewhere');
+    expect(levels({ state: 'IN', city: 'Wenville' }, { state: 'WA', city: 'Ashland' }).city).toBeUndefined();
+    expect(levels({ city: 'Wenville' }, { state: 'WA', city: 'Ashland' }).city).toBe('different');
+    // A state keyed wrong keeps the city: more likely the same person than a namesake in another town.
+    const base = { name: 'Donna Ramirez', state: 'IN', city: 'Wenville' };
+    expect(p(base, { ...base, state: 'WA' })).toBeGreaterThan(p(base, { ...base, state: 'WA', city: 'Ashland' }));
+    expect(p(base, { ...base, state: 'WA' })).toBeLessThan(p(base, base));
+  });
   it('scores agreement above disagreement, attribute by attribute', () => {
     const base = { name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' };
     expect(p(base, base)).toBeGreaterThan(p(base, { ...base, city: 'Oakland' }));

@@ -98,7 +98,7 @@ export const FEATURE_LEVELS: Record<ResolvableType, Record<string, readonly stri
     employer: ['same', 'different'],
     title: ['same', 'different'],
     state: ['same', 'different'],
-    city: ['same', 'different'],
+    city: ['same', 'same_elsewhere', 'different'],
     context: ['two_or_more', 'one', 'none'],
   },
   ORG: {
@@ -106,7 +106,7 @@ export const FEATURE_LEVELS: Record<ResolvableType, Record<string, readonly stri
     name: ['exact', 'one_edit', 'two_edits', 'token_set_1', 'token_set_0.8', 'token_set_0.6', 'different'],
     legal_form: ['same', 'different'],
     state: ['same', 'different'],
-    city: ['same', 'different'],
+    city: ['same', 'same_elsewhere', 'different'],
     context: ['two_or_more', 'one', 'none'],
   },
 };
@@ -237,9 +237,15 @@ export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels 
       levels.legal_form = a.org.legalForm === b.org.legalForm ? 'same' : 'different';
   }
   if (a.state && b.state) levels.state = a.state === b.state ? 'same' : 'different';
-  // A city name says little across states (there is a Springfield in most of them).
-  if (a.city && b.city && (!a.state || !b.state || a.state === b.state))
-    levels.city = a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93 ? 'same' : 'different';
+  // One city name in two states is its own level: a Springfield in most states makes it weak evidence,
+  // but a state keyed wrong (or a move within a metro across a state line) keeps the city; the
+  // calibration learns how much it says. Different cities in different states say nothing more than
+  // the states do, so they get no level.
+  if (a.city && b.city) {
+    const sameCity = a.city === b.city || jaroWinkler(a.city, b.city) >= 0.93;
+    if (!a.state || !b.state || a.state === b.state) levels.city = sameCity ? 'same' : 'different';
+    else if (sameCity) levels.city = 'same_elsewhere';
+  }
   // Context: only when both records were seen with something (no context is missing data, not disagreement).
   if (a.context?.length && b.context?.length) {
     const n = sharedContext(a.context, b.context);

@@ -64,11 +64,11 @@ it('marks "review" only the records still in question: a later bridge answers th
     [
       person('a', { name: 'Okonkwo, Ezekiel Q.', state: 'CA' }),
       // Queued against a, then bridged to it by c.
-      person('b', { name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }),
+      person('b', { name: 'Ezekiel Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }),
       person('c', { name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }),
       person('d', { name: 'Okafor, Chidi', state: 'TX' }),
       // Queued against d, still in question.
-      person('e', { name: 'C. Okafor', employer: 'Austin Rail Fund', city: 'Austin' }),
+      person('e', { name: 'Chidi Okafor', employer: 'Austin Rail Fund', city: 'Austin' }),
     ].join('\n') + '\n',
   );
   execFileSync(process.execPath, [main, 'resolve', '--in', join(dir, 'bridge.jsonl'), '--out', join(dir, 'bridge.out')]);

@@ -164,7 +164,7 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
         prov('br'),
         [
           person({ name: 'Okonkwo, Ezekiel Q.', state: 'CA' }, 0),
-          person({ name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }, 1),
+          person({ name: 'Ezekiel Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' }, 1),
           person({ name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }, 2),
         ],
         DEFAULT_THRESHOLDS,
