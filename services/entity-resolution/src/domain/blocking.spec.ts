@@ -1,4 +1,4 @@
-import { BlockIndex, blockKeys, capPerCluster, keyFamily, rankCandidates } from './blocking.js';
+import { BlockIndex, blockKeys, capPerCluster, keyFamily, rankCandidates, swapInvariant } from './blocking.js';
 import { normaliseRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
 
@@ -28,6 +28,17 @@ describe('blockKeys', () => {
     expect(
       shared(blockKeys(norm({ name: 'Barbara King' })), blockKeys(norm({ name: 'Barbara Kig' }))),
     ).toContain('P:ld:b:kig');
+  });
+  it('keeps a person in a shared block when the first two letters of the first name are swapped as well as a surname typo', () => {
+    expect(swapInvariant('ycnthia')).toBe('cynthia');
+    expect(swapInvariant('cynthia')).toBe('cynthia');
+    expect(swapInvariant('b')).toBe('b');
+    expect(swapInvariant('')).toBe('');
+    const keys = (name: string) => blockKeys(norm({ name, state: 'NY' }));
+    expect(shared(keys('Ycnthia Holstier'), keys('Cynthia Holster'))).not.toEqual([]);
+    expect(shared(keys('Hsirley P. Wright'), keys('Shirley P. Wriht'))).toContain('P:fb:hsirley:rw');
+    // Both first two letters swapped, in the first name and in the surname.
+    expect(shared(keys('Jackson, Eknneth'), keys('Ajckson, Kenneth'))).toContain('P:fb:eknneth:aj');
   });
   it('puts an organisation with a typo or an abbreviation in one word beside its other spellings', () => {
     const a = blockKeys(norm({ entityType: 'ORG', name: 'Mielvale Policy League PAC' }));

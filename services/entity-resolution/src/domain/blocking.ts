@@ -34,9 +34,16 @@ const ORG_STOPWORDS = new Set([
  * The version of `blockKeys`: raise it whenever the keys a record gets
  * change. A stored entity keyed by an older version is keyed again from its
  * stored normalised record when the service starts (GraphResolution.rekeyStale),
- * so new keys find old records too. 2: the organisation typo keys.
+ * so new keys find old records too. 2: the organisation typo keys. 3: the first
+ * name's (and in `fb` the surname's) first two letters in order.
  */
-export const BLOCK_KEYS_VERSION = 2;
+export const BLOCK_KEYS_VERSION = 3;
+
+/** A word with its first two letters in alphabetical order: `ycnthia` and `cynthia` both give `cynthia`. */
+export function swapInvariant(word: string): string {
+  const [a, b] = [word.charAt(0), word.charAt(1)];
+  return b !== '' && b < a ? b + a + word.slice(2) : word;
+}
 
 export function blockKeys(r: NormalisedRecord): string[] {
   const keys: string[] = [];
@@ -48,10 +55,13 @@ export function blockKeys(r: NormalisedRecord): string[] {
       const f = first.slice(0, 1);
       keys.push(`${t}:sx:${soundex(last)}:${f}`);
       if (r.state) keys.push(`${t}:sxs:${soundex(last)}:${f}:${r.state}`);
-      // A typo in the surname's first letter breaks Soundex; the full first name plus the surname's ending does not.
-      if (first.length > 1) keys.push(`${t}:fe:${first}:${last.slice(-3)}`);
-      // A typo that changes the surname's Soundex code: the first name and the surname's first two letters.
-      if (first.length > 1) keys.push(`${t}:fb:${first}:${last.slice(0, 2)}`);
+      // A typo in the surname's first letter breaks Soundex; the full first name plus the surname's ending does
+      // not. The first name's first two letters in order, so that a swap there (`Ycnthia`) keeps the key.
+      const given = swapInvariant(first);
+      if (first.length > 1) keys.push(`${t}:fe:${given}:${last.slice(-3)}`);
+      // A typo that changes the surname's Soundex code: the first name and the surname's first two letters
+      // (in order, for a swap there too).
+      if (first.length > 1) keys.push(`${t}:fb:${given}:${swapInvariant(last.slice(0, 2))}`);
       // Initials and nicknames of the first name: the exact surname (common surnames make oversized blocks, skipped).
       keys.push(`${t}:ln:${last}`);
       // Any one typo in the surname (even with a typo or an initial in the first name): its one-deletion

@@ -5,89 +5,89 @@
  * with the EM model alone. Regenerate with
  * `node bench/entity-resolution/fit-calibration.mjs 20000:1,60000:2,120000:3` after a build
  * (and after `fit-model.mjs`, whose term-frequency weights it reads).
- * Fit: PERSON 847078 pairs (61879 matches), 14 iterations, log loss 0.0156 bits; ORG 795606 pairs (34710 matches), 16 iterations, log loss 0.0111 bits.
+ * Fit: PERSON 861818 pairs (62032 matches), 14 iterations, log loss 0.0155 bits; ORG 795606 pairs (34710 matches), 16 iterations, log loss 0.0111 bits.
  */
 import type { Calibration } from './calibration.js';
 
 export const DEFAULT_CALIBRATION: Calibration | undefined = {
   "PERSON": {
-    "bias": -1.014,
-    "tf": 0.7947,
-    "population": 0.8372,
+    "bias": -0.9929,
+    "tf": 0.7938,
+    "population": 0.8375,
     "levels": {
       "external_id": {
-        "not_shared": -1.014,
-        "other_kinds": 0.000406
+        "not_shared": -0.9933,
+        "other_kinds": 0.000419
       },
       "last_name": {
-        "different": -3.904,
-        "exact": -1.348,
-        "one_edit": 3.63,
-        "jw_0.92": 1.58,
-        "phonetic": -1.573,
-        "jw_0.88": 0.6009
+        "different": -3.779,
+        "exact": -1.362,
+        "one_edit": 3.604,
+        "jw_0.92": 1.552,
+        "phonetic": -1.597,
+        "jw_0.88": 0.5883
       },
       "first_name": {
-        "exact": 3.887,
-        "different": -7.261,
-        "one_edit": 4.154,
-        "initial": 1.058,
-        "jw_0.88": -0.8873,
-        "missing": -1.965
+        "exact": 3.894,
+        "different": -7.253,
+        "one_edit": 4.143,
+        "initial": 1.065,
+        "jw_0.88": -0.8811,
+        "missing": -1.961
       },
       "state": {
-        "different": -4.042,
-        "same": 3.029
+        "different": -4.026,
+        "same": 3.033
       },
       "middle": {
-        "missing": 1.03,
-        "different": -7.531,
-        "same": 5.487
+        "missing": 0.973,
+        "different": -7.38,
+        "same": 5.414
       },
       "employer": {
-        "missing": -3.054,
-        "different": -5.663,
-        "same": 7.703
+        "missing": -3.042,
+        "different": -5.648,
+        "same": 7.697
       },
       "title": {
-        "missing": -0.4978,
-        "different": -1.895,
-        "same": 1.379
+        "missing": -0.49,
+        "different": -1.885,
+        "same": 1.382
       },
       "city": {
-        "missing": -3.139,
-        "same": 3.163,
-        "same_elsewhere": 4.26,
-        "different": -5.297
+        "missing": -3.124,
+        "same": 3.142,
+        "same_elsewhere": 4.278,
+        "different": -5.288
       }
     },
     "cross": {
       "different": {
-        "different": -2.371,
-        "same": -1.533
+        "different": -2.233,
+        "same": -1.546
       },
       "exact": {
-        "different": -2.205,
-        "same": 0.8572
+        "different": -2.217,
+        "same": 0.8557
       },
       "one_edit": {
-        "same": 2.529,
-        "different": 1.101
+        "same": 2.521,
+        "different": 1.083
       },
       "jw_0.92": {
-        "same": 1.129,
-        "different": 0.4512
+        "same": 1.132,
+        "different": 0.4208
       },
       "phonetic": {
-        "different": -1.124,
-        "same": -0.4489
+        "different": -1.138,
+        "same": -0.4586
       },
       "jw_0.88": {
-        "same": 0.4961,
-        "different": 0.1048
+        "same": 0.5298,
+        "different": 0.05844
       }
     },
-    "tfDifferentState": 0.1978
+    "tfDifferentState": 0.1974
   },
   "ORG": {
     "bias": -3.252,
