@@ -1,8 +1,9 @@
 /**
  * The ActionService clients of the services a process is configured with
  * (ACTION_SERVICES) and the table of who serves which action, asked again
- * every ACTION_REFRESH_MS (and, rate-limited, when a caller names an action
- * the table does not know). A service that does not answer keeps the actions
+ * every ACTION_REFRESH_MS and when a caller names an action the table does
+ * not know (at once while a configured service has never answered, as when it
+ * starts after this process; otherwise at most once per minRefreshGapMs). A service that does not answer keeps the actions
  * it listed last, so a restart fails calls as UNAVAILABLE (retried) rather
  * than as unavailable actions. The orchestrator executes through it; the
  * planner only reads the table (availability at validation).
@@ -34,7 +35,7 @@ export interface ActionCall {
 
 /** What the orchestrator's tool executor needs of the action services. */
 export interface ActionPort {
-  /** The service serving `action`, asking the services again (rate-limited) when the table does not know it. */
+  /** The service serving `action`, asking the services again (refreshUnknown) when the table does not know it. */
   servedBy(action: string): Promise<ServedAction | undefined>;
   execute(served: ServedAction, call: ActionCall, signal: AbortSignal): Promise<{ outputs: Record<string, unknown>; replayed: boolean }>;
 }
@@ -114,7 +115,7 @@ export class ActionServices implements ActionPort {
   async servedBy(name: string): Promise<ServedAction | undefined> {
     const known = this.table.byAction.get(name);
     if (known || this.entries.length === 0) return known;
-    if (Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) await this.refresh();
+    await this.refreshUnknown();
     return this.table.byAction.get(name);
   }
 
@@ -140,9 +141,19 @@ export class ActionServices implements ActionPort {
     return { outputs: response.outputs ?? {}, replayed: response.replayed };
   }
 
-  /** A refresh now unless one ran within the rate limit (a caller met a name the table does not know). */
-  requestRefresh(): void {
-    if (this.entries.length && Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) void this.refresh();
+  /**
+   * A caller met a name the table does not know. Resolves once the table is
+   * as fresh as it can usefully be: after the listing in flight; after a new
+   * one while a configured service has never answered (it may be starting:
+   * a run started right after the stack came up must not be refused); after a
+   * new one when the last is older than minRefreshGapMs; otherwise at once
+   * (names nothing serves do not list the services on every call).
+   */
+  async refreshUnknown(): Promise<void> {
+    if (this.entries.length === 0) return;
+    if (this.refreshing) return this.refreshing;
+    const starting = this.entries.some((e) => !this.lastListed.has(e.address));
+    if (starting || Date.now() - this.lastRefreshAt >= (this.options.minRefreshGapMs ?? 1_000)) await this.refresh();
   }
 
   /** Asks every service what it serves (and tries ExecuteStream again where it was not served); one refresh at a time. */

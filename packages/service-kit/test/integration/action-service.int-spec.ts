@@ -362,6 +362,24 @@ describe('ExecuteStream', () => {
     }
   });
 
+  it('finds the actions of a service that starts after it at once, not at the next listing (ActionServices.servedBy)', async () => {
+    const port = await freePort();
+    const services = new ActionServices([{ name: 'late', address: `127.0.0.1:${port}` }], createLogger('t', 'silent'), auth, { refreshMs: 60_000 });
+    let late: GrpcServer | undefined;
+    try {
+      await services.start(); // nothing listens yet: the first listing fails
+      expect(services.servedNow('whoami')).toBeUndefined();
+      late = (await serveActions(port)).server;
+      // Within a second of the failed listing: a name the table does not know is asked for again, not refused.
+      await expect(services.servedBy('whoami')).resolves.toMatchObject({ service: 'action-test', action: 'whoami' });
+      // Once every service has answered, a name nothing serves is refused without a listing per call.
+      await expect(services.servedBy('no_such_action')).resolves.toBeUndefined();
+    } finally {
+      services.stop();
+      await late?.close();
+    }
+  });
+
   it('sends calls over the stream once it is open (ActionServices)', async () => {
     const services = new ActionServices([{ name: 'action-test', address }], createLogger('t', 'silent'), auth, { refreshMs: 60_000 });
     try {

@@ -19,9 +19,9 @@ function availability(served: ServedAction[]) {
 
 const yaml = (action: string, inputs = '{ query: x }') => `id: p\nname: P\nsteps:\n  - name: a\n    step_type: tool\n    action: transform_data\n    inputs: { data: [{ a: 1 }] }\n  - name: b\n    step_type: tool\n    action: ${action}\n    inputs: ${inputs}\n`;
 
-function refusal(fn: () => void): AppError {
+async function refusal(p: Promise<void>): Promise<AppError> {
   try {
-    fn();
+    await p;
   } catch (err) {
     return err as AppError;
   }
@@ -29,11 +29,11 @@ function refusal(fn: () => void): AppError {
 }
 
 describe('ActionAvailability', () => {
-  it('refuses a plan naming an unserved action with action_unavailable naming the step, the action and its owner', () => {
+  it('refuses a plan naming an unserved action with action_unavailable naming the step, the action and its owner', async () => {
     const { actions } = availability([]);
     const result = compilePlaybook(yaml('search_documents'));
     if (!result.ok) throw new Error('compiles');
-    const err = refusal(() => actions.check(result.plan));
+    const err = await refusal(actions.check(result.plan));
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.violations).toEqual([
       { field: 'steps[1].action', code: 'action_unavailable', reason: expect.stringContaining("action 'search_documents' is not available in this deployment: it is served by entity-resolution") },
@@ -41,19 +41,44 @@ describe('ActionAvailability', () => {
     expect(err.message).toMatch(/^action_unavailable: steps\[1\]\.action: /);
   });
 
-  it('accepts in-process and served actions', () => {
+  it('asks the services again before refusing: an action whose service started after the planner is accepted', async () => {
+    const refreshed: string[] = [];
+    const table = {
+      list: [] as ServedAction[],
+      served: () => table.list,
+      refreshUnknown: async () => {
+        refreshed.push('refresh');
+        table.list = [save];
+      },
+    };
+    const actions = new ActionAvailability(table, createLogger('t', 'silent'));
+    const result = compilePlaybook(yaml('save_to_workspace', '{ data: [{ a: 1 }], table_name: t }'));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    await expect(actions.check(result.plan)).resolves.toBeUndefined();
+    expect(refreshed).toEqual(['refresh']);
+    // Known now: no further listing.
+    await actions.check(result.plan);
+    expect(refreshed).toEqual(['refresh']);
+    // Still unserved after the listing: refused.
+    const other = compilePlaybook(yaml('search_documents'));
+    if (!other.ok) throw new Error('compiles');
+    expect((await refusal(actions.check(other.plan))).violations).toEqual([expect.objectContaining({ field: 'steps[1].action', code: 'action_unavailable' })]);
+    expect(refreshed).toEqual(['refresh', 'refresh']);
+  });
+
+  it('accepts in-process and served actions', async () => {
     const { actions } = availability([save]);
     const result = compilePlaybook(yaml('save_to_workspace', '{ data: [{ a: 1 }], table_name: t }'));
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(() => actions.check(result.plan)).not.toThrow();
+    await expect(actions.check(result.plan)).resolves.toBeUndefined();
   });
 
-  it('adds served plugin tools to the registry (category plugin:<name>) and follows the table as it changes', () => {
+  it('adds served plugin tools to the registry (category plugin:<name>) and follows the table as it changes', async () => {
     const { table, actions } = availability([post]);
     expect(actions.registry().get('post_message')).toMatchObject({ category: 'plugin:slack_webhook', inputs: { text: { type: 'string', required: true } }, sideEffect: true });
     const result = compilePlaybook(yaml('post_message', '{ text: hi }'), { registry: actions.registry() });
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(() => actions.check(result.plan)).not.toThrow();
+    await expect(actions.check(result.plan)).resolves.toBeUndefined();
     table.list = [];
     expect(actions.registry().get('post_message')).toBeUndefined();
   });

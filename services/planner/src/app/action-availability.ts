@@ -13,8 +13,12 @@ import { pluginRegistrations } from '../domain/registry/plugin-tool-contract.js'
 /** The part of ActionServices the planner reads. */
 export interface ActionTableView {
   served(): ServedAction[];
-  /** Ask the services again soon (rate-limited): a refused name may have just appeared (a plugin registered). */
-  requestRefresh?(): void;
+  /**
+   * Ask the services again before refusing (ActionServices.refreshUnknown): a
+   * refused name may have just appeared (a plugin registered, or its service
+   * started after the planner).
+   */
+  refreshUnknown?(): Promise<void>;
 }
 
 export interface ActionStatus {
@@ -53,14 +57,26 @@ export class ActionAvailability {
     return registry;
   }
 
-  /** Throws INVALID_ARGUMENT with an `action_unavailable` violation per tool step whose action nothing of this deployment runs. */
-  check(plan: unknown): void {
-    const served = new Set(this.table.served().map((s) => s.action));
-    const violations = unavailableActions(plan, (name) => served.has(name), this.registry());
+  /**
+   * Throws INVALID_ARGUMENT with an `action_unavailable` violation per tool
+   * step whose action nothing of this deployment runs, once the services were
+   * asked again.
+   */
+  async check(plan: unknown): Promise<void> {
+    let violations = this.unavailable(plan);
     if (violations.length === 0) return;
-    this.table.requestRefresh?.();
+    if (this.table.refreshUnknown) {
+      await this.table.refreshUnknown();
+      violations = this.unavailable(plan);
+      if (violations.length === 0) return;
+    }
     const first = violations[0]!;
     throw new AppError('INVALID_ARGUMENT', `action_unavailable: ${first.field}: ${first.reason}${violations.length > 1 ? ` (+${violations.length - 1} more)` : ''}`, { violations });
+  }
+
+  private unavailable(plan: unknown) {
+    const served = new Set(this.table.served().map((s) => s.action));
+    return unavailableActions(plan, (name) => served.has(name), this.registry());
   }
 
   /** Whether a run can execute the action, and who serves and owns it. */

@@ -30,8 +30,8 @@ steps:
 `;
 
 describe('Playbooks.compile', () => {
-  it('returns a PlanGraph with data dependencies', () => {
-    const { plan } = playbooks.compile(yaml);
+  it('returns a PlanGraph with data dependencies', async () => {
+    const { plan } = await playbooks.compile(yaml);
     expect(plan.nodes.map((n) => [n.id, n.kind, n.dependsOn])).toEqual([
       ['first', 'tool', []],
       ['second', 'tool', ['first']],
@@ -43,37 +43,37 @@ describe('Playbooks.compile', () => {
   it.each([
     ['', 'yaml'],
     ['   ', 'yaml'],
-  ])('rejects empty input %p naming %s', (input, field) => {
-    const err = thrown(() => playbooks.compile(input));
+  ])('rejects empty input %p naming %s', async (input, field) => {
+    const err = await rejected(playbooks.compile(input));
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.violations[0]!.field).toBe(field);
   });
 
-  it('rejects malformed YAML with a position', () => {
-    const err = thrown(() => playbooks.compile('steps:\n  - name: [oops\n'));
+  it('rejects malformed YAML with a position', async () => {
+    const err = await rejected(playbooks.compile('steps:\n  - name: [oops\n'));
     expect(err.violations[0]!.code).toBe('invalid_yaml');
     expect(err.message).toMatch(/line \d+/);
   });
 
-  it('names the step and field of an unknown reference', () => {
-    const err = thrown(() => playbooks.compile(yaml.replace('{first.results[0].id}', '{frist.results[0].id}')));
+  it('names the step and field of an unknown reference', async () => {
+    const err = await rejected(playbooks.compile(yaml.replace('{first.results[0].id}', '{frist.results[0].id}')));
     expect(err.violations).toEqual([expect.objectContaining({ field: 'steps[1].inputs.id', code: 'nonexistent_step' })]);
   });
 
-  it('names an unknown step field once in the message, with its line', () => {
-    const err = thrown(() => playbooks.compile(yaml.replace('    output_key: found', '    output_key: found\n    depends_on: [x]')));
+  it('names an unknown step field once in the message, with its line', async () => {
+    const err = await rejected(playbooks.compile(yaml.replace('    output_key: found', '    output_key: found\n    depends_on: [x]')));
     expect(err.violations).toEqual([expect.objectContaining({ field: 'steps[0].depends_on', code: 'unknown_field' })]);
     expect(err.message).toBe("steps[0].depends_on: unknown field 'depends_on' (line 17)");
   });
 
-  it('rejects an oversized document', () => {
-    expect(thrown(() => playbooks.compile(`# ${'x'.repeat(1024 * 1024)}`)).message).toContain('larger than');
+  it('rejects an oversized document', async () => {
+    expect((await rejected(playbooks.compile(`# ${'x'.repeat(1024 * 1024)}`))).message).toContain('larger than');
   });
 });
 
-function thrown(fn: () => unknown): AppError {
+async function rejected(p: Promise<unknown>): Promise<AppError> {
   try {
-    fn();
+    await p;
   } catch (err) {
     if (err instanceof AppError) return err;
     throw err;
@@ -87,33 +87,21 @@ describe('Playbooks.compile size limits', () => {
 
   afterEach(() => configurePlanLimits({ maxNodes: 1_000 }));
 
-  it('refuses a playbook over PLAN_MAX_NODES with one violation naming steps and the limit', () => {
+  it('refuses a playbook over PLAN_MAX_NODES with one violation naming steps and the limit', async () => {
     configurePlanLimits({ maxNodes: 50 });
-    const err = (() => {
-      try {
-        playbooks.compile(chain(51));
-      } catch (e) {
-        return e as AppError;
-      }
-      throw new Error('expected an error');
-    })();
+    const err = await rejected(playbooks.compile(chain(51)));
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe('INVALID_ARGUMENT');
     expect(err.message).toBe('steps: 51 steps (parallel_steps included); the limit is 50 (PLAN_MAX_NODES)');
     expect(err.violations).toEqual([{ field: 'steps', reason: '51 steps (parallel_steps included); the limit is 50 (PLAN_MAX_NODES)', code: 'too_many_nodes' }]);
-    expect(playbooks.compile(chain(50)).plan.nodes).toHaveLength(50);
+    expect((await playbooks.compile(chain(50))).plan.nodes).toHaveLength(50);
   });
 
-  it('keeps at most 100 violations, the last saying how many more there were', () => {
+  it('keeps at most 100 violations, the last saying how many more there were', async () => {
     const bad = ['id: bad', 'name: Bad', 'steps:', ...Array.from({ length: 300 }, (_, i) => [`  - name: s${i}`, '    step_type: tool', '    action: transform_data', `    inputs: { data: "{missing${i}.x}" }`, '    operations: [{ type: limit, value: 1 }]']).flat()].join('\n');
-    try {
-      playbooks.compile(bad);
-      throw new Error('expected an error');
-    } catch (e) {
-      const err = e as AppError;
-      expect(err.violations).toHaveLength(100);
-      expect(err.violations.at(-1)!.reason).toMatch(/^… and \d+ more$/);
-      expect(err.message.length).toBeLessThanOrEqual(1_000);
-    }
+    const err = await rejected(playbooks.compile(bad));
+    expect(err.violations).toHaveLength(100);
+    expect(err.violations.at(-1)!.reason).toMatch(/^… and \d+ more$/);
+    expect(err.message.length).toBeLessThanOrEqual(1_000);
   });
 });

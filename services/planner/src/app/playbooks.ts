@@ -70,7 +70,7 @@ export class Playbooks {
    * The document and the actions this deployment serves (no caller): throws INVALID_ARGUMENT with every error.
    * `autoEnrichGraph`: the agent profile running it sets `output_config.auto_enrich_graph` (enrichment nodes after its connector steps).
    */
-  compile(yaml: string, opts: { autoEnrichGraph?: boolean } = {}): { plan: PlanGraph; results: CompileResult['results'] } {
+  async compile(yaml: string, opts: { autoEnrichGraph?: boolean } = {}): Promise<{ plan: PlanGraph; results: CompileResult['results'] }> {
     requireYaml(yaml);
     const result = compilePlaybook(yaml, {
       ...(this.actions ? { registry: this.actions.registry() } : {}),
@@ -78,7 +78,7 @@ export class Playbooks {
       ...(opts.autoEnrichGraph ? { autoEnrichGraph: true } : {}),
     });
     if (!result.ok) throw invalidPlaybook(result.errors);
-    this.actions?.check(result.plan);
+    await this.actions?.check(result.plan);
     return { plan: result.plan, results: result.results };
   }
 
@@ -107,7 +107,7 @@ export class Playbooks {
     if (result.ok && !this.deps.hasModel) warnings.push(...locateInYaml(yaml, modelWarnings(result.plan)));
     // Deployment checks, each in its own module, add to `errors` / `warnings` here (positions via locateInYaml);
     // compileFor and CompilePlaybook then refuse or report them like the document's own.
-    if (result.ok) errors.push(...locateInYaml(yaml, unavailableActionIssues(this.actions, result.plan)));
+    if (result.ok) errors.push(...locateInYaml(yaml, await unavailableActionIssues(this.actions, result.plan)));
     const valid = errors.length === 0 && result.ok;
     return { valid, ...(valid && result.ok ? { plan: result.plan } : {}), errors, warnings, results: result.results };
   }
@@ -126,7 +126,7 @@ export class Playbooks {
   /** Stores the playbook: revision 1, or a new revision of the caller's playbook with that id (nothing when the YAML is unchanged). */
   async create(ownerUserId: string, yaml: string, idempotencyKey: string): Promise<StoredPlaybook> {
     requireUser(ownerUserId);
-    const { plan } = this.compile(yaml);
+    const { plan } = await this.compile(yaml);
     if (!plan.id) throw AppError.invalid('id', 'a stored playbook needs an id');
     const rows = await sqlRows(
       this.kit.db,
@@ -152,7 +152,7 @@ export class Playbooks {
   async update(ownerUserId: string, id: string, yaml: string, idempotencyKey: string): Promise<{ playbook: StoredPlaybook; changed: boolean }> {
     requireUser(ownerUserId);
     if (!id) throw AppError.invalid('id', 'is required');
-    const { plan } = this.compile(yaml);
+    const { plan } = await this.compile(yaml);
     if (plan.id !== id) {
       throw AppError.invalid('yaml.id', `is '${plan.id ?? ''}' but the playbook being updated is '${id}': the id in the YAML must match the path`, 'id_mismatch');
     }
@@ -229,7 +229,7 @@ export class Playbooks {
     const playbook = await this.get(ownerUserId, id, opts.revision);
     const extra = opts.autoEnrichGraph ? { autoEnrichGraph: true } : {};
     // With a caller (a run is about to start) the deployment checks apply too; the graph view needs the document only.
-    const { plan, results } = opts.caller ? await this.compileFor(playbook.yaml, opts.caller, extra) : this.compile(playbook.yaml, extra);
+    const { plan, results } = opts.caller ? await this.compileFor(playbook.yaml, opts.caller, extra) : await this.compile(playbook.yaml, extra);
     const metadata: Record<string, unknown> = { ...(plan.metadata ?? {}), playbook_revision: playbook.revision };
     if (opts.dryRun) metadata.dry_run = { allow_side_effects: opts.allowSideEffects === true };
     return { plan: { ...plan, metadata }, results, playbook };
@@ -289,9 +289,9 @@ function invalidPlaybook(errors: readonly PlanIssue[]): AppError {
 }
 
 /** `action_unavailable` (action-availability.ts) as issues, so validation reports them with the rest. */
-function unavailableActionIssues(actions: ActionAvailability | undefined, plan: PlanGraph): PlanIssue[] {
+async function unavailableActionIssues(actions: ActionAvailability | undefined, plan: PlanGraph): Promise<PlanIssue[]> {
   try {
-    actions?.check(plan);
+    await actions?.check(plan);
     return [];
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'INVALID_ARGUMENT') throw err;

@@ -39,7 +39,7 @@ function pipeline(model: ScriptedChatModel, stored: Record<string, unknown> | nu
     conversations: { append: async (_c: unknown, _id: string, messages: unknown) => (appended.push(messages), 'c1'), history: async () => [] } as never,
     tools: async () => [],
     served: () => true,
-    checkActions: () => undefined,
+    checkActions: async () => undefined,
     log: { info: () => undefined, warn: () => undefined },
   });
   return { p, answers, appended };
@@ -113,7 +113,7 @@ describe('QueryPipeline.plan with an Idempotency-Key', () => {
       conversations: { append: async () => 'c1', history: async () => [] } as never,
       tools: async () => [],
       served: () => true,
-      checkActions: () => undefined,
+      checkActions: async () => undefined,
       log: { info: () => undefined, warn: () => undefined },
     });
     return { p, released };
@@ -133,7 +133,7 @@ describe('QueryPipeline.plan with an Idempotency-Key', () => {
       conversations: {} as never,
       tools: async () => [],
       served: () => true,
-      checkActions: () => undefined,
+      checkActions: async () => undefined,
       log: { info: () => undefined, warn: () => undefined },
     });
     await probe.plan(caller, input).catch(() => undefined);

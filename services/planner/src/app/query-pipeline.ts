@@ -61,7 +61,7 @@ export interface QueryPipelineDeps {
   /** Whether a service of this deployment serves the action now. */
   served: (action: string) => boolean;
   /** Refuses a plan whose actions nothing serves (INVALID_ARGUMENT action_unavailable). */
-  checkActions: (plan: unknown) => void;
+  checkActions: (plan: unknown) => Promise<void>;
   log: QueryLogger;
   /** How long an Idempotency-Key answers its first request (seconds). */
   idempotencyTtlSeconds?: number;
@@ -180,7 +180,7 @@ export class QueryPipeline {
         retryable: false,
       });
     }
-    this.deps.checkActions(planned.plan);
+    await this.deps.checkActions(planned.plan);
 
     if (!sessionId) sessionId = await repo.createSession(caller.userId);
     const conversationId = input.conversationId || (await this.deps.conversations.append(caller, '', []));

@@ -29,7 +29,7 @@ const toWire = (p: StoredPlaybook): planner.Playbook => ({
   revision: p.revision,
 });
 
-const toWireResults = (results: ReturnType<Playbooks['compile']>['results']): planner.StepValidationResult[] =>
+const toWireResults = (results: Awaited<ReturnType<Playbooks['compile']>>['results']): planner.StepValidationResult[] =>
   results.map((r) => ({ step: r.step, valid: r.valid, errors: r.errors.map(issue), warnings: r.warnings.map(issue) }));
 
 @Controller()
