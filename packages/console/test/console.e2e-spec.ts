@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { action, orchestrator, plan } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { http, startFixtureServer, startStack, type FixtureServer, type Stack } from '@af/testing';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { launchBrowser, type Browser } from './browser.js';
 
 const ARTIFACTS = join(__dirname, '..', 'test-results');
@@ -86,6 +86,25 @@ async function waitForRunStatus(id: string, done: (status: string) => boolean): 
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`run ${id} did not reach the expected status`);
+}
+
+/**
+ * Waits for `locator` on the page at `path` (pages load their data when they
+ * mount): while it is missing after a second, leaves for the runs page and
+ * comes back once that shows, so the page mounts again and loads afresh.
+ */
+async function untilShown(locator: Locator, path: string, visits = 30) {
+  for (let i = 0; ; i++) {
+    try {
+      await locator.waitFor({ timeout: 1_000 });
+      return;
+    } catch (err) {
+      if (i >= visits) throw err;
+    }
+    await go('/runs');
+    await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    await go(path);
+  }
 }
 
 async function go(path: string) {
@@ -348,11 +367,7 @@ it('answers a clarification from the inbox; the step runs again with the answer 
   ]);
   await go('/inbox');
   const card = page.getByRole('article', { name: 'Question: summary' });
-  for (let i = 0; i < 30 && !(await card.count()); i++) {
-    await page.waitForTimeout(500);
-    await go('/runs');
-    await go('/inbox');
-  }
+  await untilShown(card, '/inbox');
   await card.getByText('Which year should the summary cover?').waitFor();
   await card.getByLabel('Your answer').fill('2024');
   await shot('inbox-clarification');
@@ -487,12 +502,7 @@ steps:
   expect(started.status).toBe(201);
   await go('/entities');
   const card = page.getByRole('article', { name: /^Review E\. Okonkwo and / });
-  for (let i = 0; i < 30 && !(await card.count()); i++) {
-    await page.waitForTimeout(500);
-    await go('/runs');
-    await go('/entities');
-  }
-  await card.waitFor();
+  await untilShown(card, '/entities');
   await shot('entity-review');
   expect(await seriousViolations()).toEqual([]);
   await card.getByRole('button', { name: 'Merge' }).click();

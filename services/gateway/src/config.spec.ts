@@ -74,3 +74,15 @@ describe('CORS_ORIGINS', () => {
     expect(() => loadConfig(gatewayEnvSchema, { ...base, CORS_ORIGINS: 'ftp://files.example.com' })).toThrow(/CORS_ORIGINS: "ftp:\/\/files\.example\.com"/);
   });
 });
+
+describe('UPSTREAM_WAIT_MS', () => {
+  it('defaults to 15 s, and a value out of range or not a number fails the config naming the variable', () => {
+    expect(gatewayEnvSchema.parse(base).UPSTREAM_WAIT_MS).toBe(15_000);
+    expect(gatewayEnvSchema.parse({ ...base, UPSTREAM_WAIT_MS: '5000' }).UPSTREAM_WAIT_MS).toBe(5_000);
+    for (const bad of ['100', '999999', 'soon']) {
+      const r = gatewayEnvSchema.safeParse({ ...base, UPSTREAM_WAIT_MS: bad });
+      expect(r.success).toBe(false);
+      expect(r.error!.issues[0]!.path).toEqual(['UPSTREAM_WAIT_MS']);
+    }
+  });
+});

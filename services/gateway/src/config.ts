@@ -132,6 +132,11 @@ export const gatewayEnvSchema = baseEnvSchema.extend({
   OUTPUT_ROUTER_URL: grpcAddress().optional(),
   /** gRPC address of entity-resolution (knowledge graph, entity reviews, discoveries); unset: those routes answer 503. */
   ENTITY_RESOLUTION_URL: grpcAddress().optional(),
+  /**
+   * How long a call to a service may take, waiting for a service that is down
+   * or restarting included; then the route answers 503 (unavailable) or 504.
+   */
+  UPSTREAM_WAIT_MS: z.coerce.number().int().min(500).max(300_000).default(15_000),
   /** Lifetime of the principal tokens POST /api/v1/auth/service-token issues for API keys. */
   SERVICE_TOKEN_TTL_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** Largest accepted request body. */

@@ -21,6 +21,7 @@ export function entityResolutionProviders(deps: GatewayDeps): Provider[] {
         return url
           ? createGrpcClient<entity.EntityServiceClient>('entity', entity.ENTITY_SERVICE_NAME, url, {
               auth: deps.serviceAuth,
+              readyWaitMs: deps.kit.config.UPSTREAM_WAIT_MS,
             })
           : undefined;
       },

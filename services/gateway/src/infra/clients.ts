@@ -20,14 +20,15 @@ export interface Clients {
  * ever acts as a service or the operator through the gateway.
  */
 export function createClients(config: GatewayConfig, auth: PrincipalSigner): Clients {
+  const o = { auth, readyWaitMs: config.UPSTREAM_WAIT_MS };
   return {
-    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL, { auth }),
-    registry: createGrpcClient('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, config.PLANNER_URL, { auth }),
-    profiles: createGrpcClient('planner', profiles.AGENT_PROFILE_SERVICE_NAME, config.PLANNER_URL, { auth }),
-    query: createGrpcClient('planner', query.QUERY_SERVICE_NAME, config.PLANNER_URL, { auth }),
-    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL, { auth }),
-    connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),
-    plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, { auth }),
-    approvals: createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, config.APPROVAL_URL, { auth }),
+    planner: createGrpcClient('planner', planner.PLANNER_SERVICE_NAME, config.PLANNER_URL, o),
+    registry: createGrpcClient('planner', planner.CAPABILITY_REGISTRY_SERVICE_NAME, config.PLANNER_URL, o),
+    profiles: createGrpcClient('planner', profiles.AGENT_PROFILE_SERVICE_NAME, config.PLANNER_URL, o),
+    query: createGrpcClient('planner', query.QUERY_SERVICE_NAME, config.PLANNER_URL, o),
+    orchestrator: createGrpcClient('orchestrator', orchestrator.ORCHESTRATOR_SERVICE_NAME, config.ORCHESTRATOR_URL, o),
+    connectors: createGrpcClient('connector', connector.CONNECTOR_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, o),
+    plugins: createGrpcClient('connector', connector.PLUGIN_REGISTRY_SERVICE_NAME, config.CONNECTOR_RUNTIME_URL, o),
+    approvals: createGrpcClient('approval', approval.APPROVAL_SERVICE_NAME, config.APPROVAL_URL, o),
   };
 }

@@ -18,7 +18,7 @@ export class SchedulesController {
   private readonly client: schedules.ScheduleServiceClient;
 
   constructor(@Inject(GATEWAY_DEPS) deps: GatewayDeps) {
-    this.client = createGrpcClient('orchestrator', schedules.SCHEDULE_SERVICE_NAME, deps.kit.config.ORCHESTRATOR_URL, { auth: deps.serviceAuth });
+    this.client = createGrpcClient('orchestrator', schedules.SCHEDULE_SERVICE_NAME, deps.kit.config.ORCHESTRATOR_URL, { auth: deps.serviceAuth, readyWaitMs: deps.kit.config.UPSTREAM_WAIT_MS });
   }
 
   @Post()

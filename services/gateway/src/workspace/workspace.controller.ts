@@ -53,6 +53,7 @@ export function workspaceClient(deps: GatewayDeps): output.OutputServiceClient {
       );
     client = createGrpcClient<output.OutputServiceClient>('output', output.OUTPUT_SERVICE_NAME, url, {
       auth: deps.serviceAuth,
+      readyWaitMs: deps.kit.config.UPSTREAM_WAIT_MS,
     });
     clients.set(deps, client);
   }

@@ -14,7 +14,13 @@ let bob: string;
 const NODE_OUTPUT_MAX_BYTES = 64 * 1024;
 
 beforeAll(async () => {
-  stack = await startStack({ env: { orchestrator: { NODE_OUTPUT_MAX_BYTES: String(NODE_OUTPUT_MAX_BYTES) } } });
+  stack = await startStack({
+    env: {
+      orchestrator: { NODE_OUTPUT_MAX_BYTES: String(NODE_OUTPUT_MAX_BYTES) },
+      // A stopped service is answered 503/504 after 5 s instead of 15 (the transport-error tests below).
+      gateway: { UPSTREAM_WAIT_MS: '5000' },
+    },
+  });
   alice = await registerAndLogin(stack, 'alice-limits@example.com');
   bob = await registerAndLogin(stack, 'bob-limits@example.com');
 });

@@ -110,21 +110,33 @@ describe('dispatch', () => {
     expect(manual.map((f) => f.run_id)).toEqual([now.body.run_id]);
   });
 
-  it.each([
+  // Each policy needs three fires (a second apart) of its own schedule: the six run side by side.
+  const overlap: Array<[string, (statuses: string[]) => void]> = [
     ['skip', (s: string[]) => expect(s).toEqual(['started', ...s.slice(1).map(() => 'skipped')])],
     ['buffer_one', (s: string[]) => expect(s).toEqual(['started', 'buffered', ...s.slice(2).map(() => 'skipped')])],
     ['buffer_all', (s: string[]) => expect(s).toEqual(['started', ...s.slice(1).map(() => 'buffered')])],
     ['cancel_other', (s: string[]) => expect(s).toEqual([...s.slice(1).map(() => 'finished'), 'started'])],
     ['terminate_other', (s: string[]) => expect(s).toEqual([...s.slice(1).map(() => 'finished'), 'started'])],
     ['allow_all', (s: string[]) => expect(s.every((x) => x === 'started')).toBe(true)],
-  ])('overlap policy %s, while each run takes minutes', async (policy, check) => {
-    const id = await create({ overlap_policy: policy, target: { plan: slow } });
-    await fired(id, 3);
-    await pause(id);
-    const list = await fires(id);
-    check(list.map((f) => f.status));
-    const cancelled = policy === 'cancel_other' || policy === 'terminate_other';
-    for (const f of list.filter((x) => x.run_id)) expect(await runStatus(f.run_id!)).toBe(cancelled && f !== list.at(-1) ? 'cancelled' : 'waiting');
+  ];
+  it(`overlap policies ${overlap.map(([p]) => p).join(', ')}, while each run takes minutes`, async () => {
+    const failures = await Promise.all(
+      overlap.map(async ([policy, check]) => {
+        try {
+          const id = await create({ overlap_policy: policy, target: { plan: slow } });
+          await fired(id, 3);
+          await pause(id);
+          const list = await fires(id);
+          check(list.map((f) => f.status));
+          const cancelled = policy === 'cancel_other' || policy === 'terminate_other';
+          for (const f of list.filter((x) => x.run_id)) expect(await runStatus(f.run_id!)).toBe(cancelled && f !== list.at(-1) ? 'cancelled' : 'waiting');
+          return undefined;
+        } catch (err) {
+          return `overlap policy ${policy}: ${(err as Error).message}`;
+        }
+      }),
+    );
+    expect(failures.filter(Boolean)).toEqual([]);
   });
 
   it('three replicas, one killed -9 mid-dispatch and restarted: every fire of 20 schedules starts exactly one run', async () => {
