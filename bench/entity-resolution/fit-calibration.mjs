@@ -15,15 +15,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const {
-  generateRecords,
-  normaliseRecord,
-  Resolver,
-  UNCALIBRATED_MODEL,
-  TF_FEATURE,
-  fitCalibration,
-  idsConflict,
-} = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
+const { generateRecords, normaliseRecord, UNCALIBRATED_MODEL, fitCalibration, calibrationSamples } = await import(
+  join(here, '../../services/entity-resolution/dist/domain/index.js')
+);
 // Runs of several sizes, so the fit sees how the odds move with the population.
 const spec = process.argv[2] ?? '20000:1,60000:2,120000:3';
 const runs = spec.split(',').map((s) => s.split(':').map(Number));
@@ -31,25 +25,13 @@ const samples = { PERSON: [], ORG: [] };
 for (const [n, seed] of runs) {
   const raw = [...generateRecords({ records: n, seed, corruption: 'medium' })];
   const entityOf = new Map(raw.map((r) => [r.recordId, r.entityId]));
-  const records = raw.map((r) => normaliseRecord(r).record);
-  let resolver;
-  resolver = new Resolver({
-    model: UNCALIBRATED_MODEL,
-    observe: (record, best, cmp) => {
-      if (cmp.sharedId || cmp.conflict || idsConflict(record.ids, best.clusterIds)) return;
-      const type = record.entityType;
-      const population = resolver.population(type);
-      samples[type].push({
-        levels: cmp.levels,
-        tfWeight: cmp.tfWeight,
-        tfFeature: TF_FEATURE[type],
-        offset: population ? Math.log2(UNCALIBRATED_MODEL[type].population / Math.max(population, 2)) : 0,
-        match: entityOf.get(record.recordId) === entityOf.get(best.record.recordId),
-      });
-    },
-  });
-  resolver.primeFrequencies(records);
-  for (const r of records) resolver.add(r);
+  // The same sample collection as `er fit` (fit-deployment.ts).
+  calibrationSamples(
+    raw.map((r) => normaliseRecord(r).record),
+    (id) => entityOf.get(id),
+    UNCALIBRATED_MODEL,
+    samples,
+  );
   console.error(`run ${n}:${seed} resolved, ${samples.PERSON.length + samples.ORG.length} pairs so far`);
 }
 const out = {};

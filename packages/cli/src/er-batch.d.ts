@@ -11,7 +11,37 @@ declare module '@af/entity-resolution/batch' {
     onBadLine?: (line: number, reason: string) => void;
     /** 1: one thread; default: PERSON and ORG on two worker threads (`ER_THREADS` overrides). */
     threads?: number;
+    /** A model file's model (readModelFile); default: the shipped one. */
+    model?: ScoringModel;
   }
+  /** Opaque here: read from a model file and handed back to resolveFile. */
+  export interface ScoringModel {
+    PERSON: unknown;
+    ORG: unknown;
+    minTfU: number;
+  }
+  export interface ModelFile {
+    format: 'af-er-model';
+    version: 1;
+    fit: { fitted_at: string; records: Record<string, number>; calibration: Record<string, 'labels' | 'default'>; tables: Record<string, 'em' | 'default'> };
+    model: ScoringModel;
+  }
+  /** The model file's content, or throws an Error naming `source`, the field and the reason. */
+  export function readModelFile(text: string, source: string): ModelFile;
+  export interface FitFileOptions {
+    inPath: string;
+    outPath: string;
+    onBadLine?: (line: number, reason: string) => void;
+    onStage?: (stage: string) => void;
+  }
+  export interface FitFileSummary {
+    records: number;
+    labelled: number;
+    badLines: number;
+    fit: ModelFile['fit'];
+    seconds: number;
+  }
+  export function fitFile(opts: FitFileOptions): Promise<FitFileSummary>;
   export interface ResolveFileSummary {
     records: number;
     badLines: number;

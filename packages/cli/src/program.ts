@@ -92,9 +92,21 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
     )
     .requiredOption('--in <file>', 'records, one JSON object a line: {record_id, entity_type, name, ...}')
     .requiredOption('--out <file>', 'clusters, one line a record: {record_id, cluster_id, decided}')
-    .action(async (opts: { in: string; out: string }) => {
+    .option('--model <file>', 'a model file `af er fit` wrote (default: the shipped model)')
+    .action(async (opts: { in: string; out: string; model?: string }) => {
       const { erResolve } = await import('./commands/er-resolve.js');
       code = await erResolve(opts, deps.io);
+    });
+
+  er.command('fit')
+    .description(
+      "fit the scoring model to your records (EM; lines with entity_id labels also fit the calibration) and write a model file for the service's ER_MODEL_FILE and `af er resolve --model`",
+    )
+    .requiredOption('--in <file>', 'records as for `af er resolve`, optionally with entity_id (which records are one entity)')
+    .requiredOption('--out <file>', 'the model file (JSON)')
+    .action(async (opts: { in: string; out: string }) => {
+      const { erFit } = await import('./commands/er-resolve.js');
+      code = await erFit(opts, deps.io);
     });
 
   er.command('load')

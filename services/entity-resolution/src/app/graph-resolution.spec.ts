@@ -9,6 +9,7 @@ import { BLOCK_KEYS_VERSION, blockKeys } from '../domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../domain/decision.js';
 import { normaliseRecord } from '../domain/normalise.js';
 import { resolveOne } from '../domain/resolve-one.js';
+import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { GraphResolution } from './graph-resolution.js';
 import type { GraphStorage, GraphWrites, InputEntity, LogRow } from './ports.js';
@@ -115,6 +116,17 @@ describe('GraphResolution', () => {
     expect(s.counts.countEntities).toBe(1);
     await g.resolve('u2', prov, [input('Alan Quillfeather')], DEFAULT_THRESHOLDS);
     expect(s.counts.countEntities).toBe(2);
+  });
+
+  it("scores with the deployment's model when given one (ER_MODEL_FILE)", async () => {
+    const same = input('Okonkwo, Ezekiel', { state: 'CA', city: 'Fresno' });
+    // A calibration that weighs nothing in favour of a match: the pair the shipped model merges becomes a new entity.
+    const cal = DEFAULT_MODEL.calibration!.PERSON!;
+    const sceptical: ScoringModel = { ...DEFAULT_MODEL, calibration: { ...DEFAULT_MODEL.calibration, PERSON: { ...cal, bias: cal.bias - 40 } } };
+    const [shipped] = await new GraphResolution(scripted({ population: 0, others: 0 }).storage).resolve('u1', prov, [same], DEFAULT_THRESHOLDS);
+    const [own] = await new GraphResolution(scripted({ population: 0, others: 0 }).storage, sceptical).resolve('u1', prov, [same], DEFAULT_THRESHOLDS);
+    expect(shipped).toMatchObject({ decision: 'auto_merge' });
+    expect(own).toMatchObject({ decision: 'create_new' });
   });
 
   it('stores the mention with its block keys and term-frequency key, then applies the decision', async () => {

@@ -14,6 +14,7 @@ import type { Thresholds } from '../domain/decision.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
+import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { userMergeEntry } from './log-entries.js';
 import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
@@ -39,7 +40,11 @@ export class GraphResolution implements GraphStore {
   /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
   private readonly populations = new Map<string, { n: number; at: number }>();
 
-  constructor(private readonly storage: GraphStorage) {
+  constructor(
+    private readonly storage: GraphStorage,
+    /** The scoring model: the deployment's own (ER_MODEL_FILE, written by `er fit`) or the shipped one. */
+    private readonly model: ScoringModel = DEFAULT_MODEL,
+  ) {
     this.kind = storage.kind;
   }
 
@@ -94,6 +99,7 @@ export class GraphResolution implements GraphStore {
     const stats = await this.termStats(tx, owner, record);
     const outcome = resolveOne(record, candidates, {
       thresholds,
+      model: this.model,
       freq: () => termFrequency(stats.others, stats.population),
       population: statsPopulation(stats.population),
     });

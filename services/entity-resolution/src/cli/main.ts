@@ -1,27 +1,36 @@
 #!/usr/bin/env node
 /**
- * er resolve --in records.jsonl --out clusters.jsonl
+ * er resolve --in records.jsonl --out clusters.jsonl [--model model.json]
+ * er fit --in records.jsonl --out model.json
  *
  * Bulk resolution with the service's own pipeline (the in-memory Resolver
  * around the same resolveOne): one output line per good input line,
  * `{record_id, cluster_id, decided: "auto" | "review"}` ("review" when the
  * record's best match is in the review band and no later record bridged it
  * into that cluster; its cluster is then its own).
+ * `er fit` fits the scoring model to the records (EM; the calibration too
+ * when lines carry `entity_id` labels) and writes a model file for
+ * ER_MODEL_FILE and `--model`.
  * Bad lines are reported on stderr with their number and skipped; progress
  * goes to stderr. Exit 0 when every line was good, 1 when some were skipped,
- * 2 on a usage error.
+ * 2 on a usage error or a bad model file.
  */
+import { readFile } from 'node:fs/promises';
+import { readModelFile } from '../domain/model-file.js';
+import { fitFile } from './fit-file.js';
 import { resolveFile } from './resolve-file.js';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: er resolve --in <records.jsonl> --out <clusters.jsonl>\n`);
+  process.stderr.write(`${message}\nusage: er resolve --in <records.jsonl> --out <clusters.jsonl> [--model <model.json>]\n       er fit --in <records.jsonl> --out <model.json>\n`);
   process.exit(2);
 }
 
-async function resolve(inPath: string, outPath: string): Promise<number> {
+async function resolve(inPath: string, outPath: string, modelPath: string | undefined): Promise<number> {
+  const model = modelPath ? readModelFile(await readFile(modelPath, 'utf8'), modelPath).model : undefined;
   const summary = await resolveFile({
     inPath,
     outPath,
+    ...(model ? { model } : {}),
     onBadLine: (line, reason) => process.stderr.write(`line ${line}: ${reason} (skipped)\n`),
     onProgress: (done, total) => process.stderr.write(`\r${done}/${total} records resolved…`),
   });
@@ -29,18 +38,29 @@ async function resolve(inPath: string, outPath: string): Promise<number> {
   return summary.badLines > 0 ? 1 : 0;
 }
 
+async function fit(inPath: string, outPath: string): Promise<number> {
+  const summary = await fitFile({
+    inPath,
+    outPath,
+    onBadLine: (line, reason) => process.stderr.write(`line ${line}: ${reason} (skipped)\n`),
+    onStage: (stage) => process.stderr.write(`${stage}…\n`),
+  });
+  process.stderr.write(`model written to ${outPath}: ${JSON.stringify(summary.fit.tables)} tables, ${JSON.stringify(summary.fit.calibration)} calibration, ${summary.badLines} bad line(s) skipped, ${summary.seconds.toFixed(1)} s\n`);
+  return summary.badLines > 0 ? 1 : 0;
+}
+
 const [command, ...rest] = process.argv.slice(2);
-if (command !== 'resolve') usage(command ? `unknown command: ${command}` : 'no command');
+if (command !== 'resolve' && command !== 'fit') usage(command ? `unknown command: ${command}` : 'no command');
 const arg = (name: string) => {
   const i = rest.indexOf(name);
   return i >= 0 ? rest[i + 1] : undefined;
 };
 const inPath = arg('--in') ?? usage('--in is required');
 const outPath = arg('--out') ?? usage('--out is required');
-resolve(inPath, outPath).then(
+(command === 'fit' ? fit(inPath, outPath) : resolve(inPath, outPath, arg('--model'))).then(
   (code) => process.exit(code),
   (err: Error) => {
-    process.stderr.write(`er resolve: ${err.message}\n`);
+    process.stderr.write(`er ${command}: ${err.message}\n`);
     process.exit(2);
   },
 );

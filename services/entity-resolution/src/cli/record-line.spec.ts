@@ -49,3 +49,20 @@ describe('parseLine', () => {
     expect((out as { reason: string }).reason).toContain(reason);
   });
 });
+
+describe('entity_id labels', () => {
+  it('reads entity_id as the label (a string or a number), apart from the record', () => {
+    expect(parseLine('{"record_id":"r1","entity_type":"PERSON","name":"Ada Byron","entity_id":"e7"}', 1)).toEqual({
+      ok: true,
+      label: 'e7',
+      record: { recordId: 'r1', entityType: 'PERSON', name: 'Ada Byron', externalIds: {} },
+    });
+    expect(parseLine('{"record_id":"r1","entity_type":"ORG","name":"Acme","entity_id":7}', 1)).toMatchObject({ ok: true, label: '7' });
+    expect(parseLine('{"record_id":"r1","entity_type":"ORG","name":"Acme"}', 1)).not.toHaveProperty('label');
+  });
+
+  it('refuses an empty or non-scalar entity_id, naming it', () => {
+    for (const bad of ['""', '["e1"]', '{"id":1}'])
+      expect(parseLine(`{"record_id":"r1","entity_type":"ORG","name":"Acme","entity_id":${bad}}`, 4)).toMatchObject({ ok: false, line: 4, reason: expect.stringMatching(/^entity_id: /) });
+  });
+});

@@ -16,13 +16,14 @@
  * (which answers the question: the record is then "auto", in the candidate's
  * cluster).
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
 import { ParallelResolver } from '../domain/parallel-resolve.js';
-import type { ErRecord } from '../domain/record.js';
-import { parseLine } from './record-line.js';
+import type { ScoringModel } from '../domain/scoring.js';
+import { readRecordLines } from './record-line.js';
 
-export { parseLine, type LineResult } from './record-line.js';
+export { parseLine, readRecordLines, type LineResult } from './record-line.js';
+export { fitFile, type FitFileOptions, type FitFileSummary } from './fit-file.js';
+export { readModelFile } from '../domain/model-file.js';
 
 export interface ResolveFileOptions {
   inPath: string;
@@ -33,6 +34,8 @@ export interface ResolveFileOptions {
   onBadLine?: (line: number, reason: string) => void;
   /** 1: resolve in the calling thread; default: each entity type in its own worker thread (`ER_THREADS` overrides). */
   threads?: number;
+  /** The scoring model (a deployment's, from a model file `er fit` wrote); default: the shipped one. */
+  model?: ScoringModel;
 }
 
 export interface ResolveFileSummary {
@@ -45,39 +48,12 @@ export interface ResolveFileSummary {
 
 export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFileSummary> {
   const t0 = Date.now();
-  const input = createReadStream(opts.inPath);
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', reject);
-  });
-  await opened;
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  const records: ErRecord[] = [];
-  const seen = new Set<string>();
-  let n = 0;
-  let bad = 0;
-  for await (const text of lines) {
-    n++;
-    const parsed = parseLine(text, n);
-    if (!parsed) continue;
-    if (!parsed.ok) {
-      bad++;
-      opts.onBadLine?.(parsed.line, parsed.reason);
-      continue;
-    }
-    if (seen.has(parsed.record.recordId)) {
-      bad++;
-      opts.onBadLine?.(n, `record_id ${JSON.stringify(parsed.record.recordId)} appeared on an earlier line`);
-      continue;
-    }
-    seen.add(parsed.record.recordId);
-    records.push(parsed.record);
-  }
-  seen.clear();
+  const { records, badLines: bad } = await readRecordLines(opts.inPath, opts.onBadLine);
 
   let last = 0;
   const resolver = new ParallelResolver({
     ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    ...(opts.model ? { resolver: { model: opts.model } } : {}),
     onProgress: (done) => {
       const now = Date.now();
       if (opts.onProgress && now - last > 200) {

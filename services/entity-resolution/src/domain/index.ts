@@ -20,3 +20,5 @@ export * from './graph-analytics.js';
 export * from './em.js';
 export * from './calibration.js';
 export * from './term-stats.js';
+export * from './model-file.js';
+export * from './fit-deployment.js';

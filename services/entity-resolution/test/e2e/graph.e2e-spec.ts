@@ -7,10 +7,15 @@
  * Needs `pnpm --filter @af/entity-resolution build`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { action, entity } from '@af/contracts';
 import { call, createGrpcClient, ServiceAuth } from '@af/service-kit';
 import { createTestDatabase, freePort, ServiceProcess, TEST_NATS_URL, type TestDatabase } from '@af/testing';
 import pg from 'pg';
+import { MODEL_FILE_FORMAT, MODEL_FILE_VERSION } from '../../src/domain/model-file.js';
+import { DEFAULT_MODEL } from '../../src/domain/scoring.js';
 
 const SERVICE_AUTH_SECRET = randomBytes(32).toString('hex');
 const auth = new ServiceAuth({ secret: SERVICE_AUTH_SECRET, service: 'e2e' });
@@ -421,4 +426,47 @@ describe('ActionService', () => {
     );
     expect(unknown).toBe('INVALID_ARGUMENT');
   });
+});
+
+describe('ER_MODEL_FILE', () => {
+  const modelFile = (model: unknown) => {
+    const dir = mkdtempSync(join(tmpdir(), 'er-model-'));
+    const path = join(dir, 'model.json');
+    writeFileSync(path, JSON.stringify({ format: MODEL_FILE_FORMAT, version: MODEL_FILE_VERSION, fit: { fitted_at: new Date().toISOString() }, model }));
+    return path;
+  };
+  const withModel = async (path: string) => {
+    const port = await freePort();
+    const p = new ServiceProcess('entity-resolution', { ...svc.env, GRPC_PORT: String(port), ER_MODEL_FILE: path }, 'entity-resolution-model');
+    return { p, port };
+  };
+
+  it('scores with the model of the file: a sceptical calibration keeps apart what the shipped model merges', async () => {
+    const cal = DEFAULT_MODEL.calibration!.PERSON!;
+    const { p, port } = await withModel(modelFile({ ...DEFAULT_MODEL, calibration: { ...DEFAULT_MODEL.calibration, PERSON: { ...cal, bias: cal.bias - 40 } } }));
+    await p.start();
+    try {
+      const own = createGrpcClient<action.ActionServiceClient>('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${port}`, { auth });
+      const carol = { userId: `carol-${randomBytes(3).toString('hex')}`, teamIds: [] };
+      const pair = [
+        { name: 'Ezekiel Okonkwo', type: 'PERSON', state: 'CA', city: 'Fresno' },
+        { name: 'Okonkwo, Ezekiel', type: 'PERSON', state: 'CA', city: 'Fresno' },
+      ];
+      const runId = randomUUID();
+      const out = await call(own.execute({ action: 'resolve_entities', inputs: { entities: pair }, params: {}, principal: carol, idempotencyKey: `${runId}:n1:1`, runId, nodeId: 'n1', attempt: 1, timeoutMs: 30_000 }));
+      expect((out.outputs as { merge_count: number }).merge_count).toBe(0);
+      // The shipped model (the suite's service) merges the same pair for another owner.
+      const shipped = await run('resolve_entities', { entities: pair }, {}, { userId: `dave-${randomBytes(3).toString('hex')}`, teamIds: [] });
+      expect((shipped.outputs as { merge_count: number }).merge_count).toBe(1);
+    } finally {
+      await p.stop();
+    }
+  }, 60_000);
+
+  it('a bad file stops the start, naming the variable, the file, the field and the reason', async () => {
+    const path = modelFile({ ...DEFAULT_MODEL, minTfU: 2 });
+    const { p } = await withModel(path);
+    await expect(p.start()).rejects.toThrow(/exited/);
+    expect(p.output).toContain(`ER_MODEL_FILE: ${path}: model.minTfU: must be a probability of at most 1`);
+  }, 60_000);
 });
