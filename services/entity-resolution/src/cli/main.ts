@@ -38,7 +38,7 @@ async function resolve(inPath: string, outPath: string, modelPath: string | unde
   return summary.badLines > 0 ? 1 : 0;
 }
 
-async function fit(inPath: string, outPath: string): Promise<number> {
+async function fitCommand(inPath: string, outPath: string): Promise<number> {
   const summary = await fitFile({
     inPath,
     outPath,
@@ -57,7 +57,7 @@ const arg = (name: string) => {
 };
 const inPath = arg('--in') ?? usage('--in is required');
 const outPath = arg('--out') ?? usage('--out is required');
-(command === 'fit' ? fit(inPath, outPath) : resolve(inPath, outPath, arg('--model'))).then(
+(command === 'fit' ? fitCommand(inPath, outPath) : resolve(inPath, outPath, arg('--model'))).then(
   (code) => process.exit(code),
   (err: Error) => {
     process.stderr.write(`er ${command}: ${err.message}\n`);
