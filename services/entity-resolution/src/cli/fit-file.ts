@@ -38,8 +38,10 @@ export async function fitFile(opts: FitFileOptions): Promise<FitFileSummary> {
   opts.onStage?.(`fitting m / u by EM on ${records.length} records (types with fewer than ${MIN_EM_RECORDS} keep the default tables)`);
   const normalised = records.map((r) => normaliseRecord(r).record);
   const fitted = fitDeploymentModel(normalised, labels.size > 0 ? (id) => labels.get(id) : undefined);
-  if (labels.size > 0)
-    opts.onStage?.(`calibrated with ${labels.size} labelled records (types with fewer than ${MIN_CALIBRATION_PAIRS} matching or non-matching pairs keep the default calibration)`);
+  if (labels.size > 0) {
+    const per = Object.entries(fitted.fit.calibration).map(([type, how]) => `${type} ${how === 'labels' ? 'fitted' : 'shipped'}`).join(', ');
+    opts.onStage?.(`calibration from ${labels.size} labelled records: ${per} (a type with fewer than ${MIN_CALIBRATION_PAIRS} matching or non-matching labelled pairs keeps the shipped one)`);
+  }
   const file: ModelFile = { format: MODEL_FILE_FORMAT, version: MODEL_FILE_VERSION, fit: fitted.fit, model: fitted.model };
   await writeFile(opts.outPath, `${JSON.stringify(file, null, 2)}\n`);
   return { records: records.length, labelled: labels.size, badLines, fit: fitted.fit, em: fitted.em, calibration: fitted.calibration, seconds: (Date.now() - t0) / 1000 };

@@ -45,7 +45,10 @@ async function fitCommand(inPath: string, outPath: string): Promise<number> {
     onBadLine: (line, reason) => process.stderr.write(`line ${line}: ${reason} (skipped)\n`),
     onStage: (stage) => process.stderr.write(`${stage}…\n`),
   });
-  process.stderr.write(`model written to ${outPath}: ${JSON.stringify(summary.fit.tables)} tables, ${JSON.stringify(summary.fit.calibration)} calibration, ${summary.badLines} bad line(s) skipped, ${summary.seconds.toFixed(1)} s\n`);
+  const per = (o: Record<string, string>) => Object.entries(o).map(([t, v]) => `${t} ${v}`).join(', ');
+  process.stderr.write(
+    `model written to ${outPath}: tables ${per(summary.fit.tables)}; calibration ${per(summary.fit.calibration)}; ${summary.records} records (${summary.labelled} labelled), ${summary.badLines} bad line(s) skipped, ${summary.seconds.toFixed(1)} s\n`,
+  );
   return summary.badLines > 0 ? 1 : 0;
 }
 
