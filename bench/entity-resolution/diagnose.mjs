@@ -11,7 +11,8 @@
 //   scoring miss    it was a candidate but scored below the review threshold
 //   review          sent to review (true / false)
 // and prints, per bucket, counts by entity type and match level pattern plus
-// a few examples (raw names, ids, states, levels and weights).
+// a few examples (raw names, ids, states, levels and weights). "With a namesake key": people whose
+// (first, last, state) key, normalised, is held by records of more than one true entity.
 // Needs `pnpm --filter @af/entity-resolution build`.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,17 @@ const raw = [...generateRecords({ records: n, seed, corruption })];
 const rawById = new Map(raw.map((r) => [r.recordId, r]));
 const entity = (id) => rawById.get(id).entityId;
 const records = raw.map((r) => normaliseRecord(r).record);
+// PERSON (first, last, state) keys held by more than one true entity: namesakes a name and a state cannot tell apart.
+const nameKey = (r) => (r.person?.last ? `${r.person.first}|${r.person.last}|${r.state ?? ''}` : undefined);
+const keyOwner = new Map();
+for (const r of records) {
+  const k = nameKey(r);
+  if (k === undefined) continue;
+  const had = keyOwner.get(k);
+  if (had === undefined) keyOwner.set(k, entity(r.recordId));
+  else if (had !== entity(r.recordId)) keyOwner.set(k, null);
+}
+const namesake = (r) => keyOwner.get(nameKey(r)) === null;
 const resolver = new Resolver();
 resolver.primeFrequencies(records);
 const seenByEntity = new Map();
@@ -43,6 +55,7 @@ const put = (name, item) => {
   const b = buckets.get(name) ?? { count: 0, byType: {}, byPattern: new Map(), examples: [] };
   b.count++;
   b.byType[item.type] = (b.byType[item.type] ?? 0) + 1;
+  if (item.namesake) b.namesakes = (b.namesakes ?? 0) + 1;
   if (item.pattern) b.byPattern.set(item.pattern, (b.byPattern.get(item.pattern) ?? 0) + 1);
   if (b.examples.length < show && Math.random() < 0.2) b.examples.push(item);
   buckets.set(name, b);
@@ -80,16 +93,19 @@ for (const rec of records) {
     if (entity(out.candidate.recordId) === e) reviewLinks.push([res.recordId, res.reviewClusterId]);
   }
   const type = rec.entityType;
+  const ns = namesake(rec);
   if (res.decision === 'auto_merge' && entity(out.candidate.recordId) !== e) {
     const truePeer = earlier[0];
     put('false merge', {
       type,
+      namesake: ns,
       pattern: pattern(out.comparison),
       text: `${brief(rec)}\n      -> ${brief(out.candidate)} p=${out.probability.toFixed(4)}\n      ${fmt(out.comparison)}${truePeer ? `\n      true peer: ${brief(truePeer)}` : ''}`,
     });
   } else if (res.decision === 'flag_review') {
     put(entity(out.candidate.recordId) === e ? 'review true' : 'review false', {
       type,
+      namesake: ns,
       pattern: pattern(out.comparison),
       text: `${brief(rec)}\n      ?? ${brief(out.candidate)} p=${out.probability.toFixed(4)}\n      ${fmt(out.comparison)}`,
     });
@@ -114,6 +130,7 @@ for (const rec of records) {
           : 'size miss';
     put(bucket, {
       type,
+      namesake: ns,
       pattern: pattern(cmp),
       text: `${brief(rec)}\n      peer ${brief(peer)} p=${cmp.probability.toFixed(4)} shared=[${shared.join(', ')}] ${cands}\n      ${fmt(cmp)}${cmp.conflict ? ` CONFLICT ${cmp.conflict}` : ''}`,
     });
@@ -124,7 +141,7 @@ for (const rec of records) {
 }
 
 for (const [name, b] of [...buckets.entries()].sort((a, b) => b[1].count - a[1].count)) {
-  console.log(`\n== ${name}: ${b.count} ${JSON.stringify(b.byType)}`);
+  console.log(`\n== ${name}: ${b.count} ${JSON.stringify(b.byType)}, ${b.namesakes ?? 0} with a namesake key`);
   for (const [p, c] of [...b.byPattern.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8))
     console.log(`   ${c}\t${p}`);
   for (const ex of b.examples) console.log(`  - ${ex.text}`);

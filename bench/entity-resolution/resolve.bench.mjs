@@ -14,6 +14,10 @@
 //   b-cubed      precision / recall / F1 of the auto-merged clusters
 //   review       share of records sent to review, and the share of those that are true matches
 //   pair completeness  share of true pairs sharing a searchable block key
+//   namesake keys  of the distinct (first, last, state) keys of the PERSON records, normalised as the
+//                resolver normalises them, the share held by more than one true entity: how often
+//                the data itself has two people a name and a state cannot tell apart (it grows
+//                with the size, so the same resolver scores lower on larger inputs)
 //   peak RSS     of the process (maxRSS) after the size
 // Baseline: records grouped by type + first three letters of the canonical
 // name; a record joins the first of the last 50 records of its block with Jaro–Winkler ≥ 0.92.
@@ -43,6 +47,24 @@ const reviewFigures = (reviews, n, items, trueItems) => {
   const open = reviews.filter((v) => v.open).length;
   return { share: round(items / n), items, match_rate: round(items ? trueItems / items : 0), open_share: round(open / n), open_items: open };
 };
+// Share of distinct PERSON (first, last, state) keys held by records of more than one true entity.
+function namesakeKeys(raw) {
+  const owner = new Map();
+  let shared = 0;
+  for (const r of raw) {
+    if (r.entityType !== 'PERSON') continue;
+    const p = normaliseRecord(r).record.person;
+    if (!p?.last) continue;
+    const key = `${p.first}|${p.last}|${r.state ?? ''}`;
+    const had = owner.get(key);
+    if (had === undefined) owner.set(key, r.entityId);
+    else if (had !== r.entityId && had !== null) {
+      owner.set(key, null);
+      shared++;
+    }
+  }
+  return owner.size ? round(shared / owner.size) : 0;
+}
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 
 function baseline(records) {
@@ -230,6 +252,7 @@ for (const n of sizes) {
       with_review: { recall: round(withReview.recall), f1: round(withReview.f1), bcubed_f1: round(withReview.bcubedF1) },
       review: reviewFigures(res.reviews, n, review, reviewTrue),
       pair_completeness: null,
+      namesake_keys: namesakeKeys(generateRecords({ records: n, seed, corruption })),
       baseline_jaro_winkler: null,
       peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
       load_during: loadavg().map((l) => round(l, 2)),
@@ -296,6 +319,7 @@ for (const n of sizes) {
     with_review: { recall: round(withReview.recall), f1: round(withReview.f1), bcubed_f1: round(withReview.bcubedF1) },
     review: reviewFigures(res.reviews, n, review, reviewTrue),
     pair_completeness: round(pc),
+    namesake_keys: namesakeKeys(raw),
     baseline_jaro_winkler: { precision: round(base.precision), recall: round(base.recall), f1: round(base.f1), bcubed_f1: round(base.bcubedF1), seconds: round(baseMs / 1000, 2) },
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
     load_during: loadavg().map((l) => round(l, 2)),
