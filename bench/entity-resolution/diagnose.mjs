@@ -16,6 +16,7 @@
 // Needs `pnpm --filter @af/entity-resolution build`.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { namesakeKey, namesakeOwners } from './namesakes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const domain = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
@@ -32,17 +33,8 @@ const raw = [...generateRecords({ records: n, seed, corruption })];
 const rawById = new Map(raw.map((r) => [r.recordId, r]));
 const entity = (id) => rawById.get(id).entityId;
 const records = raw.map((r) => normaliseRecord(r).record);
-// PERSON (first, last, state) keys held by more than one true entity: namesakes a name and a state cannot tell apart.
-const nameKey = (r) => (r.person?.last ? `${r.person.first}|${r.person.last}|${r.state ?? ''}` : undefined);
-const keyOwner = new Map();
-for (const r of records) {
-  const k = nameKey(r);
-  if (k === undefined) continue;
-  const had = keyOwner.get(k);
-  if (had === undefined) keyOwner.set(k, entity(r.recordId));
-  else if (had !== entity(r.recordId)) keyOwner.set(k, null);
-}
-const namesake = (r) => keyOwner.get(nameKey(r)) === null;
+const keyOwner = namesakeOwners(records.map((r) => [r, entity(r.recordId)]));
+const namesake = (r) => keyOwner.get(namesakeKey(r)) === null;
 const resolver = new Resolver();
 resolver.primeFrequencies(records);
 const seenByEntity = new Map();

@@ -30,6 +30,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { namesakeOwners } from './namesakes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const domain = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
@@ -49,20 +50,11 @@ const reviewFigures = (reviews, n, items, trueItems) => {
 };
 // Share of distinct PERSON (first, last, state) keys held by records of more than one true entity.
 function namesakeKeys(raw) {
-  const owner = new Map();
+  const rows = [];
+  for (const r of raw) if (r.entityType === 'PERSON') rows.push([normaliseRecord(r).record, r.entityId]);
+  const owner = namesakeOwners(rows);
   let shared = 0;
-  for (const r of raw) {
-    if (r.entityType !== 'PERSON') continue;
-    const p = normaliseRecord(r).record.person;
-    if (!p?.last) continue;
-    const key = `${p.first}|${p.last}|${r.state ?? ''}`;
-    const had = owner.get(key);
-    if (had === undefined) owner.set(key, r.entityId);
-    else if (had !== r.entityId && had !== null) {
-      owner.set(key, null);
-      shared++;
-    }
-  }
+  for (const v of owner.values()) if (v === null) shared++;
   return owner.size ? round(shared / owner.size) : 0;
 }
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
