@@ -3,9 +3,12 @@
 // the labels of generator records of a seed the bench does not use, and write
 // it to services/entity-resolution/src/domain/calibration.default.ts.
 //
-//   node bench/entity-resolution/fit-calibration.mjs [runs=20000:1,60000:2,120000:3]
+//   node bench/entity-resolution/fit-calibration.mjs [runs=20000:1,60000:2,120000:3] [knee]
 //
-// Each run (records:seed, seeds the bench does not use) is resolved with the EM model alone (UNCALIBRATED_MODEL); every
+// With a knee (records), the population term may bend beyond it: a run larger
+// than the knee fits the bend while the smaller runs fix the slope below it.
+// Each run (records:seed[:share], seeds the bench does not use; share: the
+// fraction of its pairs kept, drawn at random, default all) is resolved with the EM model alone (UNCALIBRATED_MODEL); every
 // comparison of a record with a candidate cluster is one sample, labelled by
 // whether the cluster's best-matching record is of the same true entity.
 // Pairs sharing or conflicting on an id are left out (deterministic rules
@@ -15,29 +18,33 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { generateRecords, normaliseRecord, UNCALIBRATED_MODEL, fitCalibration, calibrationSamples } = await import(
+const { generateRecords, normaliseRecord, UNCALIBRATED_MODEL, fitCalibration, calibrationSamples, rng } = await import(
   join(here, '../../services/entity-resolution/dist/domain/index.js')
 );
 // Runs of several sizes, so the fit sees how the odds move with the population.
 const spec = process.argv[2] ?? '20000:1,60000:2,120000:3';
 const runs = spec.split(',').map((s) => s.split(':').map(Number));
+const knee = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
 const samples = { PERSON: [], ORG: [] };
-for (const [n, seed] of runs) {
+for (const [n, seed, keep = 1] of runs) {
   const raw = [...generateRecords({ records: n, seed, corruption: 'medium' })];
   const entityOf = new Map(raw.map((r) => [r.recordId, r.entityId]));
   // The same sample collection as `er fit` (fit-deployment.ts).
-  calibrationSamples(
+  const run = calibrationSamples(
     raw.map((r) => normaliseRecord(r).record),
     (id) => entityOf.get(id),
     UNCALIBRATED_MODEL,
-    samples,
   );
+  // A share of a large run's pairs, drawn at random, so it does not outweigh the smaller runs.
+  const draw = rng(seed);
+  for (const type of ['PERSON', 'ORG']) for (const s of run[type]) if (keep >= 1 || draw() < keep) samples[type].push(s);
   console.error(`run ${n}:${seed} resolved, ${samples.PERSON.length + samples.ORG.length} pairs so far`);
 }
+console.error(`fitting${knee === undefined ? '' : ` with a knee at ${knee} records`}`);
 const out = {};
 const report = [];
 for (const type of ['PERSON', 'ORG']) {
-  const fit = fitCalibration(type, samples[type]);
+  const fit = fitCalibration(type, samples[type], knee === undefined ? {} : { knee });
   out[type] = fit.calibration;
   report.push(
     `${type} ${fit.samples} pairs (${fit.matches} matches), ${fit.iterations} iterations, log loss ${fit.logLoss.toFixed(4)} bits`,
@@ -49,9 +56,9 @@ writeFileSync(
   `/**
  * The default calibration (\`calibration.ts\`): a logistic regression over the
  * comparison levels, fitted with the labels of generated records at medium
- * corruption (records:seed ${spec}; the bench uses other seeds), resolved
+ * corruption (records:seed ${spec}${knee === undefined ? '' : `, knee ${knee}`}; the bench uses other seeds), resolved
  * with the EM model alone. Regenerate with
- * \`node bench/entity-resolution/fit-calibration.mjs ${spec}\` after a build
+ * \`node bench/entity-resolution/fit-calibration.mjs ${spec}${knee === undefined ? '' : ` ${knee}`}\` after a build
  * (and after \`fit-model.mjs\`, whose term-frequency weights it reads).
  * Fit: ${report.join('; ')}.
  */

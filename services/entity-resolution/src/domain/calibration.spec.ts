@@ -1,6 +1,7 @@
 import {
   calibratedWeights,
   fitCalibration,
+  populationWeight,
   type CalibrationSample,
   type TypeCalibration,
 } from './calibration.js';
@@ -169,5 +170,100 @@ describe('the default calibration', () => {
     expect(common.probability).toBeLessThan(0.9);
     expect(rare.probability).toBeGreaterThan(common.probability);
     expect(rare.weights.name_and_state).toBeDefined();
+  });
+});
+
+describe('the population knee', () => {
+  it('adds nothing up to the knee and coefficient × log2(knee / N) beyond it', () => {
+    const bent: TypeCalibration = {
+      ...cal,
+      population: 0.5,
+      populationKnee: { records: 100_000, coefficient: 0.25 },
+    };
+    expect(populationWeight(bent, 2, 50_000)).toBeCloseTo(1, 10);
+    expect(populationWeight(bent, -1, 100_000)).toBeCloseTo(-0.5, 10);
+    // 400k: two doublings beyond the knee.
+    expect(populationWeight(bent, -3, 400_000)).toBeCloseTo(-1.5 - 0.5, 10);
+    // Without a knee, or without N, one slope.
+    expect(populationWeight(cal, -3, 400_000)).toBe(-3);
+    expect(populationWeight(bent, -3, undefined)).toBeCloseTo(-1.5, 10);
+  });
+
+  // Labels whose log odds fall with log2 N at 0.6 bits per doubling up to 100k records and 1.4 beyond.
+  const truth = { bias: -2, exact: 4, below: 0.6, beyond: 1.4, knee: 100_000, modelPopulation: 25_000 };
+  const r = rng(5);
+  const samples: CalibrationSample[] = [];
+  for (const records of [20_000, 50_000, 100_000, 400_000])
+    for (let i = 0; i < 15_000; i++) {
+      const exact = r() < 0.5;
+      const offset = Math.log2(truth.modelPopulation / records);
+      const z =
+        truth.bias +
+        (exact ? truth.exact : 0) +
+        truth.below * offset +
+        (truth.beyond - truth.below) * Math.min(0, Math.log2(truth.knee / records));
+      samples.push({
+        levels: { name: exact ? 'exact' : 'one_edit' },
+        tfFeature: 'name',
+        offset,
+        records,
+        match: r() < 1 / (1 + Math.pow(2, -z)),
+      });
+    }
+
+  it('fits the slope below the knee and the bend beyond it', () => {
+    const fit = fitCalibration('ORG', samples, { ridge: 0.01, knee: truth.knee });
+    const c = fit.calibration;
+    expect(c.populationKnee).toEqual({ records: truth.knee, coefficient: expect.any(Number) });
+    expect(c.population).toBeCloseTo(truth.below, 0);
+    expect(c.populationKnee!.coefficient).toBeCloseTo(truth.beyond - truth.below, 0);
+    // The fitted term predicts the odds at 1M (extrapolated past the largest run) within a bit, where one slope misses by more.
+    const at = (records: number, c2: TypeCalibration) =>
+      populationWeight(c2, Math.log2(truth.modelPopulation / records), records);
+    const want =
+      truth.below * Math.log2(truth.modelPopulation / 1e6) +
+      (truth.beyond - truth.below) * Math.log2(truth.knee / 1e6);
+    const straight = fitCalibration('ORG', samples, { ridge: 0.01 }).calibration;
+    expect(Math.abs(at(1e6, c) - want)).toBeLessThan(1);
+    expect(Math.abs(at(1e6, straight) - want)).toBeGreaterThan(Math.abs(at(1e6, c) - want));
+    expect(fit.logLoss).toBeLessThan(fitCalibration('ORG', samples, { ridge: 0.01 }).logLoss);
+  });
+  it('bends the weight of a scored pair beyond the knee, and only there', () => {
+    const a = normaliseRecord({
+      recordId: 'k1',
+      entityType: 'ORG',
+      name: 'Quinvalridge Harbor Trust',
+      state: 'MD',
+    }).record;
+    const b = normaliseRecord({
+      recordId: 'k2',
+      entityType: 'ORG',
+      name: 'Quinvalridge Harbour Trust',
+      state: 'MD',
+    }).record;
+    const base = DEFAULT_MODEL.calibration!.ORG!;
+    const bent = {
+      ...DEFAULT_MODEL,
+      calibration: {
+        ...DEFAULT_MODEL.calibration,
+        ORG: { ...base, populationKnee: { records: 100_000, coefficient: -0.5 } },
+      },
+    };
+    const weight = (model: typeof DEFAULT_MODEL, records: number) =>
+      comparePair(a, b, undefined, model, records).weight;
+    expect(weight(bent, 80_000)).toBeCloseTo(weight(DEFAULT_MODEL, 80_000), 10);
+    // 400k: two doublings beyond the knee at −0.5 bits each, so one bit more.
+    expect(weight(bent, 400_000) - weight(DEFAULT_MODEL, 400_000)).toBeCloseTo(1, 10);
+  });
+  it('refuses a knee that is not a positive number of records, and one no sample was scored beyond', () => {
+    expect(() => fitCalibration('ORG', samples, { knee: 0 })).toThrow(
+      'knee: must be a positive number of records, got 0',
+    );
+    expect(() => fitCalibration('ORG', samples, { knee: Number.NaN })).toThrow(
+      'knee: must be a positive number of records, got NaN',
+    );
+    expect(() => fitCalibration('ORG', samples, { knee: 1e6 })).toThrow(
+      'knee: no sample was scored among more than 1000000 records, so the bend cannot be fitted',
+    );
   });
 });

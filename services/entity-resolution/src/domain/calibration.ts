@@ -19,7 +19,12 @@
  * prior scaling (`log2(model population / N)`) is an input with its own
  * coefficient, fitted on runs of several sizes. (With blocking the odds of a
  * candidate do not fall as 1/N the way a random pair's do, and the
- * term-frequency weight already grows with N.) Shared ids and conflicting
+ * term-frequency weight already grows with N.) The odds do not fall along
+ * one line in log N all the way: candidates that look alike become more
+ * common as the population grows, faster in large ones. So the term may bend
+ * once, at a knee (`populationKnee`): beyond `records` the slope is
+ * `population + coefficient`, fitted with a run larger than the knee while
+ * the runs up to it keep fixing the slope below. Shared ids and conflicting
  * ids stay deterministic rules (see `weigh`).
  */
 import type { ResolvableType } from './record.js';
@@ -33,6 +38,11 @@ export interface TypeCalibration {
   tf: number;
   /** Coefficient of the population offset log2(model population / N). */
   population: number;
+  /**
+   * Where the population term bends: beyond `records` records of the type it adds
+   * `coefficient × log2(records / N)` (absent: one slope at every size).
+   */
+  populationKnee?: { records: number; coefficient: number };
   /**
    * Interactions of the name with the state: name level → state level (`missing` when either
    * lacks it) → weight. A rare name in another state is the same entity moved; a common one is a
@@ -104,10 +114,28 @@ export function calibratedWeights(
   return z;
 }
 
+/**
+ * The population term of a pair scored among `records` records of its type, in bits: the slope
+ * times the offset log2(model population / N), plus the knee's bend beyond its size.
+ */
+export function populationWeight(cal: TypeCalibration, offset: number, records: number | undefined): number {
+  let w = cal.population * offset;
+  const knee = cal.populationKnee;
+  if (knee && records !== undefined) w += knee.coefficient * kneeInput(knee.records, records);
+  return w;
+}
+
+/** log2(knee / N) beyond the knee, 0 up to it. */
+function kneeInput(knee: number, records: number): number {
+  return records > knee ? Math.log2(knee / records) : 0;
+}
+
 /** One labelled comparison for `fitCalibration`. */
 export interface CalibrationSample extends CalibrationInput {
   /** The population offset log2(model population / N) the pair was scored at. */
   offset: number;
+  /** N: the records of the type the pair was scored among (read when the fit has a knee). */
+  records?: number;
   match: boolean;
 }
 
@@ -128,29 +156,72 @@ export interface CalibrationFit {
 export function fitCalibration(
   type: ResolvableType,
   samples: readonly CalibrationSample[],
-  opts: { ridge?: number; iterations?: number } = {},
+  /** knee: records beyond which the population term may bend (needs samples scored beyond it, with `records`). */
+  opts: { ridge?: number; iterations?: number; knee?: number } = {},
 ): CalibrationFit {
   const ridge = opts.ridge ?? 1;
-  // Columns: bias, tf, population offset, tf when the states differ, then every indicator seen.
+  const knee = opts.knee;
+  if (knee !== undefined && !(Number.isFinite(knee) && knee > 0))
+    throw new Error(`knee: must be a positive number of records, got ${String(knee)}`);
+  // Columns: bias, tf, population offset, tf when the states differ, the knee's bend, then every indicator seen.
   const columns = new Map<string, number>([
     ['bias', 0],
     ['tf', 1],
     ['population', 2],
     ['tf_different_state', 3],
+    ['population_knee', 4],
   ]);
-  const rows: Array<{ idx: number[]; tf: number; tfDifferent: number; offset: number; y: number }> = [];
+  const FIXED = columns.size;
+  let beyondKnee = 0;
+  // One row per distinct input vector (most comparisons repeat one), weighted by how many samples
+  // carry it and how many of those match: the likelihood is the same, the Newton steps far cheaper.
+  const rows: Array<{ cols: number[]; xs: number[]; n: number; matches: number }> = [];
+  const rowOf = new Map<string, number>();
+  let samplesSeen = 0;
+  let matchesSeen = 0;
   for (const s of samples) {
-    const idx: number[] = [0];
-    for (const [feature, level] of Object.entries(s.levels)) idx.push(column(columns, `${feature}=${level}`));
+    const cols: number[] = [0];
+    for (const [feature, level] of Object.entries(s.levels))
+      cols.push(column(columns, `${feature}=${level}`));
     for (const feature of MISSING_FEATURES[type])
-      if (s.levels[feature] === undefined) idx.push(column(columns, `${feature}=missing`));
+      if (s.levels[feature] === undefined) cols.push(column(columns, `${feature}=missing`));
     const tf = s.levels[s.tfFeature] === 'exact' && s.tfWeight !== undefined ? s.tfWeight : 0;
     const name = s.levels[s.tfFeature];
     const state = s.levels.state ?? 'missing';
-    if (name !== undefined) idx.push(column(columns, `cross=${name}|${state}`));
+    if (name !== undefined) cols.push(column(columns, `cross=${name}|${state}`));
     const tfDifferent = name !== undefined && state === 'different' ? tf : 0;
-    rows.push({ idx, tf, tfDifferent, offset: s.offset, y: s.match ? 1 : 0 });
+    const bend = knee !== undefined && s.records !== undefined ? kneeInput(knee, s.records) : 0;
+    if (bend !== 0) beyondKnee++;
+    const xs = cols.map(() => 1);
+    for (const [j, x] of [
+      [1, tf],
+      [2, s.offset],
+      [3, tfDifferent],
+      [4, bend],
+    ] as const)
+      if (x !== 0) {
+        cols.push(j);
+        xs.push(x);
+      }
+    const key = `${cols.join(',')}|${xs.join(',')}`;
+    let at = rowOf.get(key);
+    if (at === undefined) {
+      at = rows.length;
+      rowOf.set(key, at);
+      rows.push({ cols, xs, n: 0, matches: 0 });
+    }
+    const row = rows[at]!;
+    row.n++;
+    samplesSeen++;
+    if (s.match) {
+      row.matches++;
+      matchesSeen++;
+    }
   }
+  if (knee !== undefined && beyondKnee === 0)
+    throw new Error(
+      `knee: no sample was scored among more than ${knee} records, so the bend cannot be fitted`,
+    );
   const k = columns.size;
   const beta = new Float64Array(k);
   let iterations = 0;
@@ -159,20 +230,19 @@ export function fitCalibration(
     const grad = new Float64Array(k);
     const hess = new Float64Array(k * k);
     loss = 0;
-    for (const r of rows) {
-      let z = beta[1]! * r.tf + beta[2]! * r.offset + beta[3]! * r.tfDifferent;
-      for (const j of r.idx) z += beta[j]!;
+    for (const { cols, xs, n, matches } of rows) {
+      let z = 0;
+      for (let i = 0; i < cols.length; i++) z += beta[cols[i]!]! * xs[i]!;
       const p = 1 / (1 + Math.exp(-z));
-      loss -= r.y ? Math.log(Math.max(p, 1e-300)) : Math.log(Math.max(1 - p, 1e-300));
-      const g = p - r.y;
-      const h = p * (1 - p);
-      const xs: Array<[number, number]> = r.idx.map((j) => [j, 1]);
-      if (r.tf !== 0) xs.push([1, r.tf]);
-      if (r.offset !== 0) xs.push([2, r.offset]);
-      if (r.tfDifferent !== 0) xs.push([3, r.tfDifferent]);
-      for (const [j, xj] of xs) {
+      if (matches > 0) loss -= matches * Math.log(Math.max(p, 1e-300));
+      if (n > matches) loss -= (n - matches) * Math.log(Math.max(1 - p, 1e-300));
+      const g = n * p - matches;
+      const h = n * p * (1 - p);
+      for (let i = 0; i < cols.length; i++) {
+        const j = cols[i]!;
+        const xj = xs[i]!;
         grad[j]! += g * xj;
-        for (const [l, xl] of xs) hess[j * k + l]! += h * xj * xl;
+        for (let m = 0; m < cols.length; m++) hess[j * k + cols[m]!]! += h * xj * xs[m]!;
       }
     }
     for (let j = 0; j < k; j++) {
@@ -199,9 +269,10 @@ export function fitCalibration(
     levels: {},
     cross: {},
     tfDifferentState: bits(beta[3]!),
+    ...(knee !== undefined ? { populationKnee: { records: knee, coefficient: bits(beta[4]!) } } : {}),
   };
   for (const [name, j] of columns) {
-    if (j < 4) continue;
+    if (j < FIXED) continue;
     const [feature, level] = name.split('=') as [string, string];
     if (feature === 'cross') {
       const [nameLevel, stateLevel] = level.split('|') as [string, string];
@@ -212,10 +283,10 @@ export function fitCalibration(
   }
   return {
     calibration,
-    samples: rows.length,
-    matches: rows.filter((r) => r.y === 1).length,
+    samples: samplesSeen,
+    matches: matchesSeen,
     iterations,
-    logLoss: loss / Math.max(rows.length, 1) / Math.LN2,
+    logLoss: loss / Math.max(samplesSeen, 1) / Math.LN2,
   };
 }
 

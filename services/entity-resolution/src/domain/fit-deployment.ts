@@ -53,6 +53,7 @@ export function calibrationSamples(
         ...(cmp.tfWeight !== undefined ? { tfWeight: cmp.tfWeight } : {}),
         tfFeature: TF_FEATURE[type],
         offset: population ? Math.log2(uncalibrated[type].population / Math.max(population, 2)) : 0,
+        ...(population ? { records: population } : {}),
         match: a === b,
       });
     },

@@ -37,10 +37,17 @@ describe('model files', () => {
     ['a calibration level typo', file(withField('calibration.ORG.levels.legal_form.smae', 1)), 'model.calibration.ORG.levels.legal_form.smae', 'not a level of legal_form'],
     ['an unknown key', file(withField('PERSON.weights', {})), 'model.PERSON', 'weights'],
     ['a population of 0', file(withField('ORG.population', 0)), 'model.ORG.population', ''],
+    ['a population knee at 0 records', file(withField('calibration.PERSON.populationKnee', { records: 0, coefficient: 1 })), 'model.calibration.PERSON.populationKnee.records', ''],
+    ['a population knee without its coefficient', file(withField('calibration.ORG.populationKnee', { records: 120000 })), 'model.calibration.ORG.populationKnee.coefficient', ''],
   ])('refuses %s, naming the field', (_what, json, field, reason) => {
     const parsed = parseModelFile(json);
     expect(parsed).toMatchObject({ ok: false, field });
     if (!parsed.ok) expect(parsed.reason).toContain(reason);
+  });
+
+  it('reads a calibration with a population knee', () => {
+    const parsed = parseModelFile(file(withField('calibration.PERSON.populationKnee', { records: 120000, coefficient: 0.4 })));
+    expect(parsed.ok && parsed.file.model.calibration?.PERSON?.populationKnee).toEqual({ records: 120000, coefficient: 0.4 });
   });
 
   it('names the source of a file that is not JSON or not a model', () => {

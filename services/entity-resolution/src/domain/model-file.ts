@@ -67,6 +67,7 @@ const typeCalibration = (type: ResolvableType) =>
     bias: finite,
     tf: finite,
     population: finite,
+    populationKnee: z.strictObject({ records: z.number().positive(), coefficient: finite }).optional(),
     levels: levelTable(type, finite, ['missing']),
     cross: z.record(z.string(), z.record(z.string(), finite)),
     tfDifferentState: finite,

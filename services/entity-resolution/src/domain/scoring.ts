@@ -17,7 +17,7 @@
  * (the term-frequency weight still comes from m / u); `UNCALIBRATED_MODEL`
  * is the EM fit alone.
  */
-import { calibratedWeights, type Calibration } from './calibration.js';
+import { calibratedWeights, populationWeight, type Calibration } from './calibration.js';
 import { DEFAULT_CALIBRATION } from './calibration.default.js';
 import { DEFAULT_FITTED_MODEL } from './model.default.js';
 import type { NormalisedRecord } from './normalise.js';
@@ -351,7 +351,7 @@ export function weigh(
   }
   if (cal)
     weight =
-      cal.population * offset +
+      populationWeight(cal, offset, population && population > 0 ? population : undefined) +
       calibratedWeights(cal, a.entityType, { levels, tfWeight, tfFeature }, fsWeights, weights);
   // A shared id of one kind is a deterministic match rule (as ids are in Splink's deterministic
   // linkage): near-certain whatever the names say; only a conflicting id of another kind forbids it.
