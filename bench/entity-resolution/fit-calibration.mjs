@@ -24,7 +24,16 @@ const { generateRecords, normaliseRecord, UNCALIBRATED_MODEL, fitCalibration, ca
 // Runs of several sizes, so the fit sees how the odds move with the population.
 const spec = process.argv[2] ?? '20000:1,60000:2,120000:3';
 const runs = spec.split(',').map((s) => s.split(':').map(Number));
+for (const [i, [n, seed, share = 1]] of runs.entries())
+  if (!(Number.isInteger(n) && n > 0 && Number.isInteger(seed) && share > 0 && share <= 1)) {
+    console.error(`runs: "${spec.split(',')[i]}" is not records:seed[:share] (whole records and seed, a share in (0, 1])`);
+    process.exit(2);
+  }
 const knee = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
+if (knee !== undefined && !(knee > 0)) {
+  console.error(`knee: "${process.argv[3]}" is not a positive number of records`);
+  process.exit(2);
+}
 const samples = { PERSON: [], ORG: [] };
 for (const [n, seed, keep = 1] of runs) {
   const raw = [...generateRecords({ records: n, seed, corruption: 'medium' })];
