@@ -7,7 +7,7 @@
  */
 import { BLOCK_KEYS_VERSION, blockKeys } from '../domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../domain/decision.js';
-import { normaliseRecord } from '../domain/normalise.js';
+import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import { resolveOne } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
@@ -17,8 +17,16 @@ import type { GraphStorage, GraphWrites, InputEntity, LogRow } from './ports.js'
 const prov = { executionId: 'run-1', nodeId: 'n1', connector: 'fixture', endpoint: 'people' };
 const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }).record;
 
-/** A storage holding one mention `m-1` (its own root); records every write. */
-function scripted(stats: { population: number; others: number }, opts: { relationshipType?: RegExp } = {}) {
+/**
+ * A storage holding one mention `m-1` (its own root, `existing` unless `opts.existing`); records every
+ * write. Every term-frequency key counts `stats.others` unless `opts.keyCounts` says otherwise.
+ */
+function scripted(
+  stats: { population: number; others: number },
+  opts: { relationshipType?: RegExp; existing?: NormalisedRecord; keyCounts?: Record<string, number> } = {},
+) {
+  const stored = opts.existing ?? existing;
+  const counted: string[][] = [];
   const calls: Array<[string, ...unknown[]]> = [];
   const counts = { countEntities: 0 };
   const rec =
@@ -29,13 +37,16 @@ function scripted(stats: { population: number; others: number }, opts: { relatio
     };
   const tx: GraphWrites = {
     blockHits: async (_o, keys) => keys.map((key) => ({ key, entityId: 'm-1' })),
-    mentions: async () => [{ id: 'm-1', rootId: 'm-1', record: existing }],
+    mentions: async () => [{ id: 'm-1', rootId: 'm-1', record: stored }],
     clusterIdRows: async () => [],
     countEntities: async () => {
       counts.countEntities++;
       return stats.population;
     },
-    countBlockKey: async () => stats.others,
+    countBlockKeys: async (_o, keys) => {
+      counted.push([...keys]);
+      return new Map(keys.map((k) => [k, opts.keyCounts?.[k] ?? stats.others]));
+    },
     insertMention: rec('insertMention', undefined),
     relate: rec('relate', undefined),
     link: rec('link', undefined),
@@ -67,7 +78,7 @@ function scripted(stats: { population: number; others: number }, opts: { relatio
       return work(tx);
     },
   } as unknown as GraphStorage;
-  return { storage, calls, counts, writes: () => writes };
+  return { storage, calls, counts, counted, writes: () => writes };
 }
 
 const input = (name: string, extra: Partial<InputEntity> = {}): InputEntity => ({ recordId: 'r', entityType: 'PERSON', name, ...extra });
@@ -106,6 +117,31 @@ describe('GraphResolution', () => {
     // Below the population floor the model's own prior and no term frequency, as a small batch.
     const small = await probability({ population: 10, others: 9 });
     expect(small).toBe(resolveOne(record, [{ record: existing, clusterId: 'm-1', clusterIds: {} }], { thresholds: DEFAULT_THRESHOLDS }).probability);
+  });
+
+  it("weighs a near name by the more common spelling's stored count, its own record taken off, as a batch load does", async () => {
+    // The stored record carries the usual spelling; the new one a typo no entity carries yet.
+    const usual = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA' }).record;
+    const probe = input('Ezekiel Okonkow', { state: 'CA' });
+    const record = normaliseRecord(probe).record;
+    const population = 200_000;
+    const scored = async (usualCount: number) => {
+      const s = scripted({ population, others: 0 }, { existing: usual, keyCounts: { [tfKey(usual)]: usualCount } });
+      const [out] = await new GraphResolution(s.storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      // One count for both keys: the record's own and the candidate's.
+      expect(s.counted).toEqual([[tfKey(record), tfKey(usual)]]);
+      const batch = resolveOne(record, [{ record: usual, clusterId: 'm-1', clusterIds: {} }], {
+        thresholds: DEFAULT_THRESHOLDS,
+        // As the in-memory resolver counts: every record carrying the value, less the one being compared.
+        freq: (_type, value) => (value === 'okonkwo' ? (usualCount - 1) / population : 0),
+        population,
+      });
+      expect(batch.comparison!.levels.last_name).toBe('one_edit');
+      expect(out!.probability).toBe(batch.probability);
+      return out!.probability;
+    };
+    // A typo of a name only its own entity carries is stronger evidence than a typo of a common one.
+    expect(await scored(1)).toBeGreaterThan(await scored(5_000));
   });
 
   it('counts the population once, then keeps it current with its own inserts', async () => {

@@ -15,7 +15,7 @@ import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
-import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
+import { statsPopulation, storedFrequency, termKeys, tfKey } from '../domain/term-stats.js';
 import { userMergeEntry } from './log-entries.js';
 import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
 
@@ -96,11 +96,11 @@ export class GraphResolution implements GraphStore {
     const keys = blockKeys(record);
     const candidates = await this.candidates(tx, owner, record, keys);
     // The same term frequencies and population scaling as a batch load, from the stored graph.
-    const stats = await this.termStats(tx, owner, record);
+    const stats = await this.termStats(tx, owner, record, candidates);
     const outcome = resolveOne(record, candidates, {
       thresholds,
       model: this.model,
-      freq: () => termFrequency(stats.others, stats.population),
+      freq: storedFrequency(record, stats.counts, stats.population),
       population: statsPopulation(stats.population),
     });
     const id = randomUUID();
@@ -241,17 +241,23 @@ export class GraphResolution implements GraphStore {
   }
 
   /**
-   * The record's term-frequency statistics in the owner's graph: other entities carrying its
-   * surname (PERSON) or core name (ORG), and the entities of its type.
+   * The record's term-frequency statistics in the owner's graph: entities carrying its surname
+   * (PERSON) or core name (ORG) and each candidate's, in one count, and the entities of its type.
    */
-  private async termStats(tx: GraphWrites, owner: string, record: NormalisedRecord): Promise<{ others: number; population: number }> {
+  private async termStats(
+    tx: GraphWrites,
+    owner: string,
+    record: NormalisedRecord,
+    candidates: readonly Candidate[],
+  ): Promise<{ counts: Map<string, number>; population: number }> {
     const key = `${owner}\u0000${record.entityType}`;
     let pop = this.populations.get(key);
     if (!pop || Date.now() - pop.at > POPULATION_TTL_MS) {
       pop = { n: await tx.countEntities(owner, record.entityType), at: Date.now() };
       this.populations.set(key, pop);
     }
-    return { others: await tx.countBlockKey(owner, tfKey(record)), population: pop.n };
+    const keys = termKeys(record, candidates.map((c) => c.record));
+    return { counts: await tx.countBlockKeys(owner, keys), population: pop.n };
   }
 
   private bumpPopulation(owner: string, type: string): void {

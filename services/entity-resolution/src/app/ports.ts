@@ -268,8 +268,8 @@ export interface GraphWrites {
   clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>>;
   /** Entities of `type` in the namespace. */
   countEntities(owner: string, type: string): Promise<number>;
-  /** Entities stored under block key `key` (the term-frequency count). */
-  countBlockKey(owner: string, key: string): Promise<number>;
+  /** Entities stored under each of `keys` (term-frequency counts); every key is in the map, 0 when none. */
+  countBlockKeys(owner: string, keys: readonly string[]): Promise<Map<string, number>>;
   /** A new mention (its own root) with its aliases, ids, block keys and provenance. */
   insertMention(m: MentionInput): Promise<void>;
   /** A relationship between two mentions. */

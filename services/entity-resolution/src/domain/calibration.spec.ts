@@ -45,6 +45,37 @@ describe('calibratedWeights', () => {
     expect(out).toEqual({ name: 3, context: 3.5, state: -1 });
     expect(z).toBeCloseTo(-2 + 3 + 3.5 - 1, 10);
   });
+  it("adds a near name's term-frequency weight times its coefficient, and only to a near name", () => {
+    const fuzzy = { ...cal, tfFuzzy: 0.25 };
+    const near: Record<string, number> = {};
+    calibratedWeights(
+      fuzzy,
+      'ORG',
+      { levels: { name: 'one_edit' }, tfFeature: 'name', tfFuzzyWeight: 8 },
+      {},
+      near,
+    );
+    expect(near.name).toBeCloseTo(3 + 0.25 * 8, 10);
+    // The exact level reads tfWeight alone; a calibration without the coefficient ignores the input.
+    const exact: Record<string, number> = {};
+    calibratedWeights(
+      fuzzy,
+      'ORG',
+      { levels: { name: 'exact' }, tfFeature: 'name', tfWeight: 10, tfFuzzyWeight: 8 },
+      {},
+      exact,
+    );
+    expect(exact.name).toBeCloseTo(1 + 0.5 * 10, 10);
+    const without: Record<string, number> = {};
+    calibratedWeights(
+      cal,
+      'ORG',
+      { levels: { name: 'one_edit' }, tfFeature: 'name', tfFuzzyWeight: 8 },
+      {},
+      without,
+    );
+    expect(without.name).toBe(3);
+  });
   it('gives a level the fit never saw no weight', () => {
     const out: Record<string, number> = {};
     expect(
@@ -61,22 +92,30 @@ describe('calibratedWeights', () => {
 
 describe('fitCalibration', () => {
   // Labels drawn from a known logistic model in bits: the fit must recover it.
-  const truth = { bias: -3, exact: 4, different: -2, tf: 0.5, population: 0.7 };
+  const truth = { bias: -3, exact: 4, different: -2, tf: 0.5, tfFuzzy: 0.3, population: 0.7 };
   const r = rng(11);
   const samples: CalibrationSample[] = [];
   for (let i = 0; i < 40_000; i++) {
     const exact = r() < 0.5;
     const state = r() < 0.3 ? 'different' : r() < 0.5 ? 'same' : undefined;
     const tfWeight = exact ? 2 + r() * 8 : undefined;
+    const tfFuzzyWeight = exact ? undefined : 2 + r() * 8;
     const offset = r() * 4 - 2;
     const z =
       truth.bias +
-      (exact ? truth.exact + truth.tf * tfWeight! : 0) +
+      (exact ? truth.exact + truth.tf * tfWeight! : truth.tfFuzzy * tfFuzzyWeight!) +
       (state === 'different' ? truth.different : 0) +
       truth.population * offset;
     const levels: Record<string, string> = { name: exact ? 'exact' : 'one_edit' };
     if (state) levels.state = state;
-    samples.push({ levels, tfWeight, tfFeature: 'name', offset, match: r() < 1 / (1 + Math.pow(2, -z)) });
+    samples.push({
+      levels,
+      tfWeight,
+      tfFuzzyWeight,
+      tfFeature: 'name',
+      offset,
+      match: r() < 1 / (1 + Math.pow(2, -z)),
+    });
   }
   const fit = fitCalibration('ORG', samples, { ridge: 0.01 });
 
@@ -85,6 +124,7 @@ describe('fitCalibration', () => {
     expect(fit.samples).toBe(40_000);
     expect(fit.matches).toBe(samples.filter((s) => s.match).length);
     expect(c.population).toBeCloseTo(truth.population, 1);
+    expect(c.tfFuzzy).toBeCloseTo(truth.tfFuzzy, 1);
     // Indicators overlap (bias, one level per feature, the interaction), so compare predictions, not coefficients.
     for (const exact of [true, false])
       for (const state of ['same', 'different', undefined])
@@ -92,12 +132,13 @@ describe('fitCalibration', () => {
           const levels: Record<string, string> = { name: exact ? 'exact' : 'one_edit' };
           if (state) levels.state = state;
           const tfWeight = exact ? 6 : undefined;
+          const tfFuzzyWeight = exact ? undefined : 9;
           const z =
             c.population * offset +
-            calibratedWeights(c, 'ORG', { levels, tfWeight, tfFeature: 'name' }, {}, {});
+            calibratedWeights(c, 'ORG', { levels, tfWeight, tfFuzzyWeight, tfFeature: 'name' }, {}, {});
           const want =
             truth.bias +
-            (exact ? truth.exact + truth.tf * 6 : 0) +
+            (exact ? truth.exact + truth.tf * 6 : truth.tfFuzzy * 9) +
             (state === 'different' ? truth.different : 0) +
             truth.population * offset;
           expect(Math.abs(z - want)).toBeLessThan(0.35);
@@ -116,6 +157,8 @@ describe('fitCalibration', () => {
       { levels: { name: 'different' }, tfFeature: 'name', offset: 0, match: false },
     ]);
     expect(Number.isFinite(only.calibration.levels.name!.exact!)).toBe(true);
+    // No near name carried a term-frequency weight: the fit has no coefficient for it.
+    expect(only.calibration).not.toHaveProperty('tfFuzzy');
     expect(only.calibration.levels.name!.exact!).toBeGreaterThan(only.calibration.levels.name!.different!);
   });
 });

@@ -15,6 +15,13 @@
  * keeps Fellegi–Sunter's explanation (a weight per feature, in bits) and is
  * calibrated by construction (it maximises the labels' likelihood).
  *
+ * A near name (one or two edits apart) has a continuous input too: the
+ * term-frequency weight of the more common of its two spellings (`tfFuzzy`).
+ * A typo of a name no other entity carries is strong evidence, one of
+ * "Smith" is not, and the difference grows with the population as an exact
+ * name's does; without it, every near-name pair lost odds as the population
+ * grew while exact names kept theirs.
+ *
  * How the odds move with the population is learned too: the EM model's
  * prior scaling (`log2(model population / N)`) is an input with its own
  * coefficient, fitted on runs of several sizes. (With blocking the odds of a
@@ -36,6 +43,11 @@ export interface TypeCalibration {
   levels: Record<string, Record<string, number>>;
   /** Coefficient of the term-frequency-adjusted exact-name weight, log2(m / u_tf). */
   tf: number;
+  /**
+   * Coefficient of the term-frequency weight of a near name (one or two edits apart): the weight an
+   * exact agreement on the more common of the two spellings would have (absent: 0).
+   */
+  tfFuzzy?: number;
   /** Coefficient of the population offset log2(model population / N). */
   population: number;
   /**
@@ -67,6 +79,8 @@ export interface CalibrationInput {
   tfWeight?: number;
   /** The term-frequency feature, whose `exact` level is read through `tfWeight`. */
   tfFeature: string;
+  /** log2(m_exact / u_tf) of the more common spelling when the term-frequency feature is a near match. */
+  tfFuzzyWeight?: number;
 }
 
 /**
@@ -76,7 +90,7 @@ export interface CalibrationInput {
 export function calibratedWeights(
   cal: TypeCalibration,
   type: ResolvableType,
-  { levels, tfWeight, tfFeature }: CalibrationInput,
+  { levels, tfWeight, tfFeature, tfFuzzyWeight }: CalibrationInput,
   /** The Fellegi–Sunter weight per feature, for features the calibration has no table for. */
   fsWeights: Readonly<Record<string, number>>,
   out: Record<string, number>,
@@ -93,6 +107,7 @@ export function calibratedWeights(
     }
     let w = table[level] ?? 0;
     if (feature === tfFeature && level === 'exact' && tfWeight !== undefined) w += cal.tf * tfWeight;
+    else if (feature === tfFeature && tfFuzzyWeight !== undefined) w += (cal.tfFuzzy ?? 0) * tfFuzzyWeight;
     out[feature] = w;
     z += w;
   }
@@ -163,16 +178,19 @@ export function fitCalibration(
   const knee = opts.knee;
   if (knee !== undefined && !(Number.isFinite(knee) && knee > 0))
     throw new Error(`knee: must be a positive number of records, got ${String(knee)}`);
-  // Columns: bias, tf, population offset, tf when the states differ, the knee's bend, then every indicator seen.
+  // Columns: bias, tf, population offset, tf when the states differ, the knee's bend, the near
+  // name's tf, then every indicator seen.
   const columns = new Map<string, number>([
     ['bias', 0],
     ['tf', 1],
     ['population', 2],
     ['tf_different_state', 3],
     ['population_knee', 4],
+    ['tf_fuzzy', 5],
   ]);
   const FIXED = columns.size;
   let beyondKnee = 0;
+  let tfFuzzySeen = false;
   // One row per distinct input vector (most comparisons repeat one), weighted by how many samples
   // carry it and how many of those match: the likelihood is the same, the Newton steps far cheaper.
   const rows: Array<{ cols: number[]; xs: number[]; n: number; matches: number }> = [];
@@ -186,18 +204,21 @@ export function fitCalibration(
     for (const feature of MISSING_FEATURES[type])
       if (s.levels[feature] === undefined) cols.push(column(columns, `${feature}=missing`));
     const tf = s.levels[s.tfFeature] === 'exact' && s.tfWeight !== undefined ? s.tfWeight : 0;
+    const tfFuzzy = s.levels[s.tfFeature] !== 'exact' && s.tfFuzzyWeight !== undefined ? s.tfFuzzyWeight : 0;
     const name = s.levels[s.tfFeature];
     const state = s.levels.state ?? 'missing';
     if (name !== undefined) cols.push(column(columns, `cross=${name}|${state}`));
     const tfDifferent = name !== undefined && state === 'different' ? tf : 0;
     const bend = knee !== undefined && s.records !== undefined ? kneeInput(knee, s.records) : 0;
     if (bend !== 0) beyondKnee++;
+    if (tfFuzzy !== 0) tfFuzzySeen = true;
     const xs = cols.map(() => 1);
     for (const [j, x] of [
       [1, tf],
       [2, s.offset],
       [3, tfDifferent],
       [4, bend],
+      [5, tfFuzzy],
     ] as const)
       if (x !== 0) {
         cols.push(j);
@@ -269,6 +290,7 @@ export function fitCalibration(
     levels: {},
     cross: {},
     tfDifferentState: bits(beta[3]!),
+    ...(tfFuzzySeen ? { tfFuzzy: bits(beta[5]!) } : {}),
     ...(knee !== undefined ? { populationKnee: { records: knee, coefficient: bits(beta[4]!) } } : {}),
   };
   for (const [name, j] of columns) {

@@ -51,6 +51,7 @@ export function calibrationSamples(
       samples[type].push({
         levels: cmp.levels,
         ...(cmp.tfWeight !== undefined ? { tfWeight: cmp.tfWeight } : {}),
+        ...(cmp.tfFuzzyWeight !== undefined ? { tfFuzzyWeight: cmp.tfFuzzyWeight } : {}),
         tfFeature: TF_FEATURE[type],
         offset: population ? Math.log2(uncalibrated[type].population / Math.max(population, 2)) : 0,
         ...(population ? { records: population } : {}),

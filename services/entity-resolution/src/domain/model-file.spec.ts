@@ -39,6 +39,7 @@ describe('model files', () => {
     ['a population of 0', file(withField('ORG.population', 0)), 'model.ORG.population', ''],
     ['a population knee at 0 records', file(withField('calibration.PERSON.populationKnee', { records: 0, coefficient: 1 })), 'model.calibration.PERSON.populationKnee.records', ''],
     ['a population knee without its coefficient', file(withField('calibration.ORG.populationKnee', { records: 120000 })), 'model.calibration.ORG.populationKnee.coefficient', ''],
+    ['a near-name coefficient as text', file(withField('calibration.PERSON.tfFuzzy', '0.5')), 'model.calibration.PERSON.tfFuzzy', ''],
   ])('refuses %s, naming the field', (_what, json, field, reason) => {
     const parsed = parseModelFile(json);
     expect(parsed).toMatchObject({ ok: false, field });
@@ -48,6 +49,13 @@ describe('model files', () => {
   it('reads a calibration with a population knee', () => {
     const parsed = parseModelFile(file(withField('calibration.PERSON.populationKnee', { records: 120000, coefficient: 0.4 })));
     expect(parsed.ok && parsed.file.model.calibration?.PERSON?.populationKnee).toEqual({ records: 120000, coefficient: 0.4 });
+  });
+
+  it("reads the shipped near-name coefficient, and a calibration written before it (no coefficient: the input weighs nothing)", () => {
+    const parsed = parseModelFile(file());
+    expect(parsed.ok && parsed.file.model.calibration?.PERSON?.tfFuzzy).toBe(DEFAULT_MODEL.calibration!.PERSON!.tfFuzzy);
+    const older = parseModelFile(file(withField('calibration.ORG.tfFuzzy', undefined)));
+    expect(older.ok && older.file.model.calibration?.ORG).not.toHaveProperty('tfFuzzy');
   });
 
   it('names the source of a file that is not JSON or not a model', () => {

@@ -66,6 +66,7 @@ const typeCalibration = (type: ResolvableType) =>
   z.strictObject({
     bias: finite,
     tf: finite,
+    tfFuzzy: finite.optional(),
     population: finite,
     populationKnee: z.strictObject({ records: z.number().positive(), coefficient: finite }).optional(),
     levels: levelTable(type, finite, ['missing']),

@@ -9,6 +9,7 @@ import {
   idLevel,
   levelWeight,
   namesClose,
+  type NameFrequency,
   sharedContext,
   UNCALIBRATED_MODEL,
 } from './scoring.js';
@@ -204,6 +205,57 @@ describe('term frequency', () => {
     expect(three.tfWeight).toBeGreaterThan(
       Math.log2(DEFAULT_MODEL.ORG.m.name!.exact! / (3 / population)) + 0.5,
     );
+  });
+});
+
+describe('term frequency of a near name', () => {
+  const population = 500_000;
+  // Frequencies by value: the usual spelling is carried by `usual` records, the typo by none other.
+  const freqOf =
+    (usual: number): NameFrequency =>
+    (_type, value) =>
+      value === 'belquin' ? usual / population : 0;
+  const typo = rec({ name: 'Olga Belqin', state: 'MN' });
+  const right = rec({ name: 'Olga Belquin', state: 'MN' });
+
+  it("is the weight an exact agreement on the more common spelling would have, whichever side carries it", () => {
+    const rare = comparePair(typo, right, freqOf(1), undefined, population);
+    expect(rare.levels.last_name).toBe('one_edit');
+    // Both orders read the usual spelling's count: the typo's own (none) is never the one used.
+    expect(comparePair(right, typo, freqOf(1), undefined, population).tfFuzzyWeight).toBeCloseTo(
+      rare.tfFuzzyWeight!,
+      9,
+    );
+    const exactOnUsual = comparePair(right, rec({ name: 'Ann Belquin' }), freqOf(1), undefined, population);
+    expect(rare.tfFuzzyWeight).toBeCloseTo(exactOnUsual.tfWeight!, 9);
+    // A typo of a common name says less: lower weight, lower probability under the calibration.
+    const common = comparePair(typo, right, freqOf(5_000), undefined, population);
+    expect(common.tfFuzzyWeight).toBeLessThan(rare.tfFuzzyWeight! - 8);
+    expect(common.probability).toBeLessThan(rare.probability);
+    expect(DEFAULT_MODEL.calibration!.PERSON!.tfFuzzy).toBeGreaterThan(0);
+  });
+  it('is absent for an exact or a different name, and without frequencies', () => {
+    expect(comparePair(right, right, freqOf(1), undefined, population).tfFuzzyWeight).toBeUndefined();
+    expect(
+      comparePair(typo, rec({ name: 'Olga Zelvin' }), freqOf(1), undefined, population).tfFuzzyWeight,
+    ).toBeUndefined();
+    expect(comparePair(typo, right).tfFuzzyWeight).toBeUndefined();
+    // An organisation's core name two edits apart is a near name too.
+    const org = (name: string) => rec({ entityType: 'ORG', name });
+    const orgs = comparePair(
+      org('Granite Climate Servces Sterwickmor'),
+      org('Granite Climate Services Sterwikmor'),
+      () => 0,
+      undefined,
+      population,
+    );
+    expect(orgs.levels.name).toBe('two_edits');
+    expect(orgs.tfFuzzyWeight).toBeGreaterThan(0);
+  });
+  it('leaves the Fellegi–Sunter weights of the EM model alone (only the calibration reads it)', () => {
+    const em = (usual: number) => comparePair(typo, right, freqOf(usual), UNCALIBRATED_MODEL, population);
+    expect(em(1).tfFuzzyWeight).toBeGreaterThan(em(5_000).tfFuzzyWeight!);
+    expect(em(1).weight).toBeCloseTo(em(5_000).weight, 9);
   });
 });
 

@@ -39,6 +39,11 @@ export interface Comparison {
   sharedId?: string;
   /** log2(m / u_tf) of the term-frequency-adjusted exact name, when the name agrees exactly. */
   tfWeight?: number;
+  /**
+   * When the names are near (`FUZZY_TF_LEVELS`): log2(m_exact / u_tf) of the more common of the two
+   * spellings, the weight an exact agreement on it would have (read by the calibration only).
+   */
+  tfFuzzyWeight?: number;
   jaroWinkler: number;
   /** `external_id`, `exact_name` or `fuzzy_name` (the log's match_method). */
   method: string;
@@ -162,6 +167,18 @@ export const CLOSE_NAME_U: Partial<Record<ResolvableType, LevelTable>> = {
 
 /** The feature whose `exact` level is term-frequency adjusted. */
 export const TF_FEATURE: Record<ResolvableType, string> = { PERSON: 'last_name', ORG: 'name' };
+
+/**
+ * The near levels of the term-frequency feature whose evidence also depends on how common the name
+ * is: a typo of a name no one else carries says far more than one of "Smith", and it says more the
+ * more records there are, as an exact name does. Their term-frequency weight is that of the more
+ * common of the two spellings (the likely correct one, and the conservative choice, as Splink does
+ * for fuzzy levels), an input of the calibration beside the level itself.
+ */
+export const FUZZY_TF_LEVELS: Record<ResolvableType, readonly string[]> = {
+  PERSON: ['one_edit', 'jw_0.92', 'jw_0.88'],
+  ORG: ['one_edit', 'two_edits'],
+};
 
 export interface Levels {
   levels: Record<string, string>;
@@ -329,21 +346,27 @@ export function weigh(
   let weight = tm.priorLog2Odds + offset;
   const tfFeature = TF_FEATURE[a.entityType];
   const close = namesClose(a.entityType, levels);
+  const n = population && population > 0 ? population : tm.population;
+  const expectedDup = (tm.duplicates ?? 0) * (tm.m[tfFeature]?.exact ?? 0);
+  // Other entities with a name value: the other records carrying it less the entity's own expected
+  // duplicates, never below half a record (a name seen once may still have a namesake).
+  const tfUOf = (r: NormalisedRecord, dup: number): number | undefined => {
+    const f = freq?.(r.entityType, tfValue(r));
+    return f === undefined ? undefined : Math.max(f - dup / n, TF_FLOOR_RECORDS / n, model.minTfU);
+  };
   let tfWeight: number | undefined;
+  let tfFuzzyWeight: number | undefined;
+  const near = levels[tfFeature];
+  if (near !== undefined && FUZZY_TF_LEVELS[a.entityType].includes(near)) {
+    const ua = tfUOf(a, expectedDup);
+    const ub = tfUOf(b, expectedDup);
+    const mExact = tm.m[tfFeature]?.exact;
+    if (ua !== undefined && ub !== undefined && mExact) tfFuzzyWeight = Math.log2(mExact / Math.max(ua, ub));
+  }
   for (const [feature, level] of Object.entries(levels)) {
     const isTf = feature === tfFeature && level === 'exact';
     if (cal?.levels[feature] && !isTf) continue;
-    let tfU: number | undefined;
-    if (isTf) {
-      const f = freq?.(a.entityType, tfValue(a));
-      if (f !== undefined) {
-        const n = population && population > 0 ? population : tm.population;
-        const dup = Math.max((tm.duplicates ?? 0) * (tm.m[feature]?.exact ?? 0), ownNameRecords);
-        // Other entities with the name: the other records carrying it less the entity's own expected
-        // duplicates, never below half a record (a name seen once may still have a namesake).
-        tfU = Math.max(f - dup / n, TF_FLOOR_RECORDS / n, model.minTfU);
-      }
-    }
+    const tfU = isTf ? tfUOf(a, Math.max(expectedDup, ownNameRecords)) : undefined;
     const v = levelWeight(tm, feature, level, tfU, close);
     if (isTf) tfWeight = v;
     fsWeights[feature] = v;
@@ -352,7 +375,13 @@ export function weigh(
   if (cal)
     weight =
       populationWeight(cal, offset, population && population > 0 ? population : undefined) +
-      calibratedWeights(cal, a.entityType, { levels, tfWeight, tfFeature }, fsWeights, weights);
+      calibratedWeights(
+        cal,
+        a.entityType,
+        { levels, tfWeight, tfFeature, ...(tfFuzzyWeight !== undefined ? { tfFuzzyWeight } : {}) },
+        fsWeights,
+        weights,
+      );
   // A shared id of one kind is a deterministic match rule (as ids are in Splink's deterministic
   // linkage): near-certain whatever the names say; only a conflicting id of another kind forbids it.
   const probability = conflict
@@ -369,6 +398,7 @@ export function weigh(
     ...(conflict ? { conflict } : {}),
     ...(sharedId ? { sharedId } : {}),
     ...(tfWeight !== undefined ? { tfWeight } : {}),
+    ...(tfFuzzyWeight !== undefined ? { tfFuzzyWeight } : {}),
     jaroWinkler: jaroWinkler(a.canonical, b.canonical),
     method,
   };

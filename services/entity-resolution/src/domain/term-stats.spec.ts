@@ -1,6 +1,14 @@
 import { normaliseRecord } from './normalise.js';
 import { Resolver } from './resolver.js';
-import { MIN_STATS_POPULATION, statsPopulation, termFrequency, tfKey } from './term-stats.js';
+import {
+  MIN_STATS_POPULATION,
+  statsPopulation,
+  storedFrequency,
+  termFrequency,
+  termKeys,
+  tfKey,
+  tfKeyOf,
+} from './term-stats.js';
 
 const rec = (id: string, entityType: 'PERSON' | 'ORG', name: string) =>
   normaliseRecord({ recordId: id, entityType, name }).record;
@@ -16,6 +24,27 @@ describe('term statistics', () => {
     expect(termFrequency(3, 2000)).toBe(3 / 2000);
     expect(termFrequency(-1, 2000)).toBe(0);
     expect(statsPopulation(2000)).toBe(2000);
+  });
+  it("counts the record's own key and each candidate's once, and reads them as the batch resolver does", () => {
+    const probe = rec('p', 'PERSON', 'Olga Belqin');
+    const cands = [
+      rec('a', 'PERSON', 'Olga Belquin'),
+      rec('b', 'PERSON', 'O. Belquin'),
+      rec('c', 'PERSON', 'Ann Belqin'),
+    ];
+    expect(termKeys(probe, cands)).toEqual([tfKey(probe), tfKeyOf('PERSON', 'belquin')]);
+    expect(tfKeyOf('ORG', 'acme holdings')).toBe('tf:O:acme holdings');
+    // Counts read before the probe is stored: its own key counts others only, a candidate's counts
+    // the candidate itself, which comes off.
+    const counts = new Map([
+      [tfKey(probe), 1],
+      [tfKeyOf('PERSON', 'belquin'), 4],
+    ]);
+    const freq = storedFrequency(probe, counts, 2000);
+    expect(freq('PERSON', 'belqin')).toBe(1 / 2000);
+    expect(freq('PERSON', 'belquin')).toBe(3 / 2000);
+    expect(freq('PERSON', 'zelvin')).toBeUndefined();
+    expect(storedFrequency(probe, counts, MIN_STATS_POPULATION - 1)('PERSON', 'belquin')).toBeUndefined();
   });
   it('is what the batch resolver uses, so a stored graph of the same records scores alike', () => {
     const resolver = new Resolver();

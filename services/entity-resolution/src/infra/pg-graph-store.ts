@@ -69,9 +69,15 @@ class PgWrites implements GraphWrites {
     return Number(row?.n ?? 0);
   }
 
-  async countBlockKey(owner: string, key: string): Promise<number> {
-    const [row] = (await this.m.query(`SELECT count(*) AS n FROM entity_blocks WHERE owner = $1 AND key = $2`, [owner, key])) as Array<{ n: string }>;
-    return Number(row?.n ?? 0);
+  async countBlockKeys(owner: string, keys: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map(keys.map((k) => [k, 0]));
+    if (keys.length === 0) return out;
+    const rows = (await this.m.query(`SELECT key, count(*) AS n FROM entity_blocks WHERE owner = $1 AND key = ANY($2::text[]) GROUP BY key`, [
+      owner,
+      [...keys],
+    ])) as Array<{ key: string; n: string }>;
+    for (const r of rows) out.set(r.key, Number(r.n));
+    return out;
   }
 
   async insertMention(e: MentionInput): Promise<void> {

@@ -113,7 +113,7 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       const people = ['Ada', 'Grace', 'Alan'].map((first, i) => person({ name: `${first} Quillfeather`, state: ['CA', 'NY', 'TX'][i]! }, i));
       await store.resolve(owner, prov('t'), [...people, { recordId: '9', entityType: 'ORG', name: 'Quillfeather Holdings Inc' }], DEFAULT_THRESHOLDS);
       const stats = (o: string, r: NormalisedRecord) =>
-        storage.write(async (tx) => ({ others: await tx.countBlockKey(o, tfKey(r)), population: await tx.countEntities(o, r.entityType) }));
+        storage.write(async (tx) => ({ others: (await tx.countBlockKeys(o, [tfKey(r)])).get(tfKey(r)), population: await tx.countEntities(o, r.entityType) }));
       const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Mary Quillfeather' }).record;
       expect(await stats(owner, probe)).toEqual({ others: 3, population: 3 });
       // Another namespace has none of it.
@@ -121,6 +121,11 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       // The organisation's core name is counted apart from the surname.
       const org = normaliseRecord({ recordId: 'q', entityType: 'ORG', name: 'QUILLFEATHER HOLDINGS CORP' }).record;
       expect(await stats(owner, org)).toEqual({ others: 1, population: 1 });
+      // Several keys in one count, a key no entity carries included (0).
+      const misspelt = normaliseRecord({ recordId: 'm', entityType: 'PERSON', name: 'Mary Quilfeather' }).record;
+      const counts = await storage.write((tx) => tx.countBlockKeys(owner, [tfKey(probe), tfKey(org), tfKey(misspelt)]));
+      expect(Object.fromEntries(counts)).toEqual({ [tfKey(probe)]: 3, [tfKey(org)]: 1, [tfKey(misspelt)]: 0 });
+      expect((await storage.write((tx) => tx.countBlockKeys(owner, []))).size).toBe(0);
     });
 
     it('keys again an entity stored with older block keys: before, a new record cannot find it; after, it merges', async () => {
@@ -141,7 +146,7 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       expect([first!.mentionId, blind!.mentionId]).toContain(found!.entityId);
       // The term-frequency key is back too: all three stored Okonkwos are counted.
       const probe = normaliseRecord({ recordId: 'p', entityType: 'PERSON', name: 'Ada Okonkwo' }).record;
-      expect(await storage.write((tx) => tx.countBlockKey(owner, tfKey(probe)))).toBe(3);
+      expect((await storage.write((tx) => tx.countBlockKeys(owner, [tfKey(probe)]))).get(tfKey(probe))).toBe(3);
     });
 
     it('refuses a second reversal, a reversal of a decision that changed no link, and another owner', async () => {

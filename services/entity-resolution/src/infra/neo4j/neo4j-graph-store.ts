@@ -132,11 +132,17 @@ class Neo4jWrites implements GraphWrites {
     return Number(r?.n ?? 0);
   }
 
-  async countBlockKey(owner: string, key: string): Promise<number> {
-    const [r] = rows(
-      await this.tx.run(`MATCH (:BlockKey {user_id: $owner, key: $key})-[:BLOCKS]->(e:Entity) RETURN count(e) AS n`, { owner, key }),
+  async countBlockKeys(owner: string, keys: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map(keys.map((k) => [k, 0]));
+    if (keys.length === 0) return out;
+    const found = rows(
+      await this.tx.run(
+        `MATCH (b:BlockKey {user_id: $owner})-[:BLOCKS]->(e:Entity) WHERE b.key IN $keys RETURN b.key AS key, count(e) AS n`,
+        { owner, keys: [...keys] },
+      ),
     );
-    return Number(r?.n ?? 0);
+    for (const r of found) out.set(String(r.key), Number(r.n));
+    return out;
   }
 
   async insertMention(e: MentionInput): Promise<void> {
