@@ -167,7 +167,7 @@ export function resolveOne(
   }
   const bridge: Array<{ clusterId: string; probability: number }> = [];
   if (decision === 'auto_merge') {
-    const floor = bridgeThreshold(t);
+    const floor = bridgeThreshold(t, record.entityType);
     for (const [clusterId, other] of byCluster) {
       if (clusterId === best.c.clusterId || other.p < floor) continue;
       if (incompatible(best.c, other.c)) continue;

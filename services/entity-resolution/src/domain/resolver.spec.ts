@@ -14,14 +14,64 @@ describe('bridging', () => {
   // Two partial records of one person: too little in common to merge each other (0.51: review).
   const a = () => norm({ recordId: 'a', name: 'Okonkwo, Ezekiel Q.', state: 'CA' });
   const b = () => norm({ recordId: 'b', name: 'E. Okonkwo', employer: 'Fresno Water Trust', city: 'Fresno' });
-  // A fuller record matches both, each at or above the bridge threshold (0.99 for auto 0.9).
+  // A fuller record matches both, each at or above the bridge threshold (0.99 for people at auto 0.9).
   const c = () =>
-    norm({ recordId: 'c', name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' });
+    norm({
+      recordId: 'c',
+      name: 'Ezekiel Q. Okonkwo',
+      state: 'CA',
+      employer: 'Fresno Water Trust',
+      city: 'Fresno',
+    });
 
-  it("sets the bridge threshold at a tenth of the auto threshold's distance to 1, floor applied", () => {
-    expect(bridgeThreshold({ auto: 0.9, review: 0.5 })).toBeCloseTo(0.99, 10);
-    expect(bridgeThreshold({ auto: 0.99, review: 0.5 })).toBeCloseTo(0.999, 10);
-    expect(bridgeThreshold({ auto: 0.2, review: 0.1 })).toBeCloseTo(1 - 0.3 * 0.1, 10);
+  it("sets the bridge threshold at a share of the auto threshold's distance to 1 (a tenth for people, three tenths for organisations), floor applied", () => {
+    expect(bridgeThreshold({ auto: 0.9, review: 0.5 }, 'PERSON')).toBeCloseTo(0.99, 10);
+    expect(bridgeThreshold({ auto: 0.99, review: 0.5 }, 'PERSON')).toBeCloseTo(0.999, 10);
+    expect(bridgeThreshold({ auto: 0.2, review: 0.1 }, 'PERSON')).toBeCloseTo(1 - 0.3 * 0.1, 10);
+    expect(bridgeThreshold({ auto: 0.9, review: 0.5 }, 'ORG')).toBeCloseTo(0.97, 10);
+    expect(bridgeThreshold({ auto: 0.99, review: 0.5 }, 'ORG')).toBeCloseTo(0.997, 10);
+    expect(bridgeThreshold({ auto: 0.2, review: 0.1 }, 'ORG')).toBeCloseTo(1 - 0.3 * 0.3, 10);
+  });
+  it('bridges an organisation at 0.97, where a person at the same odds stays apart', () => {
+    const org = (r: Partial<ErRecord> & { recordId: string; name: string }) =>
+      normaliseRecord({ entityType: 'ORG', ...r }).record;
+    // Without its legal form or place, B is only a review (0.84) for A; C, with both, is both.
+    const a = org({ recordId: 'a', name: 'Harbor Literacy Society', city: 'Salem' });
+    const b = org({ recordId: 'b', name: 'Harbor Literacy Society Inc' });
+    const c = org({ recordId: 'c', name: 'Harbor Literacy Society Inc', city: 'Salem' });
+    expect(resolveOne(b, [{ record: a, clusterId: 'A', clusterIds: {} }], T).decision).toBe('flag_review');
+    const out = resolveOne(
+      c,
+      [
+        { record: a, clusterId: 'A', clusterIds: {} },
+        { record: b, clusterId: 'B', clusterIds: {} },
+      ],
+      T,
+    );
+    expect(out).toMatchObject({ decision: 'auto_merge', clusterId: 'A' });
+    expect(out.bridge).toEqual([{ clusterId: 'B', probability: expect.any(Number) }]);
+    expect(out.bridge![0]!.probability).toBeGreaterThanOrEqual(0.97);
+    expect(out.bridge![0]!.probability).toBeLessThan(0.99);
+    const r = new Resolver();
+    for (const x of [a, b, c]) r.add(x);
+    expect(new Set(r.clusters().map((x) => x.clusterId)).size).toBe(1);
+    // A person: B (a state) matches C (a state and the employer A has) at 0.986, below 0.99: not bridged.
+    const pa = norm({ recordId: 'a', name: 'Ezekiel Okonkwo', employer: 'Fresno Water Trust' });
+    const pb = norm({ recordId: 'b', name: 'Ezekiel Okonkwo', state: 'OR' });
+    const pc = norm({ recordId: 'c', name: 'Ezekiel Okonkwo', state: 'OR', employer: 'Fresno Water Trust' });
+    const toB = resolveOne(pc, [{ record: pb, clusterId: 'B', clusterIds: {} }], T).probability;
+    expect(toB).toBeGreaterThanOrEqual(0.97);
+    expect(toB).toBeLessThan(0.99);
+    const person = resolveOne(
+      pc,
+      [
+        { record: pa, clusterId: 'A', clusterIds: {} },
+        { record: pb, clusterId: 'B', clusterIds: {} },
+      ],
+      T,
+    );
+    expect(person).toMatchObject({ decision: 'auto_merge', clusterId: 'A' });
+    expect(person.bridge).toBeUndefined();
   });
   it('names the other cluster a record matching two clusters shows to be the same entity', () => {
     const out = resolveOne(
@@ -49,7 +99,7 @@ describe('bridging', () => {
     expect(strict.bridge).toBeUndefined();
     // The other cluster holds an id the chosen one contradicts.
     const conflicting = resolveOne(
-      norm({ recordId: 'c', name: 'Ezekiel Q. Okonkwo', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' }),
+      c(),
       [
         { record: a(), clusterId: 'A', clusterIds: { fec_id: 'H0CA00001' } },
         { record: b(), clusterId: 'B', clusterIds: { fec_id: 'H0CA00002' } },
