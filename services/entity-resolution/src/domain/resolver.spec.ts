@@ -35,7 +35,8 @@ describe('bridging', () => {
   it('bridges an organisation at 0.97, where a person at the same odds stays apart', () => {
     const org = (r: Partial<ErRecord> & { recordId: string; name: string }) =>
       normaliseRecord({ entityType: 'ORG', ...r }).record;
-    // Without its legal form or place, B is only a review (0.84) for A; C, with both, is both.
+    // A has a place and no legal form, B a legal form and no place: B is only a review (0.84) for A.
+    // C, with both, merges into A (0.998) and matches B at 0.985: a bridge for an organisation.
     const a = org({ recordId: 'a', name: 'Harbor Literacy Society', city: 'Salem' });
     const b = org({ recordId: 'b', name: 'Harbor Literacy Society Inc' });
     const c = org({ recordId: 'c', name: 'Harbor Literacy Society Inc', city: 'Salem' });
