@@ -2,6 +2,7 @@ import {
   calibratedWeights,
   fitCalibration,
   populationWeight,
+  type CalibrationInput,
   type CalibrationSample,
   type TypeCalibration,
 } from './calibration.js';
@@ -47,34 +48,22 @@ describe('calibratedWeights', () => {
   });
   it("adds a near name's term-frequency weight times its coefficient, and only to a near name", () => {
     const fuzzy = { ...cal, tfFuzzy: 0.25 };
-    const near: Record<string, number> = {};
-    calibratedWeights(
-      fuzzy,
-      'ORG',
-      { levels: { name: 'one_edit' }, tfFeature: 'name', tfFuzzyWeight: 8 },
-      {},
-      near,
+    // The name's share of an organisation's calibrated weight.
+    const nameWeight = (c: TypeCalibration, input: Omit<CalibrationInput, 'tfFeature'>) => {
+      const parts: Record<string, number> = {};
+      calibratedWeights(c, 'ORG', { ...input, tfFeature: 'name' }, {}, parts);
+      return parts.name;
+    };
+    expect(nameWeight(fuzzy, { levels: { name: 'one_edit' }, tfFuzzyWeight: 8 })).toBeCloseTo(
+      3 + 0.25 * 8,
+      10,
     );
-    expect(near.name).toBeCloseTo(3 + 0.25 * 8, 10);
     // The exact level reads tfWeight alone; a calibration without the coefficient ignores the input.
-    const exact: Record<string, number> = {};
-    calibratedWeights(
-      fuzzy,
-      'ORG',
-      { levels: { name: 'exact' }, tfFeature: 'name', tfWeight: 10, tfFuzzyWeight: 8 },
-      {},
-      exact,
+    expect(nameWeight(fuzzy, { levels: { name: 'exact' }, tfWeight: 10, tfFuzzyWeight: 8 })).toBeCloseTo(
+      1 + 0.5 * 10,
+      10,
     );
-    expect(exact.name).toBeCloseTo(1 + 0.5 * 10, 10);
-    const without: Record<string, number> = {};
-    calibratedWeights(
-      cal,
-      'ORG',
-      { levels: { name: 'one_edit' }, tfFeature: 'name', tfFuzzyWeight: 8 },
-      {},
-      without,
-    );
-    expect(without.name).toBe(3);
+    expect(nameWeight(cal, { levels: { name: 'one_edit' }, tfFuzzyWeight: 8 })).toBe(3);
   });
   it('gives a level the fit never saw no weight', () => {
     const out: Record<string, number> = {};
