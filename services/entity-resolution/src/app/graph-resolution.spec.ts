@@ -7,6 +7,7 @@
  */
 import { BLOCK_KEYS_VERSION, blockKeys } from '../domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../domain/decision.js';
+import { NEIGHBOUR_HUB_DEGREE, withNeighbours } from '../domain/neighbours.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import { resolveOne } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
@@ -23,7 +24,13 @@ const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 
  */
 function scripted(
   stats: { population: number; others: number },
-  opts: { relationshipType?: RegExp; existing?: NormalisedRecord; keyCounts?: Record<string, number> } = {},
+  opts: {
+    relationshipType?: RegExp;
+    existing?: NormalisedRecord;
+    keyCounts?: Record<string, number>;
+    /** What the stored mention is related to, with the degree of each neighbour's entity. */
+    neighbours?: Array<{ record: NormalisedRecord; degree: number }>;
+  } = {},
 ) {
   const stored = opts.existing ?? existing;
   const counted: string[][] = [];
@@ -39,6 +46,10 @@ function scripted(
     blockHits: async (_o, keys) => keys.map((key) => ({ key, entityId: 'm-1' })),
     mentions: async () => [{ id: 'm-1', rootId: 'm-1', record: stored }],
     clusterIdRows: async () => [],
+    neighbours: async (...args) => {
+      calls.push(['neighbours', ...args]);
+      return (opts.neighbours ?? []).map((n) => ({ rootId: 'm-1', entityId: n.record.recordId, ...n }));
+    },
     countEntities: async () => {
       counts.countEntities++;
       return stats.population;
@@ -196,6 +207,43 @@ describe('GraphResolution', () => {
       context: { source: 'fec', node_id: 'n1', candidate_record: existing.name },
     });
     expect((s.calls[2]![1] as { details: Record<string, unknown> }).details).toHaveProperty('probability', out!.probability);
+  });
+
+  it("compares the record's relationships with the neighbours of the candidates' entities, leaving hubs out", async () => {
+    const parks = normaliseRecord({ recordId: 'o-1', entityType: 'ORG', name: 'Friends of Fresno Parks Inc' }).record;
+    const probe = input('E. Okonkwo', {
+      state: 'CA',
+      city: 'Oakland',
+      relationships: [{ type: 'DONATED_TO', target: { recordId: 'o', entityType: 'ORG', name: 'FRIENDS OF FRESNO PARKS' } }],
+    });
+    const record = normaliseRecord(probe).record;
+    // Twenty other Okonkwos in 50,000: the initial alone leaves the record in the review band.
+    const stats = { population: 50_000, others: 20 };
+    const opts = { thresholds: DEFAULT_THRESHOLDS, freq: () => termFrequency(stats.others, stats.population), population: statsPopulation(stats.population) };
+    const resolved = async (degree: number) => {
+      const s = scripted(stats, { neighbours: [{ record: parks, degree }] });
+      const [out] = await new GraphResolution(s.storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      expect(s.calls.find((c) => c[0] === 'neighbours')).toEqual(['neighbours', 'u1', ['m-1'], NEIGHBOUR_HUB_DEGREE + 1]);
+      return out!;
+    };
+    const target = normaliseRecord(probe.relationships![0]!.target).record;
+    const shared = resolveOne(
+      withNeighbours(record, [{ record: target }]),
+      [{ record: withNeighbours(existing, [{ record: parks, entityId: 'o-1' }]), clusterId: 'm-1', clusterIds: {} }],
+      opts,
+    );
+    const plain = resolveOne(record, [{ record: existing, clusterId: 'm-1', clusterIds: {} }], opts);
+    expect(shared.comparison!.levels.context).toBe('one');
+    expect([shared.decision, plain.decision]).toEqual(['auto_merge', 'flag_review']);
+    expect(await resolved(3)).toMatchObject({ decision: shared.decision, probability: shared.probability });
+    expect(await resolved(NEIGHBOUR_HUB_DEGREE)).toMatchObject({ decision: shared.decision });
+    expect(await resolved(NEIGHBOUR_HUB_DEGREE + 1)).toMatchObject({ decision: plain.decision, probability: plain.probability });
+
+    // A record without relationships has nothing to share: the neighbours are not read.
+    const s = scripted(stats, { neighbours: [{ record: parks, degree: 3 }] });
+    const [alone] = await new GraphResolution(s.storage).resolve('u1', prov, [input('E. Okonkwo', { state: 'CA', city: 'Oakland' })], DEFAULT_THRESHOLDS);
+    expect(alone!.probability).toBe(plain.probability);
+    expect(s.calls.some((c) => c[0] === 'neighbours')).toBe(false);
   });
 
   it('refuses a relationship type the storage cannot hold, naming the field, before any write', async () => {

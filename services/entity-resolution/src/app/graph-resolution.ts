@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@af/service-kit';
 import { BLOCK_KEYS_VERSION, blockKeys, capPerCluster, DEFAULT_BLOCKING, rankCandidates, rankPool } from '../domain/blocking.js';
 import type { Thresholds } from '../domain/decision.js';
+import { NEIGHBOUR_HUB_DEGREE, withNeighbours, type Neighbour } from '../domain/neighbours.js';
 import { normaliseRecord, type NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { resolveOne, type Candidate } from '../domain/resolve-one.js';
@@ -66,10 +67,14 @@ export class GraphResolution implements GraphStore {
     return this.storage.write(async (tx) => {
       const out: ResolvedOne[] = [];
       for (const input of inputs) {
-        const one = await this.resolveOne(tx, owner, prov, input, thresholds);
+        // Each end of a relationship is the other's context (neighbours.ts): the targets by name, the
+        // subject, resolved first, by its entity.
+        const targets = (input.relationships ?? []).map((rel) => ({ record: normaliseRecord(rel.target).record }));
+        const one = await this.resolveOne(tx, owner, prov, input, thresholds, targets);
         out.push(one);
+        const subject = [{ entityId: one.entityId }];
         for (const rel of input.relationships ?? []) {
-          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds);
+          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds, subject);
           await tx.relate(owner, one.mentionId, target.mentionId, rel.type, rel.properties ?? {});
           await tx.discover(owner, prov, {
             type: 'new_relationship',
@@ -91,10 +96,13 @@ export class GraphResolution implements GraphStore {
     prov: Provenance,
     input: InputEntity,
     thresholds: Thresholds,
+    /** The records `input` is related to in this call: compared with the candidates' stored neighbours. */
+    neighbours: readonly Neighbour[] = [],
   ): Promise<ResolvedOne> {
-    const { record } = normaliseRecord(input);
-    const keys = blockKeys(record);
-    const candidates = await this.candidates(tx, owner, record, keys);
+    const { record: plain } = normaliseRecord(input);
+    const record = withNeighbours(plain, neighbours);
+    const keys = blockKeys(plain);
+    const candidates = await this.candidates(tx, owner, record, keys, record !== plain);
     // The same term frequencies and population scaling as a batch load, from the stored graph.
     const stats = await this.termStats(tx, owner, record, candidates);
     const outcome = resolveOne(record, candidates, {
@@ -109,7 +117,8 @@ export class GraphResolution implements GraphStore {
       id,
       prov,
       input,
-      record: { ...record, recordId: id },
+      // Stored without its neighbours: they are read from the stored relationships, as they are then.
+      record: { ...plain, recordId: id },
       subtype: input.subtype ?? record.org?.legalForm ?? '',
       keys: storedKeys(record, keys),
       keysVersion: BLOCK_KEYS_VERSION,
@@ -220,8 +229,17 @@ export class GraphResolution implements GraphStore {
     return { entityId: id, mentionId: id, decision: 'create_new', probability: outcome.probability };
   }
 
-  /** Candidates through the block keys, ranked and bounded exactly as the in-memory BlockIndex does. */
-  private async candidates(tx: GraphWrites, owner: string, record: NormalisedRecord, keys: string[]): Promise<Candidate[]> {
+  /**
+   * Candidates through the block keys, ranked and bounded exactly as the in-memory BlockIndex does;
+   * `withContext`: each with the neighbours of its entity (its members' relationships), hubs left out.
+   */
+  private async candidates(
+    tx: GraphWrites,
+    owner: string,
+    record: NormalisedRecord,
+    keys: string[],
+    withContext: boolean,
+  ): Promise<Candidate[]> {
     if (keys.length === 0) return [];
     const byKey = new Map<string, string[]>();
     for (const r of await tx.blockHits(owner, keys)) (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entityId);
@@ -232,12 +250,22 @@ export class GraphResolution implements GraphStore {
     const found = (await tx.mentions(owner, pool, record.entityType)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
     const ents = capPerCluster(found, (e) => e.rootId, DEFAULT_BLOCKING);
     const clusterIds = new Map<string, ExternalIds>();
-    for (const r of await tx.clusterIdRows(owner, [...new Set(ents.map((e) => e.rootId))])) {
+    const rootIds = [...new Set(ents.map((e) => e.rootId))];
+    for (const r of await tx.clusterIdRows(owner, rootIds)) {
       const ids = clusterIds.get(r.rootId) ?? {};
       for (const [kind, value] of Object.entries(r.ids)) if (value) ids[kind as keyof ExternalIds] ??= value;
       clusterIds.set(r.rootId, ids);
     }
-    return ents.map((e) => ({ record: e.record, clusterId: e.rootId, clusterIds: clusterIds.get(e.rootId) ?? {} }));
+    const near = new Map<string, Neighbour[]>();
+    if (withContext)
+      for (const n of await tx.neighbours(owner, rootIds, NEIGHBOUR_HUB_DEGREE + 1))
+        if (n.degree <= NEIGHBOUR_HUB_DEGREE)
+          (near.get(n.rootId) ?? near.set(n.rootId, []).get(n.rootId)!).push({ record: n.record, entityId: n.entityId });
+    return ents.map((e) => ({
+      record: withNeighbours(e.record, near.get(e.rootId) ?? []),
+      clusterId: e.rootId,
+      clusterIds: clusterIds.get(e.rootId) ?? {},
+    }));
   }
 
   /**

@@ -230,6 +230,15 @@ export interface ReviewInput {
   context: Record<string, unknown>;
 }
 
+/** A mention related to a member of entity `rootId`: its record, its own entity, how related that entity is. */
+export interface NeighbourRow {
+  rootId: string;
+  record: NormalisedRecord;
+  entityId: string;
+  /** Relationships of the neighbour's entity, counted up to the cap asked for. */
+  degree: number;
+}
+
 /** A mention's link state, read under a write lock. */
 export interface LinkState {
   parentId: string | null;
@@ -266,6 +275,12 @@ export interface GraphWrites {
   ): Promise<Array<{ id: string; rootId: string; record: NormalisedRecord }>>;
   /** The external ids held by the members of `roots`, one row per member id (first one kept per kind). */
   clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>>;
+  /**
+   * The mentions related (by a relationship in either direction) to a member of each of `roots`,
+   * at most 2,000 rows, each with its entity (root) and how many relationships that entity has,
+   * counted up to `cap`.
+   */
+  neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]>;
   /** Entities of `type` in the namespace. */
   countEntities(owner: string, type: string): Promise<number>;
   /** Entities stored under each of `keys` (term-frequency counts); every key is in the map, 0 when none. */

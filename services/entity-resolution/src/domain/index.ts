@@ -20,5 +20,6 @@ export * from './graph-analytics.js';
 export * from './em.js';
 export * from './calibration.js';
 export * from './term-stats.js';
+export * from './neighbours.js';
 export * from './model-file.js';
 export * from './fit-deployment.js';

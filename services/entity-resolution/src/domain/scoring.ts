@@ -20,6 +20,7 @@
 import { calibratedWeights, populationWeight, type Calibration } from './calibration.js';
 import { DEFAULT_CALIBRATION } from './calibration.default.js';
 import { DEFAULT_FITTED_MODEL } from './model.default.js';
+import { employerItem, isNeighbourItem } from './neighbours.js';
 import type { NormalisedRecord } from './normalise.js';
 import { soundex } from './phonetic.js';
 import { ID_KINDS, type ExternalIds, type ResolvableType } from './record.js';
@@ -126,6 +127,9 @@ export const CONTEXT_PRIOR = {
   m: { two_or_more: 0.3, one: 0.3, none: 0.4 },
   u: { two_or_more: 0.0005, one: 0.01, none: 0.9895 },
 } as const;
+
+/** A context item given with the record (not a neighbour read from relationships). */
+const given = (item: string): boolean => !isNeighbourItem(item);
 
 /** How many context items two sorted lists share. */
 export function sharedContext(a: readonly string[], b: readonly string[]): number {
@@ -264,9 +268,17 @@ export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels 
     else if (sameCity) levels.city = 'same_elsewhere';
   }
   // Context: only when both records were seen with something (no context is missing data, not disagreement).
+  // Sharing nothing is `none` only when both were given context of their own (documents): differing
+  // neighbours from relationships are missing data too (neighbours.ts).
   if (a.context?.length && b.context?.length) {
-    const n = sharedContext(a.context, b.context);
-    levels.context = n >= 2 ? 'two_or_more' : n === 1 ? 'one' : 'none';
+    let n = sharedContext(a.context, b.context);
+    // One employer is compared as `employer`; as a shared neighbour too it would count twice.
+    if (levels.employer === 'same') {
+      const shared = (item: string) => a.context!.includes(item) && b.context!.includes(item);
+      if (shared(employerItem(a.employer)) || shared(employerItem(b.employer))) n--;
+    }
+    if (n > 0) levels.context = n >= 2 ? 'two_or_more' : 'one';
+    else if (a.context.some(given) && b.context.some(given)) levels.context = 'none';
   }
   return { levels, ...(conflict ? { conflict } : {}), ...(sharedId ? { sharedId } : {}) };
 }

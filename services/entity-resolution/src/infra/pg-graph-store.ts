@@ -13,6 +13,7 @@ import type {
   GraphWrites,
   LinkState,
   MentionInput,
+  NeighbourRow,
   LogRow,
   Provenance,
   ReviewInput,
@@ -62,6 +63,27 @@ class PgWrites implements GraphWrites {
       [owner, roots],
     );
     return rows.map((r) => ({ rootId: r.root_id, ids: { [r.kind]: r.value } as ExternalIds }));
+  }
+
+  async neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]> {
+    if (roots.length === 0) return [];
+    const rows: Array<{ root_id: string; normalised: NormalisedRecord; n_root: string; degree: number }> = await this.m.query(
+      `WITH members AS (SELECT id, root_id FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[])),
+       links AS (
+         SELECT m.root_id, r.target_id AS other FROM members m JOIN relationships r ON r.owner = $1 AND r.source_id = m.id
+         UNION
+         SELECT m.root_id, r.source_id FROM members m JOIN relationships r ON r.owner = $1 AND r.target_id = m.id
+       ),
+       near AS (SELECT l.root_id, n.root_id AS n_root, n.normalised FROM links l JOIN entities n ON n.owner = $1 AND n.id = l.other LIMIT 2000)
+       SELECT near.root_id, near.normalised, near.n_root, d.degree FROM near CROSS JOIN LATERAL (
+         SELECT count(*)::int AS degree FROM (
+           SELECT 1 FROM entities x JOIN relationships r ON r.owner = $1 AND (r.source_id = x.id OR r.target_id = x.id)
+           WHERE x.owner = $1 AND x.root_id = near.n_root LIMIT $3
+         ) s
+       ) d`,
+      [owner, roots, cap],
+    );
+    return rows.map((r) => ({ rootId: r.root_id, record: r.normalised, entityId: r.n_root, degree: r.degree }));
   }
 
   async countEntities(owner: string, type: string): Promise<number> {

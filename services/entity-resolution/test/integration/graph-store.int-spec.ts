@@ -19,6 +19,7 @@ import { entityResolutionEnvSchema } from '../../src/config.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
+import { NEIGHBOUR_HUB_DEGREE } from '../../src/domain/neighbours.js';
 import { normaliseRecord, type NormalisedRecord } from '../../src/domain/normalise.js';
 import { tfKey } from '../../src/domain/term-stats.js';
 import { ENTITY_RESOLUTION_MIGRATIONS } from '../../src/infra/migrations/index.js';
@@ -230,6 +231,37 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       await expect(store.split(`${owner}-else`, member.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await store.reverse(owner, split.id);
       expect(grouped(await mentionRoots(store, owner))).toEqual(before);
+    });
+
+    it('reads context from stored relationships: a shared related organisation decides the ambiguous record, a hub does not', async () => {
+      const gave = (org: string) => [{ type: 'DONATED_TO', target: { recordId: 'o', entityType: 'ORG' as const, name: org } }];
+      const ezekiel = (i: number, org: string) => person({ name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno', relationships: gave(org) }, i);
+      const initial = (org: string) => person({ name: 'E. Okonkwo', state: 'CA', city: 'Oakland', relationships: gave(org) }, 9);
+
+      // The record that is a review item without relationships (previous case) merges when it gave to the
+      // same committee as the stored Ezekiel, named another way; the merge is logged and reversible.
+      const owner = `near-${randomUUID()}`;
+      const [z0, z1] = await store.resolve(owner, prov('n1'), [ezekiel(0, 'Friends of Fresno Parks Inc'), ezekiel(1, 'Friends of Fresno Parks Inc')], DEFAULT_THRESHOLDS);
+      const [merged] = await store.resolve(owner, prov('n2'), [initial('FRIENDS OF FRESNO PARKS')], DEFAULT_THRESHOLDS);
+      expect([z1!.decision, merged!.decision, merged!.entityId]).toEqual(['auto_merge', 'auto_merge', z0!.entityId]);
+      const entry = (await store.listLog(owner, 'auto_merge', 10)).find((e) => e.sourceEntityName === 'E. Okonkwo');
+      expect(entry!.matchDetails).toMatchObject({ levels: { context: 'one', first_name: 'initial' } });
+      await store.reverse(owner, entry!.id);
+      const roots = await mentionRoots(store, owner);
+      expect([roots.get(merged!.mentionId), roots.get(z1!.mentionId)]).toEqual([merged!.mentionId, z0!.mentionId]);
+
+      // Another committee: no shared neighbour, and differing neighbours are not held against it.
+      const other = `near-${randomUUID()}`;
+      await store.resolve(other, prov('n1'), [ezekiel(0, 'Friends of Fresno Parks'), ezekiel(1, 'Friends of Fresno Parks')], DEFAULT_THRESHOLDS);
+      const [queued] = await store.resolve(other, prov('n2'), [initial('Valley Arts Council')], DEFAULT_THRESHOLDS);
+      expect(queued!.decision).toBe('flag_review');
+
+      // A committee related to more than NEIGHBOUR_HUB_DEGREE mentions says nothing about who its donors are.
+      const hub = `near-${randomUUID()}`;
+      const donors = Array.from({ length: NEIGHBOUR_HUB_DEGREE }, (_, i) => person({ name: `Donor ${i} Hubbard`, state: 'NV', relationships: gave('National Parks Fund') }, 100 + i));
+      await store.resolve(hub, prov('n1'), [ezekiel(0, 'National Parks Fund'), ezekiel(1, 'National Parks Fund'), ...donors], DEFAULT_THRESHOLDS);
+      const [notDecided] = await store.resolve(hub, prov('n2'), [initial('National Parks Fund')], DEFAULT_THRESHOLDS);
+      expect(notDecided!.decision).toBe('flag_review');
     });
 
     it('finds entities by a misspelt name or alias, only in the owner namespace', async () => {

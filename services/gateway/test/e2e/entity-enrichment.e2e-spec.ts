@@ -24,6 +24,7 @@ let stack: Stack;
 let alice: GatewayUser;
 let bob: GatewayUser;
 let carol: GatewayUser;
+let dave: GatewayUser;
 const url = (path: string) => `${stack.gatewayUrl}${path}`;
 
 const connector = (baseUrl: string, personType = 'PERSON') => `id: registry-api
@@ -110,6 +111,18 @@ beforeAll(async () => {
   alice = await registerUser(stack.gatewayUrl, 'alice-enrich@example.com');
   bob = await registerUser(stack.gatewayUrl, 'bob-enrich@example.com');
   carol = await registerUser(stack.gatewayUrl, 'carol-enrich@example.com');
+  dave = await registerUser(stack.gatewayUrl, 'dave-enrich@example.com');
+  // Dave's registry: the record with an initial only gave its officer role to the same organisation.
+  api.route('GET', '/v2/orgs', () => ({ json: { items: [] } }));
+  api.route('GET', '/v2/people', () => ({
+    json: {
+      items: [
+        { full_name: 'Ezekiel Okonkwo', org: 'Riverside Health Alliance Inc', city: 'Fresno', state: 'CA' },
+        { full_name: 'Okonkwo, Ezekiel', org: 'Riverside Health Alliance Inc', city: 'Fresno', state: 'CA' },
+        { full_name: 'E. Okonkwo', org: 'RIVERSIDE HEALTH ALLIANCE', city: 'Oakland', state: 'CA' },
+      ],
+    },
+  }));
 }, 180_000);
 
 afterAll(async () => {
@@ -270,6 +283,25 @@ describe('auto-enrichment of the knowledge graph from connector steps', () => {
     const started = await http('POST', url('/api/v1/runs'), { token: alice.token, body: { playbook: analyze(10_000_000), inputs: {} } });
     const run = await waitForRun(stack, alice.token, started.body.run.id);
     expect(run.nodes[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('params.max_nodes') });
+  });
+});
+
+describe('context from relationships', () => {
+  it('merges the record with an initial only when it is related to the same organisation as the stored person', async () => {
+    const as = { token: dave.token };
+    expect((await http('POST', url('/api/agent-factory/connectors'), { ...as, body: { yaml: connector(`${api.url}/v2`) } })).status).toBe(201);
+    const started = await http('POST', url('/api/v1/runs'), { ...as, body: { playbook, inputs: {} } });
+    const run = await waitForRun(stack, dave.token, started.body.run.id, 60_000);
+    expect([run.status, run.error]).toEqual(['completed', null]);
+    expect(run.nodes.find((n: any) => n.node_id === 'people_enrich').output.ambiguous).toEqual([]);
+    // Alice's E. Okonkwo, with no organisation, was a review item; Dave's is merged, on the shared officer role.
+    const log = await http('GET', url('/api/agent-factory/entity-resolution/log?action=auto_merge'), as);
+    const merge = log.body.entries.find((e: any) => e.source_entity_name === 'E. Okonkwo');
+    expect(merge).toMatchObject({ target_entity_name: 'Ezekiel Okonkwo', is_reversible: true });
+    expect(merge.match_details.levels).toMatchObject({ first_name: 'initial', city: 'different', context: 'one' });
+    const people = await http('GET', url('/api/agent-factory/graph/search?q=okonkwo&types=PERSON'), as);
+    expect(people.body.entities.map((e: any) => [e.name, e.merge_count])).toEqual([['Ezekiel Okonkwo', 3]]);
+    expect((await http('GET', url('/api/agent-factory/entity-reviews'), as)).body.reviews).toEqual([]);
   });
 });
 

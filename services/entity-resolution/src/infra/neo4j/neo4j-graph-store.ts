@@ -19,6 +19,7 @@ import type {
   GraphWrites,
   LinkState,
   MentionInput,
+  NeighbourRow,
   LogRow,
   Provenance,
   ReviewInput,
@@ -125,6 +126,33 @@ class Neo4jWrites implements GraphWrites {
       for (const kind of ID_KINDS) if (r[kind]) ids[kind] = r[kind];
       return { rootId: r.root_id, ids };
     });
+  }
+
+  async neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]> {
+    if (roots.length === 0) return [];
+    // Facts only: relationships carry the owner; MERGED_INTO, BLOCKS and provenance edges are not facts.
+    const near = rows(
+      await this.tx.run(
+        `MATCH (m:Entity {user_id: $owner})-[r]-(n:Entity {user_id: $owner})
+         WHERE m.root_id IN $roots AND r.user_id = $owner AND type(r) <> 'MERGED_INTO'
+         WITH DISTINCT m.root_id AS root_id, n LIMIT 2000
+         CALL {
+           WITH n
+           MATCH (x:Entity {user_id: $owner, root_id: n.root_id})-[d]-(:Entity {user_id: $owner})
+           WHERE d.user_id = $owner AND type(d) <> 'MERGED_INTO'
+           WITH d LIMIT $cap
+           RETURN count(d) AS degree
+         }
+         RETURN root_id, n.normalised AS normalised, n.root_id AS n_root, degree`,
+        { owner, roots, cap: neo4j.int(cap) },
+      ),
+    );
+    return near.map((r) => ({
+      rootId: r.root_id,
+      record: JSON.parse(r.normalised) as NormalisedRecord,
+      entityId: r.n_root,
+      degree: Number(r.degree),
+    }));
   }
 
   async countEntities(owner: string, type: string): Promise<number> {
