@@ -44,8 +44,11 @@ function scripted(
     };
   const tx: GraphWrites = {
     blockHits: async (_o, keys) => keys.map((key) => ({ key, entityId: 'm-1' })),
-    mentions: async () => [{ id: 'm-1', rootId: 'm-1', record: stored }],
-    clusterIdRows: async () => [],
+    candidateMentions: async () => ({
+      mentions: [{ id: 'm-1', rootId: 'm-1', record: stored }],
+      rootNames: new Map([['m-1', 'Ezekiel Okonkwo']]),
+      clusterIds: [],
+    }),
     neighbours: async (...args) => {
       calls.push(['neighbours', ...args]);
       return (opts.neighbours ?? []).map((n) => ({ rootId: 'm-1', entityId: n.record.recordId, ...n }));
@@ -163,6 +166,39 @@ describe('GraphResolution', () => {
     expect(s.counts.countEntities).toBe(1);
     await g.resolve('u2', prov, [input('Alan Quillfeather')], DEFAULT_THRESHOLDS);
     expect(s.counts.countEntities).toBe(2);
+  });
+
+  it('counts a stale population again off the request path, scoring with the last count until then', async () => {
+    const stats = { population: 50_000, others: 3 };
+    const s = scripted(stats);
+    const g = new GraphResolution(s.storage);
+    const probe = input('Ezekiel Okonkwo', { state: 'CA', city: 'Oakland' });
+    const record = normaliseRecord(probe).record;
+    const scoredWith = (population: number) =>
+      resolveOne(record, [{ record: existing, clusterId: 'm-1', clusterIds: {} }], {
+        thresholds: DEFAULT_THRESHOLDS,
+        freq: () => termFrequency(stats.others, population),
+        population: statsPopulation(population),
+      }).probability;
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      const [first] = await g.resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      expect([first!.probability, s.counts.countEntities, s.writes()]).toEqual([scoredWith(50_000), 1, 1]);
+      // A minute later the namespace holds 200,000: the stale resolve is scored with the last count plus
+      // its own insert, and starts one recount in a write of its own; the next is scored with the recount.
+      stats.population = 200_000;
+      now.mockReturnValue(1_000_000 + 61_000);
+      const [stale] = await g.resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      expect(stale!.probability).toBe(scoredWith(50_001));
+      await new Promise((r) => setImmediate(r));
+      // The recount ran beside the stale resolve's transaction and did not see its insert, counted on top.
+      const [after] = await g.resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+      expect(after!.probability).toBe(scoredWith(200_001));
+      expect([s.counts.countEntities, s.writes()]).toEqual([2, 4]);
+      expect(scoredWith(200_001)).not.toBe(scoredWith(50_002));
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it("scores with the deployment's model when given one (ER_MODEL_FILE)", async () => {

@@ -23,6 +23,13 @@ import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, Lo
 /** The block keys plus the term-frequency key (counted by termStats, never searched as a block). */
 const storedKeys = (record: NormalisedRecord, keys = blockKeys(record)) => [...keys, tfKey(record)];
 
+/** Entities of a type per owner as last counted, and whether a recount is running. */
+interface Population {
+  n: number;
+  at: number;
+  recounting?: boolean;
+}
+
 /** How long a counted population is trusted before it is counted again (inserts by this process keep it current meanwhile). */
 const POPULATION_TTL_MS = 60_000;
 
@@ -39,7 +46,7 @@ async function closeJoinedReviews(tx: GraphWrites, owner: string, root: string, 
 export class GraphResolution implements GraphStore {
   readonly kind: string;
   /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
-  private readonly populations = new Map<string, { n: number; at: number }>();
+  private readonly populations = new Map<string, Population>();
 
   constructor(
     private readonly storage: GraphStorage,
@@ -102,7 +109,7 @@ export class GraphResolution implements GraphStore {
     const { record: plain } = normaliseRecord(input);
     const record = withNeighbours(plain, neighbours);
     const keys = blockKeys(plain);
-    const candidates = await this.candidates(tx, owner, record, keys, record !== plain);
+    const { candidates, names } = await this.candidates(tx, owner, record, keys, record !== plain);
     // The same term frequencies and population scaling as a batch load, from the stored graph.
     const stats = await this.termStats(tx, owner, record, candidates);
     const outcome = resolveOne(record, candidates, {
@@ -148,7 +155,7 @@ export class GraphResolution implements GraphStore {
       const parent = outcome.clusterId;
       const logId = randomUUID();
       await tx.link(owner, id, parent, parent, logId);
-      const targetName = await tx.nameOf(owner, parent);
+      const targetName = names.get(parent) ?? (await tx.nameOf(owner, parent));
       await tx.log({ ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true });
       await tx.discover(owner, prov, {
         type: 'entity_merge',
@@ -201,7 +208,7 @@ export class GraphResolution implements GraphStore {
     });
     if (outcome.decision === 'flag_review' && outcome.clusterId) {
       const reviewId = randomUUID();
-      const targetName = await tx.nameOf(owner, outcome.clusterId);
+      const targetName = names.get(outcome.clusterId) ?? (await tx.nameOf(owner, outcome.clusterId));
       await tx.insertReview({
         owner,
         id: reviewId,
@@ -232,6 +239,7 @@ export class GraphResolution implements GraphStore {
   /**
    * Candidates through the block keys, ranked and bounded exactly as the in-memory BlockIndex does;
    * `withContext`: each with the neighbours of its entity (its members' relationships), hubs left out.
+   * With the names of their entities (a merge or a review names the entity it joins).
    */
   private async candidates(
     tx: GraphWrites,
@@ -239,19 +247,26 @@ export class GraphResolution implements GraphStore {
     record: NormalisedRecord,
     keys: string[],
     withContext: boolean,
-  ): Promise<Candidate[]> {
-    if (keys.length === 0) return [];
+  ): Promise<{ candidates: Candidate[]; names: Map<string, string> }> {
+    const none = { candidates: [], names: new Map<string, string>() };
+    if (keys.length === 0) return none;
     const byKey = new Map<string, string[]>();
-    for (const r of await tx.blockHits(owner, keys)) (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entityId);
+    // One past the block size limit shows a block too big to search, as the in-memory index sees it.
+    for (const r of await tx.blockHits(owner, keys, DEFAULT_BLOCKING.maxBlockSize + 1))
+      (byKey.get(r.key) ?? byKey.set(r.key, []).get(r.key)!).push(r.entityId);
     // The best ranked pool, then at most `perCluster` per entity, in rank order (as the in-memory Resolver does).
     const pool = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b), rankPool(DEFAULT_BLOCKING));
-    if (pool.length === 0) return [];
+    if (pool.length === 0) return none;
     const rank = new Map(pool.map((id, i) => [id, i]));
-    const found = (await tx.mentions(owner, pool, record.entityType)).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
-    const ents = capPerCluster(found, (e) => e.rootId, DEFAULT_BLOCKING);
+    const rows = await tx.candidateMentions(owner, pool, record.entityType);
+    const ents = capPerCluster(
+      rows.mentions.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!),
+      (e) => e.rootId,
+      DEFAULT_BLOCKING,
+    );
     const clusterIds = new Map<string, ExternalIds>();
     const rootIds = [...new Set(ents.map((e) => e.rootId))];
-    for (const r of await tx.clusterIdRows(owner, rootIds)) {
+    for (const r of rows.clusterIds) {
       const ids = clusterIds.get(r.rootId) ?? {};
       for (const [kind, value] of Object.entries(r.ids)) if (value) ids[kind as keyof ExternalIds] ??= value;
       clusterIds.set(r.rootId, ids);
@@ -261,11 +276,12 @@ export class GraphResolution implements GraphStore {
       for (const n of await tx.neighbours(owner, rootIds, NEIGHBOUR_HUB_DEGREE + 1))
         if (n.degree <= NEIGHBOUR_HUB_DEGREE)
           (near.get(n.rootId) ?? near.set(n.rootId, []).get(n.rootId)!).push({ record: n.record, entityId: n.entityId });
-    return ents.map((e) => ({
+    const candidates = ents.map((e) => ({
       record: withNeighbours(e.record, near.get(e.rootId) ?? []),
       clusterId: e.rootId,
       clusterIds: clusterIds.get(e.rootId) ?? {},
     }));
+    return { candidates, names: rows.rootNames };
   }
 
   /**
@@ -280,12 +296,25 @@ export class GraphResolution implements GraphStore {
   ): Promise<{ counts: Map<string, number>; population: number }> {
     const key = `${owner}\u0000${record.entityType}`;
     let pop = this.populations.get(key);
-    if (!pop || Date.now() - pop.at > POPULATION_TTL_MS) {
+    if (!pop) {
       pop = { n: await tx.countEntities(owner, record.entityType), at: Date.now() };
       this.populations.set(key, pop);
+    } else if (Date.now() - pop.at > POPULATION_TTL_MS && !pop.recounting) {
+      // Counted again off the request path (a count of a million-entity namespace takes a few hundred
+      // ms); until then the last count, kept current by this process's inserts, serves.
+      this.recount(key, owner, record.entityType, pop);
     }
     const keys = termKeys(record, candidates.map((c) => c.record));
     return { counts: await tx.countBlockKeys(owner, keys), population: pop.n };
+  }
+
+  private recount(key: string, owner: string, type: string, pop: Population): void {
+    pop.recounting = true;
+    this.storage
+      .write((tx) => tx.countEntities(owner, type))
+      .then((n) => void this.populations.set(key, { n, at: Date.now() }))
+      // A failed recount keeps the last count; the next resolve tries again.
+      .catch(() => (pop.recounting = false));
   }
 
   private bumpPopulation(owner: string, type: string): void {

@@ -230,6 +230,13 @@ export interface ReviewInput {
   context: Record<string, unknown>;
 }
 
+/** What the candidates of a record are read as: mentions, their entities' names and ids. */
+export interface CandidateRows {
+  mentions: Array<{ id: string; rootId: string; record: NormalisedRecord }>;
+  rootNames: Map<string, string>;
+  clusterIds: Array<{ rootId: string; ids: ExternalIds }>;
+}
+
 /** A mention related to a member of entity `rootId`: its record, its own entity, how related that entity is. */
 export interface NeighbourRow {
   rootId: string;
@@ -265,16 +272,16 @@ export interface StoredDecision {
  * `owner`; none decides anything.
  */
 export interface GraphWrites {
-  /** Entity ids under each block key, at most 20,000 rows in all. */
-  blockHits(owner: string, keys: readonly string[]): Promise<Array<{ key: string; entityId: string }>>;
-  /** The mentions among `ids` of `type`, with the root each reads through. */
-  mentions(
-    owner: string,
-    ids: readonly string[],
-    type: string,
-  ): Promise<Array<{ id: string; rootId: string; record: NormalisedRecord }>>;
-  /** The external ids held by the members of `roots`, one row per member id (first one kept per kind). */
-  clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>>;
+  /**
+   * Entity ids under each block key: at most `perKey` under a key other than an id key (a block
+   * bigger than the search limit needs only to be seen to be too big), at most 20,000 under an id key.
+   */
+  blockHits(owner: string, keys: readonly string[], perKey: number): Promise<Array<{ key: string; entityId: string }>>;
+  /**
+   * The mentions among `ids` of `type`, each with the root it reads through; the name of each of
+   * those roots; and the external ids their members hold, one row per member id (first one kept per kind).
+   */
+  candidateMentions(owner: string, ids: readonly string[], type: string): Promise<CandidateRows>;
   /**
    * The mentions related (by a relationship in either direction) to a member of each of `roots`,
    * at most 2,000 rows, each with its entity (root) and how many relationships that entity has,

@@ -80,11 +80,11 @@ export class GraphQueries implements GraphReads {
       [owner, ids],
     );
     const aliases: Row[] = await this.db.query(
-      `SELECT e.root_id, a.alias FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.owner = $1 AND e.root_id = ANY($2::uuid[])`,
+      `SELECT e.root_id, a.alias FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.owner = $1 AND e.owner = $1 AND e.root_id = ANY($2::uuid[])`,
       [owner, ids],
     );
     const xids: Row[] = await this.db.query(
-      `SELECT e.root_id, x.kind, x.value FROM entity_external_ids x JOIN entities e ON e.id = x.entity_id WHERE x.owner = $1 AND e.root_id = ANY($2::uuid[]) ORDER BY e.created_at`,
+      `SELECT e.root_id, x.kind, x.value FROM entity_external_ids x JOIN entities e ON e.id = x.entity_id WHERE x.owner = $1 AND e.owner = $1 AND e.root_id = ANY($2::uuid[]) ORDER BY e.created_at`,
       [owner, ids],
     );
     const views = new Map<string, EntityView & { names: Set<string>; sources: Set<string> }>();

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { storedDecision, type LogEntry } from '../app/log-entries.js';
 import type {
+  CandidateRows,
   DiscoveryInput,
   GraphStorage,
   GraphWrites,
@@ -41,28 +42,39 @@ export class PgGraphStore implements GraphStorage {
 class PgWrites implements GraphWrites {
   constructor(private readonly m: EntityManager) {}
 
-  async blockHits(owner: string, keys: readonly string[]): Promise<Array<{ key: string; entityId: string }>> {
+  async blockHits(owner: string, keys: readonly string[], perKey: number): Promise<Array<{ key: string; entityId: string }>> {
+    // Per key through the (owner, key) index, each read no further than needed: a common surname's
+    // block of a million-record graph is not read to be found too big.
     const rows: Array<{ key: string; entity_id: string }> = await this.m.query(
-      `SELECT key, entity_id FROM entity_blocks WHERE owner = $1 AND key = ANY($2::text[]) LIMIT 20000`,
-      [owner, keys],
+      `SELECT k.key, b.entity_id FROM unnest($2::text[]) AS k(key)
+       CROSS JOIN LATERAL (
+         SELECT entity_id FROM entity_blocks WHERE owner = $1 AND key = k.key LIMIT CASE WHEN k.key LIKE 'id:%' THEN 20000 ELSE $3 END
+       ) b`,
+      [owner, keys, perKey],
     );
     return rows.map((r) => ({ key: r.key, entityId: r.entity_id }));
   }
 
-  async mentions(owner: string, ids: readonly string[], type: string): Promise<Array<{ id: string; rootId: string; record: NormalisedRecord }>> {
-    const rows: Array<{ id: string; root_id: string; normalised: NormalisedRecord }> = await this.m.query(
-      `SELECT id, root_id, normalised FROM entities WHERE owner = $1 AND id = ANY($2::uuid[]) AND type = $3`,
-      [owner, ids, type],
-    );
-    return rows.map((r) => ({ id: r.id, rootId: r.root_id, record: r.normalised }));
-  }
-
-  async clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>> {
-    const rows: Array<{ root_id: string; kind: string; value: string }> = await this.m.query(
-      `SELECT e.root_id, x.kind, x.value FROM entity_external_ids x JOIN entities e ON e.id = x.entity_id WHERE x.owner = $1 AND e.root_id = ANY($2::uuid[])`,
-      [owner, roots],
-    );
-    return rows.map((r) => ({ rootId: r.root_id, ids: { [r.kind]: r.value } as ExternalIds }));
+  /** One statement: the mentions, then their roots' names and external ids. */
+  async candidateMentions(owner: string, ids: readonly string[], type: string): Promise<CandidateRows> {
+    const rows: Array<{ row: 'm' | 'n' | 'x'; id: string; root_id: string; normalised: NormalisedRecord | null; a: string | null; b: string | null }> =
+      await this.m.query(
+        `WITH m AS (SELECT id, root_id, normalised FROM entities WHERE owner = $1 AND id = ANY($2::uuid[]) AND type = $3),
+         roots AS (SELECT DISTINCT root_id FROM m)
+         SELECT 'm' AS row, id, root_id, normalised, NULL AS a, NULL AS b FROM m
+         UNION ALL
+         SELECT 'n', e.id, e.id, NULL, e.name, NULL FROM entities e WHERE e.owner = $1 AND e.id IN (SELECT root_id FROM roots)
+         UNION ALL
+         SELECT 'x', e.id, e.root_id, NULL, x.kind, x.value FROM entities e JOIN entity_external_ids x ON x.entity_id = e.id AND x.owner = $1
+          WHERE e.owner = $1 AND e.root_id IN (SELECT root_id FROM roots)`,
+        [owner, ids, type],
+      );
+    const out: CandidateRows = { mentions: [], rootNames: new Map(), clusterIds: [] };
+    for (const r of rows)
+      if (r.row === 'm') out.mentions.push({ id: r.id, rootId: r.root_id, record: r.normalised! });
+      else if (r.row === 'n') out.rootNames.set(r.id, r.a ?? '');
+      else out.clusterIds.push({ rootId: r.root_id, ids: { [r.a!]: r.b } as ExternalIds });
+    return out;
   }
 
   async neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]> {
@@ -102,22 +114,43 @@ class PgWrites implements GraphWrites {
     return out;
   }
 
+  /** One statement: the mention, its aliases, ids, block keys and provenance (one round trip on the request path). */
   async insertMention(e: MentionInput): Promise<void> {
     const { owner, id, prov, input, record } = e;
+    const ids = Object.entries(record.ids);
     await this.m.query(
-      `INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, block_keys_version) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $1, $9)`,
-      [id, owner, record.entityType, e.subtype, input.name, record.canonical, JSON.stringify(record), input.confidence ?? 1, e.keysVersion],
-    );
-    for (const alias of new Set(input.aliases ?? [])) {
-      await this.m.query(`INSERT INTO entity_aliases (entity_id, owner, alias) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [id, owner, alias]);
-    }
-    for (const [kind, value] of Object.entries(record.ids)) {
-      await this.m.query(`INSERT INTO entity_external_ids (entity_id, owner, kind, value) VALUES ($1, $2, $3, $4)`, [id, owner, kind, value]);
-    }
-    await this.m.query(`INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`, [owner, id, e.keys]);
-    await this.m.query(
-      `INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [owner, id, input.source ?? '', prov.connector ?? '', prov.endpoint ?? '', prov.executionId, prov.nodeId, input.recordIndex ?? null],
+      `WITH mention AS (
+         INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, block_keys_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $1, $9)
+       ), aliases AS (
+         INSERT INTO entity_aliases (entity_id, owner, alias) SELECT DISTINCT $1::uuid, $2, a FROM unnest($10::text[]) AS a ON CONFLICT DO NOTHING
+       ), ids AS (
+         INSERT INTO entity_external_ids (entity_id, owner, kind, value) SELECT $1, $2, k, v FROM unnest($11::text[], $12::text[]) AS t(k, v)
+       ), blocks AS (
+         INSERT INTO entity_blocks (owner, key, entity_id) SELECT $2, k, $1 FROM unnest($13::text[]) AS k
+       )
+       INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index) VALUES ($2, $1, $14, $15, $16, $17, $18, $19)`,
+      [
+        id,
+        owner,
+        record.entityType,
+        e.subtype,
+        input.name,
+        record.canonical,
+        JSON.stringify(record),
+        input.confidence ?? 1,
+        e.keysVersion,
+        [...new Set(input.aliases ?? [])],
+        ids.map(([k]) => k),
+        ids.map(([, v]) => v),
+        e.keys,
+        input.source ?? '',
+        prov.connector ?? '',
+        prov.endpoint ?? '',
+        prov.executionId,
+        prov.nodeId,
+        input.recordIndex ?? null,
+      ],
     );
   }
 
@@ -128,14 +161,17 @@ class PgWrites implements GraphWrites {
     );
   }
 
+  /** One statement: the child's link, and every member of the child's tree reading through `root`. */
   async link(owner: string, child: string, parent: string, root: string, by: string | null): Promise<void> {
-    await this.m.query(`UPDATE entities SET parent_id = $3, link_log_id = $4, updated_at = now() WHERE owner = $1 AND id = $2`, [
-      owner,
-      child,
-      parent,
-      by,
-    ]);
-    await this.m.query(`UPDATE entities SET root_id = $3 WHERE owner = $1 AND root_id = $2`, [owner, child, root]);
+    await this.m.query(
+      `UPDATE entities SET
+         parent_id = CASE WHEN id = $2 THEN $3 ELSE parent_id END,
+         link_log_id = CASE WHEN id = $2 THEN $5 ELSE link_log_id END,
+         updated_at = CASE WHEN id = $2 THEN now() ELSE updated_at END,
+         root_id = CASE WHEN root_id = $2 THEN $4 ELSE root_id END
+       WHERE owner = $1 AND (id = $2 OR root_id = $2)`,
+      [owner, child, parent, root, by],
+    );
   }
 
   async unlink(owner: string, child: string): Promise<void> {

@@ -16,6 +16,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { GraphResolution } from '../../src/app/graph-resolution.js';
 import type { GraphStorage, GraphStore, InputEntity } from '../../src/app/ports.js';
 import { entityResolutionEnvSchema } from '../../src/config.js';
+import { blockKeys } from '../../src/domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
 import { rng } from '../../src/domain/generator.js';
 import { MergeForest } from '../../src/domain/merge-forest.js';
@@ -127,6 +128,28 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       const counts = await storage.write((tx) => tx.countBlockKeys(owner, [tfKey(probe), tfKey(org), tfKey(misspelt)]));
       expect(Object.fromEntries(counts)).toEqual({ [tfKey(probe)]: 3, [tfKey(org)]: 1, [tfKey(misspelt)]: 0 });
       expect((await storage.write((tx) => tx.countBlockKeys(owner, []))).size).toBe(0);
+    });
+
+    it('reads a block no further than one past the search limit, an id block whole, and candidates with their entities', async () => {
+      const owner = `blocks-${randomUUID()}`;
+      const same = (i: number) => person({ name: 'Ezekiel Okonkwo', state: 'CA', externalIds: { fec_id: 'H8CA05035' } }, i);
+      const out = await store.resolve(owner, prov('b'), [0, 1, 2, 3].map(same), DEFAULT_THRESHOLDS);
+      const keys = blockKeys(normaliseRecord(same(9)).record);
+      const idKey = keys.find((k) => k.startsWith('id:'))!;
+      const nameKey = keys.find((k) => !k.startsWith('id:'))!;
+      const hits = await storage.write((tx) => tx.blockHits(owner, [idKey, nameKey, 'no-such-key'], 2));
+      const per = (k: string) => hits.filter((h) => h.key === k).length;
+      expect([per(idKey), per(nameKey), per('no-such-key')]).toEqual([4, 2, 0]);
+      expect(await storage.write((tx) => tx.blockHits(`${owner}-else`, [idKey], 2))).toEqual([]);
+      // The mentions with the entity they read through, its name, and the ids of its members.
+      const rows = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'PERSON'));
+      const root = out[0]!.entityId;
+      expect(new Set(rows.mentions.map((m) => m.rootId))).toEqual(new Set([root]));
+      expect([...rows.rootNames]).toEqual([[root, 'Ezekiel Okonkwo']]);
+      expect(rows.clusterIds).toHaveLength(4);
+      expect(rows.clusterIds[0]).toEqual({ rootId: root, ids: { fec_id: 'H8CA05035' } });
+      const other = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'ORG'));
+      expect([other.mentions, other.rootNames.size, other.clusterIds]).toEqual([[], 0, []]);
     });
 
     it('keys again an entity stored with older block keys: before, a new record cannot find it; after, it merges', async () => {

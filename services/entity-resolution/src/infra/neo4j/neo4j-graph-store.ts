@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
 import { storedDecision, type LogEntry } from '../../app/log-entries.js';
 import type {
+  CandidateRows,
   DiscoveryInput,
   GraphStorage,
   GraphWrites,
@@ -93,27 +94,35 @@ const REVIEW_OUT = 'r {.*, created_at: toString(r.created_at), reviewed_at: toSt
 class Neo4jWrites implements GraphWrites {
   constructor(private readonly tx: Tx) {}
 
-  async blockHits(owner: string, keys: readonly string[]): Promise<Array<{ key: string; entityId: string }>> {
+  async blockHits(owner: string, keys: readonly string[], perKey: number): Promise<Array<{ key: string; entityId: string }>> {
+    // Cypher's LIMIT takes no variable: each key's ids are cut to `perKey` after the subquery.
     const hits = rows(
       await this.tx.run(
-        `UNWIND $keys AS k MATCH (:BlockKey {user_id: $owner, key: k})-[:BLOCKS]->(e:Entity) RETURN k AS key, e.id AS entity_id LIMIT 20000`,
-        { owner, keys },
+        `UNWIND $keys AS k
+         CALL {
+           WITH k
+           MATCH (:BlockKey {user_id: $owner, key: k})-[:BLOCKS]->(e:Entity)
+           WITH e LIMIT 20000
+           RETURN collect(e.id) AS ids
+         }
+         RETURN k AS key, CASE WHEN k STARTS WITH 'id:' THEN ids ELSE ids[0..$perKey] END AS ids`,
+        { owner, keys, perKey: neo4j.int(perKey) },
       ),
     );
-    return hits.map((r) => ({ key: r.key, entityId: r.entity_id }));
+    return hits.flatMap((r) => (r.ids as string[]).map((entityId) => ({ key: r.key as string, entityId })));
   }
 
-  async mentions(owner: string, ids: readonly string[], type: string): Promise<Array<{ id: string; rootId: string; record: NormalisedRecord }>> {
+  async candidateMentions(owner: string, ids: readonly string[], type: string): Promise<CandidateRows> {
     const ents = rows(
       await this.tx.run(
         `MATCH (e:Entity {user_id: $owner}) WHERE e.id IN $ids AND e.type = $type RETURN e.id AS id, e.root_id AS root_id, e.normalised AS normalised`,
         { owner, ids, type },
       ),
     );
-    return ents.map((e) => ({ id: e.id, rootId: e.root_id, record: JSON.parse(e.normalised) as NormalisedRecord }));
-  }
-
-  async clusterIdRows(owner: string, roots: readonly string[]): Promise<Array<{ rootId: string; ids: ExternalIds }>> {
+    const roots = [...new Set(ents.map((e) => e.root_id as string))];
+    const named = rows(
+      await this.tx.run(`MATCH (e:Entity {user_id: $owner}) WHERE e.id IN $roots RETURN e.id AS id, e.name AS name`, { owner, roots }),
+    );
     const idRows = rows(
       await this.tx.run(
         `MATCH (e:Entity {user_id: $owner}) WHERE e.root_id IN $roots
@@ -121,11 +130,15 @@ class Neo4jWrites implements GraphWrites {
         { owner, roots },
       ),
     );
-    return idRows.map((r) => {
-      const ids: ExternalIds = {};
-      for (const kind of ID_KINDS) if (r[kind]) ids[kind] = r[kind];
-      return { rootId: r.root_id, ids };
-    });
+    return {
+      mentions: ents.map((e) => ({ id: e.id, rootId: e.root_id, record: JSON.parse(e.normalised) as NormalisedRecord })),
+      rootNames: new Map(named.map((n) => [n.id as string, (n.name as string) ?? ''])),
+      clusterIds: idRows.map((r) => {
+        const found: ExternalIds = {};
+        for (const kind of ID_KINDS) if (r[kind]) found[kind] = r[kind];
+        return { rootId: r.root_id, ids: found };
+      }),
+    };
   }
 
   async neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]> {
