@@ -73,8 +73,8 @@ function scripted(
     insertReview: rec('insertReview', undefined),
     lockReview: async () => undefined,
     setReviewStatus: rec('setReviewStatus', undefined as never),
-    log: async (e) => {
-      calls.push(['log', e]);
+    log: async (e, found) => {
+      calls.push(['log', e, ...(found ? [found] : [])]);
       return { id: e.id ?? 'log', action: e.action, confidence: e.confidence } as LogRow;
     },
     lockDecision: async () => undefined,
@@ -220,29 +220,36 @@ describe('GraphResolution', () => {
     const m = insert![1] as { id: string; keys: string[]; record: { recordId: string } };
     expect(m.record.recordId).toBe(m.id);
     expect(m.keys).toContain(tfKey(normaliseRecord(input('Okonkwo, Ezekiel')).record));
-    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'link', 'log', 'discover']);
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'link', 'log']);
     expect(s.calls[1]).toEqual(['link', 'u1', m.id, 'm-1', 'm-1', (s.calls[2]![1] as { id: string }).id]);
     expect(s.calls[2]![1]).toMatchObject({ action: 'auto_merge', sourceId: m.id, targetId: 'm-1', link: { child: m.id, parent: 'm-1' }, reversible: true });
+    // The discovery goes with the log entry (one statement in PostgreSQL).
+    expect(s.calls[2]![2]).toEqual({
+      prov,
+      discovery: { type: 'entity_merge', name: 'Okonkwo, Ezekiel', entityType: 'PERSON', entityId: 'm-1', related: 'Ezekiel Okonkwo', confidence: merged!.probability },
+    });
 
     const n = scripted({ population: 0, others: 0 });
     const [created] = await new GraphResolution(n.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS);
     expect(created!.decision).toBe('create_new');
-    expect(n.calls.map((c) => c[0])).toEqual(['insertMention', 'discover', 'log']);
-    expect(n.calls[2]![1]).toMatchObject({ action: 'create_new', targetId: null, reversible: false });
+    expect(n.calls.map((c) => c[0])).toEqual(['insertMention', 'log']);
+    expect(n.calls[1]![1]).toMatchObject({ action: 'create_new', targetId: null, reversible: false });
+    expect(n.calls[1]![2]).toMatchObject({ discovery: { type: 'new_entity', name: 'Wilhelmina Zabriskie', entityId: created!.entityId } });
   });
 
   it('queues the review band with its match details and context', async () => {
     const s = scripted({ population: 0, others: 0 });
     const [out] = await new GraphResolution(s.storage).resolve('u1', prov, [input('E. Okonkwo', { state: 'CA', city: 'Oakland', source: 'fec' })], DEFAULT_THRESHOLDS);
     expect(out!.decision).toBe('flag_review');
-    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'discover', 'insertReview', 'log']);
-    expect(s.calls[2]![1]).toMatchObject({
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'insertReview', 'log']);
+    expect(s.calls[2]![2]).toMatchObject({ discovery: { type: 'new_entity', name: 'E. Okonkwo', entityId: out!.entityId } });
+    expect(s.calls[1]![1]).toMatchObject({
       id: out!.reviewId,
       candidateId: 'm-1',
       candidateName: 'Ezekiel Okonkwo',
       context: { source: 'fec', node_id: 'n1', candidate_record: existing.name },
     });
-    expect((s.calls[2]![1] as { details: Record<string, unknown> }).details).toHaveProperty('probability', out!.probability);
+    expect((s.calls[1]![1] as { details: Record<string, unknown> }).details).toHaveProperty('probability', out!.probability);
   });
 
   it("compares the record's relationships with the neighbours of the candidates' entities, leaving hubs out", async () => {

@@ -156,15 +156,20 @@ export class GraphResolution implements GraphStore {
       const logId = randomUUID();
       await tx.link(owner, id, parent, parent, logId);
       const targetName = names.get(parent) ?? (await tx.nameOf(owner, parent));
-      await tx.log({ ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true });
-      await tx.discover(owner, prov, {
-        type: 'entity_merge',
-        name: input.name,
-        entityType: record.entityType,
-        entityId: parent,
-        related: targetName,
-        confidence: outcome.probability,
-      });
+      await tx.log(
+        { ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true },
+        {
+          prov,
+          discovery: {
+            type: 'entity_merge',
+            name: input.name,
+            entityType: record.entityType,
+            entityId: parent,
+            related: targetName,
+            confidence: outcome.probability,
+          },
+        },
+      );
       // Entities the record shows to be this one too: each merged by its own reversible decision.
       for (const b of outcome.bridge ?? []) {
         const child = await tx.rootOf(owner, b.clusterId);
@@ -173,39 +178,35 @@ export class GraphResolution implements GraphStore {
         const bridgeId = randomUUID();
         await tx.link(owner, child, root, root, bridgeId);
         const childName = await tx.nameOf(owner, child);
-        await tx.log({
-          ...base,
-          id: bridgeId,
-          action: 'auto_merge',
-          sourceId: child,
-          sourceName: childName,
-          targetId: root,
-          targetName,
-          confidence: b.probability,
-          method: 'bridge',
-          details: { probability: b.probability, bridged_by: id, bridged_by_name: input.name },
-          link: { child, parent: root },
-          reversible: true,
-        });
-        await tx.discover(owner, prov, {
-          type: 'entity_merge',
-          name: childName,
-          entityType: record.entityType,
-          entityId: root,
-          related: targetName,
-          confidence: b.probability,
-        });
+        await tx.log(
+          {
+            ...base,
+            id: bridgeId,
+            action: 'auto_merge',
+            sourceId: child,
+            sourceName: childName,
+            targetId: root,
+            targetName,
+            confidence: b.probability,
+            method: 'bridge',
+            details: { probability: b.probability, bridged_by: id, bridged_by_name: input.name },
+            link: { child, parent: root },
+            reversible: true,
+          },
+          {
+            prov,
+            discovery: { type: 'entity_merge', name: childName, entityType: record.entityType, entityId: root, related: targetName, confidence: b.probability },
+          },
+        );
         await closeJoinedReviews(tx, owner, root, bridgeId);
       }
       return { entityId: parent, mentionId: id, decision: 'auto_merge', probability: outcome.probability };
     }
-    await tx.discover(owner, prov, {
-      type: 'new_entity',
-      name: input.name,
-      entityType: record.entityType,
-      entityId: id,
-      confidence: input.confidence ?? 1,
-    });
+    // A review item or a new entity is a new entity of the graph either way.
+    const found = {
+      prov,
+      discovery: { type: 'new_entity', name: input.name, entityType: record.entityType, entityId: id, confidence: input.confidence ?? 1 },
+    };
     if (outcome.decision === 'flag_review' && outcome.clusterId) {
       const reviewId = randomUUID();
       const targetName = names.get(outcome.clusterId) ?? (await tx.nameOf(owner, outcome.clusterId));
@@ -222,7 +223,7 @@ export class GraphResolution implements GraphStore {
         details,
         context: { source: input.source ?? '', node_id: prov.nodeId, candidate_record: outcome.candidate?.name ?? '' },
       });
-      await tx.log({ ...base, action: 'flag_review', targetId: outcome.clusterId, targetName, reversible: false });
+      await tx.log({ ...base, action: 'flag_review', targetId: outcome.clusterId, targetName, reversible: false }, found);
       return {
         entityId: id,
         mentionId: id,
@@ -232,7 +233,7 @@ export class GraphResolution implements GraphStore {
         candidateEntityId: outcome.clusterId,
       };
     }
-    await tx.log({ ...base, action: 'create_new', targetId: null, targetName: '', reversible: false });
+    await tx.log({ ...base, action: 'create_new', targetId: null, targetName: '', reversible: false }, found);
     return { entityId: id, mentionId: id, decision: 'create_new', probability: outcome.probability };
   }
 

@@ -311,7 +311,8 @@ export interface GraphWrites {
   lockReviewsClosedBy(owner: string, logId: string): Promise<ReviewRow[]>;
   /** Sets the status (and `reviewed_at`: now, or none when back to `pending`). */
   setReviewStatus(owner: string, id: string, status: string, context: Record<string, unknown>): Promise<ReviewRow>;
-  log(e: LogEntry): Promise<LogRow>;
+  /** The log entry, and the discovery the decision makes when given (one statement where the store can). */
+  log(e: LogEntry, found?: { prov: Provenance; discovery: DiscoveryInput }): Promise<LogRow>;
   lockDecision(owner: string, id: string): Promise<StoredDecision | undefined>;
   markReversed(owner: string, id: string): Promise<LogRow>;
   discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void>;

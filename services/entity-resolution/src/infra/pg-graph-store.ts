@@ -25,6 +25,22 @@ import type { NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
 
+/** A discovery's columns after its id and owner: run, type, entity, relationship, source, confidence. */
+function discoveryValues(prov: Provenance, d: DiscoveryInput): unknown[] {
+  return [
+    prov.executionId,
+    d.type,
+    d.name,
+    d.entityType,
+    d.entityId,
+    d.relationshipType ?? '',
+    d.related ?? '',
+    prov.connector ?? '',
+    prov.endpoint ?? '',
+    d.confidence ?? 1,
+  ];
+}
+
 export class PgGraphStore implements GraphStorage {
   readonly kind = 'postgres';
   readonly reads: GraphQueries;
@@ -257,28 +273,35 @@ class PgWrites implements GraphWrites {
     return toReview(firstRow(updated));
   }
 
-  async log(e: LogEntry): Promise<LogRow> {
+  async log(e: LogEntry, found?: { prov: Provenance; discovery: DiscoveryInput }): Promise<LogRow> {
+    const entry = [
+      e.id ?? randomUUID(),
+      e.owner,
+      e.executionId,
+      e.action,
+      e.sourceId,
+      e.sourceName,
+      e.sourceType,
+      e.targetId,
+      e.targetName,
+      e.confidence,
+      e.method,
+      JSON.stringify(e.details),
+      e.link?.child ?? null,
+      e.link?.parent ?? null,
+      e.reversible,
+      e.linkOwner ?? null,
+    ];
+    const insert = `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`;
+    if (!found) return toLog((await this.m.query(insert, entry))[0]);
+    // The discovery in the same statement: one round trip for the decision's two rows.
     const rows = await this.m.query(
-      `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
-      [
-        e.id ?? randomUUID(),
-        e.owner,
-        e.executionId,
-        e.action,
-        e.sourceId,
-        e.sourceName,
-        e.sourceType,
-        e.targetId,
-        e.targetName,
-        e.confidence,
-        e.method,
-        JSON.stringify(e.details),
-        e.link?.child ?? null,
-        e.link?.parent ?? null,
-        e.reversible,
-        e.linkOwner ?? null,
-      ],
+      `WITH found AS (
+         INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
+         VALUES ($17, $2, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
+       ) ${insert}`,
+      [...entry, randomUUID(), ...discoveryValues(found.prov, found.discovery)],
     );
     return toLog(rows[0]);
   }
@@ -297,20 +320,7 @@ class PgWrites implements GraphWrites {
     await this.m.query(
       `INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        randomUUID(),
-        owner,
-        prov.executionId,
-        d.type,
-        d.name,
-        d.entityType,
-        d.entityId,
-        d.relationshipType ?? '',
-        d.related ?? '',
-        prov.connector ?? '',
-        prov.endpoint ?? '',
-        d.confidence ?? 1,
-      ],
+      [randomUUID(), owner, ...discoveryValues(prov, d)],
     );
   }
 

@@ -361,7 +361,8 @@ class Neo4jWrites implements GraphWrites {
     return toReview(updated!.r);
   }
 
-  async log(e: LogEntry): Promise<LogRow> {
+  async log(e: LogEntry, found?: { prov: Provenance; discovery: DiscoveryInput }): Promise<LogRow> {
+    if (found) await this.discover(e.owner, found.prov, found.discovery);
     const [r] = rows(
       await this.tx.run(
         `CREATE (l:ResolutionLog {id: $id, user_id: $owner, execution_id: $run, action: $action, source_entity_id: $sourceId,
