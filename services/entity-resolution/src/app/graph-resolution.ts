@@ -76,12 +76,13 @@ export class GraphResolution implements GraphStore {
       for (const input of inputs) {
         // Each end of a relationship is the other's context (neighbours.ts): the targets by name, the
         // subject, resolved first, by its entity.
-        const targets = (input.relationships ?? []).map((rel) => ({ record: normaliseRecord(rel.target).record }));
-        const one = await this.resolveOne(tx, owner, prov, input, thresholds, targets);
+        const rels = input.relationships ?? [];
+        const targets = rels.map((rel) => normaliseRecord(rel.target).record);
+        const one = await this.resolveOne(tx, owner, prov, input, thresholds, targets.map((record) => ({ record })));
         out.push(one);
         const subject = [{ entityId: one.entityId }];
-        for (const rel of input.relationships ?? []) {
-          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds, subject);
+        for (const [k, rel] of rels.entries()) {
+          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds, subject, targets[k]);
           await tx.relate(owner, one.mentionId, target.mentionId, rel.type, rel.properties ?? {});
           await tx.discover(owner, prov, {
             type: 'new_relationship',
@@ -105,8 +106,9 @@ export class GraphResolution implements GraphStore {
     thresholds: Thresholds,
     /** The records `input` is related to in this call: compared with the candidates' stored neighbours. */
     neighbours: readonly Neighbour[] = [],
+    /** `input` normalised, when the caller has it already. */
+    plain: NormalisedRecord = normaliseRecord(input).record,
   ): Promise<ResolvedOne> {
-    const { record: plain } = normaliseRecord(input);
     const record = withNeighbours(plain, neighbours);
     const keys = blockKeys(plain);
     const { candidates, names } = await this.candidates(tx, owner, record, keys, record !== plain);
