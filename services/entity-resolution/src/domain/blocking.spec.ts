@@ -40,6 +40,18 @@ describe('blockKeys', () => {
     // Both first two letters swapped, in the first name and in the surname.
     expect(shared(keys('Jackson, Eknneth'), keys('Ajckson, Kenneth'))).toContain('P:fb:eknneth:aj');
   });
+  it("files a formal first name under its nicknames' initials too, beside their initials and misspellings", () => {
+    const keys = (name: string) => blockKeys(norm({ name, state: 'TN' }));
+    // Betty is Elizabeth: `B. Walker` and `Bety Walker` (a misspelt nickname stays as written) meet her.
+    expect(shared(keys('Betty Walker'), keys('B. Walker'))).toEqual(['P:sx:W426:b', 'P:sxs:W426:b:tn', 'P:ln:walker']);
+    expect(shared(keys('Elizabeth Walker'), keys('Bety Walker'))).toContain('P:sxs:W426:b:tn');
+    expect(keys('Elizabeth Walker')).toEqual(expect.arrayContaining(['P:sxs:W426:e:tn', 'P:sxs:W426:l:tn']));
+    // Before: only the surname's block, too big to search for a common surname.
+    expect(shared(keys('Elizabeth Walker'), keys('B. Walker')).filter((k) => !k.includes(':b'))).toEqual(['P:ln:walker']);
+    // A name without nicknames, or whose nicknames share its initial, gets no more keys.
+    expect(keys('Zelda Walker').filter((k) => k.startsWith('P:sx:'))).toEqual(['P:sx:W426:z']);
+    expect(keys('John Walker').filter((k) => k.startsWith('P:sx:'))).toEqual(['P:sx:W426:j']);
+  });
   it('puts an organisation with a typo or an abbreviation in one word beside its other spellings', () => {
     const a = blockKeys(norm({ entityType: 'ORG', name: 'Mielvale Policy League PAC' }));
     const b = blockKeys(norm({ entityType: 'ORG', name: 'Mcielvale Policy League' }));

@@ -6,6 +6,7 @@
  * common names) are skipped by the index, which bounds candidates per record.
  */
 import type { NormalisedRecord } from './normalise.js';
+import { NICKNAMES_OF } from './lexicon.js';
 import { soundex } from './phonetic.js';
 
 const ORG_STOPWORDS = new Set([
@@ -35,9 +36,10 @@ const ORG_STOPWORDS = new Set([
  * change. A stored entity keyed by an older version is keyed again from its
  * stored normalised record when the service starts (GraphResolution.rekeyStale),
  * so new keys find old records too. 2: the organisation typo keys. 3: the first
- * name's (and in `fb` the surname's) first two letters in order.
+ * name's (and in `fb` the surname's) first two letters in order. 4: a formal first name's
+ * nicknames' initials.
  */
-export const BLOCK_KEYS_VERSION = 3;
+export const BLOCK_KEYS_VERSION = 4;
 
 /** A word with its first two letters in alphabetical order: `ycnthia` and `cynthia` both give `cynthia`. */
 export function swapInvariant(word: string): string {
@@ -53,8 +55,17 @@ export function blockKeys(r: NormalisedRecord): string[] {
     const { first, last } = r.person;
     if (last) {
       const f = first.slice(0, 1);
-      keys.push(`${t}:sx:${soundex(last)}:${f}`);
-      if (r.state) keys.push(`${t}:sxs:${soundex(last)}:${f}:${r.state}`);
+      const sx = soundex(last);
+      keys.push(`${t}:sx:${sx}:${f}`);
+      if (r.state) keys.push(`${t}:sxs:${sx}:${f}:${r.state}`);
+      // A formal first name is also filed under its nicknames' initials, where a record written
+      // with the nickname's initial (`B. Walker` for Betty) or a misspelt nickname (`Bfilly`) is.
+      for (const n of NICKNAMES_OF[first] ?? []) {
+        const g = n.slice(0, 1);
+        if (g === f) continue;
+        keys.push(`${t}:sx:${sx}:${g}`);
+        if (r.state) keys.push(`${t}:sxs:${sx}:${g}:${r.state}`);
+      }
       // A typo in the surname's first letter breaks Soundex; the full first name plus the surname's ending does
       // not. The first name's first two letters in order, so that a swap there (`Ycnthia`) keeps the key.
       const given = swapInvariant(first);

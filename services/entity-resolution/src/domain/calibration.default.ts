@@ -5,164 +5,164 @@
  * with the EM model alone. Regenerate with
  * `node bench/entity-resolution/fit-calibration.mjs 20000:1,60000:2,120000:3` after a build
  * (and after `fit-model.mjs`, whose term-frequency weights it reads).
- * Fit: PERSON 861818 pairs (62032 matches), 14 iterations, log loss 0.0147 bits; ORG 795606 pairs (34710 matches), 16 iterations, log loss 0.0109 bits.
+ * Fit: PERSON 881562 pairs (61991 matches), 14 iterations, log loss 0.0139 bits; ORG 792954 pairs (34562 matches), 16 iterations, log loss 0.0109 bits.
  */
 import type { Calibration } from './calibration.js';
 
 export const DEFAULT_CALIBRATION: Calibration | undefined = {
   "PERSON": {
-    "bias": -1.697,
-    "tf": 0.8,
-    "population": 0.8908,
+    "bias": -1.841,
+    "tf": 0.8564,
+    "population": 0.9193,
     "levels": {
       "external_id": {
-        "not_shared": -1.697,
-        "other_kinds": 0.0002425
+        "not_shared": -1.841,
+        "other_kinds": 0.0002809
       },
       "last_name": {
-        "different": -1.924,
-        "exact": 0.5043,
-        "one_edit": 2.108,
-        "jw_0.92": -0.6433,
-        "phonetic": 0.2146,
-        "jw_0.88": -1.956
+        "different": -1.938,
+        "exact": 0.2848,
+        "one_edit": 2.12,
+        "jw_0.92": -0.5679,
+        "phonetic": 0.1625,
+        "jw_0.88": -1.903
       },
       "first_name": {
-        "exact": 3.84,
-        "different": -7.37,
-        "one_edit": 4.042,
-        "initial": 0.9498,
-        "jw_0.88": -1.055,
-        "missing": -2.104
+        "exact": 4.354,
+        "different": -8.969,
+        "one_edit": 3.801,
+        "initial": 1.375,
+        "jw_0.88": -0.6533,
+        "missing": -1.75
       },
       "state": {
-        "different": -4.383,
-        "same": 2.686
+        "different": -4.415,
+        "same": 2.574
       },
       "middle": {
-        "missing": 0.6436,
-        "different": -7.515,
-        "same": 5.175
+        "missing": 0.5443,
+        "different": -7.443,
+        "same": 5.058
       },
       "employer": {
-        "missing": -3.294,
-        "different": -5.884,
-        "same": 7.481
+        "missing": -3.187,
+        "different": -5.844,
+        "same": 7.19
       },
       "title": {
-        "missing": -0.7213,
-        "different": -2.088,
-        "same": 1.112
+        "missing": -0.7588,
+        "different": -2.13,
+        "same": 1.048
       },
       "city": {
-        "missing": -3.305,
-        "same": 2.962,
-        "same_elsewhere": 4.128,
-        "different": -5.482
+        "missing": -3.296,
+        "same": 2.74,
+        "same_elsewhere": 4.191,
+        "different": -5.476
       }
     },
     "cross": {
       "different": {
-        "different": -1.336,
-        "same": -0.588
+        "different": -1.402,
+        "same": -0.5357
       },
       "exact": {
-        "different": -1.301,
-        "same": 1.805
+        "different": -1.26,
+        "same": 1.545
       },
       "one_edit": {
-        "same": 1.793,
-        "different": 0.315
+        "same": 1.774,
+        "different": 0.3463
       },
       "jw_0.92": {
-        "same": -0.009079,
-        "different": -0.6342
+        "same": 0.07021,
+        "different": -0.6381
       },
       "phonetic": {
-        "different": -0.2994,
-        "same": 0.5139
+        "different": -0.3139,
+        "same": 0.4764
       },
       "jw_0.88": {
-        "same": -0.8288,
-        "different": -1.127
+        "same": -0.7559,
+        "different": -1.147
       }
     },
-    "tfDifferentState": 0.198,
-    "tfFuzzy": 0.4822
+    "tfDifferentState": 0.1459,
+    "tfFuzzy": 0.4712
   },
   "ORG": {
     "bias": -4.448,
-    "tf": 0.7889,
-    "population": 0.7753,
+    "tf": 0.7896,
+    "population": 0.7724,
     "levels": {
       "external_id": {
-        "not_shared": -0.757,
-        "other_kinds": -3.691
+        "not_shared": -0.7611,
+        "other_kinds": -3.687
       },
       "name": {
-        "different": -4.455,
-        "token_set_0.6": 0.08834,
-        "exact": 1.494,
-        "one_edit": 1.498,
-        "two_edits": -2.397,
-        "token_set_1": 0.3728,
-        "token_set_0.8": -1.05
+        "different": -4.451,
+        "token_set_0.6": 0.09936,
+        "exact": 1.484,
+        "one_edit": 1.495,
+        "two_edits": -2.403,
+        "token_set_1": 0.3756,
+        "token_set_0.8": -1.047
       },
       "legal_form": {
-        "different": -8.472,
-        "missing": 0.1894,
-        "same": 3.834
+        "different": -8.467,
+        "missing": 0.1854,
+        "same": 3.833
       },
       "state": {
-        "different": -4.289,
-        "missing": -1.436,
-        "same": 1.276
+        "different": -4.285,
+        "missing": -1.437,
+        "same": 1.273
       },
       "city": {
-        "missing": -4.029,
-        "different": -6.128,
-        "same": 2.647,
-        "same_elsewhere": 3.061
+        "missing": -4.028,
+        "different": -6.123,
+        "same": 2.648,
+        "same_elsewhere": 3.055
       }
     },
     "cross": {
       "different": {
-        "different": -1.669,
-        "missing": -1.645,
-        "same": -1.141
+        "different": -1.672,
+        "missing": -1.641,
+        "same": -1.137
       },
       "token_set_0.6": {
-        "different": -1.17,
-        "same": 1.364,
-        "missing": -0.1062
+        "different": -1.165,
+        "same": 1.363,
+        "missing": -0.09869
       },
       "exact": {
-        "same": -1.3,
-        "different": 1.372,
-        "missing": 1.421
+        "same": -1.294,
+        "different": 1.384,
+        "missing": 1.394
       },
       "one_edit": {
-        "same": 0.2546,
-        "missing": 1.387,
-        "different": -0.1436
+        "same": 0.2453,
+        "missing": 1.396,
+        "different": -0.147
       },
       "two_edits": {
-        "different": -2.343,
-        "missing": -0.8186,
-        "same": 0.7647
+        "different": -2.35,
+        "missing": -0.8163,
+        "same": 0.7627
       },
       "token_set_1": {
-        "different": 0.1044,
-        "missing": -1.365,
-        "same": 1.633
+        "different": 0.1043,
+        "missing": -1.363,
+        "same": 1.634
       },
       "token_set_0.8": {
-        "different": -0.4404,
-        "missing": -0.3092,
-        "same": -0.3003
+        "different": -0.4398,
+        "missing": -0.3077,
+        "same": -0.2999
       }
     },
-    "tfDifferentState": 0.1703,
-    "tfFuzzy": 0.6424
+    "tfDifferentState": 0.1695,
+    "tfFuzzy": 0.6434
   }
 };

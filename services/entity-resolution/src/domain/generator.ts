@@ -8,7 +8,7 @@
  * negatives: namesakes in other places and sibling organisations that share
  * a core name under another legal form and EIN.
  */
-import { NICKNAMES } from './lexicon.js';
+import { NICKNAMES_OF } from './lexicon.js';
 import {
   CITIES,
   COMMON_SURNAMES,
@@ -64,8 +64,6 @@ const ABBREV: Record<string, string> = {
   institute: 'Inst',
   services: 'Svcs',
 };
-const NICK_OF: Record<string, string[]> = {};
-for (const [nick, formal] of Object.entries(NICKNAMES)) (NICK_OF[formal] ??= []).push(nick);
 
 interface PersonEntity {
   kind: 'PERSON';
@@ -187,7 +185,7 @@ export function* generateRecords(opts: GeneratorOptions): Generator<LabelledReco
 
   const personRecord = (e: PersonEntity): Omit<ErRecord, 'recordId'> => {
     let first = e.first;
-    const nicks = NICK_OF[first];
+    const nicks = NICKNAMES_OF[first];
     if (nicks && p(0.15)) first = pick(nicks);
     let last = e.last;
     if (p(0.15)) last = typo(last);

@@ -142,6 +142,13 @@ export const NICKNAMES: Readonly<Record<string, string>> = {
   abby: 'abigail',
 };
 
+/** Formal first name → its nicknames (the inverse of `NICKNAMES`). */
+export const NICKNAMES_OF: Readonly<Record<string, readonly string[]>> = (() => {
+  const of: Record<string, string[]> = {};
+  for (const [nick, formal] of Object.entries(NICKNAMES)) (of[formal] ??= []).push(nick);
+  return of;
+})();
+
 /** Organisation word abbreviations → full word. */
 export const ORG_ABBREVIATIONS: Readonly<Record<string, string>> = {
   intl: 'international',

@@ -6,6 +6,7 @@ import {
   clusterLevels,
   comparePair,
   compareLevels,
+  firstNameLevel,
   idLevel,
   levelWeight,
   namesClose,
@@ -91,6 +92,26 @@ describe('comparePair', () => {
         { name: 'Dr. Okonkwo, William', state: 'CA', city: 'Fresno' },
       ),
     ).toBeGreaterThan(0.9);
+  });
+  it('compares first names through their nicknames: a misspelt nickname, a nickname\'s initial', () => {
+    const level = (a: string, b: string) => compareLevels(rec({ name: a }), rec({ name: b })).levels.first_name;
+    // A nickname with a typo is no nickname to normalisation, but is one edit from one.
+    expect(level('Bfilly Zeltelvin', 'William Zeltelvin')).toBe('one_edit');
+    expect(level('Amggie Mormor', 'Margaret Mormor')).toBe('one_edit');
+    expect(level('JAKK JORASH', 'John Jorash')).toBe('one_edit');
+    expect(level('Mr. Manly Dunkel', 'Amanda Dunkel')).toBe('one_edit');
+    // An initial may be the nickname's (Betty is Elizabeth).
+    expect(level('B. Thompson', 'Betty Thompson')).toBe('initial');
+    expect(level('B. Thompson', 'Elizabeth Thompson')).toBe('initial');
+    expect(level('E. Thompson', 'Betty Thompson')).toBe('initial');
+    // Still different: another name's nickname, another initial, two edits from every nickname.
+    expect(level('Bfilly Zeltelvin', 'Robert Zeltelvin')).toBe('different');
+    expect(level('K. Thompson', 'Betty Thompson')).toBe('different');
+    expect(level('Bxfxlly Zeltelvin', 'William Zeltelvin')).toBe('different');
+    // Symmetric.
+    expect(level('William Zeltelvin', 'Bfilly Zeltelvin')).toBe('one_edit');
+    expect(level('Betty Thompson', 'B. Thompson')).toBe('initial');
+    expect(firstNameLevel('william', 'bfilly')).toBe(firstNameLevel('bfilly', 'william'));
   });
   it('keeps same-name people in different states and cities out of auto-merge', () => {
     expect(

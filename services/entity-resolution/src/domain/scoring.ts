@@ -20,6 +20,7 @@
 import { calibratedWeights, populationWeight, type Calibration } from './calibration.js';
 import { DEFAULT_CALIBRATION } from './calibration.default.js';
 import { DEFAULT_FITTED_MODEL } from './model.default.js';
+import { NICKNAMES_OF } from './lexicon.js';
 import { employerItem, isNeighbourItem } from './neighbours.js';
 import type { NormalisedRecord } from './normalise.js';
 import { soundex } from './phonetic.js';
@@ -202,6 +203,32 @@ export function idLevel(a: ExternalIds, b: ExternalIds, sharedId?: string): stri
   return ka.length > 0 && kb.length > 0 ? 'other_kinds' : 'not_shared';
 }
 
+/**
+ * Two first names (formal, as normalised) compared through every spelling either may have been
+ * written in: the name and its nicknames. A nickname with a typo (`Bfilly`, `Amggie`) is no
+ * longer a nickname to normalisation, so it stays one edit from `billy` or `maggie`, not from
+ * `william` or `margaret`; an initial may be a nickname's (`B.` for Betty, i.e. Elizabeth).
+ */
+export function firstNameLevel(a: string, b: string): string {
+  if (a === b) return 'exact';
+  if (a.length === 1 || b.length === 1) {
+    const [initial, full] = a.length === 1 ? [a, b] : [b, a];
+    if (full[0] === initial || NICKNAMES_OF[full]?.some((n) => n[0] === initial)) return 'initial';
+    return 'different';
+  }
+  const sa = NICKNAMES_OF[a];
+  const sb = NICKNAMES_OF[b];
+  const long = (x: string, y: string) => x.length >= 3 && y.length >= 3;
+  if (long(a, b) && withinEdits(a, b, 1)) return 'one_edit';
+  if (sa || sb) {
+    const xs = sa ? [a, ...sa] : [a];
+    const ys = sb ? [b, ...sb] : [b];
+    for (const x of xs)
+      for (const y of ys) if ((x !== a || y !== b) && long(x, y) && withinEdits(x, y, 1)) return 'one_edit';
+  }
+  return jaroWinkler(a, b) >= 0.88 ? 'jw_0.88' : 'different';
+}
+
 /** The agreement level of every comparable attribute (no weights). */
 export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels {
   const levels: Record<string, string> = {};
@@ -230,15 +257,7 @@ export function compareLevels(a: NormalisedRecord, b: NormalisedRecord): Levels 
       else if (soundex(pa.last) === soundex(pb.last)) levels.last_name = 'phonetic';
       else levels.last_name = 'different';
     }
-    if (pa.first && pb.first) {
-      if (pa.first === pb.first) levels.first_name = 'exact';
-      else if ((pa.first.length === 1 || pb.first.length === 1) && pa.first[0] === pb.first[0])
-        levels.first_name = 'initial';
-      else if (pa.first.length >= 3 && pb.first.length >= 3 && withinEdits(pa.first, pb.first, 1))
-        levels.first_name = 'one_edit';
-      else if (jaroWinkler(pa.first, pb.first) >= 0.88) levels.first_name = 'jw_0.88';
-      else levels.first_name = 'different';
-    }
+    if (pa.first && pb.first) levels.first_name = firstNameLevel(pa.first, pb.first);
     if (pa.middle && pb.middle) levels.middle = pa.middle[0] === pb.middle[0] ? 'same' : 'different';
     if (a.employer && b.employer)
       levels.employer = tokenSet(a.employer.split(' '), b.employer.split(' ')) >= 0.8 ? 'same' : 'different';
