@@ -93,25 +93,25 @@ describe('comparePair', () => {
       ),
     ).toBeGreaterThan(0.9);
   });
-  it('compares first names through their nicknames: a misspelt nickname, a nickname\'s initial', () => {
-    const level = (a: string, b: string) => compareLevels(rec({ name: a }), rec({ name: b })).levels.first_name;
+  it.each([
     // A nickname with a typo is no nickname to normalisation, but is one edit from one.
-    expect(level('Bfilly Zeltelvin', 'William Zeltelvin')).toBe('one_edit');
-    expect(level('Amggie Mormor', 'Margaret Mormor')).toBe('one_edit');
-    expect(level('JAKK JORASH', 'John Jorash')).toBe('one_edit');
-    expect(level('Mr. Manly Dunkel', 'Amanda Dunkel')).toBe('one_edit');
+    ['Bfilly Zeltelvin', 'William Zeltelvin', 'one_edit'],
+    ['Amggie Mormor', 'Margaret Mormor', 'one_edit'],
+    ['JAKK JORASH', 'John Jorash', 'one_edit'],
+    ['Mr. Manly Dunkel', 'Amanda Dunkel', 'one_edit'],
     // An initial may be the nickname's (Betty is Elizabeth).
-    expect(level('B. Thompson', 'Betty Thompson')).toBe('initial');
-    expect(level('B. Thompson', 'Elizabeth Thompson')).toBe('initial');
-    expect(level('E. Thompson', 'Betty Thompson')).toBe('initial');
+    ['B. Thompson', 'Betty Thompson', 'initial'],
+    ['B. Thompson', 'Elizabeth Thompson', 'initial'],
+    ['E. Thompson', 'Betty Thompson', 'initial'],
     // Still different: another name's nickname, another initial, two edits from every nickname.
-    expect(level('Bfilly Zeltelvin', 'Robert Zeltelvin')).toBe('different');
-    expect(level('K. Thompson', 'Betty Thompson')).toBe('different');
-    expect(level('Bxfxlly Zeltelvin', 'William Zeltelvin')).toBe('different');
-    // Symmetric.
-    expect(level('William Zeltelvin', 'Bfilly Zeltelvin')).toBe('one_edit');
-    expect(level('Betty Thompson', 'B. Thompson')).toBe('initial');
-    expect(firstNameLevel('william', 'bfilly')).toBe(firstNameLevel('bfilly', 'william'));
+    ['Bfilly Zeltelvin', 'Robert Zeltelvin', 'different'],
+    ['K. Thompson', 'Betty Thompson', 'different'],
+    ['Bxfxlly Zeltelvin', 'William Zeltelvin', 'different'],
+  ])('compares first names through their nicknames: %s against %s is %s, either way round', (a, b, want) => {
+    const level = (x: string, y: string) => compareLevels(rec({ name: x }), rec({ name: y })).levels.first_name;
+    expect(level(a, b)).toBe(want);
+    expect(level(b, a)).toBe(want);
+    expect(firstNameLevel(rec({ name: a }).person!.first, rec({ name: b }).person!.first)).toBe(want);
   });
   it('keeps same-name people in different states and cities out of auto-merge', () => {
     expect(
