@@ -1,7 +1,8 @@
 import { fitModel } from './em.js';
 import { generateRecords } from './generator.js';
 import { normaliseRecord } from './normalise.js';
-import { CLOSE_NAME_U, FEATURE_LEVELS } from './scoring.js';
+import { FEATURE_LEVELS } from './levels.js';
+import { CLOSE_NAME_U } from './scoring.js';
 
 const records = [...generateRecords({ records: 6000, seed: 3 })].map((r) => normaliseRecord(r).record);
 const { model, report } = fitModel(records, { randomPairs: 40_000, sample: 4000 });

@@ -8,14 +8,8 @@
 import { BlockIndex, blockKeys, DEFAULT_BLOCKING, type BlockIndexOptions } from './blocking.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ResolvableType } from './record.js';
-import {
-  CLOSE_NAME_U,
-  compareLevels,
-  FEATURE_LEVELS,
-  type LevelTable,
-  type ScoringModel,
-  type TypeModel,
-} from './scoring.js';
+import { compareLevels, FEATURE_LEVELS } from './levels.js';
+import { CLOSE_NAME_U, type LevelTable, type ScoringModel, type TypeModel } from './scoring.js';
 
 export interface FitOptions {
   /** Records per type the fit reads (a prefix of the input); default 30,000. */

@@ -5,6 +5,7 @@ export * from './normalise.js';
 export * from './similarity.js';
 export * from './phonetic.js';
 export * from './blocking.js';
+export * from './levels.js';
 export * from './scoring.js';
 export * from './decision.js';
 export * from './resolve-one.js';

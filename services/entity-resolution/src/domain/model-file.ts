@@ -8,7 +8,8 @@
  * of scoring with NaN.
  */
 import { z } from 'zod';
-import { FEATURE_LEVELS, type ScoringModel } from './scoring.js';
+import { FEATURE_LEVELS } from './levels.js';
+import type { ScoringModel } from './scoring.js';
 import type { ResolvableType } from './record.js';
 
 export const MODEL_FILE_FORMAT = 'af-er-model';

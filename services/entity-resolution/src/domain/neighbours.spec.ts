@@ -7,7 +7,8 @@ import {
   withNeighbours,
 } from './neighbours.js';
 import type { ErRecord } from './record.js';
-import { compareLevels, comparePair } from './scoring.js';
+import { compareLevels } from './levels.js';
+import { comparePair } from './scoring.js';
 
 let n = 0;
 const rec = (r: Partial<ErRecord> & { name: string }) =>

@@ -6,17 +6,8 @@
 import { bridgeThreshold, decide, effectiveThresholds, type Decision, type Thresholds } from './decision.js';
 import type { NormalisedRecord } from './normalise.js';
 import type { ExternalIds } from './record.js';
-import {
-  clusterLevels,
-  idLevel,
-  compareLevels,
-  weigh,
-  type Comparison,
-  type Levels,
-  type NameFrequency,
-  type ScoringModel,
-  tfValue,
-} from './scoring.js';
+import { clusterLevels, compareLevels, idLevel, type Levels } from './levels.js';
+import { weigh, type Comparison, type NameFrequency, type ScoringModel, tfValue } from './scoring.js';
 
 export interface Candidate {
   record: NormalisedRecord;

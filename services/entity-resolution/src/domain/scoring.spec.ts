@@ -1,19 +1,8 @@
 import { decide, effectiveThresholds, MIN_AUTO_THRESHOLD } from './decision.js';
 import { normaliseRecord, type NormalisedRecord } from './normalise.js';
 import type { ErRecord } from './record.js';
-import {
-  DEFAULT_MODEL,
-  clusterLevels,
-  comparePair,
-  compareLevels,
-  firstNameLevel,
-  idLevel,
-  levelWeight,
-  namesClose,
-  type NameFrequency,
-  sharedContext,
-  UNCALIBRATED_MODEL,
-} from './scoring.js';
+import { clusterLevels, compareLevels, firstNameLevel, idLevel, namesClose, sharedContext } from './levels.js';
+import { DEFAULT_MODEL, comparePair, levelWeight, type NameFrequency, UNCALIBRATED_MODEL } from './scoring.js';
 
 let n = 0;
 const rec = (r: Partial<ErRecord> & { name: string }) =>
