@@ -94,16 +94,11 @@ export function firstNameLevel(a: string, b: string): string {
     if (full[0] === initial || NICKNAMES_OF[full]?.some((n) => n[0] === initial)) return 'initial';
     return 'different';
   }
-  const sa = NICKNAMES_OF[a];
-  const sb = NICKNAMES_OF[b];
-  const long = (x: string, y: string) => x.length >= 3 && y.length >= 3;
-  if (long(a, b) && withinEdits(a, b, 1)) return 'one_edit';
-  if (sa || sb) {
-    const xs = sa ? [a, ...sa] : [a];
-    const ys = sb ? [b, ...sb] : [b];
-    for (const x of xs)
-      for (const y of ys) if ((x !== a || y !== b) && long(x, y) && withinEdits(x, y, 1)) return 'one_edit';
-  }
+  // The names as written first, then every nickname of either.
+  const xs = [a, ...(NICKNAMES_OF[a] ?? [])];
+  const ys = [b, ...(NICKNAMES_OF[b] ?? [])];
+  for (const x of xs)
+    for (const y of ys) if (x.length >= 3 && y.length >= 3 && withinEdits(x, y, 1)) return 'one_edit';
   return jaroWinkler(a, b) >= 0.88 ? 'jw_0.88' : 'different';
 }
 
