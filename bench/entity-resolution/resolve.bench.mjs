@@ -25,6 +25,10 @@
 // (ParallelResolver; ER_THREADS=1 for one thread). Sizes below the streamed ones also resolve once on
 // one thread first and report that reference, the ratio and whether both gave the same clusters
 // (ER_BENCH_SINGLE=0 leaves it out).
+// ER_BENCH_REVIEW_SWEEP=0.5,0.3,0.1 resolves with the lowest of those review thresholds and reports,
+// per threshold, the review queue and recall with review it would give (`review_sweep`): a record
+// under review is a new entity until someone decides, so the clusters do not depend on the review
+// threshold and one run gives every row exactly. The main figures stay those of the default (0.4).
 // Needs `pnpm --filter @af/entity-resolution build`. Writes bench/results/entity-resolution.json.
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -34,7 +38,7 @@ import { namesakeOwners } from './namesakes.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const domain = await import(join(here, '../../services/entity-resolution/dist/domain/index.js'));
-const { generateRecords, normaliseRecord, ParallelResolver, resolveThreads, clusterQuality, blockKeys, jaroWinkler, DEFAULT_BLOCKING } = domain;
+const { generateRecords, normaliseRecord, ParallelResolver, resolveThreads, clusterQuality, blockKeys, jaroWinkler, DEFAULT_BLOCKING, DEFAULT_THRESHOLDS } = domain;
 const THREADS = resolveThreads();
 const SINGLE_REFERENCE = process.env.ER_BENCH_SINGLE !== '0' && THREADS > 1;
 
@@ -43,11 +47,6 @@ const corruption = process.argv[3] ?? 'medium';
 const seed = Number(process.argv[4] ?? 7);
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const round = (x, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
-// Items flagged; items still open at the end (a later bridge answers the others: the service closes them as auto_merged).
-const reviewFigures = (reviews, n, items, trueItems) => {
-  const open = reviews.filter((v) => v.open).length;
-  return { share: round(items / n), items, match_rate: round(items ? trueItems / items : 0), open_share: round(open / n), open_items: open };
-};
 // Share of distinct PERSON (first, last, state) keys held by records of more than one true entity.
 function namesakeKeys(raw) {
   const rows = [];
@@ -109,6 +108,42 @@ function pairCompleteness(records, labels) {
 // to count name frequencies and once to resolve, so only the resolver's own compact state is held.
 // The naive baseline and pair completeness (which hold every record's keys) run at the smaller sizes only.
 const STREAM_FROM = Number(process.env.ER_STREAM_FROM ?? 500_000);
+const REVIEW_AT = DEFAULT_THRESHOLDS.review;
+const SWEEP = (process.env.ER_BENCH_REVIEW_SWEEP ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((x) => {
+    const t = Number(x);
+    if (!(t > 0 && t < DEFAULT_THRESHOLDS.auto)) throw new Error(`ER_BENCH_REVIEW_SWEEP: ${x} is not a review threshold in (0, ${DEFAULT_THRESHOLDS.auto})`);
+    return t;
+  });
+const RESOLVER = SWEEP.length ? { resolver: { thresholds: { ...DEFAULT_THRESHOLDS, review: Math.min(REVIEW_AT, ...SWEEP) } } } : {};
+
+// The review queue at threshold `at` (items of at least that probability), and the clusters a correct
+// reviewer leaves: every true item merges the record's cluster into its candidate's. `isTrue(v)`:
+// whether the item's record and candidate record are one entity; `entity`: numeric label per input position.
+function reviewAt(res, entity, isTrue, at) {
+  const n = res.roots.length;
+  const up = new Int32Array(n).map((_, k) => k);
+  const find = (x) => { while (up[x] !== x) { up[x] = up[up[x]]; x = up[x]; } return x; };
+  let items = 0; let trueItems = 0; let open = 0;
+  for (const v of res.reviews) {
+    if (v.probability < at) continue;
+    items++;
+    if (v.open) open++;
+    if (!isTrue(v)) continue;
+    trueItems++;
+    up[find(res.roots[v.position])] = find(res.roots[v.candidatePosition]);
+  }
+  const merged = new Int32Array(n);
+  for (let k = 0; k < n; k++) merged[k] = find(res.roots[k]);
+  const q = numericQuality(merged, entity);
+  return {
+    review: { share: round(items / n), items, match_rate: round(items ? trueItems / items : 0), open_share: round(open / n), open_items: open },
+    with_review: { recall: round(q.recall), f1: round(q.f1), bcubed_f1: round(q.bcubedF1) },
+  };
+}
+const sweepRows = (res, entity, isTrue) => (SWEEP.length ? SWEEP.map((at) => ({ review_threshold: at, ...reviewAt(res, entity, isTrue, at) })) : undefined);
 
 async function streamed(n) {
   const tStart = process.hrtime.bigint();
@@ -128,6 +163,7 @@ async function streamed(n) {
   t0 = process.hrtime.bigint();
   // Input positions only (no record id per record kept beside the threads' state).
   const resolver = new ParallelResolver({
+    ...RESOLVER,
     keepRecordIds: false,
     onProgress: (done) => {
       if (done < nextWindow) return;
@@ -160,21 +196,13 @@ async function streamed(n) {
   }
   const res = await resolver.finish();
   const resolveWallMs = ms(t0);
-  const entityOf = (recordId) => labels[Number(recordId.slice(1)) - 1];
-  let reviewTrue = 0;
-  const reviewLinks = [];
-  for (const v of res.reviews)
-    if (entityOf(v.candidateId) === entityOf(v.recordId)) {
-      reviewTrue++;
-      reviewLinks.push([v.recordId, v.reviewClusterId]);
-    }
-  return { res, labels, posOfNo, review: res.reviews.length, reviewTrue, reviewLinks, genMs, primeWallMs, resolveWallMs, totalMs: ms(tStart), windows };
+  return { res, labels, posOfNo, genMs, primeWallMs, resolveWallMs, totalMs: ms(tStart), windows };
 }
 
 // One resolution of the records (raw), as the CLI resolves them, with the wall time.
 async function resolveAll(raw, threads) {
   const t0 = process.hrtime.bigint();
-  const res = await new ParallelResolver({ threads }).resolveAll(raw);
+  const res = await new ParallelResolver({ ...RESOLVER, threads }).resolveAll(raw);
   return { res, ms: ms(t0) };
 }
 
@@ -209,20 +237,15 @@ function numericQuality(cluster, entity) {
 const results = [];
 for (const n of sizes) {
   if (n >= STREAM_FROM) {
-    const { res, labels, posOfNo, review, reviewTrue, reviewLinks, genMs, primeWallMs, resolveWallMs, totalMs, windows } = await streamed(n);
-    const roots = res.roots;
+    const { res, labels, posOfNo, genMs, primeWallMs, resolveWallMs, totalMs, windows } = await streamed(n);
     const lat = res.latencyMs;
     // Entity of each record in input order (labels are by record number).
     const entity = new Int32Array(n);
     for (let no = 0; no < n; no++) entity[posOfNo[no]] = labels[no];
-    const auto = numericQuality(roots, entity);
-    // A correct reviewer merges every true review item's record cluster into the candidate's.
-    const up = new Int32Array(n).map((_, k) => k);
-    const find = (x) => { while (up[x] !== x) { up[x] = up[up[x]]; x = up[x]; } return x; };
-    for (const [rec, cand] of reviewLinks) up[find(roots[posOfNo[Number(rec.slice(1)) - 1]])] = find(roots[posOfNo[Number(cand.slice(1)) - 1]]);
-    const merged = new Int32Array(n);
-    for (let k = 0; k < n; k++) merged[k] = find(roots[k]);
-    const withReview = numericQuality(merged, entity);
+    const auto = numericQuality(res.roots, entity);
+    const entityOf = (recordId) => labels[Number(recordId.slice(1)) - 1];
+    const isTrue = (v) => entityOf(v.candidateId) === entityOf(v.recordId);
+    const atDefault = reviewAt(res, entity, isTrue, REVIEW_AT);
     const sorted = Array.from(lat).sort((a, b) => a - b);
     const last = Array.from(lat.subarray(Math.floor(n * 0.9))).sort((a, b) => a - b);
     const row = {
@@ -241,8 +264,8 @@ for (const n of sizes) {
       add_latency_ms: { p50: round(pct(sorted, 0.5), 3), p95: round(pct(sorted, 0.95), 3), max: round(sorted[n - 1], 2) },
       add_latency_last_10pct_ms: { against_records: Math.floor(n * 0.9), p50: round(pct(last, 0.5), 3), p95: round(pct(last, 0.95), 3), p99: round(pct(last, 0.99), 3) },
       auto: { precision: round(auto.precision), recall: round(auto.recall), f1: round(auto.f1), bcubed_precision: round(auto.bcubedPrecision), bcubed_recall: round(auto.bcubedRecall), bcubed_f1: round(auto.bcubedF1) },
-      with_review: { recall: round(withReview.recall), f1: round(withReview.f1), bcubed_f1: round(withReview.bcubedF1) },
-      review: reviewFigures(res.reviews, n, review, reviewTrue),
+      ...atDefault,
+      review_sweep: sweepRows(res, entity, isTrue),
       pair_completeness: null,
       namesake_keys: namesakeKeys(generateRecords({ records: n, seed, corruption })),
       baseline_jaro_winkler: null,
@@ -267,22 +290,11 @@ for (const n of sizes) {
   const single = SINGLE_REFERENCE ? await resolveAll(raw, 1) : undefined;
   const { res, ms: resolveMs } = await resolveAll(raw, THREADS);
   const lat = res.latencyMs;
-  let reviewTrue = 0;
-  const reviewLinks = [];
-  for (const v of res.reviews)
-    if (labels.get(v.candidateId) === labels.get(v.recordId)) {
-      reviewTrue++;
-      reviewLinks.push([v.recordId, v.reviewClusterId]);
-    }
-  const review = res.reviews.length;
   const clusters = res.clusters();
   const auto = clusterQuality(clusters.map((c) => ({ ...c, entityId: labels.get(c.recordId) })));
-  // A correct reviewer: every true review item merges the record's cluster into the candidate's.
-  const cid = new Map(clusters.map((c) => [c.recordId, c.clusterId]));
-  const up = new Map();
-  const find = (x) => (up.has(x) && up.get(x) !== x ? find(up.get(x)) : x);
-  for (const [rec, cand] of reviewLinks) up.set(find(cid.get(rec)), find(cand));
-  const withReview = clusterQuality(clusters.map((c) => ({ recordId: c.recordId, clusterId: find(c.clusterId), entityId: labels.get(c.recordId) })));
+  const entity = Int32Array.from(raw, (r) => Number(r.entityId.slice(1)));
+  const isTrue = (v) => labels.get(v.candidateId) === labels.get(v.recordId);
+  const atDefault = reviewAt(res, entity, isTrue, REVIEW_AT);
   const sorted = Array.from(lat).sort((a, b) => a - b);
 
   t0 = process.hrtime.bigint();
@@ -308,8 +320,8 @@ for (const n of sizes) {
       : null,
     add_latency_ms: { p50: round(pct(sorted, 0.5), 3), p95: round(pct(sorted, 0.95), 3), max: round(sorted[n - 1], 2) },
     auto: { precision: round(auto.precision), recall: round(auto.recall), f1: round(auto.f1), bcubed_precision: round(auto.bcubedPrecision), bcubed_recall: round(auto.bcubedRecall), bcubed_f1: round(auto.bcubedF1) },
-    with_review: { recall: round(withReview.recall), f1: round(withReview.f1), bcubed_f1: round(withReview.bcubedF1) },
-    review: reviewFigures(res.reviews, n, review, reviewTrue),
+    ...atDefault,
+    review_sweep: sweepRows(res, entity, isTrue),
     pair_completeness: round(pc),
     namesake_keys: namesakeKeys(raw),
     baseline_jaro_winkler: { precision: round(base.precision), recall: round(base.recall), f1: round(base.f1), bcubed_f1: round(base.bcubedF1), seconds: round(baseMs / 1000, 2) },

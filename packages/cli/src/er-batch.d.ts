@@ -13,7 +13,15 @@ declare module '@af/entity-resolution/batch' {
     threads?: number;
     /** A model file's model (readModelFile); default: the shipped one. */
     model?: ScoringModel;
+    /** Auto-merge and review thresholds (parseThresholdFlags); default 0.9 and 0.4. */
+    thresholds?: Thresholds;
   }
+  export interface Thresholds {
+    auto: number;
+    review: number;
+  }
+  /** The thresholds `--auto-threshold` / `--review-threshold` give, or throws an Error naming the flag. */
+  export function parseThresholdFlags(flags: { auto?: string | undefined; review?: string | undefined }): Thresholds;
   /** Opaque here: read from a model file and handed back to resolveFile. */
   export interface ScoringModel {
     PERSON: unknown;

@@ -93,7 +93,9 @@ export function createCli(deps: CliDeps): { program: Command; run(argv: string[]
     .requiredOption('--in <file>', 'records, one JSON object a line: {record_id, entity_type, name, ...}')
     .requiredOption('--out <file>', 'clusters, one line a record: {record_id, cluster_id, decided}')
     .option('--model <file>', 'a model file `af er fit` wrote (default: the shipped model)')
-    .action(async (opts: { in: string; out: string; model?: string }) => {
+    .option('--auto-threshold <p>', 'merge without review at or above this probability (at least 0.7; default 0.9)')
+    .option('--review-threshold <p>', 'send to review at or above this probability, below the auto threshold (default 0.4)')
+    .action(async (opts: { in: string; out: string; model?: string; autoThreshold?: string; reviewThreshold?: string }) => {
       const { erResolve } = await import('./commands/er-resolve.js');
       code = await erResolve(opts, deps.io);
     });

@@ -12,7 +12,7 @@ describe('entity-resolution config', () => {
     expect(loadConfig(entityResolutionEnvSchema, base)).toMatchObject({
       GRPC_PORT: 50056,
       ER_AUTO_THRESHOLD: 0.9,
-      ER_REVIEW_THRESHOLD: 0.5,
+      ER_REVIEW_THRESHOLD: 0.4,
       ER_MAX_ANALYZE_NODES: 10_000,
     });
   });

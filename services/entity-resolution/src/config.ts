@@ -61,7 +61,7 @@ export const entityResolutionEnvSchema = baseEnvSchema.extend({
   /** Probability at or above which a record merges without review (never below 0.7). */
   ER_AUTO_THRESHOLD: z.coerce.number().min(0.7).max(1).default(0.9),
   /** Probability at or above which (below the auto threshold) a pair goes to the review queue. */
-  ER_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.5),
+  ER_REVIEW_THRESHOLD: z.coerce.number().min(0).max(1).default(0.4),
   /** A model file `er fit` wrote (the deployment's own m / u tables and calibration); unset: the shipped model. */
   ER_MODEL_FILE: z.string().min(1).optional(),
   /** Bolt URL of a Neo4j server (`neo4j://host:7687`, `bolt://…`, `neo4j+s://…`): the knowledge graph lives there; unset: in PostgreSQL. */

@@ -1,5 +1,6 @@
 /**
- * `af er resolve --in records.jsonl --out clusters.jsonl [--model model.json]`:
+ * `af er resolve --in records.jsonl --out clusters.jsonl [--model model.json]
+ *   [--auto-threshold 0.9] [--review-threshold 0.4]`:
  * bulk entity resolution with the entity-resolution service's own pipeline
  * (the same code, imported from the service package). A progress bar on
  * stderr, bad lines reported as `line N: reason (skipped)`; exit 0 when every
@@ -29,12 +30,21 @@ function fileError(flag: string, path: string, err: unknown): unknown {
 }
 
 export async function erResolve(
-  opts: { in: string; out: string; model?: string },
+  opts: { in: string; out: string; model?: string; autoThreshold?: string; reviewThreshold?: string },
   io: CliIo,
   /** Writes without a newline (the progress bar redraws itself); defaults to stderr. */
   redraw: (text: string) => void = (t) => void process.stderr.write(t),
 ): Promise<number> {
-  const { resolveFile, readModelFile } = await repoOnly(() => import('@af/entity-resolution/batch'), '@af/entity-resolution');
+  const { resolveFile, readModelFile, parseThresholdFlags } = await repoOnly(
+    () => import('@af/entity-resolution/batch'),
+    '@af/entity-resolution',
+  );
+  let thresholds;
+  try {
+    thresholds = parseThresholdFlags({ auto: opts.autoThreshold, review: opts.reviewThreshold });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   let model;
   if (opts.model) {
     let text: string;
@@ -54,6 +64,7 @@ export async function erResolve(
     summary = await resolveFile({
       inPath: opts.in,
       outPath: opts.out,
+      thresholds,
       ...(model ? { model } : {}),
       onBadLine: (line, reason) => io.err(`line ${line}: ${reason} (skipped)`),
       onProgress: (done, total) => redraw(`\r${progressBar(done, total)}`),

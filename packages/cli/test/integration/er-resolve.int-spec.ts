@@ -74,3 +74,51 @@ it('draws a progress bar', () => {
   expect(progressBar(5, 10, 10)).toBe('[#####-----] 50% 5/10');
   expect(progressBar(0, 0, 4)).toBe('[####] 100% 0/0');
 });
+
+it('takes the thresholds as flags and refuses a bad one by name before reading the input', () => {
+  const lines = [
+    { record_id: 'd', entity_type: 'PERSON', name: 'Okafor, Chidi', state: 'TX' },
+    // About 0.82 against d: in the default review band (0.4 to 0.9).
+    {
+      record_id: 'e',
+      entity_type: 'PERSON',
+      name: 'Chidi Okafor',
+      employer: 'Austin Rail Fund',
+      city: 'Austin',
+    },
+  ];
+  writeFileSync(join(dir, 'band.jsonl'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  const decided = (...flags: string[]) => {
+    const r = run('--in', join(dir, 'band.jsonl'), '--out', join(dir, 'band.out'), ...flags);
+    expect(r.status).toBe(0);
+    return readFileSync(join(dir, 'band.out'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { decided: string; cluster_id: string })
+      .map((l) => `${l.cluster_id}:${l.decided}`);
+  };
+  expect(decided()).toEqual(['d:auto', 'e:review']);
+  expect(decided('--auto-threshold', '0.8')).toEqual(['d:auto', 'd:auto']);
+  expect(decided('--review-threshold', '0.85')).toEqual(['d:auto', 'e:auto']);
+  const bad = run(
+    '--in',
+    join(dir, 'missing.jsonl'),
+    '--out',
+    join(dir, 'x.jsonl'),
+    '--auto-threshold',
+    '0.65',
+  );
+  expect(bad.status).toBe(1);
+  expect(bad.stderr).toContain('--auto-threshold 0.65: must be at least 0.7');
+  expect(bad.stderr).not.toContain('no such file');
+  const word = run(
+    '--in',
+    join(dir, 'band.jsonl'),
+    '--out',
+    join(dir, 'x.jsonl'),
+    '--review-threshold',
+    'high',
+  );
+  expect(word.status).toBe(1);
+  expect(word.stderr).toContain('--review-threshold high: must be a probability between 0 and 1');
+});

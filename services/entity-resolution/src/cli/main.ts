@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * er resolve --in records.jsonl --out clusters.jsonl [--model model.json]
+ *            [--auto-threshold 0.9] [--review-threshold 0.4]
  * er fit --in records.jsonl --out model.json
  *
  * Bulk resolution with the service's own pipeline (the in-memory Resolver
@@ -16,20 +17,28 @@
  * 2 on a usage error or a bad model file.
  */
 import { readFile } from 'node:fs/promises';
+import type { Thresholds } from '../domain/decision.js';
 import { readModelFile } from '../domain/model-file.js';
 import { fitFile } from './fit-file.js';
 import { resolveFile } from './resolve-file.js';
+import { parseThresholdFlags } from './thresholds.js';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: er resolve --in <records.jsonl> --out <clusters.jsonl> [--model <model.json>]\n       er fit --in <records.jsonl> --out <model.json>\n`);
+  process.stderr.write(`${message}\nusage: er resolve --in <records.jsonl> --out <clusters.jsonl> [--model <model.json>] [--auto-threshold <p>] [--review-threshold <p>]\n       er fit --in <records.jsonl> --out <model.json>\n`);
   process.exit(2);
 }
 
-async function resolve(inPath: string, outPath: string, modelPath: string | undefined): Promise<number> {
+async function resolve(
+  inPath: string,
+  outPath: string,
+  modelPath: string | undefined,
+  thresholds: Thresholds,
+): Promise<number> {
   const model = modelPath ? readModelFile(await readFile(modelPath, 'utf8'), modelPath).model : undefined;
   const summary = await resolveFile({
     inPath,
     outPath,
+    thresholds,
     ...(model ? { model } : {}),
     onBadLine: (line, reason) => process.stderr.write(`line ${line}: ${reason} (skipped)\n`),
     onProgress: (done, total) => process.stderr.write(`\r${done}/${total} records resolved…`),
@@ -54,13 +63,22 @@ async function fitCommand(inPath: string, outPath: string): Promise<number> {
 
 const [command, ...rest] = process.argv.slice(2);
 if (command !== 'resolve' && command !== 'fit') usage(command ? `unknown command: ${command}` : 'no command');
-const arg = (name: string) => {
+const arg = (name: string): string | undefined => {
   const i = rest.indexOf(name);
-  return i >= 0 ? rest[i + 1] : undefined;
+  if (i < 0) return undefined;
+  const value = rest[i + 1];
+  return value === undefined || value.startsWith('--') ? usage(`${name} needs a value`) : value;
 };
 const inPath = arg('--in') ?? usage('--in is required');
 const outPath = arg('--out') ?? usage('--out is required');
-(command === 'fit' ? fitCommand(inPath, outPath) : resolve(inPath, outPath, arg('--model'))).then(
+function thresholdsOf(): Thresholds {
+  try {
+    return parseThresholdFlags({ auto: arg('--auto-threshold'), review: arg('--review-threshold') });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+}
+(command === 'fit' ? fitCommand(inPath, outPath) : resolve(inPath, outPath, arg('--model'), thresholdsOf())).then(
   (code) => process.exit(code),
   (err: Error) => {
     process.stderr.write(`er ${command}: ${err.message}\n`);

@@ -17,6 +17,7 @@
  * cluster).
  */
 import { createWriteStream } from 'node:fs';
+import type { Thresholds } from '../domain/decision.js';
 import { ParallelResolver } from '../domain/parallel-resolve.js';
 import type { ScoringModel } from '../domain/scoring.js';
 import { readRecordLines } from './record-line.js';
@@ -24,6 +25,7 @@ import { readRecordLines } from './record-line.js';
 export { parseLine, readRecordLines, type LineResult } from './record-line.js';
 export { fitFile, type FitFileOptions, type FitFileSummary } from './fit-file.js';
 export { readModelFile } from '../domain/model-file.js';
+export { parseThresholdFlags } from './thresholds.js';
 
 export interface ResolveFileOptions {
   inPath: string;
@@ -36,6 +38,8 @@ export interface ResolveFileOptions {
   threads?: number;
   /** The scoring model (a deployment's, from a model file `er fit` wrote); default: the shipped one. */
   model?: ScoringModel;
+  /** The auto-merge and review thresholds (default 0.9 and 0.4; see `parseThresholdFlags`). */
+  thresholds?: Thresholds;
 }
 
 export interface ResolveFileSummary {
@@ -53,7 +57,10 @@ export async function resolveFile(opts: ResolveFileOptions): Promise<ResolveFile
   let last = 0;
   const resolver = new ParallelResolver({
     ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
-    ...(opts.model ? { resolver: { model: opts.model } } : {}),
+    resolver: {
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.thresholds ? { thresholds: opts.thresholds } : {}),
+    },
     onProgress: (done) => {
       const now = Date.now();
       if (opts.onProgress && now - last > 200) {

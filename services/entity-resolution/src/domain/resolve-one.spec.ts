@@ -144,6 +144,26 @@ describe('ids one keyed character apart', () => {
     expect(out.clusterId).toBe('t');
     expect(out.comparison?.conflict).toBe('ein');
   });
+  it('asks about the keying error rather than a weaker match in the review band', () => {
+    const record = rec('x', {
+      name: 'Quintorfield Energy Coalition Trust',
+      state: 'IN',
+      city: 'Beldale',
+      externalIds: { ein: '16-4066986' },
+    });
+    // No legal form, no city: a review-band match on its own.
+    const weaker = cand('w', { name: 'Quintorfield Energy Coalition', state: 'IN' });
+    const alone = resolveOne(record, [weaker], { thresholds: DEFAULT_THRESHOLDS });
+    expect(alone.decision).toBe('flag_review');
+    expect(alone.clusterId).toBe('w');
+    const out = resolveOne(record, [weaker, trust], { thresholds: DEFAULT_THRESHOLDS });
+    expect(out.decision).toBe('flag_review');
+    expect(out.clusterId).toBe('t');
+    // The same item at any lower review threshold.
+    expect(resolveOne(record, [weaker, trust], { thresholds: { auto: 0.9, review: 0.01 } }).clusterId).toBe(
+      't',
+    );
+  });
   it('keeps a record new when its id is further off or the rest does not match well', () => {
     const far = resolveOne(
       rec('x', {

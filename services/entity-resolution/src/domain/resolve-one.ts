@@ -132,7 +132,9 @@ export function resolveOne(
   if (!best) return { decision: 'create_new', probability: 0 };
   let decision = decide(best.p, best.p === 0 && best.cmp.conflict !== undefined, opts.thresholds);
   const t = effectiveThresholds(opts.thresholds);
-  if (decision === 'create_new' && keyingError && keyingError.p >= t.auto)
+  // A keying error is a better question for a person than a weaker match, so it is the item whichever
+  // the review threshold: the queue at a lower threshold holds every item of a higher one.
+  if (decision !== 'auto_merge' && keyingError && keyingError.p >= t.auto)
     return {
       decision: 'flag_review',
       probability: keyingError.p,

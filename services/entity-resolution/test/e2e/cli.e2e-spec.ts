@@ -108,3 +108,49 @@ it('exits 0 on a clean file and 2 on a usage error', () => {
   expect(bad.status).toBe(2);
   expect(bad.stderr).toContain('--out is required');
 });
+
+it('takes the auto-merge and review thresholds as flags, refusing bad ones by name', () => {
+  const lines = [
+    { record_id: 'd', entity_type: 'PERSON', name: 'Okafor, Chidi', state: 'TX' },
+    // About 0.82 against d: in the default review band (0.4 to 0.9).
+    { record_id: 'e', entity_type: 'PERSON', name: 'Chidi Okafor', employer: 'Austin Rail Fund', city: 'Austin' },
+  ];
+  writeFileSync(join(dir, 'band.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  const resolve = (...flags: string[]) =>
+    spawnSync(
+      process.execPath,
+      [main, 'resolve', '--in', join(dir, 'band.jsonl'), '--out', join(dir, 'band.out'), ...flags],
+      { encoding: 'utf8' },
+    );
+  const decided = () =>
+    readFileSync(join(dir, 'band.out'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { record_id: string; cluster_id: string; decided: string })
+      .map((l) => [l.record_id, l.cluster_id, l.decided]);
+  expect(resolve().status).toBe(0);
+  expect(decided()).toEqual([
+    ['d', 'd', 'auto'],
+    ['e', 'e', 'review'],
+  ]);
+  expect(resolve('--auto-threshold', '0.8').status).toBe(0);
+  expect(decided()).toEqual([
+    ['d', 'd', 'auto'],
+    ['e', 'd', 'auto'],
+  ]);
+  expect(resolve('--review-threshold', '0.85').status).toBe(0);
+  expect(decided()).toEqual([
+    ['d', 'd', 'auto'],
+    ['e', 'e', 'auto'],
+  ]);
+  for (const [flags, message] of [
+    [['--review-threshold', '2'], '--review-threshold 2: must be a probability between 0 and 1'],
+    [['--auto-threshold', '0.5'], '--auto-threshold 0.5: must be at least 0.7'],
+    [['--review-threshold', '0.95'], '--review-threshold 0.95: must not exceed the auto threshold 0.9'],
+    [['--auto-threshold'], '--auto-threshold needs a value'],
+  ] as const) {
+    const bad = resolve(...flags);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain(message);
+  }
+});
