@@ -14,7 +14,13 @@
 //    mention, its keys, provenance, log and discoveries written): p50 / p95 / p99 / max.
 // 3. Then `probes / 5` PERSON records each with a relationship to an ORG record (two resolutions,
 //    the relationship and the neighbours of each candidate entity read from the stored relationships).
-// Measured in-process, without the gRPC hop in front of the service (about 1 ms on this machine).
+// 4. The service itself: its process (services/entity-resolution/dist/main.js) started on the same
+//    database and NATS (NATS_URL, default nats://127.0.0.1:4222), and `probes` further records sent
+//    one at a time through gRPC as `resolve_entities` calls of its ActionService, signed as another
+//    service signs them: the whole path a caller sees (auth, the action's validation, resolution, the
+//    answer). Then `probes` more from ER_BENCH_WRITERS concurrent callers (default 4), each with its
+//    own channel, one record a call: latency per call and records per second.
+// Phases 2 and 3 run in-process (the use case alone); phase 4 adds everything in front of it.
 // The database is dropped at the end (ER_BENCH_KEEP=1 keeps it). DATABASE_URL: the server to use
 // (default postgres://postgres@127.0.0.1:5432/postgres).
 // Needs `pnpm build`. Writes bench/results/entity-resolution-service.json (ER_BENCH_OUT to override).
@@ -30,7 +36,10 @@ const { generateRecords, normaliseRecord, blockKeys, tfKey, BLOCK_KEYS_VERSION, 
 const { ENTITY_RESOLUTION_MIGRATIONS } = await er('infra/migrations/index.js');
 const { PgGraphStore } = await er('infra/pg-graph-store.js');
 const { GraphResolution } = await er('app/graph-resolution.js');
-const { openDatabase } = await import(join(here, '../../packages/service-kit/dist/index.js'));
+const kit = await import(join(here, '../../packages/service-kit/dist/index.js'));
+const { openDatabase } = kit;
+const { action } = await import(join(here, '../../packages/contracts/dist/index.js'));
+const { ServiceProcess, freePort } = await import(join(here, '../../packages/testing/dist/index.js'));
 
 const positive = (raw, name, fallback) => {
   const v = Number(raw ?? fallback);
@@ -43,6 +52,8 @@ const positive = (raw, name, fallback) => {
 const N = positive(process.argv[2], 'records', 1_000_000);
 const PROBES = positive(process.argv[3], 'probes', 1_000);
 const SEED = positive(process.argv[4], 'seed', 7);
+const WRITERS = positive(process.env.ER_BENCH_WRITERS, 'ER_BENCH_WRITERS', 4);
+const NATS = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const OUT = process.env.ER_BENCH_OUT ?? join(here, '../results/entity-resolution-service.json');
 const OWNER = 'bench';
@@ -73,6 +84,94 @@ const result = {
   seed: SEED,
   corruption: 'medium',
 };
+
+// The entity-resolution service process on the bench database; stopped in `finally`.
+let service;
+const SECRET = 'er-latency-bench-secret-0123456789abcdef';
+// A generated record as a `resolve_entities` input entity.
+const entity = (r) => ({
+  name: r.name,
+  type: r.entityType,
+  source: r.source,
+  ...(Object.keys(r.externalIds ?? {}).length ? { external_ids: r.externalIds } : {}),
+  ...(r.city ? { city: r.city } : {}),
+  ...(r.state ? { state: r.state } : {}),
+  ...(r.employer ? { employer: r.employer } : {}),
+  ...(r.title ? { title: r.title } : {}),
+});
+
+// 4. Records through the service's gRPC ActionService: one caller, then WRITERS callers at once.
+async function throughService(databaseUrl, serial, parallel) {
+  const port = await freePort();
+  service = new ServiceProcess('entity-resolution', {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: NATS,
+    NATS_PREFIX: `erbench${Date.now()}`,
+    GRPC_HOST: '127.0.0.1',
+    GRPC_PORT: String(port),
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info', // the ready line is logged at info
+    SERVICE_AUTH_SECRET: SECRET,
+    // e.g. `--cpu-prof --cpu-prof-dir=/tmp/er-prof` to see where the service spends its time.
+    ...(process.env.ER_BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.ER_BENCH_SERVICE_NODE_OPTIONS } : {}),
+  });
+  process.stderr.write('starting the entity-resolution service…\n');
+  await service.start(120_000);
+  const signer = (await kit.cliAuth({ secret: SECRET, tool: 'er-latency-bench' })).signer;
+  const client = () => kit.createGrpcClient('action', action.ACTION_SERVICE_NAME, `127.0.0.1:${port}`, { auth: signer, readyWaitMs: 10_000 });
+  const runId = `er-latency-${Date.now()}`;
+  let calls = 0;
+  const send = async (c, r) => {
+    const nodeId = `n${calls++}`;
+    const t = process.hrtime.bigint();
+    const res = await kit.call(
+      c.execute({
+        action: 'resolve_entities',
+        inputs: { entities: [entity(r)] },
+        params: {},
+        principal: { userId: OWNER, teamIds: [] },
+        idempotencyKey: `${runId}:${nodeId}:1`,
+        runId,
+        nodeId,
+        attempt: 1,
+        timeoutMs: 30_000,
+      }),
+      30_000,
+    );
+    if (!res.outputs) throw new Error(`resolve_entities answered without outputs: ${JSON.stringify(res)}`);
+    return ms(t);
+  };
+  const one = client();
+  await send(one, serial[0]); // the channel connected and the service's caches warm, as for phase 2's first record
+  const alone = [];
+  const t0 = process.hrtime.bigint();
+  for (const [i, r] of serial.slice(1).entries()) {
+    alone.push(await send(one, r));
+    if (i % 50 === 0) progress('through gRPC', i + 1, serial.length - 1, t0);
+  }
+  process.stderr.write('\n');
+  const callers = Array.from({ length: WRITERS }, client);
+  await Promise.all(callers.map((c, k) => send(c, parallel[k])));
+  const together = [];
+  let next = WRITERS;
+  const t1 = process.hrtime.bigint();
+  await Promise.all(
+    callers.map(async (c) => {
+      while (next < parallel.length) {
+        const r = parallel[next++];
+        together.push(await send(c, r));
+        if (together.length % 50 === 0) progress(`${WRITERS} callers`, together.length, parallel.length - WRITERS, t1);
+      }
+    }),
+  );
+  const seconds = ms(t1) / 1000;
+  process.stderr.write('\n');
+  return {
+    note: 'resolve_entities through the service process over gRPC (ActionService.Execute, signed), one record a call',
+    one_caller_ms: summary(alone),
+    concurrent: { callers: WRITERS, per_call_ms: summary(together), records_per_s: round(together.length / seconds, 1) },
+  };
+}
 
 try {
   // 1. Load. The two indexes a bulk load would otherwise maintain row by row are built after it.
@@ -196,8 +295,18 @@ try {
   }
   process.stderr.write('\n');
   result.person_with_relationship_ms = summary(related);
+  // Phase 4's records: the generator run on for 2 × probes more. Records are numbered as they are made, so
+  // those numbered above N + probes are new to the graph (more records of the same kinds of entities).
+  const more = [];
+  for (const raw of generateRecords({ records: N + 3 * PROBES, seed: SEED, corruption: 'medium' })) {
+    if (Number(raw.recordId.slice(1)) <= N + PROBES) continue;
+    const { entityId, ...input } = raw;
+    more.push(input);
+  }
+  result.service = await throughService(url.toString(), more.slice(0, PROBES), more.slice(PROBES));
   result.load_during = loadavg().map((x) => round(x));
 } finally {
+  await service?.stop();
   await db.destroy();
   if (process.env.ER_BENCH_KEEP !== '1') await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
   else console.error(`kept database ${dbName}`);

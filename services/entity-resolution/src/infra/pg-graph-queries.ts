@@ -75,18 +75,24 @@ export class GraphQueries implements GraphReads {
   async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
     const ids = [...new Set(rootIds)];
     if (ids.length === 0) return [];
-    const members: Row[] = await this.db.query(
-      `SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[]) ORDER BY created_at, id`,
+    // One round trip: the members, then their aliases (`a`) and external ids (`x`), each in the member's order.
+    const rows: Row[] = await this.db.query(
+      `WITH m AS (
+         SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source
+         FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[]))
+       SELECT 'm' AS part, id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, source, NULL AS kind FROM m
+       UNION ALL
+       SELECT 'a', m.id, m.root_id, a.alias, NULL, NULL, NULL, NULL, m.created_at, NULL, NULL, NULL
+         FROM entity_aliases a JOIN m ON m.id = a.entity_id WHERE a.owner = $1
+       UNION ALL
+       SELECT 'x', m.id, m.root_id, x.value, NULL, NULL, NULL, NULL, m.created_at, NULL, NULL, x.kind
+         FROM entity_external_ids x JOIN m ON m.id = x.entity_id WHERE x.owner = $1
+       ORDER BY part, created_at, id`,
       [owner, ids],
     );
-    const aliases: Row[] = await this.db.query(
-      `SELECT e.root_id, a.alias FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.owner = $1 AND e.owner = $1 AND e.root_id = ANY($2::uuid[])`,
-      [owner, ids],
-    );
-    const xids: Row[] = await this.db.query(
-      `SELECT e.root_id, x.kind, x.value FROM entity_external_ids x JOIN entities e ON e.id = x.entity_id WHERE x.owner = $1 AND e.owner = $1 AND e.root_id = ANY($2::uuid[]) ORDER BY e.created_at`,
-      [owner, ids],
-    );
+    const members = rows.filter((r) => r.part === 'm');
+    const aliases = rows.filter((r) => r.part === 'a').map((r) => ({ root_id: r.root_id, alias: r.name }));
+    const xids = rows.filter((r) => r.part === 'x').map((r) => ({ root_id: r.root_id, kind: r.kind, value: r.name }));
     const views = new Map<string, EntityView & { names: Set<string>; sources: Set<string> }>();
     for (const m of members) {
       let v = views.get(m.root_id);
