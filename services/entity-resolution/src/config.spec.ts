@@ -28,4 +28,28 @@ describe('entity-resolution config', () => {
       ]);
     }
   });
+  it('refuses a review threshold above the auto threshold, naming both', () => {
+    try {
+      loadConfig(entityResolutionEnvSchema, {
+        ...base,
+        ER_AUTO_THRESHOLD: '0.8',
+        ER_REVIEW_THRESHOLD: '0.85',
+      });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).problems).toEqual([
+        { variable: 'ER_REVIEW_THRESHOLD', reason: 'must not exceed ER_AUTO_THRESHOLD (0.8)' },
+      ]);
+    }
+    expect(
+      loadConfig(entityResolutionEnvSchema, {
+        ...base,
+        ER_AUTO_THRESHOLD: '0.8',
+        ER_REVIEW_THRESHOLD: '0.8',
+      }),
+    ).toMatchObject({
+      ER_REVIEW_THRESHOLD: 0.8,
+    });
+  });
 });

@@ -76,6 +76,14 @@ export const entityResolutionEnvSchema = baseEnvSchema.extend({
   NEO4J_DATABASE: z.string().min(1).optional(),
   /** Largest `max_nodes` analyze_graph and graph queries accept. */
   ER_MAX_ANALYZE_NODES: z.coerce.number().int().min(10).max(1_000_000).default(10_000),
+}).superRefine((c, ctx) => {
+  // Refused rather than quietly cut to the auto threshold: the review band would be empty.
+  if (c.ER_REVIEW_THRESHOLD > c.ER_AUTO_THRESHOLD)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ER_REVIEW_THRESHOLD'],
+      message: `must not exceed ER_AUTO_THRESHOLD (${c.ER_AUTO_THRESHOLD})`,
+    });
 });
 
 

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_THRESHOLDS, MIN_AUTO_THRESHOLD, type Thresholds } from '../domain/decision.js';
 
-const PROBABILITY = /^(0|1|0?\.\d+|0\.\d*|1\.0*)$/;
+const PROBABILITY = /^(0(\.\d*)?|\.\d+|1(\.0*)?)$/;
 
 function probability(flag: string, text: string): number {
   if (!PROBABILITY.test(text.trim()))
