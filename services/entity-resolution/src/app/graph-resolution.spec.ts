@@ -13,7 +13,7 @@ import { resolveOne } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { GraphResolution } from './graph-resolution.js';
-import type { GraphStorage, GraphWrites, InputEntity, LogRow } from './ports.js';
+import type { GraphSession, GraphStorage, GraphWrites, InputEntity, LogRow, MentionDecision } from './ports.js';
 
 const prov = { executionId: 'run-1', nodeId: 'n1', connector: 'fixture', endpoint: 'people' };
 const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }).record;
@@ -28,6 +28,8 @@ function scripted(
     relationshipType?: RegExp;
     existing?: NormalisedRecord;
     keyCounts?: Record<string, number>;
+    /** The candidate read counts the record's and the stored mention's term-frequency keys too (as PostgreSQL does). */
+    countsWithCandidates?: boolean;
     /** What the stored mention is related to, with the degree of each neighbour's entity. */
     neighbours?: Array<{ record: NormalisedRecord; degree: number }>;
   } = {},
@@ -44,10 +46,11 @@ function scripted(
     };
   const tx: GraphWrites = {
     blockHits: async (_o, keys) => keys.map((key) => ({ key, entityId: 'm-1' })),
-    candidateMentions: async () => ({
+    candidateMentions: async (_o, _ids, _type, termKey) => ({
       mentions: [{ id: 'm-1', rootId: 'm-1', record: stored }],
       rootNames: new Map([['m-1', 'Ezekiel Okonkwo']]),
       clusterIds: [],
+      termCounts: new Map(opts.countsWithCandidates ? [termKey, tfKey(stored)].map((k) => [k, opts.keyCounts?.[k] ?? stats.others]) : []),
     }),
     neighbours: async (...args) => {
       calls.push(['neighbours', ...args]);
@@ -70,7 +73,6 @@ function scripted(
     rootOf: async (_o, id) => id,
     nameOf: async () => 'Ezekiel Okonkwo',
     lockEntity: async () => undefined,
-    insertReview: rec('insertReview', undefined),
     lockReview: async () => undefined,
     setReviewStatus: rec('setReviewStatus', undefined as never),
     log: async (e, found) => {
@@ -84,15 +86,21 @@ function scripted(
     rekey: rec('rekey', undefined),
   };
   let writes = 0;
+  let sessions = 0;
+  const transaction = async <T>(work: (t: GraphWrites) => Promise<T>) => {
+    writes++;
+    return work(tx);
+  };
   const storage = {
     kind: 'scripted',
     ...(opts.relationshipType ? { relationshipType: opts.relationshipType } : {}),
-    write: async <T>(work: (t: GraphWrites) => Promise<T>) => {
-      writes++;
-      return work(tx);
+    write: transaction,
+    session: async <T>(work: (s: GraphSession) => Promise<T>) => {
+      sessions++;
+      return work({ ...tx, transaction });
     },
   } as unknown as GraphStorage;
-  return { storage, calls, counts, counted, writes: () => writes };
+  return { storage, calls, counts, counted, writes: () => writes, sessions: () => sessions };
 }
 
 const input = (name: string, extra: Partial<InputEntity> = {}): InputEntity => ({ recordId: 'r', entityType: 'PERSON', name, ...extra });
@@ -104,7 +112,7 @@ describe('GraphResolution', () => {
     expect(writes()).toBe(1);
     expect(calls).toEqual([
       ['staleKeyed', BLOCK_KEYS_VERSION, 250],
-      ['rekey', 'u7', 'm-1', [...blockKeys(existing), tfKey(existing)], BLOCK_KEYS_VERSION],
+      ['rekey', 'u7', 'm-1', [...blockKeys(existing), tfKey(existing)], BLOCK_KEYS_VERSION, tfKey(existing)],
     ]);
     expect(blockKeys(existing).length).toBeGreaterThan(2);
   });
@@ -158,6 +166,22 @@ describe('GraphResolution', () => {
     expect(await scored(1)).toBeGreaterThan(await scored(5_000));
   });
 
+  it('takes the term-frequency counts the candidate read gave, counting only the rest apart, to the same probability', async () => {
+    const usual = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA' }).record;
+    const probe = input('Ezekiel Okonkow', { state: 'CA' });
+    const keyCounts = { [tfKey(usual)]: 40 };
+    const apart = scripted({ population: 200_000, others: 0 }, { existing: usual, keyCounts });
+    const together = scripted({ population: 200_000, others: 0 }, { existing: usual, keyCounts, countsWithCandidates: true });
+    const [a] = await new GraphResolution(apart.storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+    const [b] = await new GraphResolution(together.storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+    expect(apart.counted).toEqual([[tfKey(normaliseRecord(probe).record), tfKey(usual)]]);
+    expect(together.counted).toEqual([]);
+    expect(b!.probability).toBe(a!.probability);
+    // The common spelling's count is what moves the probability: with it ignored the answer differs.
+    const [c] = await new GraphResolution(scripted({ population: 200_000, others: 0 }, { existing: usual }).storage).resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
+    expect(c!.probability).not.toBe(a!.probability);
+  });
+
   it('counts the population once, then keeps it current with its own inserts', async () => {
     const s = scripted({ population: 5_000, others: 3 });
     const g = new GraphResolution(s.storage);
@@ -183,7 +207,7 @@ describe('GraphResolution', () => {
     const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
     try {
       const [first] = await g.resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
-      expect([first!.probability, s.counts.countEntities, s.writes()]).toEqual([scoredWith(50_000), 1, 1]);
+      expect([first!.probability, s.counts.countEntities, s.sessions(), s.writes()]).toEqual([scoredWith(50_000), 1, 1, 0]);
       // A minute later the namespace holds 200,000: the stale resolve is scored with the last count plus
       // its own insert, and starts one recount in a write of its own; the next is scored with the recount.
       stats.population = 200_000;
@@ -194,7 +218,8 @@ describe('GraphResolution', () => {
       // The recount ran beside the stale resolve's transaction and did not see its insert, counted on top.
       const [after] = await g.resolve('u1', prov, [probe], DEFAULT_THRESHOLDS);
       expect(after!.probability).toBe(scoredWith(200_001));
-      expect([s.counts.countEntities, s.writes()]).toEqual([2, 4]);
+      // Each resolve one session without a transaction; the recount one write of its own.
+      expect([s.counts.countEntities, s.sessions(), s.writes()]).toEqual([2, 3, 1]);
       expect(scoredWith(200_001)).not.toBe(scoredWith(50_002));
     } finally {
       now.mockRestore();
@@ -212,19 +237,20 @@ describe('GraphResolution', () => {
     expect(own).toMatchObject({ decision: 'create_new' });
   });
 
-  it('stores the mention with its block keys and term-frequency key, then applies the decision', async () => {
+  it('stores the mention with its block keys and term-frequency key, and its decision, in one write', async () => {
     const s = scripted({ population: 0, others: 0 });
     const [merged] = await new GraphResolution(s.storage).resolve('u1', prov, [input('Okonkwo, Ezekiel', { state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
     expect(merged).toMatchObject({ decision: 'auto_merge', entityId: 'm-1' });
-    const [insert] = s.calls.filter((c) => c[0] === 'insertMention');
-    const m = insert![1] as { id: string; keys: string[]; record: { recordId: string } };
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention']);
+    const [, m, decision] = s.calls[0] as [string, { id: string; keys: string[]; record: { recordId: string } }, MentionDecision];
     expect(m.record.recordId).toBe(m.id);
     expect(m.keys).toContain(tfKey(normaliseRecord(input('Okonkwo, Ezekiel')).record));
-    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'link', 'log']);
-    expect(s.calls[1]).toEqual(['link', 'u1', m.id, 'm-1', 'm-1', (s.calls[2]![1] as { id: string }).id]);
-    expect(s.calls[2]![1]).toMatchObject({ action: 'auto_merge', sourceId: m.id, targetId: 'm-1', link: { child: m.id, parent: 'm-1' }, reversible: true });
-    // The discovery goes with the log entry (one statement in PostgreSQL).
-    expect(s.calls[2]![2]).toEqual({
+    // Stored linked under the entity it joins, by the decision logged with it.
+    expect(decision.link).toEqual({ parent: 'm-1' });
+    expect(decision.review).toBeUndefined();
+    expect(decision.log).toMatchObject({ action: 'auto_merge', sourceId: m.id, targetId: 'm-1', link: { child: m.id, parent: 'm-1' }, reversible: true });
+    expect(decision.log.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(decision.found).toEqual({
       prov,
       discovery: { type: 'entity_merge', name: 'Okonkwo, Ezekiel', entityType: 'PERSON', entityId: 'm-1', related: 'Ezekiel Okonkwo', confidence: merged!.probability },
     });
@@ -232,24 +258,46 @@ describe('GraphResolution', () => {
     const n = scripted({ population: 0, others: 0 });
     const [created] = await new GraphResolution(n.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS);
     expect(created!.decision).toBe('create_new');
-    expect(n.calls.map((c) => c[0])).toEqual(['insertMention', 'log']);
-    expect(n.calls[1]![1]).toMatchObject({ action: 'create_new', targetId: null, reversible: false });
-    expect(n.calls[1]![2]).toMatchObject({ discovery: { type: 'new_entity', name: 'Wilhelmina Zabriskie', entityId: created!.entityId } });
+    expect(n.calls.map((c) => c[0])).toEqual(['insertMention']);
+    const made = n.calls[0]![2] as MentionDecision;
+    expect(made.link).toBeUndefined();
+    expect(made.review).toBeUndefined();
+    expect(made.log).toMatchObject({ action: 'create_new', targetId: null, reversible: false });
+    expect(made.found).toMatchObject({ discovery: { type: 'new_entity', name: 'Wilhelmina Zabriskie', entityId: created!.entityId } });
+  });
+
+  it('resolves one record without a transaction (its one write is atomic), and more than one, or relationships, in one', async () => {
+    const one = scripted({ population: 0, others: 0 });
+    await new GraphResolution(one.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS);
+    expect([one.sessions(), one.writes()]).toEqual([1, 0]);
+    const two = scripted({ population: 0, others: 0 });
+    await new GraphResolution(two.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')], DEFAULT_THRESHOLDS);
+    expect([two.sessions(), two.writes()]).toEqual([0, 1]);
+    expect(two.calls.filter((c) => c[0] === 'insertMention')).toHaveLength(2);
+    const related = scripted({ population: 0, others: 0 });
+    const works = { type: 'WORKS_FOR', target: { recordId: 'o', entityType: 'ORG' as const, name: 'Summit Literacy Fund' } };
+    await new GraphResolution(related.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie', { relationships: [works] })], DEFAULT_THRESHOLDS);
+    expect([related.sessions(), related.writes()]).toEqual([0, 1]);
+    expect(related.calls.map((c) => c[0]).filter((c) => c !== 'neighbours')).toEqual(['insertMention', 'insertMention', 'relate', 'discover']);
   });
 
   it('queues the review band with its match details and context', async () => {
     const s = scripted({ population: 0, others: 0 });
     const [out] = await new GraphResolution(s.storage).resolve('u1', prov, [input('E. Okonkwo', { state: 'CA', city: 'Oakland', source: 'fec' })], DEFAULT_THRESHOLDS);
     expect(out!.decision).toBe('flag_review');
-    expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'insertReview', 'log']);
-    expect(s.calls[2]![2]).toMatchObject({ discovery: { type: 'new_entity', name: 'E. Okonkwo', entityId: out!.entityId } });
-    expect(s.calls[1]![1]).toMatchObject({
+    expect(s.calls.map((c) => c[0])).toEqual(['insertMention']);
+    const decision = s.calls[0]![2] as MentionDecision;
+    expect(decision.link).toBeUndefined();
+    expect(decision.log).toMatchObject({ action: 'flag_review', targetId: 'm-1', reversible: false });
+    expect(decision.found).toMatchObject({ discovery: { type: 'new_entity', name: 'E. Okonkwo', entityId: out!.entityId } });
+    expect(decision.review).toMatchObject({
       id: out!.reviewId,
+      sourceId: out!.entityId,
       candidateId: 'm-1',
       candidateName: 'Ezekiel Okonkwo',
       context: { source: 'fec', node_id: 'n1', candidate_record: existing.name },
     });
-    expect((s.calls[1]![1] as { details: Record<string, unknown> }).details).toHaveProperty('probability', out!.probability);
+    expect(decision.review!.details).toHaveProperty('probability', out!.probability);
   });
 
   it("compares the record's relationships with the neighbours of the candidates' entities, leaving hubs out", async () => {

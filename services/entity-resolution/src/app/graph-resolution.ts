@@ -18,7 +18,19 @@ import { resolveOne, type Candidate } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, storedFrequency, termKeys, tfKey } from '../domain/term-stats.js';
 import { userMergeEntry } from './log-entries.js';
-import type { GraphReads, GraphStorage, GraphStore, GraphWrites, InputEntity, LogRow, Provenance, ResolvedOne, ReviewRow } from './ports.js';
+import { planRecord, type Bridge, type Plan } from './resolution-plan.js';
+import type {
+  GraphReads,
+  GraphStorage,
+  GraphStore,
+  GraphWrites,
+  InputEntity,
+  LogRow,
+  Provenance,
+  ResolvedOne,
+  ResolveReads,
+  ReviewRow,
+} from './ports.js';
 
 /** The block keys plus the term-frequency key (counted by termStats, never searched as a block). */
 const storedKeys = (record: NormalisedRecord, keys = blockKeys(record)) => [...keys, tfKey(record)];
@@ -59,7 +71,7 @@ export class GraphResolution implements GraphStore {
   async rekeyStale(limit: number): Promise<number> {
     return this.storage.write(async (tx) => {
       const stale = await tx.staleKeyed(BLOCK_KEYS_VERSION, limit);
-      for (const e of stale) await tx.rekey(e.owner, e.id, storedKeys(e.record), BLOCK_KEYS_VERSION);
+      for (const e of stale) await tx.rekey(e.owner, e.id, storedKeys(e.record), BLOCK_KEYS_VERSION, tfKey(e.record));
       return stale.length;
     });
   }
@@ -71,6 +83,18 @@ export class GraphResolution implements GraphStore {
         for (const [k, rel] of (input.relationships ?? []).entries())
           if (!allowed.test(rel.type))
             throw AppError.invalid(`inputs.entities[${i}].relationships[${k}].type`, 'relationship types are UPPER_SNAKE_CASE');
+    const [only] = inputs;
+    if (inputs.length === 1 && only && !only.relationships?.length)
+      // One record: its reads need no transaction (each reads what is committed, as it would inside one),
+      // and its decision is one statement unless the record bridges entities.
+      return this.storage.session(async (s) => {
+        const plan = await this.decide(s, owner, prov, only, thresholds);
+        if (!plan.bridge) {
+          await this.store(s, plan);
+          return [plan.result];
+        }
+        return [await s.transaction((tx) => this.apply(tx, plan))];
+      });
     return this.storage.write(async (tx) => {
       const out: ResolvedOne[] = [];
       for (const input of inputs) {
@@ -78,11 +102,11 @@ export class GraphResolution implements GraphStore {
         // subject, resolved first, by its entity.
         const rels = input.relationships ?? [];
         const targets = rels.map((rel) => normaliseRecord(rel.target).record);
-        const one = await this.resolveOne(tx, owner, prov, input, thresholds, targets.map((record) => ({ record })));
+        const one = await this.apply(tx, await this.decide(tx, owner, prov, input, thresholds, targets.map((record) => ({ record }))));
         out.push(one);
         const subject = [{ entityId: one.entityId }];
         for (const [k, rel] of rels.entries()) {
-          const target = await this.resolveOne(tx, owner, prov, rel.target, thresholds, subject, targets[k]);
+          const target = await this.apply(tx, await this.decide(tx, owner, prov, rel.target, thresholds, subject, targets[k]));
           await tx.relate(owner, one.mentionId, target.mentionId, rel.type, rel.properties ?? {});
           await tx.discover(owner, prov, {
             type: 'new_relationship',
@@ -98,8 +122,9 @@ export class GraphResolution implements GraphStore {
     });
   }
 
-  private async resolveOne(
-    tx: GraphWrites,
+  /** What storing `input` writes, decided from the stored graph (reads only). */
+  private async decide(
+    tx: ResolveReads,
     owner: string,
     prov: Provenance,
     input: InputEntity,
@@ -108,135 +133,76 @@ export class GraphResolution implements GraphStore {
     neighbours: readonly Neighbour[] = [],
     /** `input` normalised, when the caller has it already. */
     plain: NormalisedRecord = normaliseRecord(input).record,
-  ): Promise<ResolvedOne> {
+  ): Promise<Plan> {
     const record = withNeighbours(plain, neighbours);
     const keys = blockKeys(plain);
-    const { candidates, names } = await this.candidates(tx, owner, record, keys, record !== plain);
+    const { candidates, names, termCounts } = await this.candidates(tx, owner, record, keys, record !== plain);
     // The same term frequencies and population scaling as a batch load, from the stored graph.
-    const stats = await this.termStats(tx, owner, record, candidates);
+    const stats = await this.termStats(tx, owner, record, candidates, termCounts);
     const outcome = resolveOne(record, candidates, {
       thresholds,
       model: this.model,
       freq: storedFrequency(record, stats.counts, stats.population),
       population: statsPopulation(stats.population),
     });
-    const id = randomUUID();
-    await tx.insertMention({
+    const against = outcome.decision !== 'create_new' ? outcome.clusterId : undefined;
+    return planRecord({
       owner,
-      id,
       prov,
       input,
-      // Stored without its neighbours: they are read from the stored relationships, as they are then.
-      record: { ...plain, recordId: id },
-      subtype: input.subtype ?? record.org?.legalForm ?? '',
+      plain,
+      record,
       keys: storedKeys(record, keys),
-      keysVersion: BLOCK_KEYS_VERSION,
+      outcome,
+      targetName: against ? (names.get(against) ?? (await tx.nameOf(owner, against))) : '',
     });
-    this.bumpPopulation(owner, record.entityType);
-    const details = outcome.comparison
-      ? {
-          probability: outcome.probability,
-          jaro_winkler: outcome.comparison.jaroWinkler,
-          levels: outcome.comparison.levels,
-          weights: outcome.comparison.weights,
-          ...(outcome.comparison.sharedId ? { external_id_match: outcome.comparison.sharedId } : {}),
-          ...(outcome.comparison.conflict ? { external_id_conflict: outcome.comparison.conflict } : {}),
-        }
-      : {};
-    const base = {
-      owner,
-      executionId: prov.executionId,
-      sourceId: id,
-      sourceName: input.name,
-      sourceType: record.entityType,
-      confidence: outcome.probability,
-      method: outcome.comparison?.method ?? '',
-      details,
-    };
-    if (outcome.decision === 'auto_merge' && outcome.clusterId) {
-      const parent = outcome.clusterId;
-      const logId = randomUUID();
-      await tx.link(owner, id, parent, parent, logId);
-      const targetName = names.get(parent) ?? (await tx.nameOf(owner, parent));
+  }
+
+  /** The plan's writes: the mention with its decision (one write), then any bridges. */
+  private async apply(tx: GraphWrites, plan: Plan): Promise<ResolvedOne> {
+    await this.store(tx, plan);
+    if (plan.bridge) await this.bridge(tx, plan.mention.id, plan.bridge);
+    return plan.result;
+  }
+
+  /** The mention and its decision (link or review item, log entry, discovery): one write. */
+  private async store(tx: Pick<GraphWrites, 'insertMention'>, plan: Plan): Promise<void> {
+    await tx.insertMention(plan.mention, plan.decision);
+    this.bumpPopulation(plan.mention.owner, plan.mention.record.entityType);
+  }
+
+  /** Entities the record shows to be the one it merged into too: each merged by its own reversible decision. */
+  private async bridge(tx: GraphWrites, id: string, b: Bridge): Promise<void> {
+    const { owner } = b.base;
+    for (const e of b.entities) {
+      const child = await tx.rootOf(owner, e.clusterId);
+      const root = await tx.rootOf(owner, b.into);
+      if (!child || !root || child === root) continue;
+      const bridgeId = randomUUID();
+      await tx.link(owner, child, root, root, bridgeId);
+      const childName = await tx.nameOf(owner, child);
       await tx.log(
-        { ...base, id: logId, action: 'auto_merge', targetId: parent, targetName, link: { child: id, parent }, reversible: true },
         {
-          prov,
-          discovery: {
-            type: 'entity_merge',
-            name: input.name,
-            entityType: record.entityType,
-            entityId: parent,
-            related: targetName,
-            confidence: outcome.probability,
-          },
+          ...b.base,
+          id: bridgeId,
+          action: 'auto_merge',
+          sourceId: child,
+          sourceName: childName,
+          targetId: root,
+          targetName: b.targetName,
+          confidence: e.probability,
+          method: 'bridge',
+          details: { probability: e.probability, bridged_by: id, bridged_by_name: b.name },
+          link: { child, parent: root },
+          reversible: true,
+        },
+        {
+          prov: b.prov,
+          discovery: { type: 'entity_merge', name: childName, entityType: b.entityType, entityId: root, related: b.targetName, confidence: e.probability },
         },
       );
-      // Entities the record shows to be this one too: each merged by its own reversible decision.
-      for (const b of outcome.bridge ?? []) {
-        const child = await tx.rootOf(owner, b.clusterId);
-        const root = await tx.rootOf(owner, parent);
-        if (!child || !root || child === root) continue;
-        const bridgeId = randomUUID();
-        await tx.link(owner, child, root, root, bridgeId);
-        const childName = await tx.nameOf(owner, child);
-        await tx.log(
-          {
-            ...base,
-            id: bridgeId,
-            action: 'auto_merge',
-            sourceId: child,
-            sourceName: childName,
-            targetId: root,
-            targetName,
-            confidence: b.probability,
-            method: 'bridge',
-            details: { probability: b.probability, bridged_by: id, bridged_by_name: input.name },
-            link: { child, parent: root },
-            reversible: true,
-          },
-          {
-            prov,
-            discovery: { type: 'entity_merge', name: childName, entityType: record.entityType, entityId: root, related: targetName, confidence: b.probability },
-          },
-        );
-        await closeJoinedReviews(tx, owner, root, bridgeId);
-      }
-      return { entityId: parent, mentionId: id, decision: 'auto_merge', probability: outcome.probability };
+      await closeJoinedReviews(tx, owner, root, bridgeId);
     }
-    // A review item or a new entity is a new entity of the graph either way.
-    const found = {
-      prov,
-      discovery: { type: 'new_entity', name: input.name, entityType: record.entityType, entityId: id, confidence: input.confidence ?? 1 },
-    };
-    if (outcome.decision === 'flag_review' && outcome.clusterId) {
-      const reviewId = randomUUID();
-      const targetName = names.get(outcome.clusterId) ?? (await tx.nameOf(owner, outcome.clusterId));
-      await tx.insertReview({
-        owner,
-        id: reviewId,
-        executionId: prov.executionId,
-        sourceId: id,
-        sourceName: input.name,
-        sourceType: record.entityType,
-        candidateId: outcome.clusterId,
-        candidateName: targetName,
-        confidence: outcome.probability,
-        details,
-        context: { source: input.source ?? '', node_id: prov.nodeId, candidate_record: outcome.candidate?.name ?? '' },
-      });
-      await tx.log({ ...base, action: 'flag_review', targetId: outcome.clusterId, targetName, reversible: false }, found);
-      return {
-        entityId: id,
-        mentionId: id,
-        decision: 'flag_review',
-        probability: outcome.probability,
-        reviewId,
-        candidateEntityId: outcome.clusterId,
-      };
-    }
-    await tx.log({ ...base, action: 'create_new', targetId: null, targetName: '', reversible: false }, found);
-    return { entityId: id, mentionId: id, decision: 'create_new', probability: outcome.probability };
   }
 
   /**
@@ -245,13 +211,13 @@ export class GraphResolution implements GraphStore {
    * With the names of their entities (a merge or a review names the entity it joins).
    */
   private async candidates(
-    tx: GraphWrites,
+    tx: ResolveReads,
     owner: string,
     record: NormalisedRecord,
     keys: string[],
     withContext: boolean,
-  ): Promise<{ candidates: Candidate[]; names: Map<string, string> }> {
-    const none = { candidates: [], names: new Map<string, string>() };
+  ): Promise<{ candidates: Candidate[]; names: Map<string, string>; termCounts: Map<string, number> }> {
+    const none = { candidates: [], names: new Map<string, string>(), termCounts: new Map<string, number>() };
     if (keys.length === 0) return none;
     const byKey = new Map<string, string[]>();
     // One past the block size limit shows a block too big to search, as the in-memory index sees it.
@@ -261,7 +227,7 @@ export class GraphResolution implements GraphStore {
     const pool = rankCandidates(byKey, DEFAULT_BLOCKING, (a, b) => a.localeCompare(b), rankPool(DEFAULT_BLOCKING));
     if (pool.length === 0) return none;
     const rank = new Map(pool.map((id, i) => [id, i]));
-    const rows = await tx.candidateMentions(owner, pool, record.entityType);
+    const rows = await tx.candidateMentions(owner, pool, record.entityType, tfKey(record));
     const ents = capPerCluster(
       rows.mentions.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!),
       (e) => e.rootId,
@@ -284,7 +250,7 @@ export class GraphResolution implements GraphStore {
       clusterId: e.rootId,
       clusterIds: clusterIds.get(e.rootId) ?? {},
     }));
-    return { candidates, names: rows.rootNames };
+    return { candidates, names: rows.rootNames, termCounts: rows.termCounts };
   }
 
   /**
@@ -292,10 +258,12 @@ export class GraphResolution implements GraphStore {
    * (PERSON) or core name (ORG) and each candidate's, in one count, and the entities of its type.
    */
   private async termStats(
-    tx: GraphWrites,
+    tx: ResolveReads,
     owner: string,
     record: NormalisedRecord,
     candidates: readonly Candidate[],
+    /** Counts the candidate read gave already. */
+    counted: ReadonlyMap<string, number>,
   ): Promise<{ counts: Map<string, number>; population: number }> {
     const key = `${owner}\u0000${record.entityType}`;
     let pop = this.populations.get(key);
@@ -308,7 +276,10 @@ export class GraphResolution implements GraphStore {
       this.recount(key, owner, record.entityType, pop);
     }
     const keys = termKeys(record, candidates.map((c) => c.record));
-    return { counts: await tx.countBlockKeys(owner, keys), population: pop.n };
+    const missing = keys.filter((k) => !counted.has(k));
+    const counts = new Map(keys.flatMap((k) => (counted.has(k) ? [[k, counted.get(k)!] as const] : [])));
+    if (missing.length > 0) for (const [k, n] of await tx.countBlockKeys(owner, missing)) counts.set(k, n);
+    return { counts, population: pop.n };
   }
 
   private recount(key: string, owner: string, type: string, pop: Population): void {

@@ -211,8 +211,24 @@ export interface MentionInput {
   subtype: string;
   /** Block keys, and the term-frequency key (counted, never searched). */
   keys: readonly string[];
+  /** The term-frequency key (among `keys`). */
+  termKey: string;
   /** The version of `keys` (BLOCK_KEYS_VERSION). */
   keysVersion: number;
+}
+
+/**
+ * What a new mention's decision writes with it: the link of a merge, or the review item of a
+ * question, and the decision's log entry and discovery (one statement where the store can).
+ */
+export interface MentionDecision {
+  /** Merged: the mention is stored linked under `parent` (a root) by decision `log.id`. */
+  link?: { parent: string };
+  /** Queued for review. */
+  review?: ReviewInput;
+  /** With its id: a link names the decision that made it. */
+  log: LogEntry & { id: string };
+  found: { prov: Provenance; discovery: DiscoveryInput };
 }
 
 /** A review item to queue. */
@@ -235,6 +251,11 @@ export interface CandidateRows {
   mentions: Array<{ id: string; rootId: string; record: NormalisedRecord }>;
   rootNames: Map<string, string>;
   clusterIds: Array<{ rootId: string; ids: ExternalIds }>;
+  /**
+   * Entities stored under the record's term-frequency key and under each mention's own, where the
+   * store counts them in the same read; a key missing here is counted with `countBlockKeys`.
+   */
+  termCounts: Map<string, number>;
 }
 
 /** A mention related to a member of entity `rootId`: its record, its own entity, how related that entity is. */
@@ -279,9 +300,10 @@ export interface GraphWrites {
   blockHits(owner: string, keys: readonly string[], perKey: number): Promise<Array<{ key: string; entityId: string }>>;
   /**
    * The mentions among `ids` of `type`, each with the root it reads through; the name of each of
-   * those roots; and the external ids their members hold, one row per member id (first one kept per kind).
+   * those roots; the external ids their members hold, one row per member id (first one kept per kind);
+   * and the term-frequency counts of `termKey` (the record's) and of the mentions' keys, where it can.
    */
-  candidateMentions(owner: string, ids: readonly string[], type: string): Promise<CandidateRows>;
+  candidateMentions(owner: string, ids: readonly string[], type: string, termKey: string): Promise<CandidateRows>;
   /**
    * The mentions related (by a relationship in either direction) to a member of each of `roots`,
    * at most 2,000 rows, each with its entity (root) and how many relationships that entity has,
@@ -292,8 +314,11 @@ export interface GraphWrites {
   countEntities(owner: string, type: string): Promise<number>;
   /** Entities stored under each of `keys` (term-frequency counts); every key is in the map, 0 when none. */
   countBlockKeys(owner: string, keys: readonly string[]): Promise<Map<string, number>>;
-  /** A new mention (its own root) with its aliases, ids, block keys and provenance. */
-  insertMention(m: MentionInput): Promise<void>;
+  /**
+   * A new mention with its aliases, ids, block keys and provenance: its own root, or (`decision.link`)
+   * linked under an entity; with its decision's review item, log entry and discovery when given.
+   */
+  insertMention(m: MentionInput, decision?: MentionDecision): Promise<void>;
   /** A relationship between two mentions. */
   relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void>;
   /** Link root `child` under `parent` (decision `by`); every member of the child's tree now reads through `root`. */
@@ -303,7 +328,6 @@ export interface GraphWrites {
   rootOf(owner: string, id: string): Promise<string | undefined>;
   nameOf(owner: string, id: string): Promise<string>;
   lockEntity(owner: string, id: string): Promise<LinkState | undefined>;
-  insertReview(r: ReviewInput): Promise<void>;
   lockReview(owner: string, id: string): Promise<ReviewRow | undefined>;
   /** Pending review items whose two entities both read through `root` now (a merge joined them), locked. */
   lockPendingReviewsWithin(owner: string, root: string): Promise<ReviewRow[]>;
@@ -318,8 +342,21 @@ export interface GraphWrites {
   discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void>;
   /** Up to `limit` entities of any owner whose keys are of a version below `version`, locked (others skip them). */
   staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>>;
-  /** Replace an entity's block keys (and term-frequency key) with `keys` of `version`. */
-  rekey(owner: string, id: string, keys: readonly string[], version: number): Promise<void>;
+  /** Replace an entity's block keys (and term-frequency key, `termKey`, among them) with `keys` of `version`. */
+  rekey(owner: string, id: string, keys: readonly string[], version: number, termKey: string | null): Promise<void>;
+}
+
+/** The reads a record's decision is made from. */
+export type ResolveReads = Pick<GraphWrites, 'blockHits' | 'candidateMentions' | 'neighbours' | 'countEntities' | 'countBlockKeys' | 'nameOf'>;
+
+/**
+ * One connection outside a transaction: the reads of a decision, and `insertMention`, which is one
+ * atomic write; more writes go through `transaction`.
+ */
+export interface GraphSession extends ResolveReads {
+  insertMention: GraphWrites['insertMention'];
+  /** `work` in one write transaction on this session's connection: all of it commits, or none. */
+  transaction<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T>;
 }
 
 /** What a graph-store adapter implements: storage, in write transactions, and the reads. */
@@ -331,4 +368,10 @@ export interface GraphStorage {
   readonly relationshipType?: RegExp;
   /** `work` in one write transaction: all of it commits, or none. */
   write<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T>;
+  /**
+   * `work` on one connection without a transaction around it: for a call whose writes are a single
+   * statement, which needs no begin and commit of its own (where the store has no such statement,
+   * the session may be one transaction).
+   */
+  session<T>(work: (s: GraphSession) => Promise<T>): Promise<T>;
 }

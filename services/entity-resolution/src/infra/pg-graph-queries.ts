@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { DiscoveryRow, EntityView, GraphReads, LogRow, RelationshipView, ReviewRow } from '../app/ports.js';
 import { jaroWinkler } from '../domain/similarity.js';
 import { fold } from '../domain/text.js';
+import { preparedRead } from './pg-prepared.js';
 
 type Row = Record<string, any>;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v ? String(v) : '');
@@ -76,7 +77,9 @@ export class GraphQueries implements GraphReads {
     const ids = [...new Set(rootIds)];
     if (ids.length === 0) return [];
     // One round trip: the members, then their aliases (`a`) and external ids (`x`), each in the member's order.
-    const rows: Row[] = await this.db.query(
+    // Prepared: every resolve_entities answer reads through here.
+    const rows: Row[] = await preparedRead(
+      this.db,
       `WITH m AS (
          SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source
          FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[]))

@@ -5,14 +5,16 @@
  * parameterised and filtered by owner.
  */
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { storedDecision, type LogEntry } from '../app/log-entries.js';
 import type {
   CandidateRows,
   DiscoveryInput,
+  GraphSession,
   GraphStorage,
   GraphWrites,
   LinkState,
+  MentionDecision,
   MentionInput,
   NeighbourRow,
   LogRow,
@@ -24,6 +26,7 @@ import type {
 import type { NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
+import { prepared } from './pg-prepared.js';
 
 /** A discovery's columns after its id and owner: run, type, entity, relationship, source, confidence. */
 function discoveryValues(prov: Provenance, d: DiscoveryInput): unknown[] {
@@ -41,6 +44,74 @@ function discoveryValues(prov: Provenance, d: DiscoveryInput): unknown[] {
   ];
 }
 
+/** One parameterised statement built in parts: each value a numbered parameter. */
+class Statement {
+  private readonly params: unknown[] = [];
+
+  /** `value` as the next parameter: its placeholder. */
+  param(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  /** Each of `values` as a parameter: their placeholders, comma-separated. */
+  values(values: readonly unknown[]): string {
+    return values.map((v) => this.param(v)).join(', ');
+  }
+
+  /** As a prepared statement (pg-prepared.ts): the few shapes a builder makes are each planned once. */
+  run(m: EntityManager, text: string): Promise<any[]> {
+    return prepared(m, text, this.params);
+  }
+}
+
+const LOG_COLUMNS = `(id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name,
+  confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)`;
+
+/** A log entry's values, in LOG_COLUMNS order (an id made up when it has none). */
+function logValues(e: LogEntry): unknown[] {
+  return [
+    e.id ?? randomUUID(),
+    e.owner,
+    e.executionId,
+    e.action,
+    e.sourceId,
+    e.sourceName,
+    e.sourceType,
+    e.targetId,
+    e.targetName,
+    e.confidence,
+    e.method,
+    JSON.stringify(e.details),
+    e.link?.child ?? null,
+    e.link?.parent ?? null,
+    e.reversible,
+    e.linkOwner ?? null,
+  ];
+}
+
+function discoveryInsert(sql: Statement, owner: string, found: { prov: Provenance; discovery: DiscoveryInput }): string {
+  return `INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
+       VALUES (${sql.values([randomUUID(), owner, ...discoveryValues(found.prov, found.discovery)])})`;
+}
+
+function reviewInsert(sql: Statement, r: ReviewInput): string {
+  return `INSERT INTO review_queue (id, owner, execution_id, source_entity_id, source_entity_name, source_entity_type, candidate_entity_id, candidate_entity_name, confidence, match_details, context)
+       VALUES (${sql.values([
+         r.id,
+         r.owner,
+         r.executionId,
+         r.sourceId,
+         r.sourceName,
+         r.sourceType,
+         r.candidateId,
+         r.candidateName,
+         r.confidence,
+         JSON.stringify(r.details),
+         JSON.stringify(r.context),
+       ])})`;
+}
+
 export class PgGraphStore implements GraphStorage {
   readonly kind = 'postgres';
   readonly reads: GraphQueries;
@@ -52,16 +123,27 @@ export class PgGraphStore implements GraphStorage {
   write<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T> {
     return this.db.transaction((m) => work(new PgWrites(m)));
   }
+
+  async session<T>(work: (s: GraphSession) => Promise<T>): Promise<T> {
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    try {
+      return await work(new PgSession(runner));
+    } finally {
+      await runner.release();
+    }
+  }
 }
 
 /** The storage operations on one transaction's entity manager. */
 class PgWrites implements GraphWrites {
-  constructor(private readonly m: EntityManager) {}
+  constructor(protected readonly m: EntityManager) {}
 
   async blockHits(owner: string, keys: readonly string[], perKey: number): Promise<Array<{ key: string; entityId: string }>> {
     // Per key through the (owner, key) index, each read no further than needed: a common surname's
     // block of a million-record graph is not read to be found too big.
-    const rows: Array<{ key: string; entity_id: string }> = await this.m.query(
+    const rows: Array<{ key: string; entity_id: string }> = await prepared(
+      this.m,
       `SELECT k.key, b.entity_id FROM unnest($2::text[]) AS k(key)
        CROSS JOIN LATERAL (
          SELECT entity_id FROM entity_blocks WHERE owner = $1 AND key = k.key LIMIT CASE WHEN k.key LIKE 'id:%' THEN 20000 ELSE $3 END
@@ -71,31 +153,41 @@ class PgWrites implements GraphWrites {
     return rows.map((r) => ({ key: r.key, entityId: r.entity_id }));
   }
 
-  /** One statement: the mentions, then their roots' names and external ids. */
-  async candidateMentions(owner: string, ids: readonly string[], type: string): Promise<CandidateRows> {
-    const rows: Array<{ row: 'm' | 'n' | 'x'; id: string; root_id: string; normalised: NormalisedRecord | null; a: string | null; b: string | null }> =
-      await this.m.query(
-        `WITH m AS (SELECT id, root_id, normalised FROM entities WHERE owner = $1 AND id = ANY($2::uuid[]) AND type = $3),
-         roots AS (SELECT DISTINCT root_id FROM m)
+  /**
+   * One statement: the mentions, then their roots' names and external ids, and the term-frequency
+   * counts of the record's key and of the mentions' keys (an entity stored before it had its key on
+   * its row has none here: counted apart).
+   */
+  async candidateMentions(owner: string, ids: readonly string[], type: string, termKey: string): Promise<CandidateRows> {
+    const rows: Array<{ row: 'm' | 'n' | 'x' | 't'; id: string; root_id: string; normalised: NormalisedRecord | null; a: string | null; b: string | null }> =
+      await prepared(
+        this.m,
+        `WITH m AS (SELECT id, root_id, normalised, tf_key FROM entities WHERE owner = $1 AND id = ANY($2::uuid[]) AND type = $3),
+         roots AS (SELECT DISTINCT root_id FROM m),
+         tf AS (SELECT tf_key AS key FROM m WHERE tf_key IS NOT NULL UNION SELECT $4::text)
          SELECT 'm' AS row, id, root_id, normalised, NULL AS a, NULL AS b FROM m
          UNION ALL
          SELECT 'n', e.id, e.id, NULL, e.name, NULL FROM entities e WHERE e.owner = $1 AND e.id IN (SELECT root_id FROM roots)
          UNION ALL
          SELECT 'x', e.id, e.root_id, NULL, x.kind, x.value FROM entities e JOIN entity_external_ids x ON x.entity_id = e.id AND x.owner = $1
-          WHERE e.owner = $1 AND e.root_id IN (SELECT root_id FROM roots)`,
-        [owner, ids, type],
+          WHERE e.owner = $1 AND e.root_id IN (SELECT root_id FROM roots)
+         UNION ALL
+         SELECT 't', NULL, NULL, NULL, tf.key, (SELECT count(*) FROM entity_blocks b WHERE b.owner = $1 AND b.key = tf.key)::text FROM tf`,
+        [owner, ids, type, termKey],
       );
-    const out: CandidateRows = { mentions: [], rootNames: new Map(), clusterIds: [] };
+    const out: CandidateRows = { mentions: [], rootNames: new Map(), clusterIds: [], termCounts: new Map() };
     for (const r of rows)
       if (r.row === 'm') out.mentions.push({ id: r.id, rootId: r.root_id, record: r.normalised! });
       else if (r.row === 'n') out.rootNames.set(r.id, r.a ?? '');
-      else out.clusterIds.push({ rootId: r.root_id, ids: { [r.a!]: r.b } as ExternalIds });
+      else if (r.row === 'x') out.clusterIds.push({ rootId: r.root_id, ids: { [r.a!]: r.b } as ExternalIds });
+      else out.termCounts.set(r.a!, Number(r.b));
     return out;
   }
 
   async neighbours(owner: string, roots: readonly string[], cap: number): Promise<NeighbourRow[]> {
     if (roots.length === 0) return [];
-    const rows: Array<{ root_id: string; normalised: NormalisedRecord; n_root: string; degree: number }> = await this.m.query(
+    const rows: Array<{ root_id: string; normalised: NormalisedRecord; n_root: string; degree: number }> = await prepared(
+      this.m,
       `WITH members AS (SELECT id, root_id FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[])),
        links AS (
          SELECT m.root_id, r.target_id AS other FROM members m JOIN relationships r ON r.owner = $1 AND r.source_id = m.id
@@ -122,7 +214,7 @@ class PgWrites implements GraphWrites {
   async countBlockKeys(owner: string, keys: readonly string[]): Promise<Map<string, number>> {
     const out = new Map(keys.map((k) => [k, 0]));
     if (keys.length === 0) return out;
-    const rows = (await this.m.query(`SELECT key, count(*) AS n FROM entity_blocks WHERE owner = $1 AND key = ANY($2::text[]) GROUP BY key`, [
+    const rows = (await prepared(this.m, `SELECT key, count(*) AS n FROM entity_blocks WHERE owner = $1 AND key = ANY($2::text[]) GROUP BY key`, [
       owner,
       [...keys],
     ])) as Array<{ key: string; n: string }>;
@@ -130,44 +222,53 @@ class PgWrites implements GraphWrites {
     return out;
   }
 
-  /** One statement: the mention, its aliases, ids, block keys and provenance (one round trip on the request path). */
-  async insertMention(e: MentionInput): Promise<void> {
+  /**
+   * One statement: the mention (linked when merged), its aliases, ids, block keys and provenance,
+   * and its decision's review item, log entry and discovery (one round trip on the request path).
+   */
+  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<void> {
     const { owner, id, prov, input, record } = e;
+    const link = decision?.link;
     const ids = Object.entries(record.ids);
-    await this.m.query(
-      `WITH mention AS (
-         INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, block_keys_version)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $1, $9)
-       ), aliases AS (
-         INSERT INTO entity_aliases (entity_id, owner, alias) SELECT DISTINCT $1::uuid, $2, a FROM unnest($10::text[]) AS a ON CONFLICT DO NOTHING
-       ), ids AS (
-         INSERT INTO entity_external_ids (entity_id, owner, kind, value) SELECT $1, $2, k, v FROM unnest($11::text[], $12::text[]) AS t(k, v)
-       ), blocks AS (
-         INSERT INTO entity_blocks (owner, key, entity_id) SELECT $2, k, $1 FROM unnest($13::text[]) AS k
-       )
-       INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index) VALUES ($2, $1, $14, $15, $16, $17, $18, $19)`,
-      [
-        id,
-        owner,
-        record.entityType,
-        e.subtype,
-        input.name,
-        record.canonical,
-        JSON.stringify(record),
-        input.confidence ?? 1,
-        e.keysVersion,
-        [...new Set(input.aliases ?? [])],
-        ids.map(([k]) => k),
-        ids.map(([, v]) => v),
-        e.keys,
-        input.source ?? '',
-        prov.connector ?? '',
-        prov.endpoint ?? '',
-        prov.executionId,
-        prov.nodeId,
-        input.recordIndex ?? null,
-      ],
-    );
+    const sql = new Statement();
+    const [$id, $owner] = [sql.param(id), sql.param(owner)];
+    const parts = [
+      `mention AS (
+         INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, parent_id, link_log_id, block_keys_version, tf_key)
+         VALUES (${$id}, ${$owner}, ${sql.values([
+           record.entityType,
+           e.subtype,
+           input.name,
+           record.canonical,
+           JSON.stringify(record),
+           input.confidence ?? 1,
+           link?.parent ?? id,
+           link?.parent ?? null,
+           link ? decision.log.id : null,
+           e.keysVersion,
+           e.termKey,
+         ])})
+       )`,
+      `aliases AS (
+         INSERT INTO entity_aliases (entity_id, owner, alias) SELECT DISTINCT ${$id}::uuid, ${$owner}, a FROM unnest(${sql.param([...new Set(input.aliases ?? [])])}::text[]) AS a
+         ON CONFLICT DO NOTHING
+       )`,
+      `ids AS (
+         INSERT INTO entity_external_ids (entity_id, owner, kind, value)
+         SELECT ${$id}, ${$owner}, k, v FROM unnest(${sql.param(ids.map(([k]) => k))}::text[], ${sql.param(ids.map(([, v]) => v))}::text[]) AS t(k, v)
+       )`,
+      `blocks AS (INSERT INTO entity_blocks (owner, key, entity_id) SELECT ${$owner}, k, ${$id} FROM unnest(${sql.param(e.keys)}::text[]) AS k)`,
+      `provenance AS (
+         INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index)
+         VALUES (${$owner}, ${$id}, ${sql.values([input.source ?? '', prov.connector ?? '', prov.endpoint ?? '', prov.executionId, prov.nodeId, input.recordIndex ?? null])})
+       )`,
+    ];
+    if (decision?.review) parts.push(`review AS (${reviewInsert(sql, decision.review)})`);
+    if (decision) {
+      parts.push(`found AS (${discoveryInsert(sql, owner, decision.found)})`);
+      parts.push(`logged AS (INSERT INTO resolution_log ${LOG_COLUMNS} VALUES (${sql.values(logValues(decision.log))}))`);
+    }
+    await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT 1`);
   }
 
   async relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void> {
@@ -179,7 +280,8 @@ class PgWrites implements GraphWrites {
 
   /** One statement: the child's link, and every member of the child's tree reading through `root`. */
   async link(owner: string, child: string, parent: string, root: string, by: string | null): Promise<void> {
-    await this.m.query(
+    await prepared(
+      this.m,
       `UPDATE entities SET
          parent_id = CASE WHEN id = $2 THEN $3 ELSE parent_id END,
          link_log_id = CASE WHEN id = $2 THEN $5 ELSE link_log_id END,
@@ -200,12 +302,12 @@ class PgWrites implements GraphWrites {
   }
 
   async rootOf(owner: string, id: string): Promise<string | undefined> {
-    const rows: Array<{ root_id: string }> = await this.m.query(`SELECT root_id FROM entities WHERE owner = $1 AND id = $2`, [owner, id]);
+    const rows: Array<{ root_id: string }> = await prepared(this.m, `SELECT root_id FROM entities WHERE owner = $1 AND id = $2`, [owner, id]);
     return rows[0]?.root_id;
   }
 
   async nameOf(owner: string, id: string): Promise<string> {
-    const rows: Array<{ name: string }> = await this.m.query(`SELECT name FROM entities WHERE owner = $1 AND id = $2`, [owner, id]);
+    const rows: Array<{ name: string }> = await prepared(this.m, `SELECT name FROM entities WHERE owner = $1 AND id = $2`, [owner, id]);
     return rows[0]?.name ?? '';
   }
 
@@ -216,26 +318,6 @@ class PgWrites implements GraphWrites {
     );
     const r = rows[0];
     return r ? { parentId: r.parent_id, linkLogId: r.link_log_id, name: r.name, type: r.type } : undefined;
-  }
-
-  async insertReview(r: ReviewInput): Promise<void> {
-    await this.m.query(
-      `INSERT INTO review_queue (id, owner, execution_id, source_entity_id, source_entity_name, source_entity_type, candidate_entity_id, candidate_entity_name, confidence, match_details, context)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [
-        r.id,
-        r.owner,
-        r.executionId,
-        r.sourceId,
-        r.sourceName,
-        r.sourceType,
-        r.candidateId,
-        r.candidateName,
-        r.confidence,
-        JSON.stringify(r.details),
-        JSON.stringify(r.context),
-      ],
-    );
   }
 
   async lockReview(owner: string, id: string): Promise<ReviewRow | undefined> {
@@ -274,35 +356,10 @@ class PgWrites implements GraphWrites {
   }
 
   async log(e: LogEntry, found?: { prov: Provenance; discovery: DiscoveryInput }): Promise<LogRow> {
-    const entry = [
-      e.id ?? randomUUID(),
-      e.owner,
-      e.executionId,
-      e.action,
-      e.sourceId,
-      e.sourceName,
-      e.sourceType,
-      e.targetId,
-      e.targetName,
-      e.confidence,
-      e.method,
-      JSON.stringify(e.details),
-      e.link?.child ?? null,
-      e.link?.parent ?? null,
-      e.reversible,
-      e.linkOwner ?? null,
-    ];
-    const insert = `INSERT INTO resolution_log (id, owner, execution_id, action, source_entity_id, source_entity_name, source_entity_type, target_entity_id, target_entity_name, confidence, match_method, match_details, link_child, link_parent, is_reversible, link_owner)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`;
-    if (!found) return toLog((await this.m.query(insert, entry))[0]);
+    const sql = new Statement();
+    const insert = `INSERT INTO resolution_log ${LOG_COLUMNS} VALUES (${sql.values(logValues(e))}) RETURNING *`;
     // The discovery in the same statement: one round trip for the decision's two rows.
-    const rows = await this.m.query(
-      `WITH found AS (
-         INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
-         VALUES ($17, $2, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)
-       ) ${insert}`,
-      [...entry, randomUUID(), ...discoveryValues(found.prov, found.discovery)],
-    );
+    const rows = found ? await sql.run(this.m, `WITH found AS (${discoveryInsert(sql, e.owner, found)}) ${insert}`) : await sql.run(this.m, insert);
     return toLog(rows[0]);
   }
 
@@ -317,11 +374,8 @@ class PgWrites implements GraphWrites {
   }
 
   async discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void> {
-    await this.m.query(
-      `INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [randomUUID(), owner, ...discoveryValues(prov, d)],
-    );
+    const sql = new Statement();
+    await sql.run(this.m, discoveryInsert(sql, owner, { prov, discovery: d }));
   }
 
   async staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
@@ -332,9 +386,29 @@ class PgWrites implements GraphWrites {
     return rows.map((r) => ({ owner: r.owner, id: r.id, record: r.normalised }));
   }
 
-  async rekey(owner: string, id: string, keys: readonly string[], version: number): Promise<void> {
+  async rekey(owner: string, id: string, keys: readonly string[], version: number, termKey: string | null): Promise<void> {
     await this.m.query(`DELETE FROM entity_blocks WHERE owner = $1 AND entity_id = $2`, [owner, id]);
     await this.m.query(`INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`, [owner, id, [...keys]]);
-    await this.m.query(`UPDATE entities SET block_keys_version = $3 WHERE owner = $1 AND id = $2`, [owner, id, version]);
+    await this.m.query(`UPDATE entities SET block_keys_version = $3, tf_key = $4 WHERE owner = $1 AND id = $2`, [owner, id, version, termKey]);
+  }
+
+}
+
+/** Statements on one pooled connection, each its own transaction (PostgreSQL's autocommit), until `transaction`. */
+class PgSession extends PgWrites implements GraphSession {
+  constructor(private readonly runner: QueryRunner) {
+    super(runner.manager);
+  }
+
+  async transaction<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T> {
+    await this.runner.startTransaction();
+    try {
+      const out = await work(new PgWrites(this.runner.manager));
+      await this.runner.commitTransaction();
+      return out;
+    } catch (err) {
+      await this.runner.rollbackTransaction();
+      throw err;
+    }
   }
 }

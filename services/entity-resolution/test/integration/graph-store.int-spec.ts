@@ -142,13 +142,17 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       expect([per(idKey), per(nameKey), per('no-such-key')]).toEqual([4, 2, 0]);
       expect(await storage.write((tx) => tx.blockHits(`${owner}-else`, [idKey], 2))).toEqual([]);
       // The mentions with the entity they read through, its name, and the ids of its members.
-      const rows = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'PERSON'));
+      const alone = tfKey(normaliseRecord(person({ name: 'Mary Quillfeather' })).record);
+      const rows = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'PERSON', alone));
       const root = out[0]!.entityId;
       expect(new Set(rows.mentions.map((m) => m.rootId))).toEqual(new Set([root]));
       expect([...rows.rootNames]).toEqual([[root, 'Ezekiel Okonkwo']]);
       expect(rows.clusterIds).toHaveLength(4);
       expect(rows.clusterIds[0]).toEqual({ rootId: root, ids: { fec_id: 'H8CA05035' } });
-      const other = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'ORG'));
+      // The term-frequency counts in the same read (where the store keeps each mention's key): the
+      // mentions' key, which all four carry, and the record's own, which none does.
+      if (storage.kind === 'postgres') expect(Object.fromEntries(rows.termCounts)).toEqual({ [tfKey(normaliseRecord(same(9)).record)]: 4, [alone]: 0 });
+      const other = await storage.write((tx) => tx.candidateMentions(owner, out.map((o) => o.mentionId), 'ORG', alone));
       expect([other.mentions, other.rootNames.size, other.clusterIds]).toEqual([[], 0, []]);
     });
 
@@ -157,10 +161,15 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       const [first] = await store.resolve(owner, prov('k1'), [person({ name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
       expect(first!.decision).toBe('create_new');
       // As an older version of the service left it: none of today's keys, version 0.
-      await storage.write((tx) => tx.rekey(owner, first!.mentionId, [], 0));
+      await storage.write((tx) => tx.rekey(owner, first!.mentionId, [], 0, null));
       const [blind] = await store.resolve(owner, prov('k2'), [person({ name: 'Okonkwo, Ezekiel', state: 'CA', city: 'Fresno' })], DEFAULT_THRESHOLDS);
       expect(blind!.decision).toBe('create_new');
-      await storage.write((tx) => tx.rekey(owner, blind!.mentionId, [], 0));
+      await storage.write((tx) => tx.rekey(owner, blind!.mentionId, [], 0, null));
+      // Without a term-frequency key on its row the candidate read leaves the entity's count out (it is counted apart).
+      const own = tfKey(normaliseRecord(person({ name: 'Dr. Ezekiel Okonkwo' })).record);
+      const unkeyed = await storage.write((tx) => tx.candidateMentions(owner, [first!.mentionId, blind!.mentionId], 'PERSON', 'tf:P:nobody'));
+      expect(unkeyed.mentions).toHaveLength(2);
+      expect(unkeyed.termCounts.has(own)).toBe(false);
       let keyed = 0;
       for (let n = -1; n !== 0; keyed += n) n = await store.rekeyStale(1);
       expect(keyed).toBeGreaterThanOrEqual(2);

@@ -6,6 +6,7 @@ import { TrigramSearch1766100000001 } from './1766100000001-trigram-search.js';
 import { LinkOwner1766300000000 } from './1766300000000-link-owner.js';
 import { BlockKeysVersion1766400000000 } from './1766400000000-block-keys-version.js';
 import { ReviewAutoMerged1766500000000 } from './1766500000000-review-auto-merged.js';
+import { TermKey1766600000000 } from './1766600000000-term-key.js';
 
 /** Every entity-resolution migration, oldest first. */
 export const ENTITY_RESOLUTION_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   LinkOwner1766300000000,
   BlockKeysVersion1766400000000,
   ReviewAutoMerged1766500000000,
+  TermKey1766600000000,
 ];

@@ -16,9 +16,11 @@ import { storedDecision, type LogEntry } from '../../app/log-entries.js';
 import type {
   CandidateRows,
   DiscoveryInput,
+  GraphSession,
   GraphStorage,
   GraphWrites,
   LinkState,
+  MentionDecision,
   MentionInput,
   NeighbourRow,
   LogRow,
@@ -74,13 +76,22 @@ export class Neo4jGraphStore implements GraphStorage {
     return this.driver.close();
   }
 
-  async write<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T> {
+  write<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T> {
+    return this.inWrite((tx) => work(new Neo4jWrites(tx)));
+  }
+
+  /** Neo4j writes a mention in several statements: the session is one write transaction. */
+  session<T>(work: (s: GraphSession) => Promise<T>): Promise<T> {
+    return this.inWrite((tx) => work(new Neo4jSession(tx)));
+  }
+
+  private async inWrite<T>(work: (tx: ManagedTransaction) => Promise<T>): Promise<T> {
     const session = this.driver.session({
       defaultAccessMode: neo4j.session.WRITE,
       ...(this.database ? { database: this.database } : {}),
     });
     try {
-      return await session.executeWrite((tx) => work(new Neo4jWrites(tx)));
+      return await session.executeWrite(work);
     } finally {
       await session.close();
     }
@@ -138,6 +149,8 @@ class Neo4jWrites implements GraphWrites {
         for (const kind of ID_KINDS) if (r[kind]) found[kind] = r[kind];
         return { rootId: r.root_id, ids: found };
       }),
+      // Counted by countBlockKeys.
+      termCounts: new Map(),
     };
   }
 
@@ -186,7 +199,7 @@ class Neo4jWrites implements GraphWrites {
     return out;
   }
 
-  async insertMention(e: MentionInput): Promise<void> {
+  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<void> {
     const { owner, id, prov, input, record } = e;
     const aliases = [...new Set(input.aliases ?? [])];
     await this.tx.run(
@@ -235,6 +248,11 @@ class Neo4jWrites implements GraphWrites {
         source: input.source ?? '',
       },
     );
+    // The decision as its own statements, in this transaction.
+    if (!decision) return;
+    if (decision.link) await this.link(owner, id, decision.link.parent, decision.link.parent, decision.log.id);
+    if (decision.review) await this.insertReview(decision.review);
+    await this.log(decision.log, decision.found);
   }
 
   async relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void> {
@@ -293,7 +311,7 @@ class Neo4jWrites implements GraphWrites {
     return r ? { parentId: r.parent_id ?? null, linkLogId: r.link_log_id ?? null, name: r.name, type: r.type } : undefined;
   }
 
-  async insertReview(r: ReviewInput): Promise<void> {
+  private async insertReview(r: ReviewInput): Promise<void> {
     await this.tx.run(
       `CREATE (:ReviewItem {id: $id, user_id: $owner, execution_id: $run, source_entity_id: $source, source_entity_name: $sourceName,
                             source_entity_type: $type, candidate_entity_id: $candidate, candidate_entity_name: $candidateName,
@@ -453,5 +471,12 @@ class Neo4jWrites implements GraphWrites {
        CREATE (b)-[:BLOCKS]->(e)`,
       { owner, id, keys: [...keys], version: neo4j.int(version) },
     );
+  }
+}
+
+/** A session that is already one write transaction. */
+class Neo4jSession extends Neo4jWrites implements GraphSession {
+  transaction<T>(work: (tx: GraphWrites) => Promise<T>): Promise<T> {
+    return work(this);
   }
 }
