@@ -17,6 +17,7 @@ import type { GraphSession, GraphStorage, GraphWrites, InputEntity, LogRow, Ment
 
 const prov = { executionId: 'run-1', nodeId: 'n1', connector: 'fixture', endpoint: 'people' };
 const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }).record;
+const other = normaliseRecord({ recordId: 'm-9', entityType: 'ORG', name: 'Friends of Fresno Parks Inc' }).record;
 
 /**
  * A storage holding one mention `m-1` (its own root, `existing` unless `opts.existing`); records every
@@ -30,6 +31,10 @@ function scripted(
     keyCounts?: Record<string, number>;
     /** The candidate read counts the record's and the stored mention's term-frequency keys too (as PostgreSQL does). */
     countsWithCandidates?: boolean;
+    /** Entity rows without their term-frequency key (as stored before it was kept there); none by default. */
+    bare?: boolean;
+    /** Stale-keyed entities; `m-1` by default. */
+    stale?: number;
     /** What the stored mention is related to, with the degree of each neighbour's entity. */
     neighbours?: Array<{ record: NormalisedRecord; degree: number }>;
   } = {},
@@ -82,7 +87,9 @@ function scripted(
     lockDecision: async () => undefined,
     markReversed: rec('markReversed', undefined as never),
     discover: rec('discover', undefined),
-    staleKeyed: rec('staleKeyed', [{ owner: 'u7', id: 'm-1', record: existing }]),
+    staleKeyed: rec('staleKeyed', Array.from({ length: opts.stale ?? 1 }, (_, i) => ({ owner: 'u7', id: `m-${i + 1}`, record: existing }))),
+    withoutTermKey: rec('withoutTermKey', opts.bare ? [{ owner: 'u8', id: 'm-9', record: stored }] : []),
+    setTermKeys: rec('setTermKeys', undefined),
     rekey: rec('rekey', undefined),
   };
   let writes = 0;
@@ -113,8 +120,24 @@ describe('GraphResolution', () => {
     expect(calls).toEqual([
       ['staleKeyed', BLOCK_KEYS_VERSION, 250],
       ['rekey', 'u7', 'm-1', [...blockKeys(existing), tfKey(existing)], BLOCK_KEYS_VERSION, tfKey(existing)],
+      // The rest of the batch: entities without their term-frequency key on their row (none here).
+      ['withoutTermKey', 249],
     ]);
     expect(blockKeys(existing).length).toBeGreaterThan(2);
+  });
+
+  it('gives entities stored before their term-frequency key was kept on their row that key, in the same batch', async () => {
+    const bare = scripted({ population: 10, others: 0 }, { stale: 0, bare: true, existing: other });
+    expect(await new GraphResolution(bare.storage).rekeyStale(250)).toBe(1);
+    expect(bare.calls).toEqual([
+      ['staleKeyed', BLOCK_KEYS_VERSION, 250],
+      ['withoutTermKey', 250],
+      ['setTermKeys', [{ owner: 'u8', id: 'm-9', termKey: tfKey(other) }]],
+    ]);
+    // A batch filled by stale keys leaves the rest for the next one.
+    const full = scripted({ population: 10, others: 0 }, { stale: 2, bare: true });
+    expect(await new GraphResolution(full.storage).rekeyStale(2)).toBe(2);
+    expect(full.calls.map((c) => c[0])).toEqual(['staleKeyed', 'rekey', 'rekey']);
   });
 
   it('scores a record with the stored term statistics, exactly as the domain does with them', async () => {

@@ -68,11 +68,17 @@ export class GraphResolution implements GraphStore {
     this.kind = storage.kind;
   }
 
+  /**
+   * Up to `limit` entities keyed with older block keys keyed again, then (within the same `limit`)
+   * entities stored before their term-frequency key was kept on their row given it: how many.
+   */
   async rekeyStale(limit: number): Promise<number> {
     return this.storage.write(async (tx) => {
       const stale = await tx.staleKeyed(BLOCK_KEYS_VERSION, limit);
       for (const e of stale) await tx.rekey(e.owner, e.id, storedKeys(e.record), BLOCK_KEYS_VERSION, tfKey(e.record));
-      return stale.length;
+      const bare = stale.length < limit ? await tx.withoutTermKey(limit - stale.length) : [];
+      if (bare.length > 0) await tx.setTermKeys(bare.map((e) => ({ owner: e.owner, id: e.id, termKey: tfKey(e.record) })));
+      return stale.length + bare.length;
     });
   }
 

@@ -342,6 +342,13 @@ export interface GraphWrites {
   discover(owner: string, prov: Provenance, d: DiscoveryInput): Promise<void>;
   /** Up to `limit` entities of any owner whose keys are of a version below `version`, locked (others skip them). */
   staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>>;
+  /**
+   * Up to `limit` entities of any owner without their term-frequency key on their row (stored before
+   * it was kept there), locked (others skip them). None where the store does not keep it (Neo4j).
+   */
+  withoutTermKey(limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>>;
+  /** Set each entity's term-frequency key on its row. */
+  setTermKeys(keys: ReadonlyArray<{ owner: string; id: string; termKey: string }>): Promise<void>;
   /** Replace an entity's block keys (and term-frequency key, `termKey`, among them) with `keys` of `version`. */
   rekey(owner: string, id: string, keys: readonly string[], version: number, termKey: string | null): Promise<void>;
 }

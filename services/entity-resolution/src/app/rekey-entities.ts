@@ -1,9 +1,10 @@
 /**
  * Keys again the stored entities whose block keys are of an older version
- * (see BLOCK_KEYS_VERSION), in batches, off the request path: started when
- * the service starts, stopped when it stops. Replicas share the work (each
- * batch locks its rows, others skip them). Until an entity is keyed again it
- * is still found through the keys it has.
+ * (see BLOCK_KEYS_VERSION), and gives those stored before their
+ * term-frequency key was kept on their row that key, in batches, off the
+ * request path: started when the service starts, stopped when it stops.
+ * Replicas share the work (each batch locks its rows, others skip them).
+ * Until an entity is keyed again it is still found through the keys it has.
  */
 import type { GraphDecisions } from './ports.js';
 

@@ -386,6 +386,21 @@ class PgWrites implements GraphWrites {
     return rows.map((r) => ({ owner: r.owner, id: r.id, record: r.normalised }));
   }
 
+  async withoutTermKey(limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
+    const rows: Array<{ owner: string; id: string; normalised: NormalisedRecord }> = await this.m.query(
+      `SELECT owner, id, normalised FROM entities WHERE tf_key IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({ owner: r.owner, id: r.id, record: r.normalised }));
+  }
+
+  async setTermKeys(keys: ReadonlyArray<{ owner: string; id: string; termKey: string }>): Promise<void> {
+    await this.m.query(
+      `UPDATE entities e SET tf_key = v.k FROM unnest($1::text[], $2::uuid[], $3::text[]) AS v(owner, id, k) WHERE e.owner = v.owner AND e.id = v.id`,
+      [keys.map((k) => k.owner), keys.map((k) => k.id), keys.map((k) => k.termKey)],
+    );
+  }
+
   async rekey(owner: string, id: string, keys: readonly string[], version: number, termKey: string | null): Promise<void> {
     await this.m.query(`DELETE FROM entity_blocks WHERE owner = $1 AND entity_id = $2`, [owner, id]);
     await this.m.query(`INSERT INTO entity_blocks (owner, key, entity_id) SELECT $1, k, $2 FROM unnest($3::text[]) AS k`, [owner, id, [...keys]]);

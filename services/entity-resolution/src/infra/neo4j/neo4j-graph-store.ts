@@ -447,6 +447,13 @@ class Neo4jWrites implements GraphWrites {
     );
   }
 
+  /** Term frequencies are counted apart here: no entity keeps its key on its node. */
+  async withoutTermKey(): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
+    return [];
+  }
+
+  async setTermKeys(): Promise<void> {}
+
   async staleKeyed(version: number, limit: number): Promise<Array<{ owner: string; id: string; record: NormalisedRecord }>> {
     const stale = rows(
       await this.tx.run(
