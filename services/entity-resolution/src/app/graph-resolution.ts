@@ -5,7 +5,9 @@
  * applied — a merge link, a review item, or a new entity — with its log entry
  * and discoveries. Review decisions, reversals and splits are the same flow
  * for both stores too. The adapters (PostgreSQL, Neo4j) only store: each call
- * here is one of their write transactions.
+ * here is one of their write transactions, except one record without
+ * relationships, which is a session: its reads, then its decision as one
+ * write (a transaction only when it bridges entities).
  */
 import { randomUUID } from 'node:crypto';
 import { AppError } from '@af/service-kit';

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL graph storage: the writes of the resolution flow
- * (app/graph-resolution.ts decides; one transaction per call) on the
+ * (app/graph-resolution.ts decides; one transaction per call, or a session
+ * without one for a call whose write is a single statement) on the
  * service's tables, and the reads of pg-graph-queries.ts. Every statement is
  * parameterised and filtered by owner.
  */
@@ -135,7 +136,7 @@ export class PgGraphStore implements GraphStorage {
   }
 }
 
-/** The storage operations on one transaction's entity manager. */
+/** The storage operations on one entity manager: a transaction's, or a session's connection outside one. */
 class PgWrites implements GraphWrites {
   constructor(protected readonly m: EntityManager) {}
 
