@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { ActionContext, ActionHandler } from './action-handler.js';
+import { ReceiptSuperseded, type ActionContext, type ActionHandler } from './action-handler.js';
 import { ActionDispatcher, type CallControl, type ExecuteAction } from './action-dispatcher.js';
 import { MemoryActionRecords } from './action-records.js';
 
@@ -201,6 +201,116 @@ describe('ActionDispatcher with an action source', () => {
     expect(await d.execute(call({ action: 'plugin:p.echo', inputs: { a: 2 } }))).toEqual({ outputs: { echoed: { a: 1 } }, replayed: true });
     const err = await rejection(d.execute(call({ action: 'plugin:p.nope' })));
     expect([err.code, err.message]).toEqual(['INVALID_ARGUMENT', 'action: svc serves no action "plugin:p.nope" (it serves: plugin:p.echo)']);
+  });
+});
+
+describe('a handler that keeps its own receipt', () => {
+  /**
+   * `save` "writes" a row and its receipt together (MemoryActionRecords.writeReceipt stands for the
+   * handler's transaction); `hang` stops it after the write, as a process that died there would.
+   */
+  function receipted(records: MemoryActionRecords, opts: { hang?: boolean; fail?: boolean; checkpoint?: boolean } = {}) {
+    const rows: string[] = [];
+    const seen: Array<ActionContext['receipt']> = [];
+    const replays: unknown[] = [];
+    const h = Object.assign(
+      counting('save', async (ctx) => {
+        seen.push(ctx.receipt && { ...ctx.receipt });
+        const r = ctx.receipt!;
+        const done = [...((r.prior as string[] | undefined) ?? []), `row-${rows.length + 1}`];
+        if (!records.writeReceipt(r.key, done, !opts.checkpoint)) throw new ReceiptSuperseded(r.key);
+        rows.push(done.at(-1)!);
+        r.completed = !opts.checkpoint;
+        if (opts.hang) return new Promise<never>(() => undefined);
+        if (opts.fail) throw new AppError('INTERNAL', 'the answer could not be read');
+        return { rows: done };
+      }),
+      {
+        replays,
+        replay: async (_ctx: ActionContext, receipt: unknown) => {
+          replays.push(receipt);
+          return { rows: receipt };
+        },
+      },
+    );
+    return { h, rows, seen };
+  }
+
+  it('stores no answer of its own when the handler completed the call in its write, and answers a replay from the receipt', async () => {
+    const records = new MemoryActionRecords();
+    const complete = jest.spyOn(records, 'complete');
+    const { h, rows, seen } = receipted(records);
+    const d = new ActionDispatcher('svc', [h], records);
+    expect(await d.execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: false });
+    expect(seen).toEqual([{ key: 'run1:n1:1', completed: false }]);
+    expect(complete).not.toHaveBeenCalled();
+    expect(await d.execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: true });
+    expect([h.calls, h.replays, rows]).toEqual([1, [['row-1']], ['row-1']]);
+  });
+
+  it('answers from the receipt when the process died between its write and its answer (another replica, same key)', async () => {
+    const records = new MemoryActionRecords();
+    const dying = receipted(records, { hang: true });
+    const control: CallControl = {};
+    const dead = new ActionDispatcher('svc', [dying.h], records).execute(call(), control).catch((err: AppError) => err.code);
+    await new Promise((r) => setImmediate(r));
+    const other = receipted(records);
+    const out = await new ActionDispatcher('svc', [other.h], records).execute(call());
+    expect(out).toEqual({ outputs: { rows: ['row-1'] }, replayed: true });
+    expect([dying.h.calls, other.h.calls, dying.rows, other.rows]).toEqual([1, 0, ['row-1'], []]);
+    control.cancel!();
+    expect(await dead).toBe('CANCELLED');
+  });
+
+  it('hands a checkpoint to the call that takes the claim over, which goes on from it', async () => {
+    let now = 0;
+    const records = new MemoryActionRecords(() => now);
+    const first = receipted(records, { hang: true, checkpoint: true });
+    const control: CallControl = {};
+    const silent = new ActionDispatcher('svc', [first.h], records).execute(call(), control).catch((err: AppError) => err.code);
+    await new Promise((r) => setImmediate(r));
+    now = 1_000; // the first holder went silent (its heartbeat is 5 s away in real time; stale here after 300 ms of `now`)
+    const next = receipted(records);
+    const out = await new ActionDispatcher('svc', [next.h], records, { heartbeatMs: 100 }).execute(call());
+    expect(next.seen).toEqual([{ key: 'run1:n1:1', prior: ['row-1'], completed: false }]);
+    expect(out).toEqual({ outputs: { rows: ['row-1', 'row-1'] }, replayed: false });
+    control.cancel!();
+    expect(await silent).toBe('CANCELLED');
+  });
+
+  it('answers from the other holder\'s receipt when that holder finished first (ReceiptSuperseded)', async () => {
+    const records = new MemoryActionRecords();
+    expect(await records.claim('run1:n1:1', 'save', 'u1', 1)).toEqual({ state: 'claimed' });
+    // This call is about to write when the first holder finishes: its write finds the call complete.
+    const late = receipted(records);
+    const execute = late.h.execute;
+    late.h.execute = async (ctx) => {
+      records.writeReceipt(ctx.receipt!.key, ['first'], true);
+      return execute(ctx);
+    };
+    await new Promise((r) => setTimeout(r, 5));
+    const out = await new ActionDispatcher('svc', [late.h], records, { heartbeatMs: 1 }).execute(call());
+    expect(out).toEqual({ outputs: { rows: ['first'] }, replayed: true });
+    expect(late.rows).toEqual([]);
+  });
+
+  it('keeps the receipt when the handler fails after its write: the call is answered from it, not failed', async () => {
+    const records = new MemoryActionRecords();
+    const failing = receipted(records, { fail: true });
+    const err = await rejection(new ActionDispatcher('svc', [failing.h], records).execute(call()));
+    expect(err.message).toBe('the answer could not be read');
+    const again = receipted(records);
+    expect(await new ActionDispatcher('svc', [again.h], records).execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: true });
+  });
+
+  it('refuses a receipt it cannot answer from (a handler without replay) rather than running again', async () => {
+    const records = new MemoryActionRecords();
+    await records.claim('run1:n1:1', 'save', 'u1', 1000);
+    records.writeReceipt('run1:n1:1', ['x'], true);
+    const plain = counting('save', async () => ({}));
+    const err = await rejection(new ActionDispatcher('svc', [plain], records).execute(call()));
+    expect([err.code, plain.calls]).toEqual(['INTERNAL', 0]);
+    expect(err.message).toBe('action save has a receipt for idempotency_key run1:n1:1 but cannot answer from one');
   });
 });
 

@@ -5,7 +5,7 @@
  * re-implements it. Read-only actions (`sideEffects: false`) simply run again.
  */
 import { AppError, ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { ActionContext, ActionDescriptor, ActionHandler, ActionPrincipal, ActionSource } from './action-handler.js';
+import { ReceiptSuperseded, type ActionContext, type ActionDescriptor, type ActionHandler, type ActionPrincipal, type ActionReceipt, type ActionSource } from './action-handler.js';
 import type { ActionRecords, StoredActionError } from './action-records.js';
 
 export interface ExecuteAction {
@@ -104,7 +104,7 @@ export class ActionDispatcher {
     }
     const deadline = Date.now() + (req.timeoutMs || this.opts.defaultTimeoutMs);
     // A read-only action has nothing to do twice: it runs again on a repeated key, without a record (two writes saved per call).
-    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(handler, req, deadline, control), replayed: false };
+    if (!req.idempotencyKey || !handler.sideEffects) return { outputs: await this.run(req, deadline, control, (ctx) => handler.execute(ctx)), replayed: false };
     return this.once(handler, req, deadline, control);
   }
 
@@ -114,6 +114,11 @@ export class ActionDispatcher {
     for (;;) {
       const claim = await this.records.claim(req.idempotencyKey, req.action, req.principal.userId, staleMs);
       if (claim.state === 'completed') return { outputs: claim.outputs, replayed: true };
+      if (claim.state === 'receipted') {
+        const { replay } = handler;
+        if (!replay) throw new AppError('INTERNAL', `action ${req.action} has a receipt for idempotency_key ${req.idempotencyKey} but cannot answer from one`);
+        return { outputs: await this.run(req, deadline, control, (ctx) => replay.call(handler, ctx, claim.receipt)), replayed: true };
+      }
       if (claim.state === 'failed') throw fromStored(claim.error);
       if (claim.state === 'conflict') throw new AppError('ALREADY_EXISTS', `idempotency_key ${req.idempotencyKey} ${claim.reason}`);
       if (claim.state === 'in_progress') {
@@ -124,11 +129,17 @@ export class ActionDispatcher {
       }
       const beat = setInterval(() => void this.records.heartbeat(req.idempotencyKey).catch(() => undefined), this.opts.heartbeatMs);
       beat.unref();
+      // A handler that keeps its own receipt completes the call in its own write.
+      const receipt: ActionReceipt | undefined = handler.replay
+        ? { key: req.idempotencyKey, ...(claim.prior != null ? { prior: claim.prior } : {}), completed: false }
+        : undefined;
       try {
-        const outputs = await this.run(handler, req, deadline, control);
-        await this.records.complete(req.idempotencyKey, outputs);
+        const outputs = await this.run(req, deadline, control, (ctx) => handler.execute(receipt ? { ...ctx, receipt } : ctx));
+        if (!receipt?.completed) await this.records.complete(req.idempotencyKey, outputs);
         return { outputs, replayed: false };
       } catch (err) {
+        // Another holder of the claim finished the call: answer from its receipt.
+        if (err instanceof ReceiptSuperseded) continue;
         const app = toAppError(err);
         await this.records.fail(req.idempotencyKey, toStored(app), !app.retryable);
         throw app;
@@ -138,7 +149,13 @@ export class ActionDispatcher {
     }
   }
 
-  private async run(handler: ActionHandler, req: ExecuteAction, deadline: number, control: CallControl | undefined): Promise<Record<string, unknown>> {
+  /** `work` (the handler's execute or replay) under the call's deadline and its caller's cancel. */
+  private async run(
+    req: ExecuteAction,
+    deadline: number,
+    control: CallControl | undefined,
+    work: (ctx: ActionContext) => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
     if (control?.cancelled) throw cancelled(req);
     const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -156,7 +173,7 @@ export class ActionDispatcher {
       }
     });
     try {
-      const outputs = await Promise.race([handler.execute(ctx), ended]);
+      const outputs = await Promise.race([work(ctx), ended]);
       if (!outputs || typeof outputs !== 'object' || Array.isArray(outputs)) {
         throw new AppError('INTERNAL', `action ${req.action} answered ${Array.isArray(outputs) ? 'an array' : typeof outputs}, not an object of outputs`);
       }

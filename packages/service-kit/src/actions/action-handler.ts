@@ -1,7 +1,8 @@
 /**
  * What a service implements to serve a built-in playbook action through
  * ActionService: a name, whether it acts on the world, and `execute`.
- * Idempotent replay, deadlines and error mapping are the dispatcher's.
+ * Idempotent replay, deadlines and error mapping are the dispatcher's; a
+ * handler may also keep its own receipt with its effect (`replay`).
  */
 export interface ActionPrincipal {
   userId: string;
@@ -22,6 +23,40 @@ export interface ActionContext {
   signal: AbortSignal;
   /** Epoch milliseconds after which nobody waits for the answer. */
   deadline: number;
+  /**
+   * Set on a keyed call of a handler that keeps its own receipt (`ActionHandler.replay`): where the
+   * handler records, in the same write as its effect, what it did.
+   */
+  receipt?: ActionReceipt;
+}
+
+/**
+ * A side-effecting call's record as a handler that keeps its own receipt sees it. The handler writes
+ * the receipt in the same transaction or statement as its effect (`receiptUpdateSql`, `writeReceipt`):
+ * a call whose process dies after that write is answered from the receipt (`replay`) instead of acting
+ * twice, and the answer costs no write of its own. A receipt written with `final: false` is a
+ * checkpoint: the call is still running, and a call that takes its claim over (its holder went
+ * silent) starts from it.
+ */
+export interface ActionReceipt {
+  /** The call's idempotency key. */
+  readonly key: string;
+  /** The checkpoint an earlier holder of this key committed before it went silent, when this call took its claim over. */
+  readonly prior?: unknown;
+  /** Set by the handler once a write carrying its final receipt has committed: the dispatcher then stores no answer of its own. */
+  completed: boolean;
+}
+
+/**
+ * Thrown by a handler whose receipt write found its call no longer running: another holder of the
+ * key finished it (this call had taken over a claim whose holder was only slow). The handler's
+ * transaction rolls back with it, and the dispatcher answers from the other holder's receipt.
+ */
+export class ReceiptSuperseded extends Error {
+  constructor(readonly key: string) {
+    super(`the call with idempotency key ${key} was finished by another holder of its claim`);
+    this.name = 'ReceiptSuperseded';
+  }
 }
 
 export interface ActionHandler {
@@ -32,6 +67,11 @@ export interface ActionHandler {
   /** True when the action changes something outside the run (a document, a message, a row). */
   sideEffects: boolean;
   execute(ctx: ActionContext): Promise<Record<string, unknown>>;
+  /**
+   * The outputs of a call whose effect is already recorded, from the receipt its write stored. With
+   * it, the handler keeps its own receipts: each keyed call gets `ctx.receipt`.
+   */
+  replay?(ctx: ActionContext, receipt: unknown): Promise<Record<string, unknown>>;
 }
 
 /** What ListActions answers. */

@@ -10,8 +10,11 @@ export interface StoredActionError {
 }
 
 export type ActionClaim =
-  | { state: 'claimed' }
+  /** `prior`: on a claim taken over, the checkpoint its earlier holder wrote (ActionReceipt). */
+  | { state: 'claimed'; prior?: unknown }
   | { state: 'completed'; outputs: Record<string, unknown> }
+  /** The handler's own write completed the call (ActionReceipt): its outputs are made from the receipt. */
+  | { state: 'receipted'; receipt: unknown }
   | { state: 'failed'; error: StoredActionError }
   | { state: 'in_progress' }
   /** The key was used for another action or by another principal: never answered with someone else's result. */
@@ -24,7 +27,10 @@ export interface ActionRecords {
    */
   claim(key: string, action: string, userId: string, staleMs: number): Promise<ActionClaim>;
   complete(key: string, outputs: Record<string, unknown>): Promise<void>;
-  /** Permanent failures are remembered (a replay fails the same way); transient ones release the key. */
+  /**
+   * Permanent failures are remembered (a replay fails the same way); transient ones release the key.
+   * Either only while the call is in progress: a call whose receipt was written stays answered.
+   */
   fail(key: string, error: StoredActionError, permanent: boolean): Promise<void>;
   heartbeat(key: string): Promise<void>;
 }
@@ -35,6 +41,7 @@ interface Row {
   status: 'in_progress' | 'completed' | 'failed';
   outputs?: Record<string, unknown>;
   error?: StoredActionError;
+  receipt?: unknown;
   touchedAt: number;
 }
 
@@ -48,10 +55,11 @@ export class MemoryActionRecords implements ActionRecords {
     const row = this.rows.get(key);
     if (!row || (row.status === 'in_progress' && this.now() - row.touchedAt > staleMs)) {
       if (row && (row.action !== action || row.userId !== userId)) return conflict(row, action);
-      this.rows.set(key, { action, userId, status: 'in_progress', touchedAt: this.now() });
-      return { state: 'claimed' };
+      this.rows.set(key, { action, userId, status: 'in_progress', touchedAt: this.now(), ...(row?.receipt !== undefined ? { receipt: row.receipt } : {}) });
+      return row?.receipt !== undefined ? { state: 'claimed', prior: row.receipt } : { state: 'claimed' };
     }
     if (row.action !== action || row.userId !== userId) return conflict(row, action);
+    if (row.status === 'completed' && !row.outputs && row.receipt !== undefined) return { state: 'receipted', receipt: row.receipt };
     if (row.status === 'completed') return { state: 'completed', outputs: row.outputs ?? {} };
     if (row.status === 'failed') return { state: 'failed', error: row.error ?? { code: 'INTERNAL', message: 'failed' } };
     return { state: 'in_progress' };
@@ -62,9 +70,17 @@ export class MemoryActionRecords implements ActionRecords {
     if (row) Object.assign(row, { status: 'completed', outputs, touchedAt: this.now() });
   }
 
+  /** What a handler's own write does here (in PostgreSQL: `writeReceipt`): false when the call is no longer in progress. */
+  writeReceipt(key: string, receipt: unknown, final: boolean): boolean {
+    const row = this.rows.get(key);
+    if (row?.status !== 'in_progress') return false;
+    Object.assign(row, { receipt, touchedAt: this.now() }, final ? { status: 'completed' } : {});
+    return true;
+  }
+
   async fail(key: string, error: StoredActionError, permanent: boolean): Promise<void> {
     const row = this.rows.get(key);
-    if (!row) return;
+    if (row?.status !== 'in_progress') return;
     if (permanent) Object.assign(row, { status: 'failed', error, touchedAt: this.now() });
     else this.rows.delete(key);
   }

@@ -14,15 +14,19 @@ export class PgActionRecords implements ActionRecords {
          WHERE action_executions.status = 'in_progress'
            AND action_executions.updated_at < now() - ($4::int * interval '1 millisecond')
            AND action_executions.action = EXCLUDED.action AND action_executions.owner_user_id = EXCLUDED.owner_user_id
-       RETURNING idempotency_key`,
+       RETURNING receipt`,
       [key, action, userId, staleMs],
     );
-    if (claimed.length) return { state: 'claimed' };
-    const [row] = await sqlRows(this.db, 'SELECT action, owner_user_id, status, outputs, error FROM action_executions WHERE idempotency_key = $1', [key]);
+    // A claim taken over keeps its checkpoint (a new one has none).
+    if (claimed.length) return claimed[0].receipt != null ? { state: 'claimed', prior: claimed[0].receipt } : { state: 'claimed' };
+    const [row] = await sqlRows(this.db, 'SELECT action, owner_user_id, status, outputs, error, receipt FROM action_executions WHERE idempotency_key = $1', [
+      key,
+    ]);
     // Released between the two statements (a transient failure): claim again.
     if (!row) return this.claim(key, action, userId, staleMs);
     if (row.action !== action) return { state: 'conflict', reason: `was used for action ${row.action}, not ${action}` };
     if (row.owner_user_id !== userId) return { state: 'conflict', reason: 'belongs to another caller' };
+    if (row.status === 'completed' && row.outputs == null && row.receipt != null) return { state: 'receipted', receipt: row.receipt };
     if (row.status === 'completed') return { state: 'completed', outputs: row.outputs ?? {} };
     if (row.status === 'failed') return { state: 'failed', error: row.error };
     return { state: 'in_progress' };
@@ -37,7 +41,7 @@ export class PgActionRecords implements ActionRecords {
 
   async fail(key: string, error: StoredActionError, permanent: boolean): Promise<void> {
     if (permanent) {
-      await sqlRows(this.db, `UPDATE action_executions SET status = 'failed', error = $2::jsonb, updated_at = now() WHERE idempotency_key = $1`, [
+      await sqlRows(this.db, `UPDATE action_executions SET status = 'failed', error = $2::jsonb, updated_at = now() WHERE idempotency_key = $1 AND status = 'in_progress'`, [
         key,
         JSON.stringify(error),
       ]);
@@ -49,6 +53,23 @@ export class PgActionRecords implements ActionRecords {
   async heartbeat(key: string): Promise<void> {
     await sqlRows(this.db, `UPDATE action_executions SET updated_at = now() WHERE idempotency_key = $1 AND status = 'in_progress'`, [key]);
   }
+}
+
+/**
+ * The statement a handler's own write runs (alone, or as a data-modifying CTE of its write) to record
+ * its receipt, `keyParam` and `receiptParam` being the statement's placeholders for the key and the
+ * receipt as JSON text. `final`: the call is complete (else a checkpoint). It matches only while the
+ * call is in progress: no row means another holder of the key finished it (ReceiptSuperseded).
+ */
+export function receiptUpdateSql(keyParam: string, receiptParam: string, final: boolean): string {
+  return `UPDATE action_executions SET receipt = ${receiptParam}::jsonb, updated_at = now()${final ? ", status = 'completed'" : ''}
+     WHERE idempotency_key = ${keyParam} AND status = 'in_progress'`;
+}
+
+/** `receiptUpdateSql` as its own statement, on `q` (the handler's transaction): false when the call is no longer in progress. */
+export async function writeReceipt(q: Queryable, key: string, receipt: unknown, final: boolean): Promise<boolean> {
+  const rows = await sqlRows(q, `${receiptUpdateSql('$1', '$2', final)} RETURNING 1`, [key, JSON.stringify(receipt)]);
+  return rows.length > 0;
 }
 
 /** Add to the migrations of every service that serves actions (it runs in that service's schema). */
@@ -72,5 +93,18 @@ export class ActionExecutions1765000000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query('DROP TABLE action_executions');
+  }
+}
+
+/** The receipt a handler's own write records (ActionReceipt); add after ActionExecutions1765000000000. */
+export class ActionReceipts1766800000000 implements MigrationInterface {
+  name = 'ActionReceipts1766800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE action_executions ADD COLUMN receipt jsonb');
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query('ALTER TABLE action_executions DROP COLUMN receipt');
   }
 }

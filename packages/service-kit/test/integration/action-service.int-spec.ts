@@ -13,6 +13,7 @@ import type { DataSource } from 'typeorm';
 import {
   ActionDispatcher,
   ActionExecutions1765000000000,
+  ActionReceipts1766800000000,
   ActionServiceModule,
   ActionServices,
   ActionStream,
@@ -25,10 +26,14 @@ import {
   createLogger,
   openDatabase,
   PgActionRecords,
+  ReceiptSuperseded,
   ServiceAuth,
   sqlRows,
+  writeReceipt,
   startGrpcServer,
   type ActionHandler,
+  type CallControl,
+  type ExecuteAction,
   type GrpcServer,
 } from '../../src/index.js';
 
@@ -116,7 +121,7 @@ function streamed(req: action.ExecuteRequest, opts: { token?: string; waitMs?: n
 
 beforeAll(async () => {
   testDb = await createTestDatabase();
-  db = await openDatabase({ url: testDb.url, schema: 'action_test', migrations: [ActionExecutions1765000000000] });
+  db = await openDatabase({ url: testDb.url, schema: 'action_test', migrations: [ActionExecutions1765000000000, ActionReceipts1766800000000] });
   await db.query('CREATE TABLE notes (id serial PRIMARY KEY, text text NOT NULL)');
   const dispatcher = new ActionDispatcher('action-test', [note, sleep, whoami, broken], new PgActionRecords(db), { pollMs: 20 });
   // Calls are signed as every call between services is: the server acts for the token's principal.
@@ -435,3 +440,91 @@ async function serveUnaryOnly(): Promise<{ close: () => Promise<void>; address: 
   const s = await startGrpcServer({ module: { module: Old }, packages: ['action'], host: '127.0.0.1', port: p, log: createLogger('t', 'silent'), auth });
   return { close: () => s.close(), address: `127.0.0.1:${p}` };
 }
+
+describe('a handler that keeps its own receipt, in PostgreSQL', () => {
+  /** Writes a note and its receipt in one transaction; `hang` then stops, as a process that died after its commit. */
+  const receiptNote = (hang = false): ActionHandler & { executions: number } => {
+    const h = {
+      name: 'note',
+      sideEffects: true,
+      executions: 0,
+      async execute(ctx: Parameters<ActionHandler['execute']>[0]) {
+        h.executions++;
+        const id = await db.transaction(async (m) => {
+          const [row] = await sqlRows(m, 'INSERT INTO notes (text) VALUES ($1) RETURNING id', [ctx.inputs.text]);
+          if (!(await writeReceipt(m, ctx.receipt!.key, { note_id: row.id }, true))) throw new ReceiptSuperseded(ctx.receipt!.key);
+          return row.id as number;
+        });
+        ctx.receipt!.completed = true;
+        if (hang) await new Promise((r) => setTimeout(r, 60_000).unref());
+        return { note_id: id, text: ctx.inputs.text };
+      },
+      async replay(ctx: Parameters<ActionHandler['execute']>[0], receipt: unknown) {
+        return { note_id: (receipt as { note_id: number }).note_id, text: ctx.inputs.text };
+      },
+    };
+    return h;
+  };
+  const exec = (key: string): ExecuteAction => ({ action: 'note', inputs: { text: 'r' }, params: {}, principal, idempotencyKey: key, runId: 'r', nodeId: 'n', attempt: 1, timeoutMs: 0 });
+  const row = async (key: string) =>
+    (await testDb.query<{ status: string; outputs: unknown; receipt: unknown }>('SELECT status, outputs, receipt FROM action_test.action_executions WHERE idempotency_key = $1', [key]))[0];
+
+  it('completes the call in the handler\'s transaction: no answer stored beside it, and a repeat is answered from the receipt', async () => {
+    const before = await executions();
+    const h = receiptNote();
+    const d = new ActionDispatcher('action-test', [h], new PgActionRecords(db));
+    const first = await d.execute(exec('r:receipt:1'));
+    expect(await row('r:receipt:1')).toEqual({ status: 'completed', outputs: null, receipt: { note_id: first.outputs.note_id } });
+    expect(await d.execute(exec('r:receipt:1'))).toEqual({ outputs: first.outputs, replayed: true });
+    expect([h.executions, (await executions()) - before]).toEqual([1, 1]);
+  });
+
+  it('acts once when the process dies between its commit and its answer: a restarted replica answers from the receipt', async () => {
+    const before = await executions();
+    const dying = receiptNote(true);
+    const control: CallControl = {};
+    const dead = new ActionDispatcher('action-test', [dying], new PgActionRecords(db)).execute(exec('r:receipt:2'), control).catch((e: AppError) => e.code);
+    await until(() => dying.executions === 1, 'the first call');
+    await new Promise((r) => setTimeout(r, 100));
+    // The first holder committed and stopped answering: its record says complete, so nothing is taken over or run.
+    const again = receiptNote();
+    const out = await new ActionDispatcher('action-test', [again], new PgActionRecords(db)).execute(exec('r:receipt:2'));
+    expect(out.replayed).toBe(true);
+    expect([again.executions, (await executions()) - before]).toEqual([0, 1]);
+    control.cancel!();
+    expect(await dead).toBe('CANCELLED');
+    expect((await row('r:receipt:2'))!.status).toBe('completed');
+  });
+
+  it('rolls back the effect of a call whose claim another holder finished first, and answers with that holder\'s result', async () => {
+    const records = new PgActionRecords(db);
+    expect(await records.claim('r:receipt:3', 'note', principal.userId, 30_000)).toEqual({ state: 'claimed' });
+    const [first] = await sqlRows(db, "INSERT INTO notes (text) VALUES ('first') RETURNING id");
+    // This call took the claim over (the first holder looked silent) and is running when the first holder commits.
+    await sqlRows(db, "UPDATE action_executions SET updated_at = now() - interval '1 hour' WHERE idempotency_key = 'r:receipt:3'");
+    const before = await executions();
+    const h = receiptNote();
+    const execute = h.execute;
+    h.execute = async (ctx) => {
+      expect(await writeReceipt(db, 'r:receipt:3', { note_id: first.id }, true)).toBe(true);
+      return execute(ctx);
+    };
+    const out = await new ActionDispatcher('action-test', [h], records).execute(exec('r:receipt:3'));
+    expect(out).toEqual({ outputs: { note_id: first.id, text: 'r' }, replayed: true });
+    expect((await executions()) - before).toBe(0);
+  });
+
+  it('hands the checkpoint of a silent holder to the call that takes its claim over', async () => {
+    const records = new PgActionRecords(db);
+    await records.claim('r:receipt:4', 'note', principal.userId, 30_000);
+    expect(await writeReceipt(db, 'r:receipt:4', { done: 2 }, false)).toBe(true);
+    expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'in_progress' });
+    await sqlRows(db, "UPDATE action_executions SET updated_at = now() - interval '1 hour' WHERE idempotency_key = 'r:receipt:4'");
+    expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'claimed', prior: { done: 2 } });
+    // A failure after the final receipt leaves the call answered.
+    expect(await writeReceipt(db, 'r:receipt:4', { done: 3 }, true)).toBe(true);
+    await records.fail('r:receipt:4', { code: 'INTERNAL', message: 'late' }, true);
+    await records.fail('r:receipt:4', { code: 'UNAVAILABLE', message: 'late' }, false);
+    expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'receipted', receipt: { done: 3 } });
+  });
+});

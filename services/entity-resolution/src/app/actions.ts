@@ -26,7 +26,7 @@ import {
 } from './action-inputs.js';
 import { parseOrThrow } from './parse.js';
 import { enrichAction } from './enrich.js';
-import { entityOut, type ActionSettings } from './entity-out.js';
+import { entityOut, receiptResults, resolvedOut, type ActionSettings } from './entity-out.js';
 import type { GraphStore, InputEntity } from './ports.js';
 
 export { entityOut, type ActionSettings };
@@ -85,31 +85,14 @@ export function entityActions(store: GraphStore, settings: ActionSettings): Acti
         },
         entities.map(toInput),
         thresholds,
+        // Written with the decisions: a call whose process dies after its write is answered from it (replay).
+        ctx.receipt && { call: ctx.receipt, final: true, body: (results) => ({ results }) },
       );
-      const views = await store.entities(
-        owner(ctx),
-        results.map((r) => r.entityId),
-      );
-      const ambiguous = results.flatMap((r, i) =>
-        r.decision === 'flag_review'
-          ? [
-              {
-                name: entities[i]!.name,
-                type: entities[i]!.type,
-                entity_id: r.entityId,
-                candidate_entity_id: r.candidateEntityId,
-                review_id: r.reviewId,
-                confidence: r.probability,
-              },
-            ]
-          : [],
-      );
-      return {
-        resolved: views.map(entityOut),
-        merge_count: results.filter((r) => r.decision === 'auto_merge').length,
-        ambiguous,
-        count: views.length,
-      };
+      return resolvedOut(store, owner(ctx), entities, results);
+    },
+    async replay(ctx, receipt) {
+      const { entities } = parseOrThrow(resolveInputs, ctx.inputs, 'inputs');
+      return resolvedOut(store, owner(ctx), entities, receiptResults(receipt), false);
     },
   };
 

@@ -6,7 +6,7 @@
 import { ScriptedChatModel } from '@af/llm';
 import { LlmEntityExtractor } from '../infra/llm-extractor.js';
 import { entityActions } from './actions.js';
-import type { GraphStore, InputEntity } from './ports.js';
+import type { GraphStore, InputEntity, ResolvedOne, ResolveReceipt } from './ports.js';
 
 const resolved: InputEntity[][] = [];
 const store = {
@@ -109,5 +109,71 @@ describe('enrich_knowledge', () => {
       code: 'INVALID_ARGUMENT',
       message: expect.stringContaining(field),
     });
+  });
+});
+
+describe("the call's receipt (a process that dies after its write is answered from it)", () => {
+  /** Records each resolve's inputs and receipt; entity ids are the records' names. */
+  function receiptStore() {
+    const calls: Array<{ names: string[]; final?: boolean; body?: unknown }> = [];
+    /** Mentions merged under another root since they were resolved. */
+    const merged = new Map<string, string>();
+    const s = {
+      kind: 'recording',
+      resolve: async (_o: string, _p: unknown, inputs: InputEntity[], _t: unknown, receipt?: ResolveReceipt) => {
+        const results = inputs.map((e) => ({ entityId: e.name, mentionId: e.name, decision: 'create_new', probability: 0 }) as ResolvedOne);
+        calls.push({ names: inputs.map((e) => e.name), ...(receipt ? { final: receipt.final, body: receipt.body(results) } : {}) });
+        if (receipt?.final) receipt.call.completed = true;
+        return results;
+      },
+      entities: async (_o: string, ids: string[]) => ids.map((id) => ({ id, name: id, aliases: [], externalIds: {} })),
+      rootsOf: async (_o: string, ids: string[]) => new Map(ids.map((id) => [id, merged.get(id) ?? id])),
+    } as unknown as GraphStore;
+    return { s, calls, merged };
+  }
+  const withReceipt = (name: string, inputs: unknown, params: unknown, prior?: unknown) =>
+    ({ ...(ctx(name, inputs, params) as object), receipt: { key: 'r:n:1', completed: false, ...(prior !== undefined ? { prior } : {}) } }) as never;
+  const people = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `Person ${i}` }));
+  const hints = { entity_extraction: [{ field: 'name', entity_type: 'PERSON' }] };
+
+  it('resolve_entities writes its results as the final receipt, and a replay answers from it without resolving', async () => {
+    const { s, calls, merged } = receiptStore();
+    const resolve = entityActions(s, settings).find((h) => h.name === 'resolve_entities');
+    const c = withReceipt('resolve_entities', { entities: [{ name: 'Ada Lovelace', type: 'PERSON' }] }, {});
+    const out = await resolve!.execute(c);
+    expect(calls).toEqual([{ names: ['Ada Lovelace'], final: true, body: { results: [expect.objectContaining({ entityId: 'Ada Lovelace' })] } }]);
+    const replayed = await resolve!.replay!(c, calls[0]!.body);
+    expect(replayed).toEqual(out);
+    expect(calls).toHaveLength(1);
+    // Merged into another entity since: the replay answers the entity the record belongs to now.
+    merged.set('Ada Lovelace', 'Augusta Ada King');
+    expect(await resolve!.replay!(c, calls[0]!.body)).toMatchObject({ resolved: [{ entity_id: 'Augusta Ada King' }], count: 1 });
+    await expect(resolve!.replay!(c, { results: [{ entityId: 7 }] })).rejects.toMatchObject({ code: 'INTERNAL', message: 'the receipt of this call holds no resolve results' });
+  });
+
+  it('enrich_knowledge checkpoints each batch with the results so far, the last one final', async () => {
+    const { s, calls } = receiptStore();
+    const enrich = entityActions(s, settings).find((h) => h.name === 'enrich_knowledge')!;
+    const out = await enrich.execute(withReceipt('enrich_knowledge', { data: people(1_200) }, hints));
+    expect(calls.map((c) => [c.names.length, c.final, (c.body as { results: unknown[] }).results.length])).toEqual([
+      [500, false, 500],
+      [500, false, 1_000],
+      [200, true, 1_200],
+    ]);
+    expect(out).toMatchObject({ count: 1_200 });
+  });
+
+  it('enrich_knowledge taken over after its process died goes on after the last batch that committed', async () => {
+    const { s, calls } = receiptStore();
+    const enrich = entityActions(s, settings).find((h) => h.name === 'enrich_knowledge')!;
+    const prior = { results: people(500).map((p) => ({ entityId: p.name, mentionId: p.name, decision: 'create_new', probability: 0 })) };
+    const out = await enrich.execute(withReceipt('enrich_knowledge', { data: people(1_200) }, hints, prior));
+    expect(calls.map((c) => [c.names[0], c.names.length, c.final])).toEqual([
+      ['Person 500', 500, false],
+      ['Person 1000', 200, true],
+    ]);
+    expect(out).toMatchObject({ count: 1_200 });
+    const tooMany = { results: [...prior.results, ...prior.results, ...prior.results] };
+    await expect(enrich.execute(withReceipt('enrich_knowledge', { data: people(1_200) }, hints, tooMany))).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 });

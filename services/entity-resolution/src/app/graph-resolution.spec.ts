@@ -13,7 +13,8 @@ import { resolveOne } from '../domain/resolve-one.js';
 import { DEFAULT_MODEL, type ScoringModel } from '../domain/scoring.js';
 import { statsPopulation, termFrequency, tfKey } from '../domain/term-stats.js';
 import { GraphResolution } from './graph-resolution.js';
-import type { GraphSession, GraphStorage, GraphWrites, InputEntity, LogRow, MentionDecision } from './ports.js';
+import { ReceiptSuperseded } from '@af/service-kit';
+import type { GraphSession, GraphStorage, GraphWrites, InputEntity, LogRow, MentionDecision, ResolvedOne } from './ports.js';
 
 const prov = { executionId: 'run-1', nodeId: 'n1', connector: 'fixture', endpoint: 'people' };
 const existing = normaliseRecord({ recordId: 'm-1', entityType: 'PERSON', name: 'Ezekiel Okonkwo', state: 'CA', city: 'Fresno' }).record;
@@ -37,6 +38,10 @@ function scripted(
     stale?: number;
     /** What the stored mention is related to, with the degree of each neighbour's entity. */
     neighbours?: Array<{ record: NormalisedRecord; degree: number }>;
+    /** The storage cannot commit an action receipt with the graph (Neo4j). */
+    noReceipts?: boolean;
+    /** Another holder of the call's claim finished it: a write carrying the receipt writes nothing. */
+    superseded?: boolean;
   } = {},
 ) {
   const stored = opts.existing ?? existing;
@@ -69,7 +74,14 @@ function scripted(
       counted.push([...keys]);
       return new Map(keys.map((k) => [k, opts.keyCounts?.[k] ?? stats.others]));
     },
-    insertMention: rec('insertMention', undefined),
+    insertMention: async (...args) => {
+      calls.push(['insertMention', ...args]);
+      return !(args[1]?.receipt && opts.superseded);
+    },
+    writeReceipt: async (...args) => {
+      calls.push(['writeReceipt', ...args]);
+      return !opts.superseded;
+    },
     relate: rec('relate', undefined),
     link: rec('link', undefined),
     lockPendingReviewsWithin: rec('lockPendingReviewsWithin', []),
@@ -100,6 +112,7 @@ function scripted(
   };
   const storage = {
     kind: 'scripted',
+    receipts: !opts.noReceipts,
     ...(opts.relationshipType ? { relationshipType: opts.relationshipType } : {}),
     write: transaction,
     session: async <T>(work: (s: GraphSession) => Promise<T>) => {
@@ -302,6 +315,51 @@ describe('GraphResolution', () => {
     await new GraphResolution(related.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie', { relationships: [works] })], DEFAULT_THRESHOLDS);
     expect([related.sessions(), related.writes()]).toEqual([0, 1]);
     expect(related.calls.map((c) => c[0]).filter((c) => c !== 'neighbours')).toEqual(['insertMention', 'insertMention', 'relate', 'discover']);
+  });
+
+  describe("an action call's receipt", () => {
+    const receiptOf = (final = true) => {
+      const call = { key: 'run-1:n1:1', completed: false };
+      return { call, final, body: (results: readonly ResolvedOne[]) => ({ results }) };
+    };
+
+    it('is written in the one statement of a one-record call, and completes the call once written', async () => {
+      const s = scripted({ population: 0, others: 0 });
+      const receipt = receiptOf();
+      const [one] = await new GraphResolution(s.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS, receipt);
+      expect(s.calls.map((c) => c[0])).toEqual(['insertMention']);
+      expect((s.calls[0]![2] as MentionDecision).receipt).toEqual({ key: 'run-1:n1:1', body: { results: [one] }, final: true });
+      expect(receipt.call.completed).toBe(true);
+    });
+
+    it('is written last in the transaction of a call with several records, with all their results; a checkpoint leaves the call running', async () => {
+      const s = scripted({ population: 0, others: 0 });
+      const receipt = receiptOf(false);
+      const out = await new GraphResolution(s.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')], DEFAULT_THRESHOLDS, receipt);
+      expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'insertMention', 'writeReceipt']);
+      expect(s.calls[2]).toEqual(['writeReceipt', 'run-1:n1:1', { results: out }, false]);
+      expect(receipt.call.completed).toBe(false);
+    });
+
+    it('fails with ReceiptSuperseded when another holder finished the call (its transaction rolls back), leaving the call not completed by this one', async () => {
+      for (const inputs of [[input('Wilhelmina Zabriskie')], [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')]]) {
+        const receipt = receiptOf();
+        const err = await new GraphResolution(scripted({ population: 0, others: 0 }, { superseded: true }).storage)
+          .resolve('u1', prov, inputs, DEFAULT_THRESHOLDS, receipt)
+          .catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(ReceiptSuperseded);
+        expect(receipt.call.completed).toBe(false);
+      }
+    });
+
+    it('is left to the dispatcher where the storage cannot commit it with the graph', async () => {
+      const s = scripted({ population: 0, others: 0 }, { noReceipts: true });
+      const receipt = receiptOf();
+      await new GraphResolution(s.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')], DEFAULT_THRESHOLDS, receipt);
+      expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'insertMention']);
+      expect(s.calls.some((c) => (c[2] as MentionDecision | undefined)?.receipt)).toBe(false);
+      expect(receipt.call.completed).toBe(false);
+    });
   });
 
   it('queues the review band with its match details and context', async () => {

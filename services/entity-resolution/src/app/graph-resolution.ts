@@ -7,10 +7,12 @@
  * for both stores too. The adapters (PostgreSQL, Neo4j) only store: each call
  * here is one of their write transactions, except one record without
  * relationships, which is a session: its reads, then its decision as one
- * write (a transaction only when it bridges entities).
+ * write (a transaction only when it bridges entities). An action call's
+ * receipt (ResolveReceipt) is written in that same write where the store
+ * keeps the graph beside the action records (PostgreSQL).
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@af/service-kit';
+import { AppError, ReceiptSuperseded } from '@af/service-kit';
 import { BLOCK_KEYS_VERSION, blockKeys, capPerCluster, DEFAULT_BLOCKING, rankCandidates, rankPool } from '../domain/blocking.js';
 import type { Thresholds } from '../domain/decision.js';
 import { NEIGHBOUR_HUB_DEGREE, withNeighbours, type Neighbour } from '../domain/neighbours.js';
@@ -28,9 +30,11 @@ import type {
   GraphWrites,
   InputEntity,
   LogRow,
+  MentionDecision,
   Provenance,
   ResolvedOne,
   ResolveReads,
+  ResolveReceipt,
   ReviewRow,
 } from './ports.js';
 
@@ -84,7 +88,27 @@ export class GraphResolution implements GraphStore {
     });
   }
 
-  async resolve(owner: string, prov: Provenance, inputs: readonly InputEntity[], thresholds: Thresholds): Promise<ResolvedOne[]> {
+  async resolve(
+    owner: string,
+    prov: Provenance,
+    inputs: readonly InputEntity[],
+    thresholds: Thresholds,
+    receipt?: ResolveReceipt,
+  ): Promise<ResolvedOne[]> {
+    // The call's receipt goes into this write when the store can commit it with the graph.
+    const kept = this.storage.receipts ? receipt : undefined;
+    const out = await this.resolveWith(owner, prov, inputs, thresholds, kept);
+    if (kept?.final) kept.call.completed = true;
+    return out;
+  }
+
+  private async resolveWith(
+    owner: string,
+    prov: Provenance,
+    inputs: readonly InputEntity[],
+    thresholds: Thresholds,
+    receipt: ResolveReceipt | undefined,
+  ): Promise<ResolvedOne[]> {
     const allowed = this.storage.relationshipType;
     if (allowed)
       for (const [i, input] of inputs.entries())
@@ -98,10 +122,10 @@ export class GraphResolution implements GraphStore {
       return this.storage.session(async (s) => {
         const plan = await this.decide(s, owner, prov, only, thresholds);
         if (!plan.bridge) {
-          await this.store(s, plan);
+          await this.store(s, plan, receipt && { key: receipt.call.key, body: receipt.body([plan.result]), final: receipt.final });
           return [plan.result];
         }
-        return [await s.transaction((tx) => this.apply(tx, plan))];
+        return s.transaction(async (tx) => this.withReceipt(tx, receipt, [await this.apply(tx, plan)]));
       });
     return this.storage.write(async (tx) => {
       const out: ResolvedOne[] = [];
@@ -126,8 +150,14 @@ export class GraphResolution implements GraphStore {
           });
         }
       }
-      return out;
+      return this.withReceipt(tx, receipt, out);
     });
+  }
+
+  /** `results`, once the call's receipt is written in `tx` (none to write: as they are). */
+  private async withReceipt(tx: GraphWrites, receipt: ResolveReceipt | undefined, results: ResolvedOne[]): Promise<ResolvedOne[]> {
+    if (receipt && !(await tx.writeReceipt(receipt.call.key, receipt.body(results), receipt.final))) throw new ReceiptSuperseded(receipt.call.key);
+    return results;
   }
 
   /** What storing `input` writes, decided from the stored graph (reads only). */
@@ -173,9 +203,9 @@ export class GraphResolution implements GraphStore {
     return plan.result;
   }
 
-  /** The mention and its decision (link or review item, log entry, discovery): one write. */
-  private async store(tx: Pick<GraphWrites, 'insertMention'>, plan: Plan): Promise<void> {
-    await tx.insertMention(plan.mention, plan.decision);
+  /** The mention and its decision (link or review item, log entry, discovery), with the call's receipt when given: one write. */
+  private async store(tx: Pick<GraphWrites, 'insertMention'>, plan: Plan, receipt?: MentionDecision['receipt']): Promise<void> {
+    if (!(await tx.insertMention(plan.mention, receipt ? { ...plan.decision, receipt } : plan.decision))) throw new ReceiptSuperseded(receipt!.key);
     this.bumpPopulation(plan.mention.owner, plan.mention.record.entityType);
   }
 
@@ -394,6 +424,9 @@ export class GraphResolution implements GraphStore {
   // The reads are the adapter's own.
   entities(...a: Parameters<GraphReads['entities']>) {
     return this.storage.reads.entities(...a);
+  }
+  rootsOf(...a: Parameters<GraphReads['rootsOf']>) {
+    return this.storage.reads.rootsOf(...a);
   }
   listReviews(...a: Parameters<GraphReads['listReviews']>) {
     return this.storage.reads.listReviews(...a);

@@ -6,6 +6,7 @@
  * `GraphStorage`, which PostgreSQL (infra/pg-graph-store.ts) and Neo4j
  * (infra/neo4j/neo4j-graph-store.ts) implement with storage only.
  */
+import type { ActionReceipt } from '@af/service-kit';
 import type { Thresholds } from '../domain/decision.js';
 import type { NormalisedRecord } from '../domain/normalise.js';
 import type { ErRecord, ExternalIds } from '../domain/record.js';
@@ -61,6 +62,19 @@ export interface ResolvedOne {
   probability: number;
   reviewId?: string;
   candidateEntityId?: string;
+}
+
+/**
+ * The receipt of the action call a resolve belongs to (service-kit's ActionReceipt): written in the
+ * resolve's own write, so a call whose process dies after that write is answered from the receipt
+ * rather than resolving its records a second time.
+ */
+export interface ResolveReceipt {
+  call: ActionReceipt;
+  /** What the receipt holds, from this resolve's results. */
+  body(results: readonly ResolvedOne[]): unknown;
+  /** The call is complete with this write (else a checkpoint: more resolves of the call follow). */
+  final: boolean;
 }
 
 export interface ReviewRow {
@@ -131,6 +145,8 @@ export interface GraphDecisions {
     prov: Provenance,
     entities: readonly InputEntity[],
     thresholds: Thresholds,
+    /** The action call's receipt, written with the decisions where the store can (GraphStorage.receipts). */
+    receipt?: ResolveReceipt,
   ): Promise<ResolvedOne[]>;
   decideReview(
     owner: string,
@@ -150,6 +166,8 @@ export interface GraphDecisions {
 /** The reads of the graph (and the stored communities), which each adapter answers itself. */
 export interface GraphReads {
   entities(owner: string, ids: readonly string[]): Promise<EntityView[]>;
+  /** The root each of `ids` (any entity rows, merged or not) reads through now; an id not in the namespace is left out. */
+  rootsOf(owner: string, ids: readonly string[]): Promise<Map<string, string>>;
   listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]>;
   listLog(owner: string, action: string, limit: number): Promise<LogRow[]>;
   listDiscoveries(owner: string, executionId: string, type: string, limit: number): Promise<DiscoveryRow[]>;
@@ -229,6 +247,8 @@ export interface MentionDecision {
   /** With its id: a link names the decision that made it. */
   log: LogEntry & { id: string };
   found: { prov: Provenance; discovery: DiscoveryInput };
+  /** The action call's receipt, written in the same statement; nothing is written when the call was finished by another holder. */
+  receipt?: { key: string; body: unknown; final: boolean };
 }
 
 /** A review item to queue. */
@@ -318,7 +338,10 @@ export interface GraphWrites {
    * A new mention with its aliases, ids, block keys and provenance: its own root, or (`decision.link`)
    * linked under an entity; with its decision's review item, log entry and discovery when given.
    */
-  insertMention(m: MentionInput, decision?: MentionDecision): Promise<void>;
+  /** False only when the decision carries a receipt whose call another holder finished: then nothing was written. */
+  insertMention(m: MentionInput, decision?: MentionDecision): Promise<boolean>;
+  /** The action call's receipt (`receiptUpdateSql`), in this transaction: false when another holder finished the call. */
+  writeReceipt(key: string, body: unknown, final: boolean): Promise<boolean>;
   /** A relationship between two mentions. */
   relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void>;
   /** Link root `child` under `parent` (decision `by`); every member of the child's tree now reads through `root`. */
@@ -371,6 +394,11 @@ export interface GraphStorage {
   /** Which adapter: `postgres` or `neo4j`. */
   readonly kind: string;
   readonly reads: GraphReads;
+  /**
+   * Whether its writes can carry an action call's receipt: the graph lives in the database of the
+   * service's action records (PostgreSQL), so both commit together.
+   */
+  readonly receipts: boolean;
   /** Relationship types the storage can hold, when restricted: others are refused before any write. */
   readonly relationshipType?: RegExp;
   /** `work` in one write transaction: all of it commits, or none. */

@@ -72,6 +72,14 @@ function toDiscovery(r: Row): DiscoveryRow {
 export class GraphQueries implements GraphReads {
   constructor(private readonly db: DataSource) {}
 
+  async rootsOf(owner: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const rows: Array<{ id: string; root_id: string }> = await this.db.query(`SELECT id, root_id FROM entities WHERE owner = $1 AND id = ANY($2::uuid[])`, [
+      owner,
+      [...new Set(ids)],
+    ]);
+    return new Map(rows.map((r) => [r.id, r.root_id]));
+  }
+
   /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */
   async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
     const ids = [...new Set(rootIds)];

@@ -28,6 +28,7 @@ import type { NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
 import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
 import { prepared } from './pg-prepared.js';
+import { receiptUpdateSql } from '@af/service-kit';
 
 /** A discovery's columns after its id and owner: run, type, entity, relationship, source, confidence. */
 function discoveryValues(prov: Provenance, d: DiscoveryInput): unknown[] {
@@ -91,14 +92,15 @@ function logValues(e: LogEntry): unknown[] {
   ];
 }
 
-function discoveryInsert(sql: Statement, owner: string, found: { prov: Provenance; discovery: DiscoveryInput }): string {
+/** `when`: a condition the insert waits on (`WHERE …`), or ''. */
+function discoveryInsert(sql: Statement, owner: string, found: { prov: Provenance; discovery: DiscoveryInput }, when = ''): string {
   return `INSERT INTO discoveries (id, owner, execution_id, discovery_type, entity_name, entity_type, entity_id, relationship_type, related_entity_name, source_connector, source_endpoint, confidence)
-       VALUES (${sql.values([randomUUID(), owner, ...discoveryValues(found.prov, found.discovery)])})`;
+       SELECT ${sql.values([randomUUID(), owner, ...discoveryValues(found.prov, found.discovery)])}${when}`;
 }
 
-function reviewInsert(sql: Statement, r: ReviewInput): string {
+function reviewInsert(sql: Statement, r: ReviewInput, when = ''): string {
   return `INSERT INTO review_queue (id, owner, execution_id, source_entity_id, source_entity_name, source_entity_type, candidate_entity_id, candidate_entity_name, confidence, match_details, context)
-       VALUES (${sql.values([
+       SELECT ${sql.values([
          r.id,
          r.owner,
          r.executionId,
@@ -110,11 +112,13 @@ function reviewInsert(sql: Statement, r: ReviewInput): string {
          r.confidence,
          JSON.stringify(r.details),
          JSON.stringify(r.context),
-       ])})`;
+       ])}${when}`;
 }
 
 export class PgGraphStore implements GraphStorage {
   readonly kind = 'postgres';
+  /** The graph is in the service's own schema, beside its action records. */
+  readonly receipts = true;
   readonly reads: GraphQueries;
 
   constructor(private readonly db: DataSource) {
@@ -226,17 +230,25 @@ class PgWrites implements GraphWrites {
   /**
    * One statement: the mention (linked when merged), its aliases, ids, block keys and provenance,
    * and its decision's review item, log entry and discovery (one round trip on the request path).
+   * With a receipt, the action call's record is completed in the same statement, and every insert
+   * waits on it: a call another holder finished writes nothing (false).
    */
-  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<void> {
+  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<boolean> {
     const { owner, id, prov, input, record } = e;
     const link = decision?.link;
     const ids = Object.entries(record.ids);
     const sql = new Statement();
+    const receipt = decision?.receipt;
+    const parts = receipt
+      ? [`done AS (${receiptUpdateSql(sql.param(receipt.key), sql.param(JSON.stringify(receipt.body)), receipt.final)} RETURNING 1)`]
+      : [];
+    // Each insert is a SELECT so that, with a receipt, it runs only when the call was still this one's.
+    const when = receipt ? ' WHERE EXISTS (SELECT 1 FROM done)' : '';
     const [$id, $owner] = [sql.param(id), sql.param(owner)];
-    const parts = [
+    parts.push(
       `mention AS (
          INSERT INTO entities (id, owner, type, subtype, name, canonical_name, normalised, confidence, root_id, parent_id, link_log_id, block_keys_version, tf_key)
-         VALUES (${$id}, ${$owner}, ${sql.values([
+         SELECT ${$id}, ${$owner}, ${sql.values([
            record.entityType,
            e.subtype,
            input.name,
@@ -248,28 +260,33 @@ class PgWrites implements GraphWrites {
            link ? decision.log.id : null,
            e.keysVersion,
            e.termKey,
-         ])})
+         ])}${when}
        )`,
       `aliases AS (
-         INSERT INTO entity_aliases (entity_id, owner, alias) SELECT DISTINCT ${$id}::uuid, ${$owner}, a FROM unnest(${sql.param([...new Set(input.aliases ?? [])])}::text[]) AS a
+         INSERT INTO entity_aliases (entity_id, owner, alias) SELECT DISTINCT ${$id}::uuid, ${$owner}, a FROM unnest(${sql.param([...new Set(input.aliases ?? [])])}::text[]) AS a${when}
          ON CONFLICT DO NOTHING
        )`,
       `ids AS (
          INSERT INTO entity_external_ids (entity_id, owner, kind, value)
-         SELECT ${$id}, ${$owner}, k, v FROM unnest(${sql.param(ids.map(([k]) => k))}::text[], ${sql.param(ids.map(([, v]) => v))}::text[]) AS t(k, v)
+         SELECT ${$id}, ${$owner}, k, v FROM unnest(${sql.param(ids.map(([k]) => k))}::text[], ${sql.param(ids.map(([, v]) => v))}::text[]) AS t(k, v)${when}
        )`,
-      `blocks AS (INSERT INTO entity_blocks (owner, key, entity_id) SELECT ${$owner}, k, ${$id} FROM unnest(${sql.param(e.keys)}::text[]) AS k)`,
+      `blocks AS (INSERT INTO entity_blocks (owner, key, entity_id) SELECT ${$owner}, k, ${$id} FROM unnest(${sql.param(e.keys)}::text[]) AS k${when})`,
       `provenance AS (
          INSERT INTO provenance (owner, entity_id, source, connector, endpoint, run_id, node_id, record_index)
-         VALUES (${$owner}, ${$id}, ${sql.values([input.source ?? '', prov.connector ?? '', prov.endpoint ?? '', prov.executionId, prov.nodeId, input.recordIndex ?? null])})
+         SELECT ${$owner}, ${$id}, ${sql.values([input.source ?? '', prov.connector ?? '', prov.endpoint ?? '', prov.executionId, prov.nodeId, input.recordIndex ?? null])}${when}
        )`,
-    ];
-    if (decision?.review) parts.push(`review AS (${reviewInsert(sql, decision.review)})`);
+    );
+    if (decision?.review) parts.push(`review AS (${reviewInsert(sql, decision.review, when)})`);
     if (decision) {
-      parts.push(`found AS (${discoveryInsert(sql, owner, decision.found)})`);
-      parts.push(`logged AS (INSERT INTO resolution_log ${LOG_COLUMNS} VALUES (${sql.values(logValues(decision.log))}))`);
+      parts.push(`found AS (${discoveryInsert(sql, owner, decision.found, when)})`);
+      parts.push(`logged AS (INSERT INTO resolution_log ${LOG_COLUMNS} SELECT ${sql.values(logValues(decision.log))}${when})`);
     }
-    await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT 1`);
+    const [row] = await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT ${receipt ? 'EXISTS (SELECT 1 FROM done)' : 'true'} AS written`);
+    return row.written === true;
+  }
+
+  async writeReceipt(key: string, body: unknown, final: boolean): Promise<boolean> {
+    return (await prepared(this.m, `${receiptUpdateSql('$1', '$2', final)} RETURNING 1`, [key, JSON.stringify(body)])).length > 0;
   }
 
   async relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void> {

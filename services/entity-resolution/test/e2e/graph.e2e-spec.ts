@@ -190,6 +190,29 @@ describe('entity-resolution over gRPC', () => {
     expect(found.entities[0]).toMatchObject({ mergeCount: 2, externalIds: { ein: '04-3568784' } });
   });
 
+  it('answers the entity each record belongs to once the call ends, when a later record of the call bridged an earlier one', async () => {
+    const carol = { userId: `carol-${randomBytes(3).toString('hex')}`, teamIds: [] };
+    const out = await run(
+      'resolve_entities',
+      {
+        entities: [
+          { name: 'Ezekiel Okonkwo', type: 'PERSON', employer: 'Fresno Water Trust', city: 'Fresno' },
+          { name: 'Okonkwo, Ezekiel Q.', type: 'PERSON', state: 'CA' },
+          { name: 'Ezekiel Q. Okonkwo', type: 'PERSON', state: 'CA', employer: 'Fresno Water Trust', city: 'Fresno' },
+        ],
+      },
+      {},
+      carol,
+    );
+    const o = out.outputs as { resolved: Array<{ entity_id: string; aliases: string[] }>; ambiguous: Array<{ entity_id: string }>; count: number };
+    // The third record merged into one and bridged the other: one entity holds all three.
+    expect(o.count).toBe(1);
+    expect(o.ambiguous).toHaveLength(1);
+    expect(o.ambiguous[0]!.entity_id).toBe(o.resolved[0]!.entity_id);
+    const [root] = await snapshot(carol.userId).then((rows) => [...new Set(rows.map((r) => r.root_id))]);
+    expect(o.resolved[0]!.entity_id).toBe(root);
+  });
+
   it('approving merges the pair; reversing restores the exact prior state, even after a later merge', async () => {
     const before = await snapshot(alice.userId);
     const decided = await call(graph.decideReview({ principal: alice, reviewId, decision: 'approve' }));
@@ -390,7 +413,7 @@ describe('ActionService', () => {
     ]);
   });
 
-  it('executes resolve_entities once per idempotency key and replays the first answer', async () => {
+  it('executes resolve_entities once per idempotency key and answers a repeat from the receipt its write stored', async () => {
     const count = async () => {
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
@@ -417,6 +440,20 @@ describe('ActionService', () => {
       timeoutMs: 10_000,
     };
     const first = await call(actions.execute(req));
+    // The call was completed by the resolve's own write (its receipt), not by a write after it: a
+    // process dying between the two cannot make a retry resolve the record again.
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const { rows } = await c
+      .query(`SELECT status, outputs, receipt FROM entity_resolution.action_executions WHERE idempotency_key = $1`, [req.idempotencyKey])
+      .finally(() => c.end());
+    expect(rows).toEqual([
+      {
+        status: 'completed',
+        outputs: null,
+        receipt: { results: [expect.objectContaining({ decision: 'create_new', entityId: (first.outputs!.resolved as Array<{ entity_id: string }>)[0]!.entity_id })] },
+      },
+    ]);
     const again = await call(actions.execute(req));
     expect([first.replayed, again.replayed]).toEqual([false, true]);
     expect(again.outputs).toEqual(first.outputs);

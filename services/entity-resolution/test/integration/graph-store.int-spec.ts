@@ -10,11 +10,11 @@
  * relationships, subgraph, communities and watermark; owners never see each
  * other's graph.
  */
-import { ServiceKit } from '@af/service-kit';
+import { ReceiptSuperseded, ServiceKit } from '@af/service-kit';
 import { createTestDatabase, TEST_NATS_URL, type TestDatabase } from '@af/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GraphResolution } from '../../src/app/graph-resolution.js';
-import type { GraphStorage, GraphStore, InputEntity } from '../../src/app/ports.js';
+import type { GraphStorage, GraphStore, InputEntity, ResolvedOne } from '../../src/app/ports.js';
 import { entityResolutionEnvSchema } from '../../src/config.js';
 import { BLOCK_KEYS_VERSION, blockKeys } from '../../src/domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
@@ -51,13 +51,17 @@ const grouped = (roots: Map<string, string>) => {
   return [...g.values()].map((x) => x.sort()).sort((a, b) => a[0]!.localeCompare(b[0]!));
 };
 
-function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphStorage; close(): Promise<void> }>) {
+/** `sql`: the service's database, where its action records are (PostgreSQL only). */
+type Made = { storage: GraphStorage; close(): Promise<void>; sql?: (q: string, params?: unknown[]) => Promise<any[]> };
+
+function graphStoreBehaviour(name: string, make: () => Promise<Made>, opts: { receipts: boolean }) {
   describe(`graph store behaviour: ${name}`, () => {
     let storage: GraphStorage;
     let store: GraphStore;
     let close: () => Promise<void>;
+    let sql: Made['sql'];
     beforeAll(async () => {
-      ({ storage, close } = await make());
+      ({ storage, close, sql } = await make());
       // The resolution use case over the adapter, as the service wires it.
       store = new GraphResolution(storage);
     }, 60_000);
@@ -109,6 +113,61 @@ function graphStoreBehaviour(name: string, make: () => Promise<{ storage: GraphS
       expect(merges).toBeGreaterThan(40);
       expect(reversals).toBeGreaterThan(10);
     }, 300_000);
+
+    const receiptOf = (key: string, final = true) => ({ call: { key, completed: false }, final, body: (results: readonly ResolvedOne[]) => ({ results }) });
+
+    if (opts.receipts)
+      it("writes an action call's receipt with its decisions, and nothing at all when another holder of the call finished it", async () => {
+        const owner = `receipt-${randomUUID()}`;
+        const claim = (key: string, status = 'in_progress') =>
+          sql!(`INSERT INTO action_executions (idempotency_key, action, owner_user_id, status) VALUES ($1, 'resolve_entities', $2, $3)`, [key, owner, status]);
+        const row = async (key: string) => (await sql!(`SELECT status, outputs, receipt FROM action_executions WHERE idempotency_key = $1`, [key]))[0];
+        // One record: the receipt completes the call in the decision's one statement.
+        const k1 = `${owner}:one`;
+        await claim(k1);
+        const r1 = receiptOf(k1);
+        const [one] = await store.resolve(owner, prov(k1), [person(POOL[0]!)], DEFAULT_THRESHOLDS, r1);
+        expect(r1.call.completed).toBe(true);
+        expect(await row(k1)).toEqual({ status: 'completed', outputs: null, receipt: { results: [one] } });
+        // Several records: last in their transaction; a checkpoint leaves the call running.
+        const k2 = `${owner}:two`;
+        await claim(k2);
+        const r2 = receiptOf(k2, false);
+        const two = await store.resolve(owner, prov(k2), [person(POOL[3]!), person(POOL[4]!, 1)], DEFAULT_THRESHOLDS, r2);
+        expect(r2.call.completed).toBe(false);
+        expect(await row(k2)).toEqual({ status: 'in_progress', outputs: null, receipt: { results: two } });
+        // Finished by another holder: neither a one-record statement nor a transaction writes anything.
+        const before = await mentionRoots(store, owner);
+        for (const [key, inputs] of [
+          [`${owner}:late-one`, [person(POOL[1]!)]],
+          [`${owner}:late-two`, [person(POOL[1]!), person(POOL[5]!, 1)]],
+        ] as const) {
+          await claim(key, 'completed');
+          await expect(store.resolve(owner, prov(key), inputs, DEFAULT_THRESHOLDS, receiptOf(key))).rejects.toBeInstanceOf(ReceiptSuperseded);
+          expect(await row(key)).toEqual({ status: 'completed', outputs: null, receipt: null });
+        }
+        expect(await mentionRoots(store, owner)).toEqual(before);
+        const late = [`${owner}:late-one`, `${owner}:late-two`];
+        for (const table of ['resolution_log', 'discoveries', 'review_queue', 'provenance'])
+          expect(await sql!(`SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'provenance' ? 'run_id' : 'execution_id'} = ANY($1)`, [late])).toEqual([{ n: 0 }]);
+      });
+    else
+      it("leaves an action call's receipt to the dispatcher: the graph cannot commit with the action records", async () => {
+        const r = receiptOf(`receipt-${randomUUID()}`);
+        expect(storage.receipts).toBe(false);
+        await store.resolve(`receipt-${randomUUID()}`, prov('r'), [person(POOL[0]!)], DEFAULT_THRESHOLDS, r);
+        expect(r.call.completed).toBe(false);
+      });
+
+    it('reads the root each entity row reads through now, only in the owner namespace', async () => {
+      const owner = `roots-${randomUUID()}`;
+      const [a] = await store.resolve(owner, prov('roots'), [person(POOL[3]!)], DEFAULT_THRESHOLDS);
+      const [b] = await store.resolve(owner, prov('roots'), [person(POOL[5]!)], DEFAULT_THRESHOLDS);
+      expect(b!.decision).toBe('auto_merge');
+      const roots = await store.rootsOf(owner, [a!.mentionId, b!.mentionId, randomUUID()]);
+      expect(roots).toEqual(new Map([[a!.mentionId, a!.entityId], [b!.mentionId, a!.entityId]]));
+      expect(await store.rootsOf(`other-${randomUUID()}`, [a!.mentionId])).toEqual(new Map());
+    });
 
     it('counts term frequencies and the population from the stored graph, per owner, for single-record scoring', async () => {
       const owner = `term-stats-${randomUUID()}`;
@@ -381,18 +440,19 @@ graphStoreBehaviour('PostgreSQL', async () => {
   expect(ext).toEqual({ extname: 'pg_trgm' });
   return {
     storage: new PgGraphStore(kit.db),
+    sql: (q, params) => kit.db.query(q, params),
     close: async () => {
       await kit.close();
       await db.drop();
     },
   };
-});
+}, { receipts: true });
 
 const neo4jUrl = process.env.NEO4J_URL;
 // Needs a Neo4j server we cannot run here: runs when NEO4J_URL is set.
 const neo4jSuite = neo4jUrl
   ? graphStoreBehaviour
-  : (name: string, make: () => Promise<unknown>) =>
+  : (name: string, make: () => Promise<unknown>, _opts: { receipts: boolean }) =>
       describe.skip(`graph store behaviour: ${name} (set NEO4J_URL)`, () => {
         it('runs the same behaviour against a Neo4j server', () => void make);
       });
@@ -404,4 +464,4 @@ neo4jSuite('Neo4j', async () => {
     ...(process.env.NEO4J_DATABASE ? { database: process.env.NEO4J_DATABASE } : {}),
   });
   return { storage: store, close: () => store.close() };
-});
+}, { receipts: false });

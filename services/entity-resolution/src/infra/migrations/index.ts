@@ -1,4 +1,4 @@
-import { ActionExecutions1765000000000 } from '@af/service-kit';
+import { ActionExecutions1765000000000, ActionReceipts1766800000000 } from '@af/service-kit';
 import { DocumentsIndex1766100000000 } from '../../documents/infra/documents-index.migration.js';
 import { DocumentsIndexGenerations1766100000002 } from '../../documents/infra/documents-generations.migration.js';
 import { Init1764300000000 } from './1764300000000-init.js';
@@ -19,4 +19,5 @@ export const ENTITY_RESOLUTION_MIGRATIONS = [
   BlockKeysVersion1766400000000,
   ReviewAutoMerged1766500000000,
   TermKey1766600000000,
+  ActionReceipts1766800000000,
 ];

@@ -99,6 +99,11 @@ export class Neo4jGraphQueries implements GraphReads {
   }
 
   /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */
+  async rootsOf(owner: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.read(`MATCH (m:Entity {user_id: $owner}) WHERE m.id IN $ids RETURN m.id AS id, m.root_id AS root_id`, { owner, ids: [...new Set(ids)] });
+    return new Map(rows.map((r) => [String(r.id), String(r.root_id)]));
+  }
+
   async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
     const ids = [...new Set(rootIds)];
     if (ids.length === 0) return [];

@@ -45,6 +45,8 @@ type Tx = ManagedTransaction;
 
 export class Neo4jGraphStore implements GraphStorage {
   readonly kind = 'neo4j';
+  /** The action records are in PostgreSQL: a Neo4j write cannot commit with them (the dispatcher stores the answer). */
+  readonly receipts = false;
   readonly relationshipType = RELATIONSHIP_TYPE;
   readonly reads: Neo4jGraphQueries;
 
@@ -199,7 +201,7 @@ class Neo4jWrites implements GraphWrites {
     return out;
   }
 
-  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<void> {
+  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<boolean> {
     const { owner, id, prov, input, record } = e;
     const aliases = [...new Set(input.aliases ?? [])];
     await this.tx.run(
@@ -249,10 +251,16 @@ class Neo4jWrites implements GraphWrites {
       },
     );
     // The decision as its own statements, in this transaction.
-    if (!decision) return;
+    if (!decision) return true;
     if (decision.link) await this.link(owner, id, decision.link.parent, decision.link.parent, decision.log.id);
     if (decision.review) await this.insertReview(decision.review);
     await this.log(decision.log, decision.found);
+    return true;
+  }
+
+  /** Never asked (Neo4jGraphStore.receipts is false): the action records are in PostgreSQL, outside this transaction. */
+  async writeReceipt(): Promise<boolean> {
+    throw new Error('a Neo4j graph keeps no action receipts');
   }
 
   async relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void> {
