@@ -218,7 +218,7 @@ describe('a handler that keeps its own receipt', () => {
         seen.push(ctx.receipt && { ...ctx.receipt });
         const r = ctx.receipt!;
         const done = [...((r.prior as string[] | undefined) ?? []), `row-${rows.length + 1}`];
-        if (!records.writeReceipt(r.key, done, !opts.checkpoint)) throw new ReceiptSuperseded(r.key);
+        if (!records.writeReceipt(r, done, !opts.checkpoint)) throw new ReceiptSuperseded(r.key);
         rows.push(done.at(-1)!);
         r.completed = !opts.checkpoint;
         if (opts.hang) return new Promise<never>(() => undefined);
@@ -242,7 +242,7 @@ describe('a handler that keeps its own receipt', () => {
     const { h, rows, seen } = receipted(records);
     const d = new ActionDispatcher('svc', [h], records);
     expect(await d.execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: false });
-    expect(seen).toEqual([{ key: 'run1:n1:1', completed: false }]);
+    expect(seen).toEqual([{ key: 'run1:n1:1', action: 'save', userId: 'u1', claimed: true, completed: false }]);
     expect(complete).not.toHaveBeenCalled();
     expect(await d.execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: true });
     expect([h.calls, h.replays, rows]).toEqual([1, [['row-1']], ['row-1']]);
@@ -272,7 +272,7 @@ describe('a handler that keeps its own receipt', () => {
     now = 1_000; // the first holder went silent (its heartbeat is 5 s away in real time; stale here after 300 ms of `now`)
     const next = receipted(records);
     const out = await new ActionDispatcher('svc', [next.h], records, { heartbeatMs: 100 }).execute(call());
-    expect(next.seen).toEqual([{ key: 'run1:n1:1', prior: ['row-1'], completed: false }]);
+    expect(next.seen).toEqual([{ key: 'run1:n1:1', action: 'save', userId: 'u1', claimed: true, prior: ['row-1'], completed: false }]);
     expect(out).toEqual({ outputs: { rows: ['row-1', 'row-1'] }, replayed: false });
     control.cancel!();
     expect(await silent).toBe('CANCELLED');
@@ -285,7 +285,7 @@ describe('a handler that keeps its own receipt', () => {
     const late = receipted(records);
     const execute = late.h.execute;
     late.h.execute = async (ctx) => {
-      records.writeReceipt(ctx.receipt!.key, ['first'], true);
+      records.writeReceipt(ctx.receipt!, ['first'], true);
       return execute(ctx);
     };
     await new Promise((r) => setTimeout(r, 5));
@@ -303,14 +303,73 @@ describe('a handler that keeps its own receipt', () => {
     expect(await new ActionDispatcher('svc', [again.h], records).execute(call())).toEqual({ outputs: { rows: ['row-1'] }, replayed: true });
   });
 
+  const claimed = { key: 'run1:n1:1', action: 'save', userId: 'u1', claimed: true, completed: false };
+
   it('refuses a receipt it cannot answer from (a handler without replay) rather than running again', async () => {
     const records = new MemoryActionRecords();
     await records.claim('run1:n1:1', 'save', 'u1', 1000);
-    records.writeReceipt('run1:n1:1', ['x'], true);
+    records.writeReceipt(claimed, ['x'], true);
     const plain = counting('save', async () => ({}));
     const err = await rejection(new ActionDispatcher('svc', [plain], records).execute(call()));
     expect([err.code, plain.calls]).toEqual(['INTERNAL', 0]);
     expect(err.message).toBe('action save has a receipt for idempotency_key run1:n1:1 but cannot answer from one');
+  });
+});
+
+describe('an optimistic handler (its one write creates the completed record)', () => {
+  function optimistic(records: MemoryActionRecords, opts: { failBeforeWrite?: boolean; noWrite?: boolean } = {}) {
+    const rows: string[] = [];
+    const h = Object.assign(
+      counting('save', async (ctx) => {
+        const r = ctx.receipt!;
+        if (opts.failBeforeWrite) throw new AppError('UNAVAILABLE', 'the database went away', { retryable: true });
+        if (opts.noWrite) return { rows: [] };
+        const row = `row-${rows.length + 1}`;
+        if (!records.writeReceipt(r, { row }, true)) throw new ReceiptSuperseded(r.key);
+        rows.push(row);
+        r.completed = true;
+        return { row };
+      }),
+      { optimistic: true, replay: async (_ctx: ActionContext, receipt: unknown) => ({ ...(receipt as object), replayed_from: 'receipt' }) },
+    );
+    return { h, rows };
+  }
+
+  it('claims nothing before it runs; a repeat writes nothing and is answered from the receipt', async () => {
+    const records = new MemoryActionRecords();
+    const claims = jest.spyOn(records, 'claim');
+    const complete = jest.spyOn(records, 'complete');
+    const { h, rows } = optimistic(records);
+    const d = new ActionDispatcher('svc', [h], records);
+    expect(await d.execute(call())).toEqual({ outputs: { row: 'row-1' }, replayed: false });
+    expect([claims.mock.calls.length, complete.mock.calls.length]).toEqual([0, 0]);
+    expect(await d.execute(call())).toEqual({ outputs: { row: 'row-1', replayed_from: 'receipt' }, replayed: true });
+    expect(rows).toEqual(['row-1']);
+    // The record is still a key's: another user or another action cannot take it over.
+    const other = await rejection(d.execute(call({ principal: { userId: 'u2', teamIds: [] } })));
+    expect([other.code, other.message]).toEqual(['ALREADY_EXISTS', 'idempotency_key run1:n1:1 belongs to another caller']);
+    expect(rows).toEqual(['row-1']);
+  });
+
+  it('answers both of two duplicates running at once with the one write', async () => {
+    const records = new MemoryActionRecords();
+    const { h, rows } = optimistic(records);
+    const d = new ActionDispatcher('svc', [h], records);
+    const [a, b] = await Promise.all([d.execute(call()), d.execute(call())]);
+    expect(rows).toEqual(['row-1']);
+    expect([a.outputs.row, b.outputs.row]).toEqual(['row-1', 'row-1']);
+    expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
+  });
+
+  it('remembers no failure: the key runs again; a call that wrote nothing leaves no record', async () => {
+    const records = new MemoryActionRecords();
+    const failing = optimistic(records, { failBeforeWrite: true });
+    const err = await rejection(new ActionDispatcher('svc', [failing.h], records).execute(call()));
+    expect([err.code, err.retryable]).toEqual(['UNAVAILABLE', true]);
+    const idle = optimistic(records, { noWrite: true });
+    expect(await new ActionDispatcher('svc', [idle.h], records).execute(call())).toEqual({ outputs: { rows: [] }, replayed: false });
+    const ok = optimistic(records);
+    expect(await new ActionDispatcher('svc', [ok.h], records).execute(call())).toEqual({ outputs: { row: 'row-1' }, replayed: false });
   });
 });
 

@@ -110,6 +110,16 @@ export class ActionDispatcher {
 
   /** Runs the call under its key, or answers from the key's record. */
   private async once(handler: ActionHandler, req: ExecuteAction, deadline: number, control: CallControl | undefined): Promise<ActionResult> {
+    if (handler.optimistic && handler.replay) {
+      // Its one write creates the completed record: no claim before it (see ActionHandler.optimistic).
+      const receipt: ActionReceipt = { key: req.idempotencyKey, action: req.action, userId: req.principal.userId, claimed: false, completed: false };
+      try {
+        return { outputs: await this.run(req, deadline, control, (ctx) => handler.execute({ ...ctx, receipt })), replayed: false };
+      } catch (err) {
+        // Recorded already (a repeat, or a duplicate that wrote first): answered from the record below.
+        if (!(err instanceof ReceiptSuperseded)) throw toAppError(err);
+      }
+    }
     const staleMs = this.opts.heartbeatMs * 3;
     for (;;) {
       const claim = await this.records.claim(req.idempotencyKey, req.action, req.principal.userId, staleMs);
@@ -131,7 +141,14 @@ export class ActionDispatcher {
       beat.unref();
       // A handler that keeps its own receipt completes the call in its own write.
       const receipt: ActionReceipt | undefined = handler.replay
-        ? { key: req.idempotencyKey, ...(claim.prior != null ? { prior: claim.prior } : {}), completed: false }
+        ? {
+            key: req.idempotencyKey,
+            action: req.action,
+            userId: req.principal.userId,
+            claimed: true,
+            ...(claim.prior != null ? { prior: claim.prior } : {}),
+            completed: false,
+          }
         : undefined;
       try {
         const outputs = await this.run(req, deadline, control, (ctx) => handler.execute(receipt ? { ...ctx, receipt } : ctx));

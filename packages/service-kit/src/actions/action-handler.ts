@@ -41,6 +41,13 @@ export interface ActionContext {
 export interface ActionReceipt {
   /** The call's idempotency key. */
   readonly key: string;
+  readonly action: string;
+  readonly userId: string;
+  /**
+   * Whether the key was claimed before the handler ran (its record is in progress: the receipt
+   * completes it). Not for an `optimistic` handler: its receipt write creates the record.
+   */
+  readonly claimed: boolean;
   /** The checkpoint an earlier holder of this key committed before it went silent, when this call took its claim over. */
   readonly prior?: unknown;
   /** Set by the handler once a write carrying its final receipt has committed: the dispatcher then stores no answer of its own. */
@@ -72,6 +79,14 @@ export interface ActionHandler {
    * it, the handler keeps its own receipts: each keyed call gets `ctx.receipt`.
    */
   replay?(ctx: ActionContext, receipt: unknown): Promise<Record<string, unknown>>;
+  /**
+   * With `replay`: every effect of a call is one write carrying its final receipt (or there is none,
+   * and nothing happened). The call then runs without claiming its key first (a statement less): its
+   * write creates the completed record, and a call whose key is recorded already writes nothing
+   * (ReceiptSuperseded) and is answered as a repeat. Duplicates running at once both read, one
+   * writes. A failure is not remembered: a repeat runs again.
+   */
+  optimistic?: boolean;
 }
 
 /** What ListActions answers. */

@@ -3,6 +3,8 @@
  * replayed after a crash gets that answer instead of acting twice. The port
  * is implemented in PostgreSQL (pg-action-records.ts) and in memory (tests).
  */
+import type { ActionReceipt } from './action-handler.js';
+
 export interface StoredActionError {
   code: string;
   message: string;
@@ -70,9 +72,14 @@ export class MemoryActionRecords implements ActionRecords {
     if (row) Object.assign(row, { status: 'completed', outputs, touchedAt: this.now() });
   }
 
-  /** What a handler's own write does here (in PostgreSQL: `writeReceipt`): false when the call is no longer in progress. */
-  writeReceipt(key: string, receipt: unknown, final: boolean): boolean {
-    const row = this.rows.get(key);
+  /** What a handler's own write does here (in PostgreSQL: `writeReceipt`): false when another holder finished the call. */
+  writeReceipt(r: ActionReceipt, receipt: unknown, final: boolean): boolean {
+    const row = this.rows.get(r.key);
+    if (!r.claimed) {
+      if (row) return false;
+      this.rows.set(r.key, { action: r.action, userId: r.userId, status: final ? 'completed' : 'in_progress', receipt, touchedAt: this.now() });
+      return true;
+    }
     if (row?.status !== 'in_progress') return false;
     Object.assign(row, { receipt, touchedAt: this.now() }, final ? { status: 'completed' } : {});
     return true;

@@ -1,6 +1,7 @@
 /** ActionRecords in the serving service's own schema (table `action_executions`, see ActionExecutions1765000000000). */
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { sqlRows, type Queryable } from '../db/sql.js';
+import type { ActionReceipt } from './action-handler.js';
 import type { ActionClaim, ActionRecords, StoredActionError } from './action-records.js';
 
 export class PgActionRecords implements ActionRecords {
@@ -57,19 +58,26 @@ export class PgActionRecords implements ActionRecords {
 
 /**
  * The statement a handler's own write runs (alone, or as a data-modifying CTE of its write) to record
- * its receipt, `keyParam` and `receiptParam` being the statement's placeholders for the key and the
- * receipt as JSON text. `final`: the call is complete (else a checkpoint). It matches only while the
- * call is in progress: no row means another holder of the key finished it (ReceiptSuperseded).
+ * its receipt; `param` adds a value to that statement and answers its placeholder. `final`: the call
+ * is complete (else a checkpoint). On a claimed call it matches only while the call is in progress;
+ * on an optimistic one (not claimed) it creates the record, and matches nothing when the key is
+ * recorded already. Either way no row means another holder finished the call (ReceiptSuperseded).
  */
-export function receiptUpdateSql(keyParam: string, receiptParam: string, final: boolean): string {
-  return `UPDATE action_executions SET receipt = ${receiptParam}::jsonb, updated_at = now()${final ? ", status = 'completed'" : ''}
-     WHERE idempotency_key = ${keyParam} AND status = 'in_progress'`;
+export function receiptSql(r: ActionReceipt, param: (value: unknown) => string, receipt: unknown, final: boolean): string {
+  const [key, body] = [param(r.key), param(JSON.stringify(receipt))];
+  if (!r.claimed)
+    return `INSERT INTO action_executions (idempotency_key, action, owner_user_id, status, receipt)
+     VALUES (${key}, ${param(r.action)}, ${param(r.userId)}, '${final ? 'completed' : 'in_progress'}', ${body}::jsonb)
+     ON CONFLICT (idempotency_key) DO NOTHING`;
+  return `UPDATE action_executions SET receipt = ${body}::jsonb, updated_at = now()${final ? ", status = 'completed'" : ''}
+     WHERE idempotency_key = ${key} AND status = 'in_progress'`;
 }
 
-/** `receiptUpdateSql` as its own statement, on `q` (the handler's transaction): false when the call is no longer in progress. */
-export async function writeReceipt(q: Queryable, key: string, receipt: unknown, final: boolean): Promise<boolean> {
-  const rows = await sqlRows(q, `${receiptUpdateSql('$1', '$2', final)} RETURNING 1`, [key, JSON.stringify(receipt)]);
-  return rows.length > 0;
+/** `receiptSql` as its own statement, on `q` (the handler's transaction): false when another holder finished the call. */
+export async function writeReceipt(q: Queryable, r: ActionReceipt, receipt: unknown, final: boolean): Promise<boolean> {
+  const params: unknown[] = [];
+  const sql = receiptSql(r, (v) => `$${params.push(v)}`, receipt, final);
+  return (await sqlRows(q, `${sql} RETURNING 1`, params)).length > 0;
 }
 
 /** Add to the migrations of every service that serves actions (it runs in that service's schema). */

@@ -452,7 +452,7 @@ describe('a handler that keeps its own receipt, in PostgreSQL', () => {
         h.executions++;
         const id = await db.transaction(async (m) => {
           const [row] = await sqlRows(m, 'INSERT INTO notes (text) VALUES ($1) RETURNING id', [ctx.inputs.text]);
-          if (!(await writeReceipt(m, ctx.receipt!.key, { note_id: row.id }, true))) throw new ReceiptSuperseded(ctx.receipt!.key);
+          if (!(await writeReceipt(m, ctx.receipt!, { note_id: row.id }, true))) throw new ReceiptSuperseded(ctx.receipt!.key);
           return row.id as number;
         });
         ctx.receipt!.completed = true;
@@ -465,6 +465,7 @@ describe('a handler that keeps its own receipt, in PostgreSQL', () => {
     };
     return h;
   };
+  const claimed = (key: string) => ({ key, action: 'note', userId: principal.userId, claimed: true, completed: false });
   const exec = (key: string): ExecuteAction => ({ action: 'note', inputs: { text: 'r' }, params: {}, principal, idempotencyKey: key, runId: 'r', nodeId: 'n', attempt: 1, timeoutMs: 0 });
   const row = async (key: string) =>
     (await testDb.query<{ status: string; outputs: unknown; receipt: unknown }>('SELECT status, outputs, receipt FROM action_test.action_executions WHERE idempotency_key = $1', [key]))[0];
@@ -506,7 +507,7 @@ describe('a handler that keeps its own receipt, in PostgreSQL', () => {
     const h = receiptNote();
     const execute = h.execute;
     h.execute = async (ctx) => {
-      expect(await writeReceipt(db, 'r:receipt:3', { note_id: first.id }, true)).toBe(true);
+      expect(await writeReceipt(db, claimed('r:receipt:3'), { note_id: first.id }, true)).toBe(true);
       return execute(ctx);
     };
     const out = await new ActionDispatcher('action-test', [h], records).execute(exec('r:receipt:3'));
@@ -514,15 +515,30 @@ describe('a handler that keeps its own receipt, in PostgreSQL', () => {
     expect((await executions()) - before).toBe(0);
   });
 
+  it('runs an optimistic handler without a claim: its transaction creates the completed record, and of duplicates running at once one writes', async () => {
+    const before = await executions();
+    const h = receiptNote();
+    const optimistic = { ...h, optimistic: true, execute: h.execute };
+    const dispatchers = [0, 1, 2].map(() => new ActionDispatcher('action-test', [optimistic], new PgActionRecords(db)));
+    const answers = await Promise.all(dispatchers.map((d) => d.execute(exec('r:receipt:5'))));
+    expect((await executions()) - before).toBe(1);
+    expect(new Set(answers.map((a) => a.outputs.note_id)).size).toBe(1);
+    expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
+    expect(await row('r:receipt:5')).toEqual({ status: 'completed', outputs: null, receipt: { note_id: answers[0]!.outputs.note_id } });
+    // Another user's call with the key writes nothing and is refused.
+    await expect(dispatchers[0]!.execute({ ...exec('r:receipt:5'), principal: { userId: 'user-2', teamIds: [] } })).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    expect((await executions()) - before).toBe(1);
+  });
+
   it('hands the checkpoint of a silent holder to the call that takes its claim over', async () => {
     const records = new PgActionRecords(db);
     await records.claim('r:receipt:4', 'note', principal.userId, 30_000);
-    expect(await writeReceipt(db, 'r:receipt:4', { done: 2 }, false)).toBe(true);
+    expect(await writeReceipt(db, claimed('r:receipt:4'), { done: 2 }, false)).toBe(true);
     expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'in_progress' });
     await sqlRows(db, "UPDATE action_executions SET updated_at = now() - interval '1 hour' WHERE idempotency_key = 'r:receipt:4'");
     expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'claimed', prior: { done: 2 } });
     // A failure after the final receipt leaves the call answered.
-    expect(await writeReceipt(db, 'r:receipt:4', { done: 3 }, true)).toBe(true);
+    expect(await writeReceipt(db, claimed('r:receipt:4'), { done: 3 }, true)).toBe(true);
     await records.fail('r:receipt:4', { code: 'INTERNAL', message: 'late' }, true);
     await records.fail('r:receipt:4', { code: 'UNAVAILABLE', message: 'late' }, false);
     expect(await records.claim('r:receipt:4', 'note', principal.userId, 30_000)).toEqual({ state: 'receipted', receipt: { done: 3 } });

@@ -68,6 +68,8 @@ export function entityActions(store: GraphStore, settings: ActionSettings): Acti
   const resolve: ActionHandler = {
     name: 'resolve_entities',
     sideEffects: true,
+    // Its writes for a call are one statement or one transaction, with the receipt: no claim needed before it.
+    optimistic: store.receipts,
     async execute(ctx) {
       const { entities } = parseOrThrow(resolveInputs, ctx.inputs, 'inputs');
       const params = parseOrThrow(resolveParams, ctx.params, 'params');

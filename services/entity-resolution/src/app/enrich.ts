@@ -74,7 +74,7 @@ export function enrichAction(store: GraphStore, settings: ActionSettings): Actio
             ctx.receipt && {
               call: ctx.receipt,
               final: i + BATCH >= inputs.length,
-              body: (batchResults) => ({ results: [...results.slice(0, done), ...batchResults] }),
+              body: (batchResults) => ({ results: [...results.slice(0, done), ...batchResults].map(({ view: _view, ...r }) => r) }),
             },
           )),
         );

@@ -151,6 +151,12 @@ describe("the call's receipt (a process that dies after its write is answered fr
     await expect(resolve!.replay!(c, { results: [{ entityId: 7 }] })).rejects.toMatchObject({ code: 'INTERNAL', message: 'the receipt of this call holds no resolve results' });
   });
 
+  it('resolve_entities runs without a claim before it (optimistic) only where its write carries the receipt; enrich_knowledge always claims', async () => {
+    const named = (receipts: boolean, name: string) => entityActions({ ...store, receipts } as GraphStore, settings).find((h) => h.name === name)!;
+    expect([named(true, 'resolve_entities').optimistic, named(false, 'resolve_entities').optimistic]).toEqual([true, false]);
+    expect(named(true, 'enrich_knowledge').optimistic).toBeFalsy();
+  });
+
   it('enrich_knowledge checkpoints each batch with the results so far, the last one final', async () => {
     const { s, calls } = receiptStore();
     const enrich = entityActions(s, settings).find((h) => h.name === 'enrich_knowledge')!;

@@ -83,10 +83,15 @@ export async function resolvedOut(
     );
     results = given.map((r) => ({ ...r, entityId: roots.get(r.mentionId) ?? r.entityId }));
   }
-  const views = await store.entities(
-    owner,
-    results.map((r) => r.entityId),
-  );
+  // One record: its write gave the entity as it left it (PostgreSQL), nothing to read.
+  const [only] = results;
+  const views =
+    settled && only?.view
+      ? [only.view]
+      : await store.entities(
+          owner,
+          results.map((r) => r.entityId),
+        );
   return {
     resolved: views.map(entityOut),
     merge_count: results.filter((r) => r.decision === 'auto_merge').length,

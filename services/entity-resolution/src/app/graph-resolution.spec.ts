@@ -76,7 +76,7 @@ function scripted(
     },
     insertMention: async (...args) => {
       calls.push(['insertMention', ...args]);
-      return !(args[1]?.receipt && opts.superseded);
+      return { written: !(args[1]?.receipt && opts.superseded) };
     },
     writeReceipt: async (...args) => {
       calls.push(['writeReceipt', ...args]);
@@ -310,6 +310,9 @@ describe('GraphResolution', () => {
     await new GraphResolution(two.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')], DEFAULT_THRESHOLDS);
     expect([two.sessions(), two.writes()]).toEqual([0, 1]);
     expect(two.calls.filter((c) => c[0] === 'insertMention')).toHaveLength(2);
+    // Only a one-record call asks its write for the entity (its answer); a batch reads the entities once at the end.
+    expect(one.calls.filter((c) => c[0] === 'insertMention').map((c) => c[3])).toEqual([true]);
+    expect(two.calls.filter((c) => c[0] === 'insertMention').map((c) => c[3])).toEqual([false, false]);
     const related = scripted({ population: 0, others: 0 });
     const works = { type: 'WORKS_FOR', target: { recordId: 'o', entityType: 'ORG' as const, name: 'Summit Literacy Fund' } };
     await new GraphResolution(related.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie', { relationships: [works] })], DEFAULT_THRESHOLDS);
@@ -319,7 +322,7 @@ describe('GraphResolution', () => {
 
   describe("an action call's receipt", () => {
     const receiptOf = (final = true) => {
-      const call = { key: 'run-1:n1:1', completed: false };
+      const call = { key: 'run-1:n1:1', action: 'resolve_entities', userId: 'u1', claimed: true, completed: false };
       return { call, final, body: (results: readonly ResolvedOne[]) => ({ results }) };
     };
 
@@ -328,7 +331,7 @@ describe('GraphResolution', () => {
       const receipt = receiptOf();
       const [one] = await new GraphResolution(s.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie')], DEFAULT_THRESHOLDS, receipt);
       expect(s.calls.map((c) => c[0])).toEqual(['insertMention']);
-      expect((s.calls[0]![2] as MentionDecision).receipt).toEqual({ key: 'run-1:n1:1', body: { results: [one] }, final: true });
+      expect((s.calls[0]![2] as MentionDecision).receipt).toEqual({ call: receipt.call, body: { results: [one] }, final: true });
       expect(receipt.call.completed).toBe(true);
     });
 
@@ -337,7 +340,7 @@ describe('GraphResolution', () => {
       const receipt = receiptOf(false);
       const out = await new GraphResolution(s.storage).resolve('u1', prov, [input('Wilhelmina Zabriskie'), input('Okonkwo, Ezekiel')], DEFAULT_THRESHOLDS, receipt);
       expect(s.calls.map((c) => c[0])).toEqual(['insertMention', 'insertMention', 'writeReceipt']);
-      expect(s.calls[2]).toEqual(['writeReceipt', 'run-1:n1:1', { results: out }, false]);
+      expect(s.calls[2]).toEqual(['writeReceipt', receipt.call, { results: out }, false]);
       expect(receipt.call.completed).toBe(false);
     });
 

@@ -24,6 +24,7 @@ import { statsPopulation, storedFrequency, termKeys, tfKey } from '../domain/ter
 import { userMergeEntry } from './log-entries.js';
 import { planRecord, type Bridge, type Plan } from './resolution-plan.js';
 import type {
+  EntityView,
   GraphReads,
   GraphStorage,
   GraphStore,
@@ -63,6 +64,7 @@ async function closeJoinedReviews(tx: GraphWrites, owner: string, root: string, 
 
 export class GraphResolution implements GraphStore {
   readonly kind: string;
+  readonly receipts: boolean;
   /** Entities of a type per owner: counted once, then kept current by this process's inserts, recounted after a minute. */
   private readonly populations = new Map<string, Population>();
 
@@ -72,6 +74,7 @@ export class GraphResolution implements GraphStore {
     private readonly model: ScoringModel = DEFAULT_MODEL,
   ) {
     this.kind = storage.kind;
+    this.receipts = storage.receipts;
   }
 
   /**
@@ -122,8 +125,8 @@ export class GraphResolution implements GraphStore {
       return this.storage.session(async (s) => {
         const plan = await this.decide(s, owner, prov, only, thresholds);
         if (!plan.bridge) {
-          await this.store(s, plan, receipt && { key: receipt.call.key, body: receipt.body([plan.result]), final: receipt.final });
-          return [plan.result];
+          const view = await this.store(s, plan, receipt && { call: receipt.call, body: receipt.body([plan.result]), final: receipt.final }, true);
+          return [view ? { ...plan.result, view } : plan.result];
         }
         return s.transaction(async (tx) => this.withReceipt(tx, receipt, [await this.apply(tx, plan)]));
       });
@@ -156,7 +159,7 @@ export class GraphResolution implements GraphStore {
 
   /** `results`, once the call's receipt is written in `tx` (none to write: as they are). */
   private async withReceipt(tx: GraphWrites, receipt: ResolveReceipt | undefined, results: ResolvedOne[]): Promise<ResolvedOne[]> {
-    if (receipt && !(await tx.writeReceipt(receipt.call.key, receipt.body(results), receipt.final))) throw new ReceiptSuperseded(receipt.call.key);
+    if (receipt && !(await tx.writeReceipt(receipt.call, receipt.body(results), receipt.final))) throw new ReceiptSuperseded(receipt.call.key);
     return results;
   }
 
@@ -203,10 +206,20 @@ export class GraphResolution implements GraphStore {
     return plan.result;
   }
 
-  /** The mention and its decision (link or review item, log entry, discovery), with the call's receipt when given: one write. */
-  private async store(tx: Pick<GraphWrites, 'insertMention'>, plan: Plan, receipt?: MentionDecision['receipt']): Promise<void> {
-    if (!(await tx.insertMention(plan.mention, receipt ? { ...plan.decision, receipt } : plan.decision))) throw new ReceiptSuperseded(receipt!.key);
+  /**
+   * The mention and its decision (link or review item, log entry, discovery), with the call's receipt
+   * when given: one write. `withView`: the entity as the write left it, where the store reads it with the write.
+   */
+  private async store(
+    tx: Pick<GraphWrites, 'insertMention'>,
+    plan: Plan,
+    receipt?: MentionDecision['receipt'],
+    withView = false,
+  ): Promise<EntityView | undefined> {
+    const { written, view } = await tx.insertMention(plan.mention, receipt ? { ...plan.decision, receipt } : plan.decision, withView);
+    if (!written) throw new ReceiptSuperseded(receipt!.call.key);
     this.bumpPopulation(plan.mention.owner, plan.mention.record.entityType);
+    return view;
   }
 
   /** Entities the record shows to be the one it merged into too: each merged by its own reversible decision. */

@@ -62,6 +62,8 @@ export interface ResolvedOne {
   probability: number;
   reviewId?: string;
   candidateEntityId?: string;
+  /** The entity as the record's write left it, when the store gave it with the write (one record): the answer reads nothing more. */
+  view?: EntityView;
 }
 
 /**
@@ -140,6 +142,8 @@ export interface TextEntityExtractor {
 export interface GraphDecisions {
   /** Which adapter: `postgres` or `neo4j`. */
   readonly kind: string;
+  /** Whether a resolve writes its action call's receipt with its decisions (GraphStorage.receipts). */
+  readonly receipts: boolean;
   resolve(
     owner: string,
     prov: Provenance,
@@ -248,7 +252,15 @@ export interface MentionDecision {
   log: LogEntry & { id: string };
   found: { prov: Provenance; discovery: DiscoveryInput };
   /** The action call's receipt, written in the same statement; nothing is written when the call was finished by another holder. */
-  receipt?: { key: string; body: unknown; final: boolean };
+  receipt?: { call: ActionReceipt; body: unknown; final: boolean };
+}
+
+/** What storing a mention did. */
+export interface MentionWrite {
+  /** False only when the decision carries a receipt whose call another holder finished: then nothing was written. */
+  written: boolean;
+  /** The entity the mention belongs to, as the write left it, where the store reads it in the same statement. */
+  view?: EntityView;
 }
 
 /** A review item to queue. */
@@ -338,10 +350,10 @@ export interface GraphWrites {
    * A new mention with its aliases, ids, block keys and provenance: its own root, or (`decision.link`)
    * linked under an entity; with its decision's review item, log entry and discovery when given.
    */
-  /** False only when the decision carries a receipt whose call another holder finished: then nothing was written. */
-  insertMention(m: MentionInput, decision?: MentionDecision): Promise<boolean>;
-  /** The action call's receipt (`receiptUpdateSql`), in this transaction: false when another holder finished the call. */
-  writeReceipt(key: string, body: unknown, final: boolean): Promise<boolean>;
+  /** `withView`: give the entity as the write left it, where the store reads it in the same statement (a one-record call's answer). */
+  insertMention(m: MentionInput, decision?: MentionDecision, withView?: boolean): Promise<MentionWrite>;
+  /** The action call's receipt (service-kit's `receiptSql`), in this transaction: false when another holder finished the call. */
+  writeReceipt(call: ActionReceipt, body: unknown, final: boolean): Promise<boolean>;
   /** A relationship between two mentions. */
   relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void>;
   /** Link root `child` under `parent` (decision `by`); every member of the child's tree now reads through `root`. */

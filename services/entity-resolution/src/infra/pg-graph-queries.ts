@@ -1,13 +1,63 @@
 /** Reads of the PostgreSQL graph store: entity views (through roots), queues, log, discoveries, subgraphs. */
 import { randomUUID } from 'node:crypto';
+import { entityViews, type MemberRow } from '../app/entity-views.js';
 import type { DataSource } from 'typeorm';
 import type { DiscoveryRow, EntityView, GraphReads, LogRow, RelationshipView, ReviewRow } from '../app/ports.js';
 import { jaroWinkler } from '../domain/similarity.js';
 import { fold } from '../domain/text.js';
 import { preparedRead } from './pg-prepared.js';
 
-type Row = Record<string, any>;
+export type Row = Record<string, any>;
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v ? String(v) : '');
+
+/**
+ * The rows an entity view is made of (viewsOf), for the entities under the roots `ids` (a
+ * placeholder for a uuid[]) of `owner` (a placeholder): their members, then the members' aliases
+ * (`a`) and external ids (`x`), each in the members' order. A CTE `vm` and the SELECT over it;
+ * `also`: one more branch of that SELECT (same columns).
+ */
+export function viewRowsSql(owner: string, ids: string, also = ''): { cte: string; select: string } {
+  return {
+    cte: `vm AS (
+       SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source
+       FROM entities WHERE owner = ${owner} AND root_id = ANY(${ids}::uuid[]))`,
+    select: `SELECT 'm' AS part, id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, source, NULL AS kind FROM vm
+       UNION ALL
+       SELECT 'a', vm.id, vm.root_id, a.alias, NULL, NULL, NULL, NULL, vm.created_at, NULL, NULL, NULL
+         FROM entity_aliases a JOIN vm ON vm.id = a.entity_id WHERE a.owner = ${owner}
+       UNION ALL
+       SELECT 'x', vm.id, vm.root_id, x.value, NULL, NULL, NULL, NULL, vm.created_at, NULL, NULL, x.kind
+         FROM entity_external_ids x JOIN vm ON vm.id = x.entity_id WHERE x.owner = ${owner}${also ? `\n       UNION ALL ${also}` : ''}
+       ORDER BY part, created_at, id`,
+  };
+}
+
+/** The views of the roots `ids` (in that order; a root without rows is left out) from rows shaped as viewRowsSql's. */
+export function viewsOf(rows: readonly Row[], ids: readonly string[]): EntityView[] {
+  const members = new Map<string, MemberRow & { aliases: string[]; externalIds: Record<string, string> }>();
+  for (const r of rows)
+    if (r.part === 'm')
+      members.set(r.id, {
+        id: r.id,
+        rootId: r.root_id,
+        name: r.name,
+        canonicalName: r.canonical_name,
+        type: r.type,
+        subtype: r.subtype,
+        confidence: Number(r.confidence),
+        createdAt: iso(r.created_at),
+        updatedAt: iso(r.updated_at),
+        source: r.source ?? '',
+        aliases: [],
+        externalIds: {},
+      });
+  for (const r of rows) {
+    const m = members.get(r.id);
+    if (r.part === 'a') m?.aliases.push(r.name);
+    else if (r.part === 'x' && m && !m.externalIds[r.kind]) m.externalIds[r.kind] = r.name;
+  }
+  return entityViews([...members.values()], ids);
+}
 
 /** typeorm answers `UPDATE … RETURNING` with [rows, count] and `INSERT … RETURNING` with rows. */
 export function firstRow(result: any): Row {
@@ -84,77 +134,9 @@ export class GraphQueries implements GraphReads {
   async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
     const ids = [...new Set(rootIds)];
     if (ids.length === 0) return [];
-    // One round trip: the members, then their aliases (`a`) and external ids (`x`), each in the member's order.
-    // Prepared: every resolve_entities answer reads through here.
-    const rows: Row[] = await preparedRead(
-      this.db,
-      `WITH m AS (
-         SELECT id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, normalised->>'source' AS source
-         FROM entities WHERE owner = $1 AND root_id = ANY($2::uuid[]))
-       SELECT 'm' AS part, id, root_id, name, canonical_name, type, subtype, confidence, created_at, updated_at, source, NULL AS kind FROM m
-       UNION ALL
-       SELECT 'a', m.id, m.root_id, a.alias, NULL, NULL, NULL, NULL, m.created_at, NULL, NULL, NULL
-         FROM entity_aliases a JOIN m ON m.id = a.entity_id WHERE a.owner = $1
-       UNION ALL
-       SELECT 'x', m.id, m.root_id, x.value, NULL, NULL, NULL, NULL, m.created_at, NULL, NULL, x.kind
-         FROM entity_external_ids x JOIN m ON m.id = x.entity_id WHERE x.owner = $1
-       ORDER BY part, created_at, id`,
-      [owner, ids],
-    );
-    const members = rows.filter((r) => r.part === 'm');
-    const aliases = rows.filter((r) => r.part === 'a').map((r) => ({ root_id: r.root_id, alias: r.name }));
-    const xids = rows.filter((r) => r.part === 'x').map((r) => ({ root_id: r.root_id, kind: r.kind, value: r.name }));
-    const views = new Map<string, EntityView & { names: Set<string>; sources: Set<string> }>();
-    for (const m of members) {
-      let v = views.get(m.root_id);
-      if (!v) {
-        v = {
-          id: m.root_id,
-          name: '',
-          canonicalName: '',
-          type: m.type,
-          subtype: '',
-          aliases: [],
-          externalIds: {},
-          confidence: 0,
-          mergeCount: 0,
-          sourceCount: 0,
-          firstSeen: iso(m.created_at),
-          lastSeen: iso(m.updated_at),
-          source: m.source ?? '',
-          members: [],
-          names: new Set(),
-          sources: new Set(),
-        };
-        views.set(m.root_id, v);
-      }
-      if (m.id === m.root_id)
-        Object.assign(v, {
-          name: m.name,
-          canonicalName: m.canonical_name,
-          subtype: m.subtype,
-          confidence: Number(m.confidence),
-          source: m.source ?? '',
-        });
-      v.names.add(m.name);
-      v.sources.add(m.source ?? '');
-      v.mergeCount++;
-      const member = { id: m.id as string, name: m.name as string, source: (m.source ?? '') as string };
-      if (m.id === m.root_id) v.members.unshift(member);
-      else v.members.push(member);
-      if (iso(m.updated_at) > v.lastSeen) v.lastSeen = iso(m.updated_at);
-    }
-    for (const a of aliases) views.get(a.root_id)?.names.add(a.alias);
-    for (const x of xids) {
-      const v = views.get(x.root_id);
-      if (v && !v.externalIds[x.kind]) v.externalIds[x.kind] = x.value;
-    }
-    return ids.flatMap((id) => {
-      const v = views.get(id);
-      if (!v) return [];
-      const { names, sources, ...view } = v;
-      return [{ ...view, aliases: [...names].filter((n) => n !== v.name).sort(), sourceCount: sources.size }];
-    });
+    // Prepared: every resolve_entities answer of more than one record reads through here.
+    const { cte, select } = viewRowsSql('$1', '$2');
+    return viewsOf(await preparedRead(this.db, `WITH ${cte} ${select}`, [owner, ids]), ids);
   }
 
   async listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]> {

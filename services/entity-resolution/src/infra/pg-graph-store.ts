@@ -17,6 +17,7 @@ import type {
   LinkState,
   MentionDecision,
   MentionInput,
+  MentionWrite,
   NeighbourRow,
   LogRow,
   Provenance,
@@ -26,9 +27,9 @@ import type {
 } from '../app/ports.js';
 import type { NormalisedRecord } from '../domain/normalise.js';
 import type { ExternalIds } from '../domain/record.js';
-import { firstRow, GraphQueries, toLog, toReview } from './pg-graph-queries.js';
+import { firstRow, GraphQueries, toLog, toReview, viewRowsSql, viewsOf, type Row } from './pg-graph-queries.js';
 import { prepared } from './pg-prepared.js';
-import { receiptUpdateSql } from '@af/service-kit';
+import { receiptSql, writeReceipt, type ActionReceipt } from '@af/service-kit';
 
 /** A discovery's columns after its id and owner: run, type, entity, relationship, source, confidence. */
 function discoveryValues(prov: Provenance, d: DiscoveryInput): unknown[] {
@@ -233,14 +234,14 @@ class PgWrites implements GraphWrites {
    * With a receipt, the action call's record is completed in the same statement, and every insert
    * waits on it: a call another holder finished writes nothing (false).
    */
-  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<boolean> {
+  async insertMention(e: MentionInput, decision?: MentionDecision, withView = false): Promise<MentionWrite> {
     const { owner, id, prov, input, record } = e;
     const link = decision?.link;
     const ids = Object.entries(record.ids);
     const sql = new Statement();
     const receipt = decision?.receipt;
     const parts = receipt
-      ? [`done AS (${receiptUpdateSql(sql.param(receipt.key), sql.param(JSON.stringify(receipt.body)), receipt.final)} RETURNING 1)`]
+      ? [`done AS (${receiptSql(receipt.call, (v) => sql.param(v), receipt.body, receipt.final)} RETURNING 1)`]
       : [];
     // Each insert is a SELECT so that, with a receipt, it runs only when the call was still this one's.
     const when = receipt ? ' WHERE EXISTS (SELECT 1 FROM done)' : '';
@@ -281,12 +282,33 @@ class PgWrites implements GraphWrites {
       parts.push(`found AS (${discoveryInsert(sql, owner, decision.found, when)})`);
       parts.push(`logged AS (INSERT INTO resolution_log ${LOG_COLUMNS} SELECT ${sql.values(logValues(decision.log))}${when})`);
     }
-    const [row] = await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT ${receipt ? 'EXISTS (SELECT 1 FROM done)' : 'true'} AS written`);
-    return row.written === true;
+    const written = receipt ? 'EXISTS (SELECT 1 FROM done)' : 'true';
+    if (!withView) {
+      const [row] = await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT ${written} AS written`);
+      return { written: row.written === true };
+    }
+    const root = link?.parent ?? id;
+    // Its own rows as the entity view reads them (the statement's reads do not see its own inserts).
+    const at = new Date();
+    const own: Row[] = [
+      { part: 'm', id, root_id: root, name: input.name, canonical_name: record.canonical, type: record.entityType, subtype: e.subtype, confidence: input.confidence ?? 1, created_at: at, updated_at: at, source: record.source ?? null },
+      ...[...new Set(input.aliases ?? [])].map((alias) => ({ part: 'a', id, root_id: root, name: alias, created_at: at })),
+      ...ids.map(([kind, value]) => ({ part: 'x', id, root_id: root, name: value, created_at: at, kind })),
+    ];
+    if (!link) {
+      const [row] = await sql.run(this.m, `WITH ${parts.join(',\n')} SELECT ${written} AS written`);
+      return row.written === true ? { written: true, view: viewsOf(own, [id])[0]! } : { written: false };
+    }
+    // Merged: the entity it joins as stored before this statement, its own rows added.
+    const view = viewRowsSql($owner, `ARRAY[${sql.param(link.parent)}]`, `SELECT 'w', NULL, NULL, (${written})::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`);
+    parts.push(view.cte);
+    const rows = await sql.run(this.m, `WITH ${parts.join(',\n')} ${view.select}`);
+    if (rows.find((r) => r.part === 'w')?.name !== 'true') return { written: false };
+    return { written: true, view: viewsOf([...rows, ...own], [link.parent])[0] };
   }
 
-  async writeReceipt(key: string, body: unknown, final: boolean): Promise<boolean> {
-    return (await prepared(this.m, `${receiptUpdateSql('$1', '$2', final)} RETURNING 1`, [key, JSON.stringify(body)])).length > 0;
+  writeReceipt(call: ActionReceipt, body: unknown, final: boolean): Promise<boolean> {
+    return writeReceipt(this.m, call, body, final);
   }
 
   async relate(owner: string, sourceId: string, targetId: string, type: string, properties: Record<string, unknown>): Promise<void> {

@@ -14,7 +14,7 @@ import { ReceiptSuperseded, ServiceKit } from '@af/service-kit';
 import { createTestDatabase, TEST_NATS_URL, type TestDatabase } from '@af/testing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GraphResolution } from '../../src/app/graph-resolution.js';
-import type { GraphStorage, GraphStore, InputEntity, ResolvedOne } from '../../src/app/ports.js';
+import type { EntityView, GraphStorage, GraphStore, InputEntity, ResolvedOne } from '../../src/app/ports.js';
 import { entityResolutionEnvSchema } from '../../src/config.js';
 import { BLOCK_KEYS_VERSION, blockKeys } from '../../src/domain/blocking.js';
 import { DEFAULT_THRESHOLDS } from '../../src/domain/decision.js';
@@ -114,7 +114,11 @@ function graphStoreBehaviour(name: string, make: () => Promise<Made>, opts: { re
       expect(reversals).toBeGreaterThan(10);
     }, 300_000);
 
-    const receiptOf = (key: string, final = true) => ({ call: { key, completed: false }, final, body: (results: readonly ResolvedOne[]) => ({ results }) });
+    const receiptOf = (key: string, final = true, claimed = true) => ({
+      call: { key, action: 'resolve_entities', userId: 'u', claimed, completed: false },
+      final,
+      body: (results: readonly ResolvedOne[]) => ({ results }),
+    });
 
     if (opts.receipts)
       it("writes an action call's receipt with its decisions, and nothing at all when another holder of the call finished it", async () => {
@@ -126,7 +130,7 @@ function graphStoreBehaviour(name: string, make: () => Promise<Made>, opts: { re
         const k1 = `${owner}:one`;
         await claim(k1);
         const r1 = receiptOf(k1);
-        const [one] = await store.resolve(owner, prov(k1), [person(POOL[0]!)], DEFAULT_THRESHOLDS, r1);
+        const [{ view: _view, ...one }] = (await store.resolve(owner, prov(k1), [person(POOL[0]!)], DEFAULT_THRESHOLDS, r1)) as [ResolvedOne];
         expect(r1.call.completed).toBe(true);
         expect(await row(k1)).toEqual({ status: 'completed', outputs: null, receipt: { results: [one] } });
         // Several records: last in their transaction; a checkpoint leaves the call running.
@@ -146,12 +150,50 @@ function graphStoreBehaviour(name: string, make: () => Promise<Made>, opts: { re
           await expect(store.resolve(owner, prov(key), inputs, DEFAULT_THRESHOLDS, receiptOf(key))).rejects.toBeInstanceOf(ReceiptSuperseded);
           expect(await row(key)).toEqual({ status: 'completed', outputs: null, receipt: null });
         }
-        expect(await mentionRoots(store, owner)).toEqual(before);
+        // Not claimed (an optimistic call): the write creates the completed record; a repeat, or a
+        // duplicate that wrote second, writes nothing.
+        const made: string[] = [];
+        for (const [key, inputs] of [
+          [`${owner}:first-one`, [person(POOL[2]!)]],
+          [`${owner}:first-two`, [person(POOL[2]!), person(POOL[5]!, 1)]],
+        ] as const) {
+          const first = receiptOf(key, true, false);
+          const results = (await store.resolve(owner, prov(key), inputs, DEFAULT_THRESHOLDS, first)).map(({ view: _view, ...r }) => r);
+          made.push(...results.map((r) => r.mentionId));
+          expect(first.call.completed).toBe(true);
+          expect(await row(key)).toEqual({ status: 'completed', outputs: null, receipt: { results } });
+          const during = await mentionRoots(store, owner);
+          await expect(store.resolve(owner, prov(key), inputs, DEFAULT_THRESHOLDS, receiptOf(key, true, false))).rejects.toBeInstanceOf(ReceiptSuperseded);
+          expect(await mentionRoots(store, owner)).toEqual(during);
+        }
+        expect([...(await mentionRoots(store, owner)).keys()].filter((m) => !before.has(m)).sort()).toEqual(made.sort());
         const late = [`${owner}:late-one`, `${owner}:late-two`];
         for (const table of ['resolution_log', 'discoveries', 'review_queue', 'provenance'])
           expect(await sql!(`SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'provenance' ? 'run_id' : 'execution_id'} = ANY($1)`, [late])).toEqual([{ n: 0 }]);
       });
-    else
+    if (opts.receipts)
+      it('gives the entity as a one-record write left it, as a read after the write shows it', async () => {
+        const owner = `view-${randomUUID()}`;
+        // The times of the record's own row are the service's clock in the view, the database's in the read.
+        const seen = (v: EntityView | undefined) => v && { ...v, firstSeen: '', lastSeen: '' };
+        const steps: Array<[InputEntity, string]> = [
+          [person({ name: 'Maria Lopez', state: 'TX', city: 'Austin', externalIds: { fec_id: 'H8TX05035' }, aliases: ['M. Lopez'], source: 'fec' }), 'create_new'],
+          [person({ name: 'Lopez, Maria', state: 'TX', externalIds: { fec_id: 'h8tx05035' }, aliases: ['Maria L.'], source: 'irs' }), 'auto_merge'],
+          [person({ name: 'MARIA LOPEZ', state: 'TX', city: 'Austin', externalIds: { fec_id: 'H8TX05035' } }), 'auto_merge'],
+          [person({ name: 'M. Lopez', state: 'TX', city: 'Dallas' }), 'flag_review'],
+        ];
+        for (const [input, decision] of steps) {
+          const [out] = await store.resolve(owner, prov('view'), [input], DEFAULT_THRESHOLDS);
+          expect(out!.decision).toBe(decision);
+          const [read] = await store.entities(owner, [out!.entityId]);
+          expect(seen(out!.view)).toEqual(seen(read));
+          const apart = (a: string, b: string) => Math.abs(Date.parse(a) - Date.parse(b));
+          expect(apart(out!.view!.firstSeen, read!.firstSeen)).toBeLessThan(decision === 'auto_merge' ? 1 : 5_000);
+          expect(apart(out!.view!.lastSeen, read!.lastSeen)).toBeLessThan(5_000);
+        }
+      });
+
+    if (!opts.receipts)
       it("leaves an action call's receipt to the dispatcher: the graph cannot commit with the action records", async () => {
         const r = receiptOf(`receipt-${randomUUID()}`);
         expect(storage.receipts).toBe(false);

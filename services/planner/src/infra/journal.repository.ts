@@ -3,7 +3,7 @@
  * Parameterised only. Who may see what is decided by the caller
  * (app/journal.ts, domain/journal/visibility.ts) and passed in as a scope.
  */
-import { AppError, sqlRows } from '@af/service-kit';
+import { AppError, ReceiptSuperseded, sqlRows, writeReceipt, type ActionReceipt, type Queryable } from '@af/service-kit';
 import type { DataSource } from 'typeorm';
 import type { DetailEntry, JournalTaskStatus } from '../domain/journal/journal-entry.js';
 import { UNATTENDED_CONTEXTS, type JournalScope } from '../domain/journal/visibility.js';
@@ -127,14 +127,24 @@ export class JournalRepository {
     return (await sqlRows<JournalRow>(this.db, `SELECT * FROM agent_journal WHERE run_id = $1 AND summary_source <> 'action'`, [runId]))[0];
   }
 
-  /** An entry a playbook step wrote (write_journal_entry). */
-  async insertEntry(entry: NewJournalEntry): Promise<JournalRow> {
-    const [row] = await sqlRows<JournalRow>(
-      this.db,
-      `INSERT INTO agent_journal (${ENTRY_COLUMNS.join(', ')}) VALUES (${ENTRY_COLUMNS.map((c, i) => `$${i + 1}${JSON_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ')}) RETURNING *`,
-      entryValues(entry),
-    );
-    return row!;
+  /**
+   * An entry a playbook step wrote (write_journal_entry); with the action call's receipt (the entry's
+   * id) in the same transaction when given. ReceiptSuperseded, and nothing written, when the call's
+   * key is recorded already.
+   */
+  async insertEntry(entry: NewJournalEntry, receipt?: ActionReceipt): Promise<JournalRow> {
+    const insert = (q: Queryable) =>
+      sqlRows<JournalRow>(
+        q,
+        `INSERT INTO agent_journal (${ENTRY_COLUMNS.join(', ')}) VALUES (${ENTRY_COLUMNS.map((c, i) => `$${i + 1}${JSON_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ')}) RETURNING *`,
+        entryValues(entry),
+      );
+    if (!receipt) return (await insert(this.db))[0]!;
+    return this.db.transaction(async (m) => {
+      const [row] = await insert(m);
+      if (!(await writeReceipt(m, receipt, { journal_entry_id: row!.id }, true))) throw new ReceiptSuperseded(receipt.key);
+      return row!;
+    });
   }
 
   async entry(id: string): Promise<JournalRow | undefined> {

@@ -3,7 +3,7 @@
  * tables, the playbook store). Connector bindings come from a fake port
  * here; the gateway E2E asks the real connector-runtime.
  */
-import { ServiceKit } from '@af/service-kit';
+import { ActionDispatcher, PgActionRecords, ServiceKit } from '@af/service-kit';
 import { createTestDatabase, type TestDatabase } from '@af/testing';
 import { ProfileMessages } from '../../src/app/profile-messages.js';
 import { Playbooks } from '../../src/app/playbooks.js';
@@ -13,6 +13,8 @@ import type { ProfileBinding } from '../../src/domain/profiles/connector-binding
 import { plannerMigrations } from '../../src/infra/migrations/index.js';
 import type { BindingsAnswer } from '../../src/infra/profile-bindings.js';
 import { ProfileRepository } from '../../src/infra/profile.repository.js';
+import { Journal } from '../../src/app/journal.js';
+import { JournalRepository } from '../../src/infra/journal.repository.js';
 
 let db: TestDatabase;
 let kit: ServiceKit<PlannerConfig>;
@@ -262,4 +264,35 @@ it('prepares a chat message: agent by @handle, strategy by trigger, inputs from 
   const bare = await profiles.create(alice, { name: 'Bare', handle: 'bare', strategy: 'pipeline' }, '');
   await expect(messages.prepare(alice, '@bare go', '', {})).rejects.toMatchObject({ code: 'FAILED_PRECONDITION', message: expect.stringContaining('no playbook is attached') });
   expect(bare.profile.strategy).toBe('pipeline');
+});
+
+it('write_journal_entry writes its entry and its receipt in one transaction: a repeat of the key, or a duplicate at the same time, writes no second entry', async () => {
+  const { profile } = await profiles.create(alice, { name: 'Journaled', handle: 'journaled' }, '');
+  const repo = new JournalRepository(kit.db);
+  await repo.openRun({ run_id: 'run-j1', agent_profile_id: profile.id, owner_user_id: 'alice', invoked_by: 'alice', team_id: null, query: 'q', strategy: 'pipeline', playbook_id: null, run_context: 'interactive' });
+  const journal = new Journal(repo, profiles, new ProfileRepository(kit.db));
+  const dispatchers = [0, 1, 2].map(() => new ActionDispatcher('planner', journal.actions(), new PgActionRecords(kit.db)));
+  const call = (key: string) => ({
+    action: 'write_journal_entry',
+    inputs: { summary: 'Acme has two filings' },
+    params: {},
+    principal: alice,
+    idempotencyKey: key,
+    runId: 'run-j1',
+    nodeId: 'note',
+    attempt: 1,
+    timeoutMs: 0,
+  });
+  const entries = async () => Number((await kit.db.query(`SELECT count(*) AS n FROM agent_journal WHERE run_id = 'run-j1'`))[0].n);
+  const [first, ...others] = await Promise.all(dispatchers.map((d) => d.execute(call('run-j1:note:1'))));
+  expect(await entries()).toBe(1);
+  for (const o of others) expect(o.outputs).toEqual(first!.outputs);
+  expect(await dispatchers[0]!.execute(call('run-j1:note:1'))).toEqual({ outputs: first!.outputs, replayed: true });
+  const [row] = await kit.db.query(`SELECT status, outputs, receipt FROM action_executions WHERE idempotency_key = 'run-j1:note:1'`);
+  expect(row).toEqual({ status: 'completed', outputs: null, receipt: { journal_entry_id: first!.outputs.journal_entry_id } });
+  // Another key is another entry; a bad input writes nothing and records nothing.
+  await dispatchers[1]!.execute(call('run-j1:note:2'));
+  await expect(dispatchers[1]!.execute({ ...call('run-j1:note:3'), inputs: { summary: ' ' } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('inputs.summary') });
+  expect(await entries()).toBe(2);
+  expect(await kit.db.query(`SELECT count(*)::int AS n FROM action_executions WHERE idempotency_key = 'run-j1:note:3'`)).toEqual([{ n: 0 }]);
 });

@@ -1,6 +1,7 @@
 /** Reads of the Neo4j graph store: entity views (through roots), queues, log, discoveries, subgraphs, full-text search. */
 import { randomUUID } from 'node:crypto';
 import neo4j, { type Driver, type ManagedTransaction } from 'neo4j-driver';
+import { entityViews } from '../../app/entity-views.js';
 import type { DiscoveryRow, EntityView, GraphReads, LogRow, RelationshipView, ReviewRow } from '../../app/ports.js';
 import { jaroWinkler } from '../../domain/similarity.js';
 import { fold } from '../../domain/text.js';
@@ -98,12 +99,12 @@ export class Neo4jGraphQueries implements GraphReads {
       .then(rows);
   }
 
-  /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */
   async rootsOf(owner: string, ids: readonly string[]): Promise<Map<string, string>> {
     const rows = await this.read(`MATCH (m:Entity {user_id: $owner}) WHERE m.id IN $ids RETURN m.id AS id, m.root_id AS root_id`, { owner, ids: [...new Set(ids)] });
     return new Map(rows.map((r) => [String(r.id), String(r.root_id)]));
   }
 
+  /** Entities as the graph shows them: one per root, facts unioned over the merged tree. */
   async entities(owner: string, rootIds: readonly string[]): Promise<EntityView[]> {
     const ids = [...new Set(rootIds)];
     if (ids.length === 0) return [];
@@ -115,48 +116,23 @@ export class Neo4jGraphQueries implements GraphReads {
        ORDER BY m.created_at, m.id`,
       { owner, ids },
     );
-    const views = new Map<string, EntityView & { names: Set<string>; sources: Set<string> }>();
-    for (const m of members) {
-      let v = views.get(m.root_id);
-      if (!v) {
-        v = {
-          id: m.root_id,
-          name: '',
-          canonicalName: '',
-          type: m.type,
-          subtype: '',
-          aliases: [],
-          externalIds: {},
-          confidence: 0,
-          mergeCount: 0,
-          sourceCount: 0,
-          firstSeen: iso(m.created_at),
-          lastSeen: iso(m.updated_at),
-          source: m.source ?? '',
-          members: [],
-          names: new Set(),
-          sources: new Set(),
-        };
-        views.set(m.root_id, v);
-      }
-      if (m.id === m.root_id)
-        Object.assign(v, { name: m.name, canonicalName: m.canonical_name, subtype: m.subtype, confidence: Number(m.confidence), source: m.source ?? '' });
-      v.names.add(m.name);
-      for (const a of (m.aliases as string[] | null) ?? []) v.names.add(a);
-      v.sources.add(m.source ?? '');
-      v.mergeCount++;
-      for (const kind of ['ein', 'fec_id', 'cik'] as const) if (m[kind] && !v.externalIds[kind]) v.externalIds[kind] = m[kind];
-      const member = { id: m.id as string, name: m.name as string, source: (m.source ?? '') as string };
-      if (m.id === m.root_id) v.members.unshift(member);
-      else v.members.push(member);
-      if (iso(m.updated_at) > v.lastSeen) v.lastSeen = iso(m.updated_at);
-    }
-    return ids.flatMap((id) => {
-      const v = views.get(id);
-      if (!v) return [];
-      const { names, sources, ...view } = v;
-      return [{ ...view, aliases: [...names].filter((n) => n !== v.name).sort(), sourceCount: sources.size }];
-    });
+    return entityViews(
+      members.map((m) => ({
+        id: m.id,
+        rootId: m.root_id,
+        name: m.name,
+        canonicalName: m.canonical_name,
+        type: m.type,
+        subtype: m.subtype,
+        confidence: Number(m.confidence),
+        createdAt: iso(m.created_at),
+        updatedAt: iso(m.updated_at),
+        source: m.source ?? '',
+        aliases: (m.aliases as string[] | null) ?? [],
+        externalIds: Object.fromEntries((['ein', 'fec_id', 'cik'] as const).flatMap((k) => (m[k] ? [[k, String(m[k])]] : []))),
+      })),
+      ids,
+    );
   }
 
   async listReviews(owner: string, status: string, limit: number): Promise<ReviewRow[]> {

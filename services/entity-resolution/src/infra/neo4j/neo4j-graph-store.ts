@@ -22,6 +22,7 @@ import type {
   LinkState,
   MentionDecision,
   MentionInput,
+  MentionWrite,
   NeighbourRow,
   LogRow,
   Provenance,
@@ -201,7 +202,7 @@ class Neo4jWrites implements GraphWrites {
     return out;
   }
 
-  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<boolean> {
+  async insertMention(e: MentionInput, decision?: MentionDecision): Promise<MentionWrite> {
     const { owner, id, prov, input, record } = e;
     const aliases = [...new Set(input.aliases ?? [])];
     await this.tx.run(
@@ -251,11 +252,11 @@ class Neo4jWrites implements GraphWrites {
       },
     );
     // The decision as its own statements, in this transaction.
-    if (!decision) return true;
+    if (!decision) return { written: true };
     if (decision.link) await this.link(owner, id, decision.link.parent, decision.link.parent, decision.log.id);
     if (decision.review) await this.insertReview(decision.review);
     await this.log(decision.log, decision.found);
-    return true;
+    return { written: true };
   }
 
   /** Never asked (Neo4jGraphStore.receipts is false): the action records are in PostgreSQL, outside this transaction. */
