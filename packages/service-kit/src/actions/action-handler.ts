@@ -32,7 +32,7 @@ export interface ActionContext {
 
 /**
  * A side-effecting call's record as a handler that keeps its own receipt sees it. The handler writes
- * the receipt in the same transaction or statement as its effect (`receiptUpdateSql`, `writeReceipt`):
+ * the receipt in the same transaction or statement as its effect (`receiptSql`, `writeReceipt`):
  * a call whose process dies after that write is answered from the receipt (`replay`) instead of acting
  * twice, and the answer costs no write of its own. A receipt written with `final: false` is a
  * checkpoint: the call is still running, and a call that takes its claim over (its holder went
@@ -55,9 +55,10 @@ export interface ActionReceipt {
 }
 
 /**
- * Thrown by a handler whose receipt write found its call no longer running: another holder of the
- * key finished it (this call had taken over a claim whose holder was only slow). The handler's
- * transaction rolls back with it, and the dispatcher answers from the other holder's receipt.
+ * Thrown by a handler whose receipt write found its call finished by another holder of the key (this
+ * call had taken over a claim whose holder was only slow; or, optimistic, it is a repeat or a
+ * duplicate that wrote second). The handler's transaction rolls back with it, and the dispatcher
+ * answers from the record the other holder wrote.
  */
 export class ReceiptSuperseded extends Error {
   constructor(readonly key: string) {
